@@ -1,0 +1,34 @@
+"""Compiling kernel files: capture mode, direct mode, the worker and the result cache.
+
+Public entry points: `compile_file(request)` and the generator `iter_compile(request)`.
+"""
+
+from kx_core.compile.runner import CompileProgress, compile_file, iter_compile
+from kx_core.compile.types import (
+    AutotuneConfig,
+    CompiledKernel,
+    CompileRequest,
+    CompileResult,
+    Diagnostic,
+    KernelMetadata,
+    Launch,
+    LaunchArg,
+    PassDump,
+    Target,
+)
+
+__all__ = [
+    "AutotuneConfig",
+    "CompileProgress",
+    "CompileRequest",
+    "CompileResult",
+    "CompiledKernel",
+    "Diagnostic",
+    "KernelMetadata",
+    "Launch",
+    "LaunchArg",
+    "PassDump",
+    "Target",
+    "compile_file",
+    "iter_compile",
+]

@@ -1,0 +1,79 @@
+"""The result cache: reopening an unchanged file costs a JSON read, not a compile.
+
+Key: the file's content, the resolved target, the request's options, the installed Triton
+version and kx's own version. Only the file itself is hashed: a kernel file that imports
+a sibling module whose content changed needs `--no-cache` (or a touch of the file).
+Location: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kx, else ~/.cache/kx.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import json
+import os
+import tempfile
+from pathlib import Path
+
+import kx_core
+from kx_core.compile.types import CompileRequest, CompileResult, Target
+
+# Results whose outcome depends on the machine's load rather than the input.
+_UNCACHEABLE_KINDS = ("timeout", "crash")
+
+
+def cache_dir() -> Path:
+    if env := os.environ.get("KX_CACHE_DIR"):
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "kx"
+
+
+def triton_version() -> str:
+    """The installed triton's version, read from package metadata (no import)."""
+    try:
+        return importlib.metadata.version("triton")
+    except importlib.metadata.PackageNotFoundError:
+        return "none"
+
+
+def cache_key(source: bytes, request: CompileRequest, target: Target) -> str:
+    options = {
+        "target": target.spec,
+        "kernel": request.kernel,
+        "signature": request.signature,
+        "constexprs": sorted(request.constexprs.items()),
+        "num_warps": request.num_warps,
+        "num_stages": request.num_stages,
+        "passes": request.passes,
+        "triton": triton_version(),
+        "kx": kx_core.__version__,
+    }
+    h = hashlib.sha256(source)
+    h.update(json.dumps(options, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def _path(key: str) -> Path:
+    return cache_dir() / "results" / f"{key}.json"
+
+
+def load(key: str) -> CompileResult | None:
+    """The cached result for a key, or None (a corrupt entry counts as a miss)."""
+    try:
+        with open(_path(key), encoding="utf-8") as f:
+            return CompileResult.from_json(json.load(f))
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
+def store(key: str, result: CompileResult) -> None:
+    """Save a result atomically, unless it holds a timeout or crash."""
+    if any(d.kind in _UNCACHEABLE_KINDS for d in result.diagnostics):
+        return
+    path = _path(key)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(result.to_json(), f)
+    os.replace(tmp, path)

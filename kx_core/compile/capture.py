@@ -1,0 +1,435 @@
+"""Capture mode, the worker side: run the user's file as __main__ and record every kernel.
+
+Triton's driver is replaced by the capture driver (chosen target, no loading, no
+launch), torch runs on fake meta tensors, and `JITFunction.run` / `Autotuner.run` are
+wrapped so each launch becomes a `kernel` message. An autotuned launch compiles every
+`triton.Config` in forked children, `jobs` at a time, then the file goes on with the
+first config that compiled (the Triton cache the children filled makes that free).
+
+Only the worker imports this module.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import re
+import sys
+import tempfile
+import time
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+from kx_core.compile import diagnostics as diag
+from kx_core.compile import fake_torch
+from kx_core.compile.capture_driver import LAUNCH_LOG, NeedsRealData, make_capture_driver
+from kx_core.compile.kernel_record import (
+    config_of,
+    describe_launch,
+    jit_name,
+    kernel_record,
+    signature_of,
+    source_location,
+)
+from kx_core.compile.protocol import ListWriter
+from kx_core.compile.types import AutotuneConfig, CompiledKernel, CompileRequest, Diagnostic, Target
+
+
+@dataclass
+class CaptureState:
+    """Mutable state of one capture (one worker process, or one forked child)."""
+
+    writer: Any
+    target: Target
+    user_file: str
+    jobs: int
+    config: AutotuneConfig | None = None
+    suppress_records: bool = False
+    seen: set[str] = field(default_factory=set)
+    launched: set[str] = field(default_factory=set)
+    autotune_seen: dict[tuple, str] = field(default_factory=dict)
+
+    def send_kernel(self, key: str, record: CompiledKernel) -> None:
+        if record.status != "not-launched":
+            self.launched.add(record.name)
+        if key in self.seen:
+            self.writer.send({"type": "relaunch", "key": key})
+            return
+        self.seen.add(key)
+        self.writer.send({"type": "kernel", "key": key, "kernel": record.to_json()})
+
+    def send_diagnostic(self, d: Diagnostic) -> None:
+        self.writer.send({"type": "diagnostic", "diagnostic": d.to_json()})
+
+    def progress(self, message: str) -> None:
+        self.writer.send({"type": "progress", "message": message})
+
+
+class CompileFailure(Exception):
+    """Marks an exception raised while Triton compiled or loaded a launched kernel."""
+
+
+STATE: CaptureState | None = None
+
+
+def _record_key(kernel: Any, config: AutotuneConfig | None) -> str:
+    h = getattr(kernel, "hash", None) or getattr(kernel.metadata, "hash", "?")
+    return f"{h}/{config.index if config else '-'}"
+
+
+# ----------------------------------------------------------------- the wrappers
+
+
+def _install_wrappers() -> None:
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    original_jit_run = JITFunction.run
+    original_autotune_run = Autotuner.run
+
+    def jit_run(self, *args, grid, warmup, **kwargs):
+        state = STATE
+        name = jit_name(self)
+        state.progress(f"compiling {name}" + (f" [{state.config.label}]" if state.config else ""))
+        LAUNCH_LOG.grid = None
+        start = time.perf_counter()
+        try:
+            kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        except NeedsRealData:
+            raise
+        except Exception as e:
+            if not state.suppress_records:
+                file, line = source_location(self)
+                state.send_kernel(
+                    f"failed/{name}/{state.config.index if state.config else '-'}",
+                    CompiledKernel(
+                        name=name,
+                        status="failed",
+                        target=state.target,
+                        source_file=file,
+                        source_line=line,
+                        config=state.config,
+                        signature=signature_of(self),
+                        message=f"{type(e).__name__}: {str(e).splitlines()[-1] if str(e) else ''}",
+                    ),
+                )
+            raise CompileFailure(name) from e
+        elapsed = time.perf_counter() - start
+        if kernel is None or state.suppress_records:
+            return kernel
+        key = _record_key(kernel, state.config)
+        if key in state.seen:
+            state.launched.add(name)
+            state.writer.send({"type": "relaunch", "key": key})
+            return kernel
+        launch = describe_launch(self, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel)
+        record = kernel_record(
+            kernel, self, state.target, launch=launch, config=state.config, compile_time_s=elapsed
+        )
+        state.send_kernel(key, record)
+        return kernel
+
+    def autotune_run(self, *args, **kwargs):
+        state = STATE
+        configs = list(self.configs)
+        if state.config is not None or len(configs) <= 1:
+            if state.config is None and len(configs) == 1:
+                state.config = config_of(configs[0], 0)
+                try:
+                    return original_autotune_run(self, *args, **kwargs)
+                finally:
+                    state.config = None
+            return original_autotune_run(self, *args, **kwargs)
+        tune_key = _autotune_key(self, args, kwargs)
+        if tune_key not in state.autotune_seen:
+            state.autotune_seen[tune_key] = _compile_configs(self, original_autotune_run, args, kwargs)
+        chosen = state.autotune_seen[tune_key]
+        if chosen is None:
+            raise CompileFailure(f"no config of {jit_name(_base_jit(self))} compiled")
+        index, key = chosen
+        saved, state.suppress_records = self.configs, True
+        self.configs = [configs[index]]
+        try:
+            result = original_autotune_run(self, *args, **kwargs)
+        finally:
+            self.configs, state.suppress_records = saved, False
+        state.writer.send({"type": "relaunch", "key": key, "first": True})
+        return result
+
+    JITFunction.run = jit_run
+    Autotuner.run = autotune_run
+
+
+def _base_jit(obj: Any) -> Any:
+    from triton.runtime.jit import JITFunction
+
+    while not isinstance(obj, JITFunction) and hasattr(obj, "fn"):
+        obj = obj.fn
+    return obj
+
+
+def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
+    """What Triton's autotuner caches on: the `key` arguments and every tensor dtype."""
+    names = list(getattr(tuner, "arg_names", []))
+    all_args = dict(zip(names, args)) | kwargs
+    key = [repr(all_args.get(k)) for k in getattr(tuner, "keys", [])]
+    key += [str(v.dtype) for v in all_args.values() if hasattr(v, "dtype")]
+    return (id(tuner), tuple(key))
+
+
+def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -> tuple[int, str] | None:
+    """Compile every config of an autotuned launch; returns (index, record key) of the
+    first config that compiled, or None. Uses forked children where fork exists."""
+    state = STATE
+    configs = list(tuner.configs)
+    name = jit_name(_base_jit(tuner))
+    state.progress(f"autotune: compiling {len(configs)} configs of {name}, {state.jobs} at a time")
+    outcomes: dict[int, list[dict]] = {}
+    if hasattr(os, "fork") and state.jobs > 1:
+        outcomes = _fork_configs(tuner, original_run, args, kwargs, configs)
+    else:
+        for i, cfg in enumerate(configs):
+            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, cfg, i)
+    chosen = None
+    for i in sorted(outcomes):
+        for message in outcomes[i]:
+            if message["type"] == "kernel":
+                key = message["key"]
+                if message["kernel"]["status"] == "compiled" and chosen is None:
+                    chosen = (i, key)
+                state.seen.add(key)
+                state.launched.add(message["kernel"]["name"])
+            state.writer.send(message)
+    return chosen
+
+
+def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[dict]:
+    """Run the autotuned launch with only `cfg`, collecting the messages it produces."""
+    state = STATE
+    writer, saved_writer = ListWriter(), state.writer
+    saved_configs = tuner.configs
+    state.writer, state.config = writer, config_of(cfg, index)
+    tuner.configs = [cfg]
+    try:
+        original_run(tuner, *args, **kwargs)
+    except CompileFailure as e:
+        cause = e.__cause__ or e
+        state.send_diagnostic(_compile_diagnostic(cause, jit_name(_base_jit(tuner))))
+    except NeedsRealData:
+        pass
+    except Exception as e:  # noqa: BLE001 - any failure of one config is that config's result
+        state.send_diagnostic(_compile_diagnostic(e, jit_name(_base_jit(tuner))))
+    finally:
+        tuner.configs = saved_configs
+        state.writer, state.config = saved_writer, None
+    return writer.messages
+
+
+def _fork_configs(tuner, original_run, args, kwargs, configs) -> dict[int, list[dict]]:
+    state = STATE
+    pending = list(enumerate(configs))
+    running: dict[int, tuple[int, str]] = {}
+    outcomes: dict[int, list[dict]] = {}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    while pending or running:
+        while pending and len(running) < state.jobs:
+            index, cfg = pending.pop(0)
+            fd, path = tempfile.mkstemp(prefix="kx-config-", suffix=".jsonl")
+            os.close(fd)
+            pid = os.fork()
+            if pid == 0:  # child: compile this config, write its messages, leave at once
+                code = 0
+                try:
+                    messages = _compile_one_config(tuner, original_run, args, kwargs, cfg, index)
+                    with open(path, "w", encoding="utf-8") as f:
+                        for m in messages:
+                            f.write(json.dumps(m) + "\n")
+                except BaseException:  # noqa: BLE001 - the parent reports a bad exit
+                    code = 1
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            running[pid] = (index, path)
+        pid, status = os.wait()
+        if pid not in running:
+            continue
+        index, path = running.pop(pid)
+        outcomes[index] = _read_child(path, status, tuner, configs[index], index)
+    return outcomes
+
+
+def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
+    state = STATE
+    try:
+        with open(path, encoding="utf-8") as f:
+            messages = [json.loads(line) for line in f if line.strip()]
+    finally:
+        os.unlink(path)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return messages
+    how = (
+        f"killed by signal {os.WTERMSIG(status)}"
+        if os.WIFSIGNALED(status)
+        else f"exit status {os.WEXITSTATUS(status)}"
+    )
+    fn = _base_jit(tuner)
+    file, line = source_location(fn)
+    config = config_of(cfg, index)
+    record = CompiledKernel(
+        name=jit_name(fn),
+        status="failed",
+        target=state.target,
+        source_file=file,
+        source_line=line,
+        config=config,
+        signature=signature_of(fn),
+        message=f"compiling config {config.label} crashed ({how})",
+    )
+    return messages + [
+        {"type": "kernel", "key": f"failed/{record.name}/{index}", "kernel": record.to_json()},
+        {
+            "type": "diagnostic",
+            "diagnostic": Diagnostic("crash", record.message, file, line, None, record.name).to_json(),
+        },
+    ]
+
+
+# ----------------------------------------------------------------- errors
+
+
+def _jit_functions() -> list[Any]:
+    from triton.runtime.jit import JITFunction
+
+    return [o for o in gc.get_objects() if isinstance(o, JITFunction)]
+
+
+def _compile_diagnostic(exc: BaseException, kernel: str | None) -> Diagnostic:
+    d = diag.compile_error_diagnostic(exc, _jit_functions(), kernel)
+    if d.line is None:
+        # Not a front-end error (ptxas, out of resources): place it at the launch.
+        where = diag.deepest_user_frame(exc.__traceback__, STATE.user_file)
+        tail = diag._exception_chain(exc)[-1]
+        text = str(tail).strip().splitlines()
+        message = f"{type(tail).__name__}: {text[-1] if text else ''}"
+        return Diagnostic("compile", message, STATE.user_file, where[0] if where else None, None, kernel)
+    return d
+
+
+def _classify(exc: BaseException, user_file: str) -> Diagnostic:
+    if isinstance(exc, CompileFailure):
+        d = _compile_diagnostic(exc.__cause__ or exc, str(exc))
+        if d.line is None or not diag.same_file(d.file, user_file):
+            where = diag.deepest_user_frame(exc.__traceback__, user_file)
+            if d.line is None and where:
+                d = Diagnostic(d.kind, d.message, user_file, where[0], None, d.kernel)
+        return d
+    if isinstance(exc, NeedsRealData) or type(exc).__name__ == "DataDependentOutputException":
+        return diag.runtime_diagnostic(exc, user_file, "capture stopped here: ")
+    return diag.runtime_diagnostic(exc, user_file)
+
+
+# ----------------------------------------------------------------- the user's file
+
+
+def _kernel_objects(namespace: dict, user_file: str) -> dict[str, Any]:
+    """Top-level @triton.jit kernels (unwrapped) defined in the user's file."""
+    from triton.runtime.jit import JITFunction, KernelInterface
+
+    found = {}
+    for value in list(namespace.values()):
+        if isinstance(value, (JITFunction, KernelInterface)):
+            fn = _base_jit(value)
+            if isinstance(fn, JITFunction) and diag.same_file(fn.fn.__code__.co_filename, user_file):
+                found[jit_name(fn)] = (value, fn)
+    return found
+
+
+def _called_helpers(kernels: dict[str, Any]) -> set[str]:
+    """Names of @jit functions that another @jit function of the file calls."""
+    helpers = set()
+    for name in kernels:
+        call = re.compile(rf"\b{re.escape(name)}\s*\(")
+        for other, (_, fn) in kernels.items():
+            if other != name and call.search(diag.jit_source(fn) or ""):
+                helpers.add(name)
+    return helpers
+
+
+def _report_not_launched(namespace: dict) -> None:
+    state = STATE
+    kernels = _kernel_objects(namespace, state.user_file)
+    helpers = _called_helpers(kernels)
+    for name, (_, fn) in kernels.items():
+        if name in state.launched or name in helpers:
+            continue
+        file, line = source_location(fn)
+        state.send_kernel(
+            f"not-launched/{name}",
+            CompiledKernel(
+                name=name,
+                status="not-launched",
+                target=state.target,
+                source_file=file,
+                source_line=line,
+                signature=signature_of(fn),
+                message="nothing in the file launches this kernel; compile it with "
+                "--kernel NAME --signature SIG",
+            ),
+        )
+
+
+def run_user_file(path: str) -> dict:
+    """Execute the file as __main__; returns its namespace, whatever happened."""
+    state = STATE
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, path, "exec")
+    except SyntaxError as e:
+        state.send_diagnostic(diag.syntax_diagnostic(e, path))
+        return {}
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__builtins__ = __builtins__
+    sys.modules["__main__"] = module
+    sys.argv = [path]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            state.send_diagnostic(
+                Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None)
+            )
+    except BaseException as e:  # noqa: BLE001 - every failure becomes a diagnostic
+        state.send_diagnostic(_classify(e, path))
+    return module.__dict__
+
+
+def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> None:
+    """The whole capture of one file; every outcome goes out through `writer`."""
+    global STATE
+    path = os.path.abspath(request.file)
+    STATE = CaptureState(writer=writer, target=target, user_file=path, jobs=jobs)
+    STATE.progress("starting torch and triton")
+    import triton
+    from triton.runtime import driver
+
+    writer.send({"type": "target", "target": target.to_json(), "triton_version": triton.__version__})
+    driver.set_active(make_capture_driver(target))
+    fake_torch.install(target)
+    fake_torch.patch_triton_testing()
+    _install_wrappers()
+    STATE.progress(f"running {os.path.basename(path)}")
+    namespace = run_user_file(path)
+    if request.kernel and request.signature:
+        from kx_core.compile.direct import compile_direct
+
+        compile_direct(STATE, namespace, request)
+    if namespace:
+        _report_not_launched(namespace)
+    writer.send({"type": "done"})

@@ -1,0 +1,142 @@
+"""Turning failures into Diagnostics with a file and line in the user's file.
+
+Used on both sides of the worker boundary: the worker maps exceptions (syntax, Triton
+CompilationError, runtime) and the parent maps faulthandler dumps of a killed or crashed
+worker. Nothing here imports triton or torch at module level.
+"""
+
+from __future__ import annotations
+
+import re
+import traceback
+from collections.abc import Iterable
+from types import TracebackType
+from typing import Any
+
+from kx_core.compile.types import Diagnostic
+
+# faulthandler's frame lines. Example:
+#   File "/home/u/kernels/loop.py", line 12 in <module>
+_FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)', re.MULTILINE)
+_DEF_RE = re.compile(r"^\s*def\s")
+
+
+def same_file(a: str | None, b: str | None) -> bool:
+    import os
+
+    if not a or not b:
+        return False
+    return os.path.realpath(a) == os.path.realpath(b)
+
+
+def deepest_user_frame(tb: TracebackType | None, user_file: str) -> tuple[int, int | None] | None:
+    """(line, column) of the innermost traceback frame that lies in the user's file."""
+    found = None
+    for frame, lineno in traceback.walk_tb(tb):
+        if same_file(frame.f_code.co_filename, user_file):
+            found = (lineno, None)
+    return found
+
+
+def _exception_chain(exc: BaseException) -> list[BaseException]:
+    chain, seen = [], set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        chain.append(cur)
+        cur = cur.__cause__ or cur.__context__
+    return chain
+
+
+def _is_compilation_error(exc: BaseException) -> bool:
+    return any(c.__name__ == "CompilationError" for c in type(exc).__mro__)
+
+
+def def_line(jit_fn: Any) -> int | None:
+    """File line of the `def` of a JITFunction (its starting line is the decorator's)."""
+    raw = getattr(jit_fn, "raw_src", None)
+    start = getattr(jit_fn, "starting_line_number", None)
+    if raw is None or start is None:
+        return None
+    for i, text in enumerate(raw):
+        if _DEF_RE.match(text):
+            return start + i
+    return start
+
+
+def _def_indent(jit_fn: Any) -> int:
+    for text in getattr(jit_fn, "raw_src", []):
+        if _DEF_RE.match(text):
+            return len(text) - len(text.lstrip())
+    return 0
+
+
+def jit_source(jit_fn: Any) -> str | None:
+    return getattr(jit_fn, "_src", None) or getattr(jit_fn, "src", None)
+
+
+def compile_error_diagnostic(
+    exc: BaseException, jit_functions: Iterable[Any], kernel: str | None = None
+) -> Diagnostic:
+    """A `compile` diagnostic at the innermost offending statement.
+
+    Triton wraps an error in a called @jit helper in a CompilationError at the call
+    site; the innermost one with a node is the statement that failed. Its line is
+    relative to the function's `def`, so the JITFunction whose source it carries
+    gives the file and the offset."""
+    errors = [c for c in _exception_chain(exc) if _is_compilation_error(c)]
+    located = [e for e in errors if getattr(getattr(e, "node", None), "lineno", None)]
+    messages = [getattr(e, "error_message", None) for e in errors]
+    message = next((m for m in reversed(messages) if m), None)
+    if message is None:
+        tail = _exception_chain(exc)[-1]
+        message = f"{type(tail).__name__}: {tail}" if not _is_compilation_error(tail) else str(tail)
+    fns = list(jit_functions)
+    for err in reversed(located):
+        fn = next((f for f in fns if jit_source(f) == err.src), None)
+        if fn is None:
+            continue
+        base = def_line(fn)
+        if base is None:
+            continue
+        node = err.node
+        line = base + node.lineno - 1
+        column = getattr(node, "col_offset", 0) + _def_indent(fn) + 1
+        call_sites = []
+        for outer in located[: located.index(err)]:
+            ofn = next((f for f in fns if jit_source(f) == outer.src), None)
+            if ofn is not None and def_line(ofn) is not None:
+                call_sites.append(f"{ofn.fn.__name__}:{def_line(ofn) + outer.node.lineno - 1}")
+        where = f" (called from {', '.join(call_sites)})" if call_sites else ""
+        return Diagnostic(
+            "compile",
+            f"{message}{where}",
+            getattr(fn, "file_name", None) or fn.fn.__code__.co_filename,
+            line,
+            column,
+            kernel,
+        )
+    return Diagnostic("compile", message, None, None, None, kernel)
+
+
+def syntax_diagnostic(exc: SyntaxError, file: str) -> Diagnostic:
+    return Diagnostic("syntax", f"SyntaxError: {exc.msg}", exc.filename or file, exc.lineno, exc.offset)
+
+
+def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> Diagnostic:
+    """A `runtime` diagnostic at the innermost user-file frame of the traceback."""
+    where = deepest_user_frame(exc.__traceback__, user_file)
+    text = f"{type(exc).__name__}: {exc}".strip()
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return Diagnostic("runtime", prefix + first[:500], user_file, where[0] if where else None)
+
+
+def frame_from_fault_dump(dump: str, user_file: str) -> int | None:
+    """Line of the innermost frame in the user's file in a faulthandler dump.
+
+    faulthandler prints each thread's stack most recent call first; the main thread's
+    block is the one whose frames include the user's file."""
+    for m in _FAULT_FRAME_RE.finditer(dump):
+        if same_file(m.group("file"), user_file):
+            return int(m.group("line"))
+    return None

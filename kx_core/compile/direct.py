@@ -1,0 +1,131 @@
+"""Direct mode: compile a kernel nothing launches, from a signature, through ASTSource.
+
+SIG spellings accepted (Triton's type names: *fp32, *fp16, *bf16, *i8, i32, i64, fp32...):
+  '*fp32,*fp32,*fp32,i32'             the non-constexpr parameters in order; constexpr
+                                      values come from --constexpr K=V or defaults
+  '*fp32,*fp32,i32,constexpr=1024'    every parameter in order, constexprs as constexpr=V
+Pointers are assumed 16-byte aligned, as a fresh torch allocation is in a real launch.
+"""
+
+from __future__ import annotations
+
+import ast
+import time
+from typing import Any
+
+from kx_core.compile.types import CompileRequest, Diagnostic
+
+
+class SignatureError(ValueError):
+    """A --signature / --constexpr that does not fit the kernel's parameters."""
+
+
+def parse_constexpr_value(text: str) -> Any:
+    """'1024' -> 1024, '0.5' -> 0.5, 'True' -> True, 'tl.float16'/'float16' stay strings."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
+
+
+def _dtype_value(value: Any) -> Any:
+    """A constexpr given as a dtype name becomes the tl dtype, as a real launch passes it."""
+    if isinstance(value, str):
+        import triton.language as tl
+
+        name = value.removeprefix("tl.")
+        if isinstance(getattr(tl, name, None), tl.dtype):
+            return getattr(tl, name)
+    return value
+
+
+def build_signature(
+    params: list[tuple[str, bool, Any]], sig: str, constexprs: dict[str, str]
+) -> tuple[dict[str, str], dict[str, Any]]:
+    """(signature, constexpr values by name) for params [(name, is_constexpr, default)].
+
+    `default` is inspect.Parameter.empty where there is none."""
+    import inspect
+
+    items = [s.strip() for s in sig.split(",") if s.strip()]
+    runtime = [p for p in params if not p[1]]
+    signature: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    if len(items) == len(params) and len(items) != len(runtime):
+        for (name, is_cx, _), item in zip(params, items):
+            if is_cx:
+                text = item.split("=", 1)[1] if "=" in item else item
+                values[name] = parse_constexpr_value(text)
+                signature[name] = "constexpr"
+            else:
+                signature[name] = item
+    elif len(items) == len(runtime):
+        it = iter(items)
+        for name, is_cx, _ in params:
+            signature[name] = "constexpr" if is_cx else next(it)
+    else:
+        names = ", ".join(n for n, cx, _ in runtime)
+        raise SignatureError(
+            f"signature has {len(items)} types but the kernel has {len(runtime)} "
+            f"non-constexpr parameters ({names})"
+        )
+    for name, is_cx, default in params:
+        if not is_cx:
+            continue
+        if name in constexprs:
+            values[name] = parse_constexpr_value(constexprs[name])
+        elif name not in values:
+            if default is inspect.Parameter.empty:
+                raise SignatureError(f"constexpr {name} needs a value: --constexpr {name}=V")
+            values[name] = default
+    unknown = set(constexprs) - {n for n, cx, _ in params if cx}
+    if unknown:
+        raise SignatureError(f"--constexpr names no constexpr parameter: {', '.join(sorted(unknown))}")
+    return signature, values
+
+
+def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None:
+    """Compile request.kernel from request.signature and send its record."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+    from triton.compiler import ASTSource, make_backend
+
+    from kx_core.compile.capture import _base_jit, _compile_diagnostic, _kernel_objects
+    from kx_core.compile.kernel_record import kernel_record
+
+    kernels = _kernel_objects(namespace, state.user_file)
+    if request.kernel not in kernels:
+        known = ", ".join(sorted(kernels)) or "none"
+        state.send_diagnostic(
+            Diagnostic("compile", f"no @triton.jit kernel named {request.kernel!r} (kernels: {known})",
+                       state.user_file)
+        )
+        return
+    fn = _base_jit(kernels[request.kernel][0])
+    params = [(p.name, p.is_constexpr, p._param.default) for p in fn.params]
+    try:
+        signature, values = build_signature(params, request.signature or "", request.constexprs)
+    except SignatureError as e:
+        state.send_diagnostic(Diagnostic("compile", str(e), state.user_file, None, None, request.kernel))
+        return
+    target = state.target
+    gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)
+    backend = make_backend(gpu_target)
+    index = {p.name: p.num for p in fn.params}
+    constexprs = {(index[k],): _dtype_value(v) for k, v in values.items()}
+    attrs = {(index[k],): backend.parse_attr("D") for k, t in signature.items() if t.startswith("*")}
+    options = {}
+    if request.num_warps:
+        options["num_warps"] = request.num_warps
+    if request.num_stages:
+        options["num_stages"] = request.num_stages
+    state.progress(f"compiling {request.kernel} from its signature")
+    start = time.perf_counter()
+    try:
+        kernel = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options)
+    except Exception as e:  # noqa: BLE001 - a compile error becomes a diagnostic
+        state.send_diagnostic(_compile_diagnostic(e, request.kernel))
+        return
+    record = kernel_record(kernel, fn, target, compile_time_s=time.perf_counter() - start)
+    state.send_kernel(f"direct/{request.kernel}", record)
+

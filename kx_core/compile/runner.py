@@ -1,0 +1,274 @@
+"""Compiling a file, the parent side: spawn the worker, stream its messages, enforce
+the timeout, turn a dead worker into a diagnostic, and cache the result.
+
+`iter_compile(request)` is a generator yielding `CompileProgress` while the worker runs
+and the `CompileResult` last; the GUI wraps it in a Qt worker and can stop it (closing
+the generator kills the worker). `compile_file(request)` runs it to the end.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+from kx_core.compile import cache
+from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
+from kx_core.compile.protocol import parse_lines
+from kx_core.compile.target import parse_target
+from kx_core.compile.types import (
+    CompiledKernel,
+    CompileRequest,
+    CompileResult,
+    Diagnostic,
+    Target,
+)
+
+# How long a job that ran out of time gets to print its stack before it is killed.
+_DUMP_GRACE_S = 0.5
+# The user's prints kept in CompileResult.output, in characters (the tail is kept).
+_OUTPUT_LIMIT = 64_000
+_KX_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@dataclass(frozen=True)
+class CompileProgress:
+    """What the worker is doing now, and the kernels captured so far."""
+
+    message: str
+    kernels_done: int
+    elapsed_s: float
+
+
+class _Assembler:
+    """Builds a CompileResult from the worker's messages, in arrival order."""
+
+    def __init__(self, target: Target) -> None:
+        self.target = target
+        self.triton_version = cache.triton_version()
+        self.kernels: dict[str, CompiledKernel] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.done = False
+        self.last_progress = ""
+
+    def feed(self, message: dict) -> None:
+        kind = message.get("type")
+        if kind == "target":
+            self.target = Target.from_json(message["target"])
+            self.triton_version = message.get("triton_version", self.triton_version)
+        elif kind == "progress":
+            self.last_progress = message["message"]
+        elif kind == "kernel":
+            self.kernels.setdefault(message["key"], CompiledKernel.from_json(message["kernel"]))
+        elif kind == "relaunch":
+            k = self.kernels.get(message["key"])
+            if k is not None and k.launch is not None and not message.get("first"):
+                self.kernels[message["key"]] = replace(k, launch=replace(k.launch, count=k.launch.count + 1))
+        elif kind == "diagnostic":
+            d = Diagnostic.from_json(message["diagnostic"])
+            if d not in self.diagnostics:
+                self.diagnostics.append(d)
+        elif kind == "done":
+            self.done = True
+
+    def add(self, d: Diagnostic) -> None:
+        if d not in self.diagnostics:
+            self.diagnostics.append(d)
+
+
+def _worker_env(cache_dir: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env["TRITON_CACHE_DIR"] = cache_dir
+    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (_KX_ROOT, env.get("PYTHONPATH")) if p)
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def _read_tail(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    return text[-_OUTPUT_LIMIT:]
+
+
+def _finish(
+    asm: _Assembler, request: CompileRequest, file: str, started: float, output: str
+) -> CompileResult:
+    kernels = list(asm.kernels.values())
+    if request.kernel:
+        kernels = [k for k in kernels if k.name == request.kernel]
+    diagnostics = list(asm.diagnostics)
+    if not any(d.fatal for d in diagnostics) and not any(k.status != "not-launched" for k in kernels):
+        listed = [k.name for k in kernels if k.status == "not-launched"]
+        what = f"; kernels defined: {', '.join(listed)}" if listed else ""
+        diagnostics.append(
+            Diagnostic(
+                "no-launch",
+                f"the file launched no kernel{what}. Compile one with --kernel NAME --signature SIG",
+                file,
+            )
+        )
+    return CompileResult(
+        file=file,
+        target=asm.target,
+        triton_version=asm.triton_version,
+        kernels=tuple(kernels),
+        diagnostics=tuple(diagnostics),
+        wall_time_s=time.perf_counter() - started,
+        output=output,
+    )
+
+
+def iter_compile(request: CompileRequest, use_cache: bool = True) -> Iterator[CompileProgress | CompileResult]:
+    """Compile a file; yields progress, then the result. Raises FileNotFoundError and
+    target.TargetError for bad requests; every failure of the file itself is a
+    Diagnostic in the result."""
+    started = time.perf_counter()
+    file = os.path.abspath(request.file)
+    target = parse_target(request.target)
+    with open(file, "rb") as f:
+        source = f.read()
+    key = cache.cache_key(source, request, target)
+    if use_cache and (hit := cache.load(key)) is not None:
+        yield replace(hit, from_cache=True, wall_time_s=time.perf_counter() - started)
+        return
+    try:
+        compile(source, file, "exec")
+    except SyntaxError as e:
+        asm = _Assembler(target)
+        asm.add(syntax_diagnostic(e, file))
+        result = _finish(asm, request, file, started, "")
+        if use_cache:
+            cache.store(key, result)
+        yield result
+        return
+    result = yield from _run_worker(request, target, file, started)
+    if use_cache:
+        cache.store(key, result)
+    yield result
+
+
+def _run_worker(
+    request: CompileRequest, target: Target, file: str, started: float
+) -> Iterator[CompileProgress | CompileResult]:
+    asm = _Assembler(target)
+    work = tempfile.mkdtemp(prefix="kx-job-")
+    request_path = os.path.join(work, "request.json")
+    output_path = os.path.join(work, "output.txt")
+    with open(request_path, "w", encoding="utf-8") as f:
+        json.dump(replace(request, file=file).to_json(), f)
+    jobs = request.jobs or os.cpu_count() or 1
+    read_fd, write_fd = os.pipe()
+    out = open(output_path, "wb")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kx_core.compile.worker",
+            "--request",
+            request_path,
+            "--target",
+            json.dumps(target.to_json()),
+            "--fd",
+            str(write_fd),
+            "--jobs",
+            str(jobs),
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=out,
+        stderr=subprocess.STDOUT,
+        pass_fds=(write_fd,),
+        env=_worker_env(os.path.join(work, "triton-cache")),
+        cwd=os.path.dirname(file),
+        start_new_session=True,  # its own process group: killing it kills forked children
+    )
+    os.close(write_fd)
+    deadline = time.monotonic() + request.timeout_s
+    buffer = b""
+    timed_out = False
+    try:
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select([read_fd], [], [], min(remaining, 0.25))
+            if not ready:
+                continue
+            chunk = os.read(read_fd, 1 << 16)
+            if not chunk:
+                break  # the worker closed the pipe: it exited
+            messages, buffer = parse_lines(buffer + chunk)
+            for m in messages:
+                asm.feed(m)
+            yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
+        if timed_out:
+            _stop(proc, dump_first=True)
+        returncode = proc.wait()
+    finally:
+        if proc.poll() is None:  # the caller closed the generator: cancel
+            _stop(proc, dump_first=False)
+        os.close(read_fd)
+        out.close()
+    output = _read_tail(output_path)
+    shutil.rmtree(work, ignore_errors=True)
+    if timed_out:
+        line = frame_from_fault_dump(output, file)
+        asm.add(
+            Diagnostic(
+                "timeout",
+                f"the file ran past the {request.timeout_s:g} s timeout; the worker was killed"
+                + (f" while running line {line}" if line else ""),
+                file,
+                line,
+            )
+        )
+    elif returncode != 0 or not asm.done:
+        line = frame_from_fault_dump(output, file)
+        how = f"signal {signal.Signals(-returncode).name}" if returncode < 0 else f"exit status {returncode}"
+        tail = output.strip().splitlines()[-1:] if returncode > 0 else []
+        asm.add(
+            Diagnostic(
+                "crash",
+                f"the worker died ({how})" + (f" at line {line}" if line else "") + (f": {tail[0]}" if tail else ""),
+                file,
+                line,
+            )
+        )
+    return _finish(asm, request, file, started, output)
+
+
+def _stop(proc: subprocess.Popen, dump_first: bool) -> None:
+    """Kill the worker's whole process group, after asking it for its stack if wanted."""
+    try:
+        if dump_first and hasattr(signal, "SIGUSR1"):
+            os.kill(proc.pid, signal.SIGUSR1)
+            try:
+                proc.wait(_DUMP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                pass
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def compile_file(request: CompileRequest, use_cache: bool = True) -> CompileResult:
+    """Compile a file to the end and return its result."""
+    result = None
+    for item in iter_compile(request, use_cache=use_cache):
+        if isinstance(item, CompileResult):
+            result = item
+    assert result is not None
+    return result

@@ -1,0 +1,67 @@
+"""Parsing target spellings and finding the local GPU.
+
+Accepted spellings: 'cuda:90', 'sm_90', 'sm90', '90', 'hip:gfx942', 'gfx942', 'local',
+'default' (the local GPU if there is one, else cuda:90).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import shutil
+import subprocess
+
+from kx_core.compile.types import Target
+
+DEFAULT_TARGET = Target("cuda", 90, 32)
+
+# Example: "cuda:90", "sm_80", "sm90a" is not accepted (Triton picks 90a itself for wgmma).
+_CUDA_RE = re.compile(r"^(?:cuda:|sm_?)?(\d{2,3})$")
+# Example: "hip:gfx942", "gfx90a"
+_HIP_RE = re.compile(r"^(?:hip:)?(gfx[0-9a-f]+)$")
+
+# The targets the GUI offers in its Target menu (issue: desktop app).
+KNOWN_TARGETS = ("cuda:80", "cuda:86", "cuda:89", "cuda:90", "cuda:100", "hip:gfx942")
+
+
+class TargetError(ValueError):
+    """A target spelling kx cannot read."""
+
+
+def parse_target(spec: str | None) -> Target:
+    """Target for a spelling; 'local'/'default'/None ask the local GPU."""
+    text = (spec or "default").strip().lower()
+    if text in ("local", "default"):
+        local = local_target()
+        if local is not None:
+            return local
+        if text == "local":
+            raise TargetError("no local GPU found (nvidia-smi did not report one)")
+        return DEFAULT_TARGET
+    if m := _CUDA_RE.match(text):
+        return Target("cuda", int(m.group(1)), 32)
+    if m := _HIP_RE.match(text):
+        return Target("hip", m.group(1), 64)
+    raise TargetError(f"unknown target {spec!r}: use cuda:90, sm_80, hip:gfx942 or local")
+
+
+@functools.cache
+def local_target() -> Target | None:
+    """The first local NVIDIA GPU's target, asked of nvidia-smi (fast: no torch import)."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None
+    try:
+        out = subprocess.run(
+            [smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    # Example output line: "9.0"
+    m = re.search(r"(\d+)\.(\d+)", out)
+    if not m:
+        return None
+    return Target("cuda", int(m.group(1)) * 10 + int(m.group(2)), 32)

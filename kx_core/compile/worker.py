@@ -1,0 +1,51 @@
+"""The worker process: `python -m kx_core.compile.worker --request FILE --fd N`.
+
+One per compile job. It runs the user's file, so a hang, a crash or a segfault inside
+Triton costs this process, never the app. Messages go to fd N (see protocol.py);
+faulthandler writes a Python stack to stderr on a fatal signal, and on SIGUSR1 (which the
+parent sends before killing a job that ran out of time), so the parent can say which
+line of the user's file was running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import faulthandler
+import json
+import os
+import signal
+import sys
+
+from kx_core.compile.protocol import MessageWriter
+from kx_core.compile.types import CompileRequest, Target
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="kx-worker")
+    parser.add_argument("--request", required=True, help="JSON file with the CompileRequest")
+    parser.add_argument("--target", required=True, help="resolved target as JSON")
+    parser.add_argument("--fd", type=int, required=True, help="file descriptor for messages")
+    parser.add_argument("--jobs", type=int, default=1)
+    args = parser.parse_args(argv)
+
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
+
+    with open(args.request, encoding="utf-8") as f:
+        request = CompileRequest.from_json(json.load(f))
+    target = Target.from_json(json.loads(args.target))
+    writer = MessageWriter(args.fd)
+
+    from kx_core.compile.capture import capture
+
+    capture(request, target, writer, max(1, args.jobs))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter teardown: torch and Triton objects can take seconds to destroy
+    # and nothing after "done" matters.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
