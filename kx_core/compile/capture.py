@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 import types
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,7 +113,7 @@ def _install_wrappers() -> None:
                         source_line=line,
                         config=state.config,
                         signature=signature_of(self),
-                        message=f"{type(e).__name__}: {str(e).splitlines()[-1] if str(e) else ''}",
+                        message=_compile_diagnostic(e, name).message,
                     ),
                 )
             raise CompileFailure(name) from e
@@ -304,7 +305,11 @@ def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
 def _jit_functions() -> list[Any]:
     from triton.runtime.jit import JITFunction
 
-    return [o for o in gc.get_objects() if isinstance(o, JITFunction)]
+    # isinstance() on every live object touches torch's deprecated lazy attributes,
+    # which warn; the warnings say nothing about the user's file.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [o for o in gc.get_objects() if isinstance(o, JITFunction)]
 
 
 def _compile_diagnostic(exc: BaseException, kernel: str | None) -> Diagnostic:
