@@ -1,0 +1,222 @@
+"""The `kx` command line: every engine capability, plain text or --json.
+
+    kx compile FILE [--target cuda:90|sm_80|hip:gfx942|local] [--kernel NAME]
+                    [--signature SIG] [--constexpr K=V]... [--num-warps N] [--num-stages N]
+                    [--passes] [--timeout S] [--jobs N] [--no-cache] [--json] [--out DIR]
+    kx stages FILE --stage ttgir [--kernel NAME] [--target T]
+
+Exit status: 0 when the file compiled (runtime and no-launch diagnostics included), 1
+when a syntax, compile, timeout or crash diagnostic occurred, 2 for a bad command line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from typing import Any
+
+from kx_core.compile.stages import ALL_STAGES, stage_names
+from kx_core.compile.target import TargetError
+from kx_core.compile.types import CompiledKernel, CompileRequest, CompileResult
+
+
+def _constexpr_pair(text: str) -> tuple[str, str]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"expected K=V, got {text!r}")
+    key, value = text.split("=", 1)
+    return key.strip(), value.strip()
+
+
+def _add_compile_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", help="a Python file with Triton kernels")
+    p.add_argument("--target", default="default", help="cuda:90, sm_80, hip:gfx942, local (default: local GPU, else cuda:90)")
+    p.add_argument("--kernel", help="only this kernel (with --signature: compile it directly)")
+    p.add_argument("--signature", help="non-constexpr parameter types in order, e.g. '*fp32,*fp32,i32'")
+    p.add_argument("--constexpr", action="append", type=_constexpr_pair, default=[], metavar="K=V")
+    p.add_argument("--num-warps", type=int)
+    p.add_argument("--num-stages", type=int)
+    p.add_argument("--passes", action="store_true", help="also capture the IR before every pass")
+    p.add_argument("--timeout", type=float, default=60.0, help="seconds before the worker is killed (60)")
+    p.add_argument("--jobs", type=int, help="autotune configs compiled at once (default: CPU count)")
+    p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="kx", description="kx (Kernel eXplorer): Triton kernels, stage by stage")
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("compile", help="compile every kernel a file launches")
+    _add_compile_options(c)
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.add_argument("--out", metavar="DIR", help="write each stage as <kernel>[<config>].<ext>")
+    s = sub.add_parser("stages", help="print one stage of every kernel as text")
+    _add_compile_options(s)
+    s.add_argument("--stage", required=True, choices=stage_names())
+    return parser
+
+
+def request_from_args(args: argparse.Namespace) -> CompileRequest:
+    return CompileRequest(
+        file=args.file,
+        target=args.target,
+        kernel=args.kernel,
+        signature=args.signature,
+        constexprs=dict(args.constexpr),
+        num_warps=args.num_warps,
+        num_stages=args.num_stages,
+        passes=args.passes,
+        timeout_s=args.timeout,
+        jobs=args.jobs,
+    )
+
+
+# ----------------------------------------------------------------- JSON shape
+
+
+def kernel_json(k: CompiledKernel) -> dict[str, Any]:
+    """One kernel in the CLI's documented JSON shape."""
+    metadata = None
+    if k.metadata is not None:
+        md = k.metadata.to_json()
+        extra = md.pop("extra", {})
+        metadata = md | {"compile_time_s": k.compile_time_s} | {x: v for x, v in extra.items() if x not in md}
+    return {
+        "name": k.name,
+        "status": k.status,
+        "config": k.config.to_json() if k.config else None,
+        "launch": k.launch.to_json() if k.launch else None,
+        "stages": dict(k.stages),
+        "metadata": metadata,
+        "passes": [p.to_json() for p in k.passes],
+    }
+
+
+def result_json(r: CompileResult) -> dict[str, Any]:
+    """The whole result in the CLI's documented JSON shape."""
+    return {
+        "file": r.file,
+        "target": r.target.spec,
+        "triton_version": r.triton_version,
+        "kernels": [kernel_json(k) for k in r.kernels],
+        "diagnostics": [
+            {"kind": d.kind, "message": d.message, "file": d.file, "line": d.line} for d in r.diagnostics
+        ],
+    }
+
+
+# ----------------------------------------------------------------- plain text
+
+
+def _fmt(v: Any) -> str:
+    return "-" if v is None else str(v)
+
+
+def format_result(r: CompileResult) -> str:
+    """A table of kernels, then the diagnostics as file:line: kind: message."""
+    rows = [("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared", "compile s")]
+    for k in r.kernels:
+        md = k.metadata
+        grid = "x".join(str(g) for g in k.launch.grid) if k.launch else "-"
+        if k.launch and k.launch.count > 1:
+            grid += f" (x{k.launch.count})"
+        rows.append(
+            (
+                k.display_name,
+                k.status,
+                grid,
+                _fmt(md and md.num_warps),
+                _fmt(md and md.num_stages),
+                _fmt(md and md.registers),
+                _fmt(md and md.spills),
+                _fmt(md and md.shared),
+                f"{k.compile_time_s:.2f}" if k.compile_time_s is not None else "-",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = [f"{r.file}  target {r.target.spec}  triton {r.triton_version}" + ("  (cached)" if r.from_cache else "")]
+    if r.kernels:
+        lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+    else:
+        lines.append("no kernels")
+    for d in r.diagnostics:
+        where = f"{d.file}:{d.line}" if d.line else (d.file or "kx")
+        lines.append(f"{where}: {d.kind}: {d.message}")
+    return "\n".join(lines)
+
+
+def stage_file_names(kernels: list[CompiledKernel]) -> list[str]:
+    """Unique base names: '<kernel>[<config>]', a '#n' suffix for further specializations."""
+    names, used = [], {}
+    for k in kernels:
+        base = re.sub(r"[^\w.=,\[\]-]", "_", k.display_name)
+        n = used.get(base, 0)
+        used[base] = n + 1
+        names.append(base if n == 0 else f"{base}#{n + 1}")
+    return names
+
+
+def write_stages(r: CompileResult, out_dir: str) -> list[str]:
+    """Write every stage of every kernel to out_dir; returns the paths written."""
+    os.makedirs(out_dir, exist_ok=True)
+    written = []
+    for k, base in zip(r.kernels, stage_file_names(list(r.kernels))):
+        for stage, text in k.stages.items():
+            ext = ALL_STAGES[stage].extension if stage in ALL_STAGES else stage
+            path = os.path.join(out_dir, f"{base}.{ext}")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            written.append(path)
+    return written
+
+
+def _compile(args: argparse.Namespace) -> CompileResult:
+    from kx_core.compile.runner import compile_file
+
+    return compile_file(request_from_args(args), use_cache=not args.no_cache)
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        # `kx ... | head`: the reader left; say nothing more.
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter exit quiet
+        return 0
+
+
+def _main(argv: list[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result = _compile(args)
+    except TargetError as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"kx: no such file: {e.filename}", file=sys.stderr)
+        return 2
+    status = 0 if result.ok else 1
+    if args.command == "compile":
+        if args.out:
+            write_stages(result, args.out)
+        if args.json:
+            json.dump(result_json(result), sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            print(format_result(result))
+        return status
+    # stages
+    shown = [k for k in result.kernels if args.stage in k.stages]
+    for k, base in zip(shown, stage_file_names(shown)):
+        if len(shown) > 1:
+            print(f"// ===== {base} =====")
+        print(k.stages[args.stage])
+    for d in result.diagnostics:
+        if d.fatal or not shown:
+            print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
