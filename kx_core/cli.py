@@ -32,7 +32,11 @@ def _constexpr_pair(text: str) -> tuple[str, str]:
 
 def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a Python file with Triton kernels")
-    p.add_argument("--target", default="default", help="cuda:90, sm_80, hip:gfx942, local (default: local GPU, else cuda:90)")
+    p.add_argument(
+        "--target",
+        default="default",
+        help="cuda:90, sm_80, hip:gfx942, local (default: local GPU, else cuda:90)",
+    )
     p.add_argument("--kernel", help="only this kernel (with --signature: compile it directly)")
     p.add_argument("--signature", help="non-constexpr parameter types in order, e.g. '*fp32,*fp32,i32'")
     p.add_argument("--constexpr", action="append", type=_constexpr_pair, default=[], metavar="K=V")
@@ -45,7 +49,9 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="kx", description="kx (Kernel eXplorer): Triton kernels, stage by stage")
+    parser = argparse.ArgumentParser(
+        prog="kx", description="kx (Kernel eXplorer): Triton kernels, stage by stage"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("compile", help="compile every kernel a file launches")
     _add_compile_options(c)
@@ -135,7 +141,10 @@ def format_result(r: CompileResult) -> str:
             )
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [f"{r.file}  target {r.target.spec}  triton {r.triton_version}" + ("  (cached)" if r.from_cache else "")]
+    lines = [
+        f"{r.file}  target {r.target.spec}  triton {r.triton_version}"
+        + ("  (cached)" if r.from_cache else "")
+    ]
     if r.kernels:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     else:

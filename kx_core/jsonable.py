@@ -47,7 +47,7 @@ def _from(tp: Any, value: Any) -> Any:
         if len(non_none) == 1:
             return _from(non_none[0], value)
         return value
-    if origin in (list, typing.List):
+    if origin in (list, list):
         return [_from(args[0], v) for v in value] if args else list(value)
     if origin is tuple:
         if len(args) == 2 and args[1] is Ellipsis:

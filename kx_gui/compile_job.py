@@ -35,7 +35,9 @@ class CompileJob(QThread):
                     self.failed.emit("cancelled")
                     return
                 if isinstance(item, CompileProgress):
-                    self.progress.emit(f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)")
+                    self.progress.emit(
+                        f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)"
+                    )
                 elif isinstance(item, CompileResult):
                     self.finished_result.emit(item)
         except Exception as e:  # noqa: BLE001 - a bad request becomes a message, not a crash

@@ -407,9 +407,7 @@ def run_user_file(path: str) -> dict:
         exec(code, module.__dict__)
     except SystemExit as e:
         if e.code not in (None, 0):
-            state.send_diagnostic(
-                Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None)
-            )
+            state.send_diagnostic(Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None))
     except BaseException as e:  # noqa: BLE001 - every failure becomes a diagnostic
         state.send_diagnostic(_classify(e, path))
     return module.__dict__

@@ -97,8 +97,11 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     if request.kernel not in kernels:
         known = ", ".join(sorted(kernels)) or "none"
         state.send_diagnostic(
-            Diagnostic("compile", f"no @triton.jit kernel named {request.kernel!r} (kernels: {known})",
-                       state.user_file)
+            Diagnostic(
+                "compile",
+                f"no @triton.jit kernel named {request.kernel!r} (kernels: {known})",
+                state.user_file,
+            )
         )
         return
     fn = _base_jit(kernels[request.kernel][0])
@@ -122,10 +125,11 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     state.progress(f"compiling {request.kernel} from its signature")
     start = time.perf_counter()
     try:
-        kernel = triton.compile(ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options)
+        kernel = triton.compile(
+            ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options
+        )
     except Exception as e:  # noqa: BLE001 - a compile error becomes a diagnostic
         state.send_diagnostic(_compile_diagnostic(e, request.kernel))
         return
     record = kernel_record(kernel, fn, target, compile_time_s=time.perf_counter() - start)
     state.send_kernel(f"direct/{request.kernel}", record)
-

@@ -130,7 +130,9 @@ def _finish(
     )
 
 
-def iter_compile(request: CompileRequest, use_cache: bool = True) -> Iterator[CompileProgress | CompileResult]:
+def iter_compile(
+    request: CompileRequest, use_cache: bool = True
+) -> Iterator[CompileProgress | CompileResult]:
     """Compile a file; yields progress, then the result. Raises FileNotFoundError and
     target.TargetError for bad requests; every failure of the file itself is a
     Diagnostic in the result."""
@@ -241,7 +243,9 @@ def _run_worker(
         asm.add(
             Diagnostic(
                 "crash",
-                f"the worker died ({how})" + (f" at line {line}" if line else "") + (f": {tail[0]}" if tail else ""),
+                f"the worker died ({how})"
+                + (f" at line {line}" if line else "")
+                + (f": {tail[0]}" if tail else ""),
                 file,
                 line,
             )

@@ -1,0 +1,30 @@
+"""The result cache: an unchanged file reopens from cache with the same result."""
+
+from __future__ import annotations
+
+import shutil
+
+from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.types import CompileResult
+
+
+def test_reopen_is_a_cache_hit_and_an_edit_is_not(tmp_path, capture):
+    from conftest import KERNELS
+
+    path = tmp_path / "vector_add.py"
+    shutil.copy(KERNELS / "vector_add.py", path)
+    request = CompileRequest(str(path), target="cuda:90")
+    first = compile_file(request)
+    again = compile_file(request)
+    assert not first.from_cache and again.from_cache
+    assert again.kernels == first.kernels and again.diagnostics == first.diagnostics
+    path.write_text(path.read_text().replace("BLOCK_SIZE=1024", "BLOCK_SIZE=512"))
+    edited = compile_file(request)
+    assert not edited.from_cache and edited.kernels[0].launch.constexprs == {"BLOCK_SIZE": 512}
+    other_target = compile_file(CompileRequest(str(path), target="cuda:80"))
+    assert not other_target.from_cache and other_target.target.spec == "cuda:80"
+
+
+def test_result_round_trips_through_json(capture):
+    r = capture("matmul_autotune.py")
+    assert CompileResult.from_json(r.to_json()) == r

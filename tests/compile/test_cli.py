@@ -1,0 +1,86 @@
+"""The `kx` command line, run as a subprocess like a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import KERNELS, ROOT
+
+
+def kx(*args: str, cache: bool = False) -> subprocess.CompletedProcess:
+    cmd = [sys.executable, "-m", "kx_core.cli", *args] + ([] if cache else ["--no-cache"])
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def test_json_has_exactly_the_documented_shape():
+    p = kx("compile", str(KERNELS / "two_kernels.py"), "--target", "sm_80", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert set(doc) == {"file", "target", "triton_version", "kernels", "diagnostics"}
+    assert doc["target"] == "cuda:80" and doc["diagnostics"] == []
+    for k in doc["kernels"]:
+        assert set(k) == {"name", "status", "config", "launch", "stages", "metadata", "passes"}
+        assert k["status"] == "compiled" and k["config"] is None and k["passes"] == []
+        assert {"ttir", "ttgir", "llir", "ptx", "sass"} <= set(k["stages"])
+        md = k["metadata"]
+        assert {"num_warps", "num_stages", "shared", "registers", "spills"} <= set(md)
+        assert isinstance(md["registers"], int) and md["registers"] > 0
+        assert len(k["launch"]["grid"]) == 3
+
+
+def test_exit_status_is_one_for_fatal_diagnostics_only():
+    p = kx("compile", str(KERNELS / "bad" / "syntax_error.py"), "--json")
+    assert p.returncode == 1
+    (d,) = json.loads(p.stdout)["diagnostics"]
+    assert set(d) == {"kind", "message", "file", "line"} and d["kind"] == "syntax" and d["line"] == 9
+    p = kx("compile", str(KERNELS / "no_launch.py"))
+    assert p.returncode == 0 and "not-launched" in p.stdout and "no-launch" in p.stdout
+
+
+def test_bad_command_lines_exit_two():
+    assert kx("compile", str(KERNELS / "vector_add.py"), "--target", "sm_banana").returncode == 2
+    p = kx("compile", str(KERNELS / "missing.py"))
+    assert p.returncode == 2 and "no such file" in p.stderr
+
+
+def test_out_writes_each_stage_and_stages_prints_one(tmp_path):
+    p = kx(
+        "compile",
+        str(KERNELS / "no_launch.py"),
+        "--kernel",
+        "axpy_kernel",
+        "--signature",
+        "*fp32,*fp32,fp32,i32",
+        "--constexpr",
+        "BLOCK=256",
+        "--out",
+        str(tmp_path),
+    )
+    assert p.returncode == 0, p.stderr
+    files = sorted(f.name for f in tmp_path.iterdir())
+    assert files == [f"axpy_kernel.{e}" for e in ("ll", "ptx", "sass", "ttgir", "ttir")]
+    assert "tensor<256xf32" in (tmp_path / "axpy_kernel.ttir").read_text()
+    p = kx(
+        "stages",
+        str(KERNELS / "no_launch.py"),
+        "--kernel",
+        "axpy_kernel",
+        "--signature",
+        "*fp32,*fp32,fp32,i32",
+        "--constexpr",
+        "BLOCK=256",
+        "--stage",
+        "ttgir",
+    )
+    assert p.returncode == 0 and p.stdout.strip() == (tmp_path / "axpy_kernel.ttgir").read_text().strip()
+
+
+def test_out_names_configs_and_specializations(tmp_path):
+    p = kx("compile", str(KERNELS / "two_kernels.py"), "--out", str(tmp_path))
+    assert p.returncode == 0
+    names = {f.name for f in tmp_path.iterdir() if f.suffix == ".ttgir"}
+    assert names == {"scale_kernel.ttgir", "row_sum_of_squares.ttgir", "row_sum_of_squares#2.ttgir"}

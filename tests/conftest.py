@@ -1,0 +1,56 @@
+"""Shared test set-up: a private result cache, offscreen Qt, and memoised real compiles.
+
+Every compile here is a real Triton compile of a fixture kernel file; `capture(file,
+target)` runs each (file, target, options) once per session and shares the result.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "fixtures" / "kernels"
+
+# Set before anything imports kx: the worker processes inherit these too.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-test-cache-")
+os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
+
+_RESULTS: dict = {}
+
+
+def _cuda_available() -> bool:
+    try:
+        import torch
+
+        return torch.cuda.is_available()
+    except Exception:  # noqa: BLE001 - no torch means no GPU tests
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    if _cuda_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA GPU")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def capture():
+    """capture(name, target='cuda:90', **request_fields) -> CompileResult (memoised)."""
+    from kx_core.compile import CompileRequest, compile_file
+
+    def run(name: str, target: str = "cuda:90", **fields):
+        key = (name, target, tuple(sorted((k, repr(v)) for k, v in fields.items())))
+        if key not in _RESULTS:
+            request = CompileRequest(str(KERNELS / name), target=target, **fields)
+            _RESULTS[key] = compile_file(request, use_cache=False)
+        return _RESULTS[key]
+
+    return run
