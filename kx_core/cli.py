@@ -206,6 +206,10 @@ def _main(argv: list[str] | None) -> int:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
     status = 0 if result.ok else 1
+    if (args.command == "compile" and (args.json or args.out)) or getattr(args, "stage", None) == "sass":
+        from kx_core.compile.sass import with_sass
+
+        result = with_sass(result, args.jobs)
     if args.command == "compile":
         if args.out:
             write_stages(result, args.out)

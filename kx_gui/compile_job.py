@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QThread, Signal
 
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
+from kx_core.compile.sass import with_sass
 
 
 class CompileJob(QThread):
@@ -39,6 +40,7 @@ class CompileJob(QThread):
                         f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)"
                     )
                 elif isinstance(item, CompileResult):
-                    self.finished_result.emit(item)
+                    self.progress.emit("disassembling SASS…")
+                    self.finished_result.emit(with_sass(item))
         except Exception as e:  # noqa: BLE001 - a bad request becomes a message, not a crash
             self.failed.emit(f"{type(e).__name__}: {e}")

@@ -51,6 +51,11 @@ class CaptureState:
     seen: set[str] = field(default_factory=set)
     launched: set[str] = field(default_factory=set)
     autotune_seen: dict[tuple, str] = field(default_factory=dict)
+    warmed_up: bool = False
+
+    def add_time(self, name: str, seconds: float) -> None:
+        """Report a phase's duration (summed by the parent per name)."""
+        self.writer.send({"type": "timing", "name": name, "seconds": seconds})
 
     def send_kernel(self, key: str, record: CompiledKernel) -> None:
         if record.status != "not-launched":
@@ -188,7 +193,9 @@ def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -
     name = jit_name(_base_jit(tuner))
     state.progress(f"autotune: compiling {len(configs)} configs of {name}, {state.jobs} at a time")
     outcomes: dict[int, list[dict]] = {}
+    started = time.perf_counter()
     if hasattr(os, "fork") and state.jobs > 1:
+        _warm_up_once()
         outcomes = _fork_configs(tuner, original_run, args, kwargs, configs)
     else:
         for i, cfg in enumerate(configs):
@@ -203,7 +210,26 @@ def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -
                 state.seen.add(key)
                 state.launched.add(message["kernel"]["name"])
             state.writer.send(message)
+    state.add_time("autotune_s", time.perf_counter() - started)
     return chosen
+
+
+def _warm_up_once() -> None:
+    state = STATE
+    if state.warmed_up:
+        return
+    state.warmed_up = True
+    from triton.backends.compiler import GPUTarget
+
+    from kx_core.compile.warmup import warm_up
+
+    t = state.target
+    started = time.perf_counter()
+    try:
+        warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
+    except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
+        pass
+    state.add_time("warmup_s", time.perf_counter() - started)
 
 
 def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[dict]:
@@ -332,7 +358,7 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
             if d.line is None and where:
                 d = Diagnostic(d.kind, d.message, user_file, where[0], None, d.kernel)
         return d
-    if isinstance(exc, NeedsRealData) or type(exc).__name__ == "DataDependentOutputException":
+    if isinstance(exc, NeedsRealData) or "meta tensor" in str(exc) or "'meta'" in str(exc):
         return diag.runtime_diagnostic(exc, user_file, "capture stopped here: ")
     return diag.runtime_diagnostic(exc, user_file)
 
@@ -419,8 +445,12 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     path = os.path.abspath(request.file)
     STATE = CaptureState(writer=writer, target=target, user_file=path, jobs=jobs)
     STATE.progress("starting torch and triton")
+    started = time.perf_counter()
+    import torch  # noqa: F401 - imported here so its start-up is timed on its own
     import triton
     from triton.runtime import driver
+
+    STATE.add_time("imports_s", time.perf_counter() - started)
 
     writer.send({"type": "target", "target": target.to_json(), "triton_version": triton.__version__})
     driver.set_active(make_capture_driver(target))
@@ -428,7 +458,9 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     fake_torch.patch_triton_testing()
     _install_wrappers()
     STATE.progress(f"running {os.path.basename(path)}")
+    started = time.perf_counter()
     namespace = run_user_file(path)
+    STATE.add_time("file_s", time.perf_counter() - started)
     if request.kernel and request.signature:
         from kx_core.compile.direct import compile_direct
 

@@ -5,6 +5,7 @@ Runs inside the worker, where triton and torch are imported.
 
 from __future__ import annotations
 
+import base64
 import inspect
 from typing import Any
 
@@ -17,6 +18,7 @@ from kx_core.compile.types import (
     Launch,
     LaunchArg,
     PassDump,
+    Specialization,
     Target,
 )
 
@@ -138,6 +140,32 @@ def config_of(cfg: Any, index: int) -> AutotuneConfig:
     )
 
 
+# Options of a compile that change the code (others are defaults or derived).
+_OPTION_FIELDS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug")
+
+
+def _param_path(names: list[str], path: tuple) -> str:
+    head = names[path[0]] if path and path[0] < len(names) else str(path[0])
+    return ".".join([head, *(str(p) for p in path[1:])])
+
+
+def specialization_of(kernel: Any, jit_fn: Any) -> Specialization | None:
+    """The ASTSource inputs of a compiled kernel, by parameter name."""
+    src = getattr(kernel, "src", None)
+    if src is None or not hasattr(src, "signature"):
+        return None
+    names = [p.name for p in jit_fn.params]
+    md = kernel.metadata
+    return Specialization(
+        signature={str(k): str(v) for k, v in src.signature.items()},
+        constexprs={
+            _param_path(names, k): jsonable_value(v) for k, v in getattr(src, "constants", {}).items()
+        },
+        attrs={_param_path(names, k): jsonable_value(v) for k, v in getattr(src, "attrs", {}).items()},
+        options={f: jsonable_value(getattr(md, f)) for f in _OPTION_FIELDS if hasattr(md, f)},
+    )
+
+
 def kernel_record(
     kernel: Any,
     jit_fn: Any,
@@ -148,17 +176,16 @@ def kernel_record(
     compile_time_s: float | None = None,
     passes: tuple[PassDump, ...] = (),
 ) -> CompiledKernel:
-    """Every text stage, SASS or AMDGCN resources, and metadata of a compiled kernel."""
+    """Every text stage, the cubin, resources and metadata of a compiled kernel."""
     asm = kernel.asm
     stages = {k: asm[k] for k in TEXT_STAGES if k in asm and isinstance(asm[k], str)}
     md = kernel.metadata
     notes = []
+    binaries = {}
     if "cubin" in asm:
-        sass, reason = resources.cubin_sass(asm["cubin"])
-        if sass is not None:
-            stages["sass"] = sass
-        else:
-            notes.append(reason)
+        # SASS is derived from the cubin later, on demand (sass.py): nvdisasm's start-up
+        # alone costs more than compiling a small kernel.
+        binaries["cubin"] = base64.b64encode(asm["cubin"]).decode("ascii")
         usage = resources.cubin_resources(asm["cubin"], getattr(md, "name", None))
     elif "amdgcn" in asm:
         usage = resources.parse_amdgcn_resources(asm["amdgcn"])
@@ -197,8 +224,10 @@ def kernel_record(
         config=config,
         launch=launch,
         stages=stages,
+        binaries=binaries,
         metadata=metadata,
         passes=passes,
         signature=signature_of(jit_fn),
+        specialization=specialization_of(kernel, jit_fn),
         compile_time_s=compile_time_s,
     )

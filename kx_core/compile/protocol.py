@@ -9,6 +9,7 @@ Message types:
   {"type": "kernel", "key": "<hash>/<config>", "kernel": {CompiledKernel}}
   {"type": "relaunch", "key": "<hash>/<config>"}      same compiled kernel launched again
   {"type": "diagnostic", "diagnostic": {Diagnostic}}
+  {"type": "timing", "name": "file_s", "seconds": 1.2}     summed per name
   {"type": "done"}
 """
 

@@ -1,7 +1,7 @@
-"""Registers, spills, shared/local/stack memory and SASS, read from what ptxas produced.
+"""Registers, spills, shared/local/stack memory, read from what ptxas produced.
 
-CUDA: `cuobjdump -res-usage` on the cubin (the cuobjdump inside the triton wheel) and
-`triton.tools.disasm.get_sass` for SASS. HIP: the AMDGPU metadata block of the AMDGCN text.
+CUDA: `cuobjdump -res-usage` on the cubin (the cuobjdump inside the triton wheel).
+HIP: the AMDGPU metadata block of the AMDGCN text. SASS itself is in sass.py.
 A missing tool gives a reason string, never an exception.
 """
 
@@ -13,6 +13,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from kx_core.compile.nvidia_tools import tool_path
 from kx_core.jsonable import Jsonable
 
 # Example: "  REG:30 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0"
@@ -75,20 +76,9 @@ def parse_amdgcn_resources(text: str) -> ResourceUsage:
     )
 
 
-def cuobjdump_path() -> str | None:
-    """The cuobjdump Triton uses (its wheel ships one), or None."""
-    try:
-        from triton import knobs
-
-        path = knobs.nvidia.cuobjdump.path
-    except Exception:  # noqa: BLE001 - any failure means "no tool", reported as such
-        return None
-    return path if path and os.path.exists(path) else None
-
-
 def cubin_resources(cubin: bytes, function: str | None = None) -> ResourceUsage:
     """Resource usage of a cubin through `cuobjdump -res-usage`."""
-    tool = cuobjdump_path()
+    tool = tool_path("cuobjdump")
     if tool is None:
         return ResourceUsage(reason="cuobjdump not found (triton wheel without nvidia tools?)")
     fd, path = tempfile.mkstemp(suffix=".cubin")
@@ -103,13 +93,3 @@ def cubin_resources(cubin: bytes, function: str | None = None) -> ResourceUsage:
     if proc.returncode != 0:
         return ResourceUsage(reason=f"cuobjdump failed: {proc.stderr.strip()[:200]}")
     return parse_res_usage(proc.stdout, function)
-
-
-def cubin_sass(cubin: bytes) -> tuple[str | None, str | None]:
-    """(SASS text, None) or (None, reason)."""
-    try:
-        from triton.tools.disasm import get_sass
-
-        return get_sass(cubin), None
-    except Exception as e:  # noqa: BLE001 - a missing/failed tool becomes a reason
-        return None, f"SASS unavailable: {type(e).__name__}: {e}"

@@ -58,6 +58,7 @@ class _Assembler:
         self.diagnostics: list[Diagnostic] = []
         self.done = False
         self.last_progress = ""
+        self.timings: dict[str, float] = {}
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -76,6 +77,8 @@ class _Assembler:
             d = Diagnostic.from_json(message["diagnostic"])
             if d not in self.diagnostics:
                 self.diagnostics.append(d)
+        elif kind == "timing":
+            self.timings[message["name"]] = self.timings.get(message["name"], 0.0) + message["seconds"]
         elif kind == "done":
             self.done = True
 
@@ -127,6 +130,7 @@ def _finish(
         diagnostics=tuple(diagnostics),
         wall_time_s=time.perf_counter() - started,
         output=output,
+        timings=dict(asm.timings),
     )
 
 

@@ -127,6 +127,20 @@ class PassDump(Jsonable):
 
 
 @dataclass(frozen=True)
+class Specialization(Jsonable):
+    """Exactly what Triton compiled: the ASTSource's signature (parameter -> Triton
+    type, 'constexpr' for constexprs), constexpr values and attributes (e.g.
+    tt.divisibility), keyed by parameter name ('a.0' for an element of a tuple
+    parameter), plus the options that shape the code. Replaying these through
+    `triton.compile(ASTSource(...))` gives the same kernel."""
+
+    signature: dict[str, str]
+    constexprs: dict[str, Any]
+    attrs: dict[str, list[Any]]
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class CompiledKernel(Jsonable):
     """One kernel of a file: one specialization, or one autotune config of it."""
 
@@ -138,9 +152,11 @@ class CompiledKernel(Jsonable):
     config: AutotuneConfig | None = None
     launch: Launch | None = None
     stages: dict[str, str] = field(default_factory=dict)
+    binaries: dict[str, str] = field(default_factory=dict)  # e.g. {"cubin": base64}
     metadata: KernelMetadata | None = None
     passes: tuple[PassDump, ...] = ()
     signature: dict[str, str] = field(default_factory=dict)
+    specialization: Specialization | None = None
     compile_time_s: float | None = None
     message: str | None = None
 
@@ -178,6 +194,9 @@ class CompileResult(Jsonable):
     wall_time_s: float = 0.0
     output: str = ""
     from_cache: bool = False
+    # Seconds per phase inside the worker: imports_s (torch + triton), file_s (running
+    # the file, compiles included), autotune_s (config matrices), warmup_s.
+    timings: dict[str, float] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:

@@ -1,0 +1,79 @@
+"""SASS from a cubin, derived lazily like Triton's own AsmDict does.
+
+Disassembling costs about half a second of nvdisasm start-up per kernel, more than
+compiling a small kernel, so capture keeps the cubin and SASS is made when something
+asks for it (the SASS tab, `--json`, `--out`, `kx stages --stage sass`), several kernels
+at once, and cached on disk by the cubin's hash.
+
+kx's SASS is `nvdisasm -c -gi`: the instructions with branch labels and `//## File
+"...", line N` comments (inlined call sites included), which link SASS to source.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
+
+from kx_core.compile.cache import cache_dir
+from kx_core.compile.nvidia_tools import tool_path
+from kx_core.compile.types import CompiledKernel, CompileResult
+
+_HEADER = "// SASS from nvdisasm -c -gi (kx); '//## File' lines give source locations\n"
+
+
+class SassUnavailable(RuntimeError):
+    """No nvdisasm, or it failed on this cubin."""
+
+
+def disassemble(cubin: bytes) -> str:
+    """SASS text of a cubin (cached on disk by content). Raises SassUnavailable."""
+    digest = hashlib.sha256(cubin).hexdigest()
+    cached = cache_dir() / "sass" / f"{digest}.sass"
+    try:
+        return cached.read_text(encoding="utf-8")
+    except OSError:
+        pass
+    tool = tool_path("nvdisasm")
+    if tool is None:
+        raise SassUnavailable("nvdisasm not found (it ships in the triton wheel)")
+    fd, path = tempfile.mkstemp(suffix=".cubin")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(cubin)
+        proc = subprocess.run([tool, "-c", "-gi", path], capture_output=True, text=True, timeout=120)
+    finally:
+        os.unlink(path)
+    if proc.returncode != 0 or not proc.stdout.strip():
+        raise SassUnavailable(f"nvdisasm failed: {proc.stderr.strip()[-300:]}")
+    text = _HEADER + proc.stdout
+    cached.parent.mkdir(parents=True, exist_ok=True)
+    tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, cached)
+    return text
+
+
+def kernel_with_sass(kernel: CompiledKernel) -> CompiledKernel:
+    """The kernel with stages['sass'] filled from its cubin (unchanged if it has none)."""
+    if "sass" in kernel.stages or "cubin" not in kernel.binaries:
+        return kernel
+    try:
+        text = disassemble(base64.b64decode(kernel.binaries["cubin"]))
+    except SassUnavailable as e:
+        text = f"// SASS unavailable: {e}\n"
+    return replace(kernel, stages={**kernel.stages, "sass": text})
+
+
+def with_sass(result: CompileResult, jobs: int | None = None) -> CompileResult:
+    """The result with SASS for every kernel that has a cubin, `jobs` at a time."""
+    todo = [k for k in result.kernels if "sass" not in k.stages and "cubin" in k.binaries]
+    if not todo:
+        return result
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        kernels = list(pool.map(kernel_with_sass, result.kernels))
+    return replace(result, kernels=tuple(kernels))
