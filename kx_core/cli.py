@@ -206,6 +206,11 @@ def _main(argv: list[str] | None) -> int:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
     status = 0 if result.ok else 1
+    if args.passes:
+        print(
+            "kx: --passes is reserved: per-pass IR capture is not implemented yet; 'passes' stays empty",
+            file=sys.stderr,
+        )
     if (args.command == "compile" and (args.json or args.out)) or getattr(args, "stage", None) == "sass":
         from kx_core.compile.sass import with_sass
 

@@ -17,6 +17,7 @@ import os
 import re
 import sys
 import tempfile
+import threading
 import time
 import types
 import warnings
@@ -52,6 +53,13 @@ class CaptureState:
     launched: set[str] = field(default_factory=set)
     autotune_seen: dict[tuple, str] = field(default_factory=dict)
     warmed_up: bool = False
+    prefetch: threading.Thread | None = None
+
+    def join_prefetch(self) -> None:
+        """Wait for the background triton_key() rather than computing it twice."""
+        if self.prefetch is not None:
+            self.prefetch.join()
+            self.prefetch = None
 
     def add_time(self, name: str, seconds: float) -> None:
         """Report a phase's duration (summed by the parent per name)."""
@@ -100,6 +108,7 @@ def _install_wrappers() -> None:
         name = jit_name(self)
         state.progress(f"compiling {name}" + (f" [{state.config.label}]" if state.config else ""))
         LAUNCH_LOG.grid = None
+        state.join_prefetch()
         start = time.perf_counter()
         try:
             kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
@@ -214,6 +223,22 @@ def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -
     return chosen
 
 
+def _prefetch_triton_key() -> None:
+    """Start hashing Triton's own files in a background thread.
+
+    Triton's cache key of every compile includes `triton_key()`, a hash of its sources
+    and libtriton.so that takes about 0.45 s the first time in a process. hashlib and
+    file reads release the GIL, so on a second core this overlaps with running the
+    user's file instead of delaying its first compile (and every forked config child
+    inherits the memoised value)."""
+    try:
+        from triton.runtime.cache import triton_key
+    except ImportError:
+        return
+    STATE.prefetch = threading.Thread(target=triton_key, name="kx-triton-key", daemon=True)
+    STATE.prefetch.start()
+
+
 def _warm_up_once() -> None:
     state = STATE
     if state.warmed_up:
@@ -225,6 +250,7 @@ def _warm_up_once() -> None:
 
     t = state.target
     started = time.perf_counter()
+    state.join_prefetch()
     try:
         warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
@@ -451,6 +477,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     from triton.runtime import driver
 
     STATE.add_time("imports_s", time.perf_counter() - started)
+    _prefetch_triton_key()
 
     writer.send({"type": "target", "target": target.to_json(), "triton_version": triton.__version__})
     driver.set_active(make_capture_driver(target))
