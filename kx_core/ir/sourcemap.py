@@ -1,0 +1,386 @@
+"""Source maps: which source lines each line of each stage came from, and the inverse.
+
+Every stage carries source locations in its own syntax:
+
+  TTIR/TTGIR  `... loc(#loc12)` with `#loc12 = loc("f.py":31:29)`, named locations
+              `loc("x"(#loc4))`, inlined code as `loc(callsite(#loc9 at #loc10))`,
+              `fused[...]`
+  LLVM IR     `..., !dbg !19` with `!19 = !DILocation(line: 23, column: 12, scope: !20,
+              inlinedAt: !21)`, scopes pointing at `!DIFile(filename:, directory:)`
+  PTX         `.file 1 "/p/f.py"` and `.loc 1 23 12, function_name $L.., inlined_at 1 31 36`
+              before the instructions they describe
+  AMDGCN      `.file 1 "/dir" "f.py"` and `.loc 1 31 5 is_stmt 1`
+  SASS        kx's `nvdisasm -gi` text: `//## File "/p/f.py", line 23 inlined at "/p/f.py", line 31`
+
+A line's locations are listed innermost first: for code inlined from a helper, the
+helper's line, then each call site out to the kernel. Linking a source line to IR uses
+every location in that chain that lies in the file being viewed.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Location:
+    """A place in a source file; line and column are 1-based (column None if unknown)."""
+
+    file: str
+    line: int
+    column: int | None = None
+
+
+Chain = tuple[Location, ...]
+
+
+@functools.lru_cache(maxsize=4096)
+def same_source(a: str, b: str) -> bool:
+    """Whether two spellings name the same file: equal real paths, else equal names
+    (a stage compiled elsewhere carries that machine's absolute path)."""
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    return os.path.basename(a) == os.path.basename(b)
+
+
+# ----------------------------------------------------------------- MLIR
+
+# Example: "#loc12 = loc("/k/two_kernels.py":31:29)"
+_MLIR_ALIAS_RE = re.compile(r"^(#loc\w*)\s*=\s*loc\((.*)\)\s*$")
+# Example body: "/k/two_kernels.py":31:29
+_MLIR_FILE_LOC_RE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
+# Example body: "x"(#loc4)
+_MLIR_NAME_LOC_RE = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split on `sep` outside parentheses, brackets and quotes."""
+    parts, depth, quoted, start, i = [], 0, False, 0, 0
+    while i < len(text):
+        ch = text[i]
+        if quoted:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch in "([<{":
+            depth += 1
+        elif ch in ")]>}":
+            depth -= 1
+        elif depth == 0 and text.startswith(sep, i):
+            parts.append(text[start:i])
+            start = i + len(sep)
+            i = start
+            continue
+        i += 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts]
+
+
+def _trailing_loc(line: str) -> str | None:
+    """The body of the last `loc(...)` that closes at the end of an op line."""
+    stripped = line.rstrip()
+    if not stripped.endswith(")"):
+        return None
+    idx = stripped.rfind(" loc(")
+    while idx != -1:
+        body_start = idx + len(" loc(")
+        depth, quoted, j = 1, False, body_start
+        while j < len(stripped) and depth:
+            ch = stripped[j]
+            if quoted:
+                if ch == "\\":
+                    j += 1
+                elif ch == '"':
+                    quoted = False
+            elif ch == '"':
+                quoted = True
+            elif ch == "(":
+                depth += 1
+            elif ch == ")":
+                depth -= 1
+            j += 1
+        if depth == 0 and j == len(stripped):
+            return stripped[body_start : j - 1]
+        idx = stripped.rfind(" loc(", 0, idx)
+    return None
+
+
+class _MlirLocations:
+    def __init__(self, text: str) -> None:
+        self.aliases: dict[str, str] = {}
+        for raw in text.splitlines():
+            m = _MLIR_ALIAS_RE.match(raw.strip())
+            if m:
+                self.aliases[m.group(1)] = m.group(2)
+        self._memo: dict[str, Chain] = {}
+
+    def resolve(self, body: str, depth: int = 0) -> Chain:
+        body = body.strip()
+        if depth > 64 or not body or body == "unknown":
+            return ()
+        if body in self._memo:
+            return self._memo[body]
+        result: Chain = ()
+        if body.startswith("#"):
+            if body in self.aliases:
+                result = self.resolve(self.aliases[body], depth + 1)
+        elif m := _MLIR_FILE_LOC_RE.match(body):
+            result = (Location(m.group(1), int(m.group(2)), int(m.group(3))),)
+        elif body.startswith("callsite(") and body.endswith(")"):
+            inner = body[len("callsite(") : -1]
+            parts = _split_top(inner, " at ")
+            if len(parts) == 2:
+                result = self.resolve(parts[0], depth + 1) + self.resolve(parts[1], depth + 1)
+        elif body.startswith("fused"):
+            start = body.find("[")
+            if start != -1 and body.endswith("]"):
+                chains = [self.resolve(p, depth + 1) for p in _split_top(body[start + 1 : -1], ",")]
+                result = tuple(loc for c in chains for loc in c)
+        elif m := _MLIR_NAME_LOC_RE.match(body):
+            result = self.resolve(m.group(2), depth + 1)
+        self._memo[body] = result
+        return result
+
+
+def mlir_line_locations(text: str) -> dict[int, Chain]:
+    """1-based line -> locations for every op line of TTIR/TTGIR text."""
+    locs = _MlirLocations(text)
+    out: dict[int, Chain] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.startswith("#"):
+            continue
+        body = _trailing_loc(raw)
+        if body is None:
+            continue
+        chain = locs.resolve(body)
+        if chain:
+            out[number] = chain
+    return out
+
+
+# ----------------------------------------------------------------- LLVM IR
+
+# Example: "!19 = !DILocation(line: 23, column: 12, scope: !20, inlinedAt: !21)"
+_LLVM_MD_RE = re.compile(r"^(!\d+)\s*=\s*(?:distinct\s+)?!(\w+)\((.*)\)\s*$")
+# Example fields: line: 23, scope: !20, filename: "two_kernels.py"
+_LLVM_FIELD_RE = re.compile(r'(\w+):\s*(!\d+|"(?:[^"\\]|\\.)*"|-?\d+)')
+# Example: "  %7 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12"
+_LLVM_DBG_RE = re.compile(r",\s*!dbg\s+(!\d+)\s*$")
+
+
+def llvm_line_locations(text: str) -> dict[int, Chain]:
+    """1-based line -> locations for every instruction with a !dbg attachment."""
+    nodes: dict[str, tuple[str, dict[str, str]]] = {}
+    for raw in text.splitlines():
+        if raw.startswith("!"):
+            m = _LLVM_MD_RE.match(raw)
+            if m:
+                nodes[m.group(1)] = (m.group(2), dict(_LLVM_FIELD_RE.findall(m.group(3))))
+
+    def unquote(s: str) -> str:
+        return s[1:-1] if s.startswith('"') else s
+
+    def file_of(ref: str | None, depth: int = 0) -> str | None:
+        if ref is None or ref not in nodes or depth > 32:
+            return None
+        kind, fields = nodes[ref]
+        if kind == "DIFile":
+            name, folder = unquote(fields.get("filename", "")), unquote(fields.get("directory", ""))
+            return os.path.join(folder, name) if folder and not os.path.isabs(name) else name
+        if "file" in fields:
+            return file_of(fields["file"], depth + 1)
+        return file_of(fields.get("scope"), depth + 1)
+
+    memo: dict[str, Chain] = {}
+
+    def chain(ref: str, depth: int = 0) -> Chain:
+        if ref in memo:
+            return memo[ref]
+        if ref not in nodes or depth > 64:
+            return ()
+        kind, fields = nodes[ref]
+        if kind != "DILocation":
+            return ()
+        file = file_of(fields.get("scope"))
+        here: Chain = ()
+        line = int(fields.get("line", "0"))
+        if file and line > 0:
+            column = int(fields["column"]) if fields.get("column", "0") != "0" else None
+            here = (Location(file, line, column),)
+        result = here + (chain(fields["inlinedAt"], depth + 1) if "inlinedAt" in fields else ())
+        memo[ref] = result
+        return result
+
+    out: dict[int, Chain] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.startswith("!") or raw.startswith("define"):
+            continue
+        m = _LLVM_DBG_RE.search(raw)
+        if m:
+            c = chain(m.group(1))
+            if c:
+                out[number] = c
+    return out
+
+
+# ----------------------------------------------------------------- PTX and AMDGCN
+
+# Examples: '.file 1 "/k/two_kernels.py"', '.file 2 "/k/a.py", 1700000000, 1234',
+#           '.file 1 "/work/main/fixtures/kernels" "two_kernels.py"' (AMDGCN: dir, name)
+_ASM_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
+# Examples: ".loc 1 23 12, function_name $L__info_string0, inlined_at 1 31 36",
+#           ".loc 1 31 5 is_stmt 1"
+_ASM_LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
+_ASM_INLINED_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
+
+
+def _is_asm_instruction(line: str) -> bool:
+    s = line.strip()
+    if not s or s.startswith(("//", ";", ".", "$", "{", "}", "@@")) or s.endswith(":"):
+        # predicated PTX instructions start with "@%p1 ..."; keep those
+        return s.startswith("@") and not s.startswith("@@")
+    return True
+
+
+def asm_line_locations(text: str) -> dict[int, Chain]:
+    """PTX or AMDGCN: 1-based line -> locations, from `.file`/`.loc` directives."""
+    lines = text.splitlines()
+    files: dict[str, str] = {}
+    for raw in lines:
+        m = _ASM_FILE_RE.match(raw)
+        if m:
+            files[m.group(1)] = os.path.join(m.group(2), m.group(3)) if m.group(3) else m.group(2)
+    # (file id, line, col) -> where that position was itself inlined, as last seen
+    inlined_from: dict[tuple[str, int, int], tuple[str, int, int]] = {}
+
+    def loc(fid: str, line: int, col: int) -> Location | None:
+        if line <= 0 or fid not in files:
+            return None
+        return Location(files[fid], line, col or None)
+
+    out: dict[int, Chain] = {}
+    current: Chain = ()
+    for number, raw in enumerate(lines, start=1):
+        m = _ASM_LOC_RE.match(raw)
+        if m:
+            key = (m.group(1), int(m.group(2)), int(m.group(3)))
+            inl = _ASM_INLINED_RE.search(m.group(4))
+            chain_keys = [key]
+            if inl:
+                parent = (inl.group(1), int(inl.group(2)), int(inl.group(3)))
+                inlined_from[key] = parent
+            seen = {key}
+            while chain_keys[-1] in inlined_from and len(chain_keys) < 32:
+                nxt = inlined_from[chain_keys[-1]]
+                if nxt in seen:
+                    break
+                seen.add(nxt)
+                chain_keys.append(nxt)
+            current = tuple(x for x in (loc(*k) for k in chain_keys) if x is not None)
+            if current:
+                out[number] = current
+            continue
+        if current and _is_asm_instruction(raw):
+            out[number] = current
+    return out
+
+
+# ----------------------------------------------------------------- SASS
+
+# Example: '\t//## File "/k/two_kernels.py", line 23 inlined at "/k/two_kernels.py", line 31'
+_SASS_FILE_RE = re.compile(r'File "([^"]+)", line (\d+)')
+# Example: "        /*0070*/                   IMAD.SHL.U32 R17, R17, 0x400, RZ ;"
+_SASS_INSTR_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/")
+
+
+def sass_line_locations(text: str) -> dict[int, Chain]:
+    """kx's SASS (nvdisasm -gi): 1-based line -> locations."""
+    out: dict[int, Chain] = {}
+    current: Chain = ()
+    for number, raw in enumerate(text.splitlines(), start=1):
+        if raw.lstrip().startswith("//##"):
+            current = tuple(Location(f, int(n)) for f, n in _SASS_FILE_RE.findall(raw))
+            if current:
+                out[number] = current
+        elif current and _SASS_INSTR_RE.match(raw):
+            out[number] = current
+        elif raw.strip().startswith("//---") or raw.strip().startswith(".section"):
+            current = ()
+    return out
+
+
+_PARSERS = {
+    "ttir": mlir_line_locations,
+    "ttgir": mlir_line_locations,
+    "llir": llvm_line_locations,
+    "ptx": asm_line_locations,
+    "amdgcn": asm_line_locations,
+    "sass": sass_line_locations,
+}
+
+
+def line_locations(stage: str, text: str) -> dict[int, Chain]:
+    """Locations of every line of one stage's text (unknown stages: none)."""
+    parser = _PARSERS.get(stage)
+    return parser(text) if parser else {}
+
+
+@dataclass(frozen=True)
+class SourceMap:
+    """For each stage, IR line -> location chain; and the inverse for one source file.
+
+    `by_source[stage][source_line]` lists the stage's lines whose chain contains that
+    line of `source_file` (sorted, 1-based)."""
+
+    source_file: str
+    stages: dict[str, dict[int, Chain]]
+    by_source: dict[str, dict[int, tuple[int, ...]]] = field(default_factory=dict)
+
+    def ir_lines(self, source_line: int) -> dict[str, tuple[int, ...]]:
+        """stage -> the IR lines a source line became (stages without any omitted)."""
+        return {s: m[source_line] for s, m in self.by_source.items() if source_line in m}
+
+    def source_lines(self, stage: str, ir_line: int) -> tuple[int, ...]:
+        """Lines of the source file an IR line came from, innermost first."""
+        chain = self.stages.get(stage, {}).get(ir_line, ())
+        out = []
+        for loc in chain:
+            if same_source(loc.file, self.source_file) and loc.line not in out:
+                out.append(loc.line)
+        return tuple(out)
+
+    def counterparts(self, stage: str, ir_line: int) -> dict[str, tuple[int, ...]]:
+        """For an IR line: the lines of every stage (its own included) that came from
+        the same innermost source line (the statement itself, not its call sites)."""
+        result: dict[str, set[int]] = defaultdict(set)
+        for src in self.source_lines(stage, ir_line)[:1]:
+            for s, lines in self.ir_lines(src).items():
+                result[s].update(lines)
+        return {s: tuple(sorted(v)) for s, v in result.items()}
+
+    def mapped_source_lines(self) -> list[int]:
+        """Every source line that some stage maps to, sorted."""
+        return sorted({line for m in self.by_source.values() for line in m})
+
+
+def build_source_map(stages: dict[str, str], source_file: str) -> SourceMap:
+    """Parse every stage's locations and index them by lines of `source_file`."""
+    per_stage = {name: line_locations(name, text) for name, text in stages.items()}
+    by_source: dict[str, dict[int, tuple[int, ...]]] = {}
+    for name, lines in per_stage.items():
+        index: dict[int, list[int]] = defaultdict(list)
+        for ir_line, chain in lines.items():
+            seen = set()
+            for loc in chain:
+                if loc.line not in seen and same_source(loc.file, source_file):
+                    seen.add(loc.line)
+                    index[loc.line].append(ir_line)
+        by_source[name] = {k: tuple(v) for k, v in index.items()}
+    return SourceMap(source_file, per_stage, by_source)
