@@ -1,47 +1,105 @@
-"""Starting the app: `python main.py [FILE] [--target T] [--kernel NAME] [--stage NAME]
-[--screenshot OUT.png]`. With --screenshot the window opens the file, waits until it has
-compiled, saves a picture of itself and quits (for tests and docs; works offscreen)."""
+"""Starting the app.
+
+    python main.py [FILE] [--target T] [--kernel NAME] [--stage NAME] [--pane NAME]
+                   [--screenshot OUT.png]
+
+With --screenshot the window opens FILE, waits until its results are shown, selects
+the kernel/stage/pane asked for, writes a picture of the whole window (at least
+1280x800) and exits: 0 when the file compiled, 1 when it has syntax/compile/timeout/
+crash diagnostics (listed on stderr), 2 when it could not be opened.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
+import time
 
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from kx_gui.main_window import MainWindow
 
+STARTED = time.perf_counter()
+
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="kx-gui", description="kx (Kernel eXplorer)")
     p.add_argument("file", nargs="?", help="a Triton kernel file to open")
-    p.add_argument("--target", default="default", help="cuda:90, sm_80, hip:gfx942, local")
+    p.add_argument("--target", help="cuda:90, sm_80, hip:gfx942, local (default: last used)")
     p.add_argument("--kernel", help="select this kernel once compiled")
     p.add_argument("--stage", help="show this stage once compiled (ttgir, ptx, sass, ...)")
+    p.add_argument("--pane", help="raise this pane (source, stages, kernels, problems)")
+    p.add_argument("--line", type=int, help="link this source line once compiled")
     p.add_argument("--screenshot", metavar="OUT.png", help="save a screenshot once compiled, then quit")
+    p.add_argument("--timeout", type=float, default=600.0, help="headless: give up after this many seconds")
     return p.parse_args(argv)
+
+
+def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
+    result = window.session.result
+    if args.kernel and result is not None:
+        for row, k in enumerate(result.kernels):
+            if k.name == args.kernel or k.display_name == args.kernel:
+                window.session.select_kernel(row)
+                break
+    if args.stage:
+        window.stage_pane.select_stage(args.stage)
+    if args.line:
+        window.session.select_source_line(args.line)
+    if args.pane:
+        window.show_pane(args.pane)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     app = QApplication.instance() or QApplication(sys.argv[:1])
-    window = MainWindow(target=args.target)
+    app.setApplicationName("kx")
+    headless = bool(args.screenshot)
+    window = MainWindow(target=args.target, headless=headless)
+    exit_code = {"value": 0}
 
-    def on_result(result) -> None:
-        if args.kernel:
-            for row, k in enumerate(result.kernels):
-                if k.name == args.kernel:
-                    window.kernel_list.setCurrentRow(row)
-                    break
-        if args.stage:
-            window.select_stage(args.stage)
-        if args.screenshot:
-            # Let the window lay out and paint before grabbing it.
-            QTimer.singleShot(300, lambda: (window.grab().save(args.screenshot), app.quit()))
+    def finish(code: int) -> None:
+        exit_code["value"] = code
+        window.close()
+        app.exit(code)
 
-    window.result_ready.connect(on_result)
+    def shoot(result) -> None:
+        apply_view_options(window, args)
+
+        def save() -> None:
+            if not window.grab().save(args.screenshot):
+                print(f"kx: cannot write {args.screenshot}", file=sys.stderr)
+                finish(2)
+                return
+            fatal = [d for d in result.diagnostics if d.fatal]
+            for d in fatal:
+                print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+            print(
+                f"kx: window shown with results after {time.perf_counter() - STARTED:.2f} s "
+                f"(compile {result.wall_time_s:.2f} s{', cached' if result.from_cache else ''})",
+                file=sys.stderr,
+            )
+            finish(1 if fatal else 0)
+
+        # let the panes lay out and paint before grabbing
+        QTimer.singleShot(400, save)
+
+    if headless:
+        window.result_shown.connect(shoot)
+        window.session.error.connect(lambda message: finish(2))
+        QTimer.singleShot(
+            int(args.timeout * 1000), lambda: (print("kx: timed out", file=sys.stderr), finish(3))
+        )
+    else:
+        window.result_shown.connect(lambda _r: apply_view_options(window, args))
     window.show()
-    if args.file:
-        window.open_file(args.file)
-    return app.exec()
+    restored = False if headless else window.offer_recovery()
+    if args.file and not restored:
+        if not window.open_file(args.file) and headless:
+            return 2
+    if headless and not args.file:
+        print("kx: --screenshot needs a FILE", file=sys.stderr)
+        return 2
+    code = app.exec()
+    return exit_code["value"] if headless else code

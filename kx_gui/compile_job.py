@@ -1,7 +1,9 @@
 """Runs `kx_core.compile.iter_compile` off the UI thread and reports through signals.
 
-The generator yields progress while the worker process compiles; closing it (cancel)
-kills that worker. The UI thread never waits on the engine.
+The generator yields progress (at least every 0.25 s) while the worker process
+compiles; cancel() makes the thread close it, which kills that worker. Every signal
+carries the request number, so the Session can drop what is no longer current. Connect
+them to bound methods of objects in the UI thread: Qt then queues the calls there.
 """
 
 from __future__ import annotations
@@ -13,15 +15,16 @@ from kx_core.compile.sass import with_sass
 
 
 class CompileJob(QThread):
-    """One compile of one file. Signals carry plain engine objects."""
+    """One compile of one file."""
 
-    progress = Signal(str)
-    finished_result = Signal(object)  # CompileResult
-    failed = Signal(str)
+    progress = Signal(int, str)
+    finished_result = Signal(int, object)  # generation, CompileResult
+    failed = Signal(int, str)
 
-    def __init__(self, request: CompileRequest, parent=None) -> None:
+    def __init__(self, request: CompileRequest, generation: int, parent=None) -> None:
         super().__init__(parent)
         self.request = request
+        self.generation = generation
         self._cancelled = False
 
     def cancel(self) -> None:
@@ -33,14 +36,15 @@ class CompileJob(QThread):
             for item in gen:
                 if self._cancelled:
                     gen.close()
-                    self.failed.emit("cancelled")
+                    self.failed.emit(self.generation, "cancelled")
                     return
                 if isinstance(item, CompileProgress):
-                    self.progress.emit(
-                        f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)"
-                    )
+                    text = f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)"
+                    self.progress.emit(self.generation, text)
                 elif isinstance(item, CompileResult):
-                    self.progress.emit("disassembling SASS…")
-                    self.finished_result.emit(with_sass(item))
+                    self.progress.emit(self.generation, "disassembling SASS…")
+                    result = with_sass(item)
+                    if not self._cancelled:
+                        self.finished_result.emit(self.generation, result)
         except Exception as e:  # noqa: BLE001 - a bad request becomes a message, not a crash
-            self.failed.emit(f"{type(e).__name__}: {e}")
+            self.failed.emit(self.generation, f"{type(e).__name__}: {e}")

@@ -1,152 +1,364 @@
-"""The main window: the kernels of the open file, and one tab per compilation stage.
+"""The main window: dockable panes, menus, status bar with progress and Cancel.
 
-A first window for the foundation issue; the dockable panes of the desktop-app issue
-replace its central widget.
+Layout, geometry, recent files and the last target persist in QSettings. Dropping a
+file on the window opens it. With `headless=True` no dialog is ever shown (errors go
+to stderr and to the Problems pane), for --screenshot and tests.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QFont, QFontDatabase, QKeySequence
+from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
+    QDockWidget,
     QFileDialog,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
-    QPlainTextEdit,
-    QSplitter,
-    QTabWidget,
+    QMessageBox,
+    QProgressBar,
+    QPushButton,
+    QWidget,
 )
 
-from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
-from kx_core.compile.stages import stages_for
-from kx_core.compile.target import parse_target
-from kx_gui.compile_job import CompileJob
+from kx_core.compile import CompileResult
+from kx_core.compile.target import KNOWN_TARGETS, local_target
+from kx_gui.panes.base import Pane
+from kx_gui.panes.kernels_pane import KernelsPane
+from kx_gui.panes.problems_pane import ProblemsPane
+from kx_gui.panes.source_pane import SourcePane
+from kx_gui.panes.stage_pane import StagePane
+from kx_gui.recovery import RecoveryStore
+from kx_gui.session import Session
+from kx_gui.settings import add_recent, open_settings, recent_files
 
-
-def monospace_font() -> QFont:
-    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
-    font.setPointSize(10)
-    return font
+EXAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "kernels"
+MIN_WIDTH, MIN_HEIGHT = 1280, 800
 
 
 class MainWindow(QMainWindow):
     """Open a file, compile it in the background, browse its kernels' stages."""
 
-    result_ready = Signal(object)  # CompileResult, after the window has shown it
+    result_shown = Signal(object)  # CompileResult, once every pane has it
 
-    def __init__(self, target: str = "default") -> None:
+    def __init__(self, target: str | None = None, headless: bool = False) -> None:
         super().__init__()
+        self.headless = headless
+        self.settings = open_settings()
+        target = target or self.settings.value("target", "default")
+        self.session = Session(target=target, parent=self)
+        self.recovery = RecoveryStore()
         self.setWindowTitle("kx — Kernel eXplorer")
-        self.resize(1280, 800)
-        self.target = target
-        self.result: CompileResult | None = None
-        self.job: CompileJob | None = None
-        self.path: str | None = None
+        self.resize(MIN_WIDTH, MIN_HEIGHT)
+        self.setAcceptDrops(True)
+        self.setDockNestingEnabled(True)
+        # Every pane is a dock; the central area is left empty so all of them can move.
+        placeholder = QWidget()
+        placeholder.setMaximumSize(0, 0)
+        self.setCentralWidget(placeholder)
 
-        self.kernel_list = QListWidget()
-        self.kernel_list.currentRowChanged.connect(self._show_kernel)
-        self.stage_tabs = QTabWidget()
-        self.source_view = self._text_view()
-        self.stage_tabs.addTab(self.source_view, "Source")
-        splitter = QSplitter(Qt.Orientation.Horizontal)
-        splitter.addWidget(self.kernel_list)
-        splitter.addWidget(self.stage_tabs)
-        splitter.setSizes([440, 840])
-        self.setCentralWidget(splitter)
+        self.source_pane = SourcePane(self.session, self.recovery)
+        self.stage_pane = StagePane(self.session)
+        self.kernels_pane = KernelsPane(self.session)
+        self.problems_pane = ProblemsPane(self.session)
+        self.panes: dict[str, Pane] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        # Source above Kernels/Problems on the left, Stages the whole height on the right.
+        self._add_dock(self.source_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._add_dock(self.stage_pane, Qt.DockWidgetArea.RightDockWidgetArea)
+        self._add_dock(self.kernels_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self._add_dock(self.problems_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
+        self.splitDockWidget(self.docks["source"], self.docks["kernels"], Qt.Orientation.Vertical)
+        self.tabifyDockWidget(self.docks["kernels"], self.docks["problems"])
+        self.docks["kernels"].raise_()
+        self._default_state: QByteArray | None = None
 
-        self.status = QLabel("no file")
-        self.statusBar().addWidget(self.status, 1)
-        self._build_menu()
+        self._build_status_bar()
+        self._build_menus()
+        self.problems_pane.line_requested.connect(self.source_pane.go_to_line)
+        self.source_pane.dirty_changed.connect(self._update_title)
+        s = self.session
+        s.compile_started.connect(self._compile_started)
+        s.compile_progress.connect(self.status_label.setText)
+        s.compile_finished.connect(self._compile_finished)
+        s.result_settled.connect(self._result_changed)
+        s.error.connect(self._show_error)
+        s.document_opened.connect(self._document_opened)
+        self.last_error: str | None = None
+        self._layout_done = False
 
-    def _build_menu(self) -> None:
-        file_menu = self.menuBar().addMenu("&File")
-        open_action = QAction("&Open…", self)
-        open_action.setShortcut(QKeySequence.StandardKey.Open)
-        open_action.triggered.connect(self._choose_file)
-        file_menu.addAction(open_action)
-        quit_action = QAction("&Quit", self)
-        quit_action.setShortcut(QKeySequence.StandardKey.Quit)
-        quit_action.triggered.connect(self.close)
-        file_menu.addAction(quit_action)
+    # ------------------------------------------------------------ building
 
-    def _text_view(self) -> QPlainTextEdit:
-        view = QPlainTextEdit()
-        view.setReadOnly(True)
-        view.setFont(monospace_font())
-        view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
-        return view
+    def _add_dock(self, pane: Pane, area: Qt.DockWidgetArea) -> None:
+        dock = QDockWidget(pane.title, self)
+        dock.setObjectName(f"{pane.name}Dock")
+        dock.setWidget(pane)
+        self.addDockWidget(area, dock)
+        self.panes[pane.name] = pane
+        self.docks[pane.name] = dock
 
-    def _choose_file(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open a Triton kernel file", "", "Python (*.py)")
+    def _build_status_bar(self) -> None:
+        self.status_label = QLabel("Open a Triton kernel file (File ▸ Open, or drop it here)")
+        self.progress = QProgressBar()
+        self.progress.setRange(0, 0)  # busy indicator: a compile has no known length
+        self.progress.setMaximumWidth(160)
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.clicked.connect(self.session.cancel)
+        bar = self.statusBar()
+        bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.progress)
+        bar.addPermanentWidget(self.cancel_button)
+        self.progress.hide()
+        self.cancel_button.hide()
+
+    def _action(self, menu, text: str, slot, shortcut=None) -> QAction:
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(shortcut)
+        action.triggered.connect(slot)
+        menu.addAction(action)
+        return action
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        self._action(file_menu, "&Open…", self.choose_file, QKeySequence.StandardKey.Open)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self._fill_recent()
+        examples = file_menu.addMenu("&Examples")
+        for path in sorted(EXAMPLES.glob("*.py")):
+            self._action(examples, path.name, lambda _=False, p=str(path): self.open_file(p))
+        self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Recompile", self.session.compile, QKeySequence("F5"))
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        view_menu = bar.addMenu("&View")
+        for dock in self.docks.values():
+            view_menu.addAction(dock.toggleViewAction())
+        view_menu.addSeparator()
+        self._action(view_menu, "Find…", self._find, QKeySequence.StandardKey.Find)
+        self._action(view_menu, "Go to Line…", self.stage_pane.ask_line, QKeySequence("Ctrl+G"))
+        self._action(view_menu, "Reset Layout", self.reset_layout)
+
+        target_menu = bar.addMenu("&Target")
+        self.target_group = QActionGroup(self)
+        self.target_group.setExclusive(True)
+        targets = list(KNOWN_TARGETS)
+        local = local_target()
+        labels = {t: t for t in targets}
+        if local is not None:
+            targets.insert(0, "local")
+            labels["local"] = f"Local GPU ({local.spec})"
+        for t in targets:
+            action = QAction(labels[t], self, checkable=True)
+            action.setData(t)
+            action.setChecked(t == self.session.target)
+            action.triggered.connect(lambda _=False, t=t: self.set_target(t))
+            self.target_group.addAction(action)
+            target_menu.addAction(action)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = recent_files(self.settings)
+        for path in files:
+            self._action(self.recent_menu, path, lambda _=False, p=path: self.open_file(p))
+        self.recent_menu.setEnabled(bool(files))
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if not self._layout_done:
+            # dock sizes only take once the window has its size
+            self._layout_done = True
+            self._apply_default_sizes()
+            self._default_state = self.saveState()
+            self._restore_layout()
+
+    def _apply_default_sizes(self) -> None:
+        width, height = self.width(), self.height()
+        self.resizeDocks(
+            [self.docks["source"], self.docks["stages"]],
+            [width * 45 // 100, width * 55 // 100],
+            Qt.Orientation.Horizontal,
+        )
+        self.resizeDocks(
+            [self.docks["source"], self.docks["kernels"]],
+            [height * 62 // 100, height * 30 // 100],
+            Qt.Orientation.Vertical,
+        )
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("geometry")
+        state = self.settings.value("windowState")
+        if isinstance(geometry, QByteArray):
+            self.restoreGeometry(geometry)
+        if isinstance(state, QByteArray):
+            self.restoreState(state)
+        if self.width() < MIN_WIDTH or self.height() < MIN_HEIGHT:
+            self.resize(max(self.width(), MIN_WIDTH), max(self.height(), MIN_HEIGHT))
+
+    def reset_layout(self) -> None:
+        if self._default_state is not None:
+            self.restoreState(self._default_state)
+        for dock in self.docks.values():
+            dock.show()
+        self._apply_default_sizes()
+
+    # ------------------------------------------------------------ actions
+
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a Triton kernel file", "", "Python (*.py);;All files (*)"
+        )
         if path:
             self.open_file(path)
 
-    def open_file(self, path: str) -> None:
-        """Show the file and compile it in the background."""
-        self.path = os.path.abspath(path)
-        with open(self.path, encoding="utf-8") as f:
-            self.source_view.setPlainText(f.read())
-        self.setWindowTitle(f"kx — {os.path.basename(self.path)}")
-        if self.job is not None:
-            self.job.cancel()
-        self.status.setText(f"compiling {os.path.basename(self.path)} for {self.target}…")
-        self.job = CompileJob(CompileRequest(self.path, target=self.target), self)
-        self.job.progress.connect(self.status.setText)
-        self.job.finished_result.connect(self.show_result)
-        self.job.failed.connect(lambda m: self.status.setText(f"failed: {m}"))
-        self.job.start()
+    def open_file(self, path: str) -> bool:
+        """Open a kernel file (asks about unsaved edits first)."""
+        if self.source_pane.dirty and not self._confirm_discard():
+            return False
+        return self.session.open_file(path)
 
-    def show_result(self, result: CompileResult) -> None:
-        self.result = result
-        self.kernel_list.clear()
-        for k in result.kernels:
-            item = QListWidgetItem(self._kernel_label(k))
-            item.setToolTip(k.message or k.status)
-            self.kernel_list.addItem(item)
+    def save(self) -> bool:
+        return self.source_pane.save()
+
+    def set_target(self, target: str) -> None:
+        self.settings.setValue("target", target)
+        for action in self.target_group.actions():
+            action.setChecked(action.data() == target)
+        self.session.set_target(target)
+
+    def show_pane(self, name: str) -> bool:
+        """Show and raise a pane by name ('source', 'stages', 'kernels', 'problems')."""
+        dock = self.docks.get(name.lower())
+        if dock is None:
+            return False
+        dock.show()
+        dock.raise_()
+        return True
+
+    def _find(self) -> None:
+        if self.source_pane.view.hasFocus():
+            self.source_pane.find_bar.open()
+        else:
+            self.stage_pane.find_bar.open()
+
+    # ------------------------------------------------------------ session events
+
+    def _document_opened(self, path: str, text: str) -> None:
+        add_recent(self.settings, path)
+        self._fill_recent()
+        self._update_title()
+
+    def _compile_started(self, generation: int) -> None:
+        name = os.path.basename(self.session.path or "")
+        self.status_label.setText(f"compiling {name} for {self.session.target}…")
+        self.progress.show()
+        self.cancel_button.show()
+
+    def _compile_finished(self, generation: int) -> None:
+        if not self.session.compiling:
+            self.progress.hide()
+            self.cancel_button.hide()
+            if self.session.result is None or generation != self.session.generation:
+                self.status_label.setText("compile cancelled")
+
+    def _result_changed(self, result: CompileResult) -> None:
         fatal = [d for d in result.diagnostics if d.fatal]
-        summary = f"{len(result.kernels)} kernels for {result.target.spec}, triton {result.triton_version}"
-        summary += f", {result.wall_time_s:.1f} s" + (" (cached)" if result.from_cache else "")
-        if result.diagnostics:
-            d = (fatal or list(result.diagnostics))[0]
-            summary += f" — {d.kind}: line {d.line}: {d.message}" if d.line else f" — {d.kind}: {d.message}"
-        self.status.setText(summary)
-        if result.kernels:
-            self.kernel_list.setCurrentRow(0)
-        self.result_ready.emit(result)
+        summary = f"{len(result.kernels)} kernels for {result.target.spec} (triton {result.triton_version})"
+        summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
+        if fatal:
+            d = fatal[0]
+            summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"
+            self.docks["problems"].raise_()
+        self.status_label.setText(summary)
+        self.result_shown.emit(result)
 
-    @staticmethod
-    def _kernel_label(k: CompiledKernel) -> str:
-        md = k.metadata
-        if md is None:
-            return f"{k.display_name}  ({k.status})"
-        return f"{k.display_name}\n  {md.num_warps} warps, {md.num_stages} stages, {md.registers} regs, {md.shared} B shared"
+    def _show_error(self, message: str) -> None:
+        self.last_error = message
+        self.status_label.setText(message)
+        if self.headless:
+            print(f"kx: {message}", file=sys.stderr)
+        else:
+            QMessageBox.warning(self, "kx", message)
 
-    def _show_kernel(self, row: int) -> None:
-        while self.stage_tabs.count() > 1:
-            self.stage_tabs.removeTab(1)
-        if self.result is None or row < 0:
+    def _update_title(self, *_args) -> None:
+        self.setWindowTitle(f"kx — {self.source_pane.title_for()}")
+
+    # ------------------------------------------------------------ unsaved edits
+
+    def ask_save_changes(self) -> str:
+        """'save', 'discard' or 'cancel' for unsaved edits (tests replace this)."""
+        if self.headless:
+            return "cancel"
+        answer = QMessageBox.question(
+            self,
+            "Unsaved changes",
+            f"Save the changes to {os.path.basename(self.session.path or '')}?",
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )
+        return {QMessageBox.StandardButton.Save: "save", QMessageBox.StandardButton.Discard: "discard"}.get(
+            answer, "cancel"
+        )
+
+    def _confirm_discard(self) -> bool:
+        choice = self.ask_save_changes()
+        if choice == "save":
+            return self.save()
+        if choice == "discard" and self.session.path:
+            self.recovery.clear(self.session.path)
+        return choice == "discard"
+
+    def offer_recovery(self, ask=None) -> bool:
+        """Offer the newest autosave left by a session that died; True if restored.
+        `ask(edit) -> bool` decides (default: a dialog)."""
+        pending = self.recovery.pending()
+        if not pending:
+            return False
+        edit = pending[0]
+
+        def dialog(e) -> bool:
+            answer = QMessageBox.question(
+                self,
+                "Recover unsaved edits",
+                f"kx closed with unsaved edits to {e.path}. Restore them?",
+                QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No,
+            )
+            return answer == QMessageBox.StandardButton.Yes
+
+        if not (ask or dialog)(edit):
+            self.recovery.clear(edit.path)
+            return False
+        if not self.session.open_file(edit.path):
+            return False
+        self.source_pane.replace_text(edit.text)
+        return True
+
+    # ------------------------------------------------------------ Qt events
+
+    def dragEnterEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        if event.mimeData().hasUrls():
+            event.acceptProposedAction()
+
+    def dropEvent(self, event) -> None:  # noqa: N802
+        urls = [u.toLocalFile() for u in event.mimeData().urls() if u.isLocalFile()]
+        if urls:
+            self.open_file(urls[0])
+            event.acceptProposedAction()
+
+    def closeEvent(self, event) -> None:  # noqa: N802
+        if self.source_pane.dirty and not self._confirm_discard():
+            event.ignore()
             return
-        kernel = self.result.kernels[row]
-        for stage in stages_for(kernel.target):
-            view = self._text_view()
-            view.setPlainText(kernel.stages.get(stage.name, f"({stage.display_name}: not produced)"))
-            self.stage_tabs.addTab(view, stage.display_name)
-
-    def select_stage(self, name: str) -> bool:
-        """Bring the tab of a stage (by StageDescriptor name or display name) to front."""
-        target = parse_target(self.target) if self.result is None else self.result.target
-        for i, stage in enumerate(stages_for(target), start=1):
-            if name.lower() in (stage.name, stage.display_name.lower()) and i < self.stage_tabs.count():
-                self.stage_tabs.setCurrentIndex(i)
-                return True
-        return False
-
-    def closeEvent(self, event) -> None:  # noqa: N802 - Qt's name
-        if self.job is not None and self.job.isRunning():
-            self.job.cancel()
-            self.job.wait(5000)
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("windowState", self.saveState())
+        self.settings.sync()
+        for pane in self.panes.values():
+            pane.cleanup()
+        self.session.shutdown()
         super().closeEvent(event)

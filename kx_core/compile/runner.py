@@ -211,6 +211,8 @@ def _run_worker(
                 break
             ready, _, _ = select.select([read_fd], [], [], min(remaining, 0.25))
             if not ready:
+                # a heartbeat: lets the consumer cancel (close us) while the file is silent
+                yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
                 continue
             chunk = os.read(read_fd, 1 << 16)
             if not chunk:

@@ -51,7 +51,10 @@ class MlirLexer(RegexLexer):
             (rf"\b(?:{_DIALECTS})\.[a-z_][\w.]*", Keyword),
             (r"\b(?:tensor|memref|vector|ptr)\b", Keyword.Type),
             (r"\b(?:[iuf]\d+|bf16|f8E\w+|index|none)\b", Keyword.Type),
-            (r"\b(?:module|attributes|public|private|dense|true|false|to|step|iter_args|unknown)\b", Keyword.Reserved),
+            (
+                r"\b(?:module|attributes|public|private|dense|true|false|to|step|iter_args|unknown)\b",
+                Keyword.Reserved,
+            ),
             (r"-?0x[0-9a-fA-F]+", Number.Hex),
             (r"-?\d+\.\d*(?:[eE][-+]?\d+)?", Number.Float),
             (r"-?\d+", Number.Integer),

@@ -1,0 +1,46 @@
+"""Reading a kernel file for display and compile, with a clear reason when it can't be.
+
+Directories, missing files, binary files, text that is not UTF-8 and files too large to
+be a kernel file are refused with a message that says which and where.
+"""
+
+from __future__ import annotations
+
+import os
+
+# A kernel file is a few hundred lines; 2 MB is far past any real one and still opens
+# instantly. Larger files are refused rather than frozen on.
+MAX_KERNEL_FILE_BYTES = 2 * 1024 * 1024
+
+
+class KernelFileError(ValueError):
+    """The file cannot be opened as a kernel file; the message says why."""
+
+
+def read_kernel_file(path: str, max_bytes: int = MAX_KERNEL_FILE_BYTES) -> str:
+    """The file's text. Raises KernelFileError with a readable reason."""
+    if os.path.isdir(path):
+        raise KernelFileError(f"{path} is a directory, not a kernel file")
+    try:
+        size = os.path.getsize(path)
+    except OSError as e:
+        raise KernelFileError(f"cannot open {path}: {e.strerror or e}") from e
+    if size > max_bytes:
+        raise KernelFileError(
+            f"{os.path.basename(path)} is {size / 1e6:.1f} MB; kernel files over "
+            f"{max_bytes / 1e6:.0f} MB are not opened"
+        )
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise KernelFileError(f"cannot read {path}: {e.strerror or e}") from e
+    if b"\x00" in data[:8192]:
+        raise KernelFileError(f"{os.path.basename(path)} is a binary file (it contains NUL bytes)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise KernelFileError(
+            f"{os.path.basename(path)} is not UTF-8: byte 0x{data[e.start]:02x} on line {line}"
+        ) from e

@@ -1,0 +1,1 @@
+"""One pane, one module, one public class; each subclasses panes.base.Pane."""

@@ -1,0 +1,54 @@
+"""Problems pane: every diagnostic of the last compile; a click shows its line."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout
+
+from kx_core.compile import CompileResult
+from kx_gui.panes.base import Pane
+
+ICONS = {"syntax": "⛔", "compile": "⛔", "timeout": "⏱", "crash": "💥", "runtime": "ℹ", "no-launch": "ℹ"}
+
+
+class ProblemsPane(Pane):
+    title = "Problems"
+    name = "problems"
+
+    line_requested = Signal(int)
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.list = QListWidget()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.list)
+        self.list.itemActivated.connect(self._activated)
+        self.list.itemClicked.connect(self._activated)
+        self.listen(session.result_changed, self.set_result)
+        self.listen(session.error, self.add_message)
+
+    def set_result(self, result: CompileResult) -> None:
+        self.list.clear()
+        for d in result.diagnostics:
+            where = (
+                f"{os.path.basename(d.file)}:{d.line}"
+                if d.file and d.line
+                else (os.path.basename(d.file or "") or "")
+            )
+            item = QListWidgetItem(f"{ICONS.get(d.kind, '•')} {d.kind}  {where}  {d.message}")
+            item.setData(Qt.ItemDataRole.UserRole, d.line)
+            item.setToolTip(d.message)
+            self.list.addItem(item)
+        if not result.diagnostics:
+            self.list.addItem(QListWidgetItem("no problems"))
+
+    def add_message(self, message: str) -> None:
+        self.list.insertItem(0, QListWidgetItem(f"⛔ {message}"))
+
+    def _activated(self, item: QListWidgetItem) -> None:
+        line = item.data(Qt.ItemDataRole.UserRole)
+        if line:
+            self.line_requested.emit(int(line))

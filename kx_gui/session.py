@@ -1,0 +1,165 @@
+"""The one Session: the open document, the compile in flight, the current result, the
+selected kernel and the linked lines. Panes read it and listen to its signals.
+
+Compiles are numbered: a new request cancels the one in flight (its worker process is
+killed) and results that arrive for an older number are dropped.
+"""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QObject, Signal
+
+from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
+from kx_core.compile.source_file import KernelFileError, read_kernel_file
+from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
+from kx_gui.compile_job import CompileJob
+
+
+class Session(QObject):
+    document_opened = Signal(str, str)  # path, text
+    compile_started = Signal(int)  # generation
+    compile_progress = Signal(str)
+    compile_finished = Signal(int)  # generation (result or failure)
+    result_changed = Signal(object)  # CompileResult (the first kernel is selected after)
+    result_settled = Signal(object)  # CompileResult, once every pane shows it
+    kernel_changed = Signal(object, object)  # CompiledKernel | None, SourceMap | None
+    link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
+    error = Signal(str)  # a message for the user (bad file, failed job)
+
+    def __init__(self, target: str = "default", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.target = target
+        self.path: str | None = None
+        self.result: CompileResult | None = None
+        self.kernel: CompiledKernel | None = None
+        self.kernel_index = -1
+        self.source_map: SourceMap | None = None
+        self.generation = 0
+        self.job: CompileJob | None = None
+        self._old_jobs: list[CompileJob] = []
+
+    # ------------------------------------------------------------ documents
+
+    def open_file(self, path: str) -> bool:
+        """Read a file and compile it; False (and `error`) when it cannot be opened."""
+        path = os.path.abspath(path)
+        try:
+            text = read_kernel_file(path)
+        except KernelFileError as e:
+            self.error.emit(str(e))
+            return False
+        self.path = path
+        self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
+        self.document_opened.emit(path, text)
+        self.compile()
+        return True
+
+    def set_target(self, target: str) -> None:
+        self.target = target
+        if self.path:
+            self.compile()
+
+    # ------------------------------------------------------------ compiling
+
+    @property
+    def compiling(self) -> bool:
+        return self.job is not None and self.job.isRunning()
+
+    def compile(self) -> int:
+        """Compile the saved file for the current target; returns the request number."""
+        if not self.path:
+            return self.generation
+        self.cancel()
+        self.generation += 1
+        generation = self.generation
+        job = CompileJob(CompileRequest(self.path, target=self.target), generation, self)
+        job.progress.connect(self._progress)
+        job.finished_result.connect(self._finished)
+        job.failed.connect(self._failed)
+        job.finished.connect(self._reap)
+        self.job = job
+        self.compile_started.emit(generation)
+        job.start()
+        return generation
+
+    def cancel(self) -> None:
+        """Stop the compile in flight (its worker process is killed)."""
+        if self.job is not None and self.job.isRunning():
+            self.job.cancel()
+            self._old_jobs.append(self.job)
+            self.compile_finished.emit(self.generation)
+        self.job = None
+
+    def _reap(self) -> None:
+        done = [j for j in self._old_jobs if j.isFinished()]
+        for job in done:
+            self._old_jobs.remove(job)
+            job.deleteLater()
+
+    def _progress(self, generation: int, message: str) -> None:
+        if generation == self.generation:
+            self.compile_progress.emit(message)
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation != self.generation:
+            return
+        self.compile_finished.emit(generation)
+        if message != "cancelled":
+            self.error.emit(message)
+
+    def _finished(self, generation: int, result: CompileResult) -> None:
+        if generation != self.generation:
+            return  # a newer request replaced this one
+        self.result = result
+        self.compile_finished.emit(generation)
+        self.result_changed.emit(result)
+        self.select_kernel(0 if result.kernels else -1)
+        self.result_settled.emit(result)
+
+    def wait(self, timeout_ms: int = 600_000) -> None:
+        """Block until jobs end (tests and shutdown only; the UI never calls this)."""
+        for job in [self.job, *self._old_jobs]:
+            if job is not None:
+                job.wait(timeout_ms)
+
+    def shutdown(self) -> None:
+        self.cancel()
+        self.wait(10_000)
+
+    # ------------------------------------------------------------ selection and links
+
+    def select_kernel(self, index: int) -> None:
+        kernels = self.result.kernels if self.result else ()
+        if not 0 <= index < len(kernels):
+            self.kernel, self.kernel_index, self.source_map = None, -1, None
+            self.kernel_changed.emit(None, None)
+            return
+        self.kernel_index = index
+        self.kernel = kernels[index]
+        self.source_map = build_source_map(self.kernel.stages, self.path or "")
+        self.kernel_changed.emit(self.kernel, self.source_map)
+
+    def select_source_line(self, line: int) -> dict[str, tuple[int, ...]]:
+        """Link a source line to the IR lines it became; returns stage -> lines."""
+        links = self.source_map.ir_lines(line) if self.source_map else {}
+        self.link_changed.emit(line, links)
+        return links
+
+    def select_ir_line(self, stage: str, line: int) -> tuple[int | None, dict[str, tuple[int, ...]]]:
+        """Link an IR line to its source line and its counterparts in every stage."""
+        if self.source_map is None:
+            return None, {}
+        sources = self.source_map.source_lines(stage, line)
+        links = self.source_map.counterparts(stage, line)
+        if not links:
+            links = {stage: (line,)}
+        source = sources[0] if sources else None
+        self.link_changed.emit(source, links)
+        return source, links
+
+    def diagnostics_for_open_file(self):
+        if not self.result or not self.path:
+            return []
+        return [d for d in self.result.diagnostics if d.file and same_source(d.file, self.path)]

@@ -1,0 +1,295 @@
+"""A code view for large texts: line numbers, lazy highlighting, link bands, marks.
+
+- Highlighting is lazy: only the blocks about to be painted are lexed (pygments, line
+  by line) and given formats through their QTextLayout, so a 50,000-line PTX costs
+  what its visible 40 lines cost. (QSyntaxHighlighter would lex every line up front.)
+- Long texts load in chunks: the first screenful is set at once and painted, the rest
+  is appended from the event loop, so the first paint does not wait for all of it.
+- Bands (a background colour per line) and the emphasised link lines are painted for
+  the visible lines only.
+- Gutter marks carry a colour and a message shown on hover (diagnostics).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtGui import (
+    QColor,
+    QFontDatabase,
+    QPainter,
+    QPaintEvent,
+    QTextBlock,
+    QTextCursor,
+)
+from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+
+from kx_gui.widgets.token_styles import LINK_BORDER, LINK_COLOR, line_formats
+
+# Lines set at once before the rest of a long text is appended in chunks.
+FIRST_CHUNK_LINES = 2000
+CHUNK_LINES = 8000
+
+
+def _no_band(line: int) -> None:
+    return None
+
+
+def monospace_font():
+    font = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
+    font.setPointSize(10)
+    return font
+
+
+class _Gutter(QWidget):
+    def __init__(self, view: CodeView) -> None:
+        super().__init__(view)
+        self.view = view
+        self.setMouseTracking(True)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        return QSize(self.view.gutter_width(), 0)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        self.view.paint_gutter(event)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        line = self.view.line_at_y(int(event.position().y()))
+        mark = self.view.marks.get(line)
+        if mark:
+            QToolTip.showText(event.globalPosition().toPoint(), mark[1], self)
+        else:
+            QToolTip.hideText()
+
+
+class CodeView(QPlainTextEdit):
+    """Plain text with line numbers; 1-based line numbers in every public method."""
+
+    line_clicked = Signal(int)  # the user clicked or moved the cursor to a line
+    loaded = Signal()  # the whole text is in the document
+
+    def __init__(self, parent: QWidget | None = None, read_only: bool = True) -> None:
+        super().__init__(parent)
+        self.setReadOnly(read_only)
+        self.setFont(monospace_font())
+        self.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.setTextInteractionFlags(
+            self.textInteractionFlags() | Qt.TextInteractionFlag.TextSelectableByKeyboard
+        )
+        self.lexer = None
+        self.band_of = _no_band
+        self.emphasis: set[int] = set()
+        self.marks: dict[int, tuple[QColor, str]] = {}
+        self._content_id = 0
+        self._pending: list[str] = []
+        self._scroll_target: int | None = None
+        self._last_line = 0
+        self._gutter = _Gutter(self)
+        self.blockCountChanged.connect(self._update_gutter_width)
+        self.updateRequest.connect(self._update_gutter)
+        self.cursorPositionChanged.connect(self._cursor_moved)
+        self._chunk_timer = QTimer(self)
+        self._chunk_timer.setSingleShot(True)
+        self._chunk_timer.timeout.connect(self._append_chunk)
+        self._update_gutter_width()
+
+    # ------------------------------------------------------------ content
+
+    def set_content(self, text: str, lexer=None) -> None:
+        """Show `text`, highlighted with a pygments lexer (None: plain)."""
+        self._content_id += 1
+        self.lexer = lexer
+        self.band_of, self.emphasis, self.marks = _no_band, set(), {}
+        self._scroll_target = None
+        lines = text.split("\n")
+        self._chunk_timer.stop()
+        if len(lines) > FIRST_CHUNK_LINES * 2:
+            self._pending = lines[FIRST_CHUNK_LINES:]
+            self.setPlainText("\n".join(lines[:FIRST_CHUNK_LINES]))
+            self._chunk_timer.start(0)
+        else:
+            self._pending = []
+            self.setPlainText(text)
+            self.loaded.emit()
+        self._last_line = 0
+
+    @property
+    def fully_loaded(self) -> bool:
+        return not self._pending
+
+    def _append_chunk(self) -> None:
+        chunk, self._pending = self._pending[:CHUNK_LINES], self._pending[CHUNK_LINES:]
+        cursor = QTextCursor(self.document())
+        cursor.movePosition(QTextCursor.MoveOperation.End)
+        # keep the user's own cursor and scroll position where they are
+        bar = self.verticalScrollBar().value()
+        cursor.insertText("\n" + "\n".join(chunk))
+        self.verticalScrollBar().setValue(bar)
+        if self._pending:
+            self._chunk_timer.start(0)
+        else:
+            self.loaded.emit()
+            if self._scroll_target is not None:
+                self.scroll_to_line(self._scroll_target)
+
+    def text(self) -> str:
+        """The whole text, including what has not been appended yet."""
+        body = self.toPlainText()
+        return body + ("\n" + "\n".join(self._pending) if self._pending else "")
+
+    # ------------------------------------------------------------ lines
+
+    def set_bands(self, band_of) -> None:
+        """Background colours: a dict line -> QColor, or a function line -> QColor | None
+        (asked only for the lines being painted)."""
+        self.band_of = band_of.get if isinstance(band_of, dict) else band_of
+        self.viewport().update()
+
+    def set_emphasis(self, lines: set[int] | tuple[int, ...]) -> None:
+        self.emphasis = set(lines)
+        self.viewport().update()
+
+    def set_marks(self, marks: dict[int, tuple[QColor, str]]) -> None:
+        """Gutter marks and wavy underlines: line -> (colour, message)."""
+        self.marks = marks
+        selections = []
+        for line, (color, _message) in marks.items():
+            block = self.document().findBlockByNumber(line - 1)
+            if not block.isValid():
+                continue
+            sel = QTextEdit.ExtraSelection()
+            sel.format.setUnderlineStyle(sel.format.UnderlineStyle.WaveUnderline)
+            sel.format.setUnderlineColor(color)
+            cursor = QTextCursor(block)
+            cursor.movePosition(QTextCursor.MoveOperation.EndOfBlock, QTextCursor.MoveMode.KeepAnchor)
+            sel.cursor = cursor
+            selections.append(sel)
+        self.setExtraSelections(selections)
+        self._gutter.update()
+
+    def scroll_to_line(self, line: int) -> None:
+        """Bring a line to the middle of the view without moving the cursor."""
+        if line > self.document().blockCount():
+            self._scroll_target = line  # still loading: scroll once it is there
+            return
+        self._scroll_target = None
+        visible = max(1, self.viewport().height() // max(1, self.fontMetrics().height()))
+        self.verticalScrollBar().setValue(max(0, line - 1 - visible // 2))
+
+    def go_to_line(self, line: int) -> None:
+        """Move the cursor to a line and show it."""
+        block = self.document().findBlockByNumber(max(0, line - 1))
+        if block.isValid():
+            self.setTextCursor(QTextCursor(block))
+            self.scroll_to_line(line)
+
+    def current_line(self) -> int:
+        return self.textCursor().blockNumber() + 1
+
+    def visible_lines(self) -> range:
+        first = self.firstVisibleBlock().blockNumber() + 1
+        visible = self.viewport().height() // max(1, self.fontMetrics().height())
+        return range(first, first + visible + 1)
+
+    def line_at_y(self, y: int) -> int:
+        block = self.firstVisibleBlock()
+        top = self.blockBoundingGeometry(block).translated(self.contentOffset()).top()
+        while block.isValid():
+            bottom = top + self.blockBoundingRect(block).height()
+            if top <= y < bottom:
+                return block.blockNumber() + 1
+            block, top = block.next(), bottom
+        return -1
+
+    def _cursor_moved(self) -> None:
+        line = self.current_line()
+        if line != self._last_line:
+            self._last_line = line
+            if self.hasFocus():
+                self.line_clicked.emit(line)
+
+    def mouseReleaseEvent(self, event) -> None:  # noqa: N802
+        super().mouseReleaseEvent(event)
+        if event.button() == Qt.MouseButton.LeftButton and not self.textCursor().hasSelection():
+            self._last_line = self.current_line()
+            self.line_clicked.emit(self._last_line)
+
+    def mouseMoveEvent(self, event) -> None:  # noqa: N802
+        super().mouseMoveEvent(event)
+        line = self.line_at_y(int(event.position().y()))
+        mark = self.marks.get(line)
+        if mark and not event.buttons():
+            QToolTip.showText(event.globalPosition().toPoint(), mark[1], self.viewport())
+
+    # ------------------------------------------------------------ painting
+
+    def _visible_blocks(self):
+        block = self.firstVisibleBlock()
+        offset = self.contentOffset()
+        height = self.viewport().height()
+        while block.isValid():
+            geom = self.blockBoundingGeometry(block).translated(offset)
+            if geom.top() > height:
+                break
+            if block.isVisible():
+                yield block, geom
+            block = block.next()
+
+    def _highlight(self, block: QTextBlock) -> None:
+        if self.lexer is None or block.userState() == self._content_id:
+            return
+        block.layout().setFormats(line_formats(self.lexer, block.text()))
+        block.setUserState(self._content_id)
+
+    def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
+        painter = QPainter(self.viewport())
+        width = self.viewport().width()
+        for block, geom in self._visible_blocks():
+            self._highlight(block)
+            line = block.blockNumber() + 1
+            rect = QRect(0, int(geom.top()), width, int(geom.height()))
+            if line in self.emphasis:
+                painter.fillRect(rect, LINK_COLOR)
+                painter.setPen(LINK_BORDER)
+                painter.drawLine(rect.topLeft(), rect.topRight())
+                painter.drawLine(rect.bottomLeft(), rect.bottomRight())
+            elif (band := self.band_of(line)) is not None:
+                painter.fillRect(rect, band)
+        painter.end()
+        super().paintEvent(event)
+
+    # ------------------------------------------------------------ gutter
+
+    def gutter_width(self) -> int:
+        digits = len(str(max(1, self.document().blockCount() + len(self._pending))))
+        return 14 + self.fontMetrics().horizontalAdvance("9") * digits
+
+    def _update_gutter_width(self, *_args) -> None:
+        self.setViewportMargins(self.gutter_width(), 0, 0, 0)
+
+    def _update_gutter(self, rect: QRect, dy: int) -> None:
+        if dy:
+            self._gutter.scroll(0, dy)
+        else:
+            self._gutter.update(0, rect.y(), self._gutter.width(), rect.height())
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        cr = self.contentsRect()
+        self._gutter.setGeometry(QRect(cr.left(), cr.top(), self.gutter_width(), cr.height()))
+
+    def paint_gutter(self, event: QPaintEvent) -> None:
+        painter = QPainter(self._gutter)
+        painter.fillRect(event.rect(), QColor("#f3f3f3"))
+        painter.setFont(self.font())
+        height = self.fontMetrics().height()
+        current = self.current_line()
+        for block, geom in self._visible_blocks():
+            line = block.blockNumber() + 1
+            top = int(geom.top())
+            if line in self.marks:
+                painter.setBrush(self.marks[line][0])
+                painter.setPen(Qt.PenStyle.NoPen)
+                painter.drawEllipse(3, top + height // 2 - 4, 8, 8)
+            painter.setPen(QColor("#202020") if line == current else QColor("#909090"))
+            painter.drawText(0, top, self._gutter.width() - 4, height, Qt.AlignmentFlag.AlignRight, str(line))
+        painter.end()
