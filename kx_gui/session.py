@@ -28,9 +28,12 @@ class Session(QObject):
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     error = Signal(str)  # a message for the user (bad file, failed job)
 
-    def __init__(self, target: str = "default", parent: QObject | None = None) -> None:
+    def __init__(
+        self, target: str = "default", parent: QObject | None = None, timeout_s: float = 60.0
+    ) -> None:
         super().__init__(parent)
         self.target = target
+        self.timeout_s = timeout_s
         self.path: str | None = None
         self.result: CompileResult | None = None
         self.kernel: CompiledKernel | None = None
@@ -72,9 +75,12 @@ class Session(QObject):
         if not self.path:
             return self.generation
         self.cancel()
+        if self.job is not None and self.job.isFinished():
+            self.job.deleteLater()
         self.generation += 1
         generation = self.generation
-        job = CompileJob(CompileRequest(self.path, target=self.target), generation, self)
+        request = CompileRequest(self.path, target=self.target, timeout_s=self.timeout_s)
+        job = CompileJob(request, generation, self)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
         job.failed.connect(self._failed)
@@ -86,11 +92,11 @@ class Session(QObject):
 
     def cancel(self) -> None:
         """Stop the compile in flight (its worker process is killed)."""
-        if self.job is not None and self.job.isRunning():
-            self.job.cancel()
-            self._old_jobs.append(self.job)
+        job, self.job = self.job, None
+        if job is not None and job.isRunning():
+            job.cancel()
+            self._old_jobs.append(job)
             self.compile_finished.emit(self.generation)
-        self.job = None
 
     def _reap(self) -> None:
         done = [j for j in self._old_jobs if j.isFinished()]

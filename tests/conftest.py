@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import os
 import tempfile
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-KERNELS = ROOT / "fixtures" / "kernels"
+from kx_testing import KERNELS, ROOT  # noqa: F401 - ROOT re-exported for old imports
 
 # Set before anything imports kx: the worker processes inherit these too.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")

@@ -10,7 +10,8 @@ Every stage carries source locations in its own syntax:
   PTX         `.file 1 "/p/f.py"` and `.loc 1 23 12, function_name $L.., inlined_at 1 31 36`
               before the instructions they describe
   AMDGCN      `.file 1 "/dir" "f.py"` and `.loc 1 31 5 is_stmt 1`
-  SASS        kx's `nvdisasm -gi` text: `//## File "/p/f.py", line 23 inlined at "/p/f.py", line 31`
+  SASS        kx's `nvdisasm -gi` text: `//## File "/p/f.py", line 23 inlined at "/p/f.py", line 31`,
+              consecutive `//##` lines being the frames of the instruction below them
 
 A line's locations are listed innermost first: for code inlined from a helper, the
 helper's line, then each call site out to the kernel. Linking a source line to IR uses
@@ -304,12 +305,20 @@ def sass_line_locations(text: str) -> dict[int, Chain]:
     """kx's SASS (nvdisasm -gi): 1-based line -> locations."""
     out: dict[int, Chain] = {}
     current: Chain = ()
+    comment_run: list[int] = []  # consecutive //## lines describe one instruction's frames
     for number, raw in enumerate(text.splitlines(), start=1):
         if raw.lstrip().startswith("//##"):
-            current = tuple(Location(f, int(n)) for f, n in _SASS_FILE_RE.findall(raw))
-            if current:
-                out[number] = current
-        elif current and _SASS_INSTR_RE.match(raw):
+            here = tuple(Location(f, int(n)) for f, n in _SASS_FILE_RE.findall(raw))
+            if comment_run:
+                current = current + tuple(loc for loc in here if loc not in current)
+            else:
+                current = here
+            comment_run.append(number)
+            for n in comment_run:
+                out[n] = current
+            continue
+        comment_run = []
+        if current and _SASS_INSTR_RE.match(raw):
             out[number] = current
         elif raw.strip().startswith("//---") or raw.strip().startswith(".section"):
             current = ()

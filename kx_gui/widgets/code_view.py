@@ -83,6 +83,7 @@ class CodeView(QPlainTextEdit):
         self._pending: list[str] = []
         self._scroll_target: int | None = None
         self._last_line = 0
+        self._loading = False
         self._gutter = _Gutter(self)
         self.blockCountChanged.connect(self._update_gutter_width)
         self.updateRequest.connect(self._update_gutter)
@@ -102,15 +103,21 @@ class CodeView(QPlainTextEdit):
         self._scroll_target = None
         lines = text.split("\n")
         self._chunk_timer.stop()
-        if len(lines) > FIRST_CHUNK_LINES * 2:
-            self._pending = lines[FIRST_CHUNK_LINES:]
-            self.setPlainText("\n".join(lines[:FIRST_CHUNK_LINES]))
-            self._chunk_timer.start(0)
-        else:
-            self._pending = []
-            self.setPlainText(text)
+        # new text puts the cursor on line 1: that is not the user choosing line 1
+        self._loading = True
+        try:
+            if len(lines) > FIRST_CHUNK_LINES * 2:
+                self._pending = lines[FIRST_CHUNK_LINES:]
+                self.setPlainText("\n".join(lines[:FIRST_CHUNK_LINES]))
+                self._chunk_timer.start(0)
+            else:
+                self._pending = []
+                self.setPlainText(text)
+        finally:
+            self._loading = False
+        self._last_line = self.current_line()
+        if not self._pending:
             self.loaded.emit()
-        self._last_line = 0
 
     @property
     def fully_loaded(self) -> bool:
@@ -201,6 +208,8 @@ class CodeView(QPlainTextEdit):
         return -1
 
     def _cursor_moved(self) -> None:
+        if self._loading:
+            return
         line = self.current_line()
         if line != self._last_line:
             self._last_line = line

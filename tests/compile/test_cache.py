@@ -9,7 +9,7 @@ from kx_core.compile.types import CompileResult
 
 
 def test_reopen_is_a_cache_hit_and_an_edit_is_not(tmp_path, capture):
-    from conftest import KERNELS
+    from kx_testing import KERNELS
 
     path = tmp_path / "vector_add.py"
     shutil.copy(KERNELS / "vector_add.py", path)

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from conftest import KERNELS
+from kx_testing import KERNELS
 
 
 def _line_of(name: str, needle: str) -> int:

@@ -7,7 +7,7 @@ import os
 import subprocess
 import sys
 
-from conftest import KERNELS, ROOT
+from kx_testing import KERNELS, ROOT
 
 
 def kx(*args: str, cache: bool = False) -> subprocess.CompletedProcess:

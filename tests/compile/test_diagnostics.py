@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import KERNELS
+from kx_testing import KERNELS
 
 
 def _line_of(name: str, needle: str) -> int:

@@ -1,0 +1,20 @@
+"""Helpers for GUI tests: open a file and wait for its results; click a line."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+
+
+def open_and_wait(qtbot, window, path, timeout_ms: int = 300_000):
+    with qtbot.waitSignal(window.result_shown, timeout=timeout_ms) as blocker:
+        assert window.open_file(str(path))
+    return blocker.args[0]
+
+
+def click_line(qtbot, view, line: int) -> None:
+    """A real left click on a line of a CodeView."""
+    view.scroll_to_line(line)
+    qtbot.wait(10)
+    block = view.document().findBlockByNumber(line - 1)
+    rect = view.blockBoundingGeometry(block).translated(view.contentOffset())
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(40, int(rect.center().y())))

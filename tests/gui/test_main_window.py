@@ -1,0 +1,232 @@
+"""The desktop app on real compiles: stages shown, lines linked, bad input survived."""
+
+from __future__ import annotations
+
+import os
+
+from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
+from PySide6.QtGui import QDropEvent, QTextCursor
+
+from gui_helpers import click_line, open_and_wait
+from kx_testing import KERNELS
+
+
+def _line_of(name: str, needle: str) -> int:
+    for i, text in enumerate((KERNELS / name).read_text().splitlines(), start=1):
+        if needle in text:
+            return i
+    raise AssertionError(needle)
+
+
+def test_tabs_hold_the_real_stage_text(qtbot, make_window):
+    w = make_window("cuda:80")
+    result = open_and_wait(qtbot, w, KERNELS / "two_kernels.py")
+    assert [k.name for k in result.kernels] == ["scale_kernel", "row_sum_of_squares", "row_sum_of_squares"]
+    pane = w.stage_pane
+    assert [pane.tabs.tabText(i) for i in range(pane.tabs.count())] == [
+        "TTIR",
+        "TTGIR",
+        "LLVM IR",
+        "PTX",
+        "SASS",
+    ]
+    kernel = result.kernels[0]
+    for stage in ("ttgir", "ptx", "sass"):
+        assert pane.select_stage(stage)
+        view = pane.current_view()
+        qtbot.waitUntil(lambda v=view: v.fully_loaded)
+        assert view.text() == kernel.stages[stage]
+    assert "mma" not in kernel.stages["ptx"] and ".target sm_80" in kernel.stages["ptx"]
+    assert w.kernels_pane.table.rowCount() == 3
+    assert w.kernels_pane.table.item(0, 5).text() == str(kernel.metadata.registers)
+
+
+def test_selecting_a_kernel_drives_the_stages(qtbot, make_window):
+    w = make_window()
+    result = open_and_wait(qtbot, w, KERNELS / "two_kernels.py")
+    w.kernels_pane.table.selectRow(2)
+    assert w.session.kernel is result.kernels[2]
+    w.stage_pane.select_stage("ttir")
+    assert w.stage_pane.current_view().text() == result.kernels[2].stages["ttir"]
+
+
+def test_click_source_line_links_every_stage(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "two_kernels.py")
+    w.kernels_pane.table.selectRow(1)  # row_sum_of_squares, which inlines _square
+    line = _line_of("two_kernels.py", "return x * x")
+    click_line(qtbot, w.source_pane.view, line)
+    expected = w.session.source_map.ir_lines(line)
+    assert set(expected) == {"ttir", "ttgir", "llir", "ptx", "sass"}
+    assert w.source_pane.view.emphasis == {line}
+    for stage, lines in expected.items():
+        w.stage_pane.select_stage(stage)
+        view = w.stage_pane.views[stage]
+        assert view.emphasis == set(lines)
+        assert lines[0] in view.visible_lines() or any(n in view.visible_lines() for n in lines)
+    ptx = w.session.kernel.stages["ptx"].splitlines()
+    assert any("mul.f32" in ptx[n - 1] for n in expected["ptx"])
+
+
+def test_click_ir_line_links_source_and_other_stages(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.stage_pane.select_stage("ttgir")
+    view = w.stage_pane.current_view()
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    store = next(i for i, t in enumerate(ttgir, start=1) if "tt.store" in t)
+    click_line(qtbot, view, store)
+    source = _line_of("vector_add.py", "tl.store(output_ptr")
+    assert w.source_pane.view.emphasis == {source}
+    assert store in view.emphasis
+    sass_lines = w.stage_pane.views["sass"].emphasis
+    w.stage_pane.select_stage("sass")
+    sass = w.session.kernel.stages["sass"].splitlines()
+    assert any("STG" in sass[n - 1] for n in w.stage_pane.views["sass"].emphasis | sass_lines), (
+        sass_lines,
+        w.stage_pane.views["sass"].emphasis,
+        sass[:40],
+    )
+
+
+def test_bad_files_become_diagnostics_and_the_window_survives(qtbot, make_window):
+    w = make_window(timeout_s=6.0)
+    cases = {
+        "bad/syntax_error.py": ("syntax", _line_of("bad/syntax_error.py", "tl.arange(0, BLOCK")),
+        "bad/compile_error.py": ("compile", _line_of("bad/compile_error.py", "tl.arange(0, 3)")),
+        "bad/infinite_loop.py": ("timeout", None),
+        "bad/segfault.py": ("crash", _line_of("bad/segfault.py", "string_at(0)")),
+    }
+    for name, (kind, line) in cases.items():
+        result = open_and_wait(qtbot, w, KERNELS / name)
+        (d,) = [d for d in result.diagnostics if d.fatal]
+        assert d.kind == kind, name
+        if line:
+            assert d.line == line and line in w.source_pane.view.marks, name
+        texts = [w.problems_pane.list.item(i).text() for i in range(w.problems_pane.list.count())]
+        assert any(kind in t for t in texts)
+        assert kind in w.status_label.text()
+    # still alive: a good file opens and compiles after all that
+    result = open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    assert result.ok and w.session.kernel.name == "add_kernel"
+
+
+def test_unopenable_files_keep_the_open_document(qtbot, make_window, tmp_path):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.source_pane.view.appendPlainText("# my edit")
+    (tmp_path / "latin1.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    (tmp_path / "blob.py").write_bytes(b"\x7fELF\x00\x00\x01")
+    (tmp_path / "huge.py").write_text("#" * 100 + "\n" * 50_000 + "x" * (5 * 1024 * 1024))
+    reasons = {"latin1.py": "not UTF-8", "blob.py": "binary", "huge.py": "MB"}
+    w.ask_save_changes = lambda: "cancel"
+    assert not w.open_file(str(tmp_path / "latin1.py"))  # cancelled: unsaved edit kept
+    w.ask_save_changes = lambda: "discard"
+    for name, reason in reasons.items():
+        w.source_pane.view.appendPlainText("# my edit")
+        assert not w.session.open_file(str(tmp_path / name))
+        assert reason in w.last_error
+        assert w.source_pane.text().endswith("# my edit") and w.session.path.endswith("vector_add.py")
+    assert not w.session.open_file(str(tmp_path))
+    assert "directory" in w.last_error
+
+
+def test_a_new_request_cancels_the_one_in_flight(qtbot, make_window):
+    w = make_window(timeout_s=120.0)
+    w.open_file(str(KERNELS / "bad" / "infinite_loop.py"))
+    qtbot.waitUntil(lambda: w.session.compiling)
+    first = w.session.job
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.open_file(str(KERNELS / "vector_add.py"))
+    assert blocker.args[0].kernels[0].name == "add_kernel"
+    qtbot.waitUntil(lambda: first.isFinished(), timeout=10_000)
+    assert w.session.result.file.endswith("vector_add.py")
+
+
+def test_cancel_button_stops_the_compile(qtbot, make_window):
+    w = make_window(timeout_s=120.0)
+    w.open_file(str(KERNELS / "bad" / "infinite_loop.py"))
+    qtbot.waitUntil(lambda: w.cancel_button.isVisible())
+    job = w.session.job
+    qtbot.mouseClick(w.cancel_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: job.isFinished(), timeout=10_000)
+    assert not w.cancel_button.isVisible() and "cancelled" in w.status_label.text()
+
+
+def test_ctrl_s_saves_and_recompiles(qtbot, make_window, tmp_path):
+    path = tmp_path / "vector_add.py"
+    path.write_text((KERNELS / "vector_add.py").read_text())
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    view = w.source_pane.view
+    cursor = view.textCursor()  # an edit as typing makes it (setPlainText would be a load)
+    cursor.select(QTextCursor.SelectionType.Document)
+    cursor.insertText(view.toPlainText().replace("BLOCK_SIZE=1024", "BLOCK_SIZE=256"))
+    assert w.source_pane.dirty and w.windowTitle().endswith("•")
+    view.setFocus()
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        qtbot.keyClick(view, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert "BLOCK_SIZE=256" in path.read_text() and not w.source_pane.dirty
+    assert blocker.args[0].kernels[0].launch.constexprs == {"BLOCK_SIZE": 256}
+
+
+def test_closing_with_unsaved_edits_asks_and_keeps_them(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.source_pane.view.appendPlainText("# unsaved")
+    asked = []
+    w.ask_save_changes = lambda: asked.append(1) or "cancel"
+    assert not w.close()
+    assert asked and w.isVisible() and w.source_pane.text().endswith("# unsaved")
+
+
+def test_recovery_after_a_crash_offers_the_text_back(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.source_pane.view.appendPlainText("# typed before the crash")
+    qtbot.waitUntil(lambda: bool(w.recovery.pending()), timeout=5_000)  # autosave after 1 s
+    # the process dies here: no close, no clean-up; a new window starts
+    w2 = make_window()
+    offered = []
+    with qtbot.waitSignal(w2.result_shown, timeout=300_000):
+        assert w2.offer_recovery(ask=lambda e: offered.append(e.path) or True)
+    assert offered == [str(KERNELS / "vector_add.py")]
+    assert w2.source_pane.text().endswith("# typed before the crash") and w2.source_pane.dirty
+
+
+def test_settings_remember_recent_files_and_target(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.set_target("cuda:80")
+    qtbot.waitUntil(lambda: not w.session.compiling, timeout=300_000)
+    w.close()
+    w2 = make_window(target=None)
+    assert w2.session.target == "cuda:80"
+    assert w2.recent_menu.actions()[0].text() == str(KERNELS / "vector_add.py")
+
+
+def test_dropping_a_file_opens_it(qtbot, make_window):
+    w = make_window()
+    mime = QMimeData()
+    mime.setUrls([QUrl.fromLocalFile(str(KERNELS / "fused_softmax.py"))])
+    event = QDropEvent(
+        QPointF(10, 10),
+        Qt.DropAction.CopyAction,
+        mime,
+        Qt.MouseButton.NoButton,
+        Qt.KeyboardModifier.NoModifier,
+    )
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.dropEvent(event)
+    assert blocker.args[0].kernels[0].name == "softmax_kernel"
+    assert os.path.basename(w.session.path) == "fused_softmax.py"
+
+
+def test_find_and_go_to_line(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.source_pane.find_bar.field.setText("tl.store")
+    assert w.source_pane.find_bar.find()
+    assert w.source_pane.view.current_line() == _line_of("vector_add.py", "tl.store")
+    w.source_pane.go_to_line(3)
+    assert w.source_pane.view.current_line() == 3
