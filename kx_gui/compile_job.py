@@ -18,6 +18,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
 from kx_core.compile.sass import with_sass
+from kx_core.ir.sourcemap import build_source_map
 
 # How often the UI thread looks at the queue, in milliseconds.
 POLL_MS = 30
@@ -27,7 +28,7 @@ class CompileJob(QObject):
     """One compile of one file."""
 
     progress = Signal(int, str)
-    finished_result = Signal(int, object)  # generation, CompileResult
+    finished_result = Signal(int, object)  # generation, (CompileResult, [SourceMap per kernel])
     failed = Signal(int, str)
     finished = Signal()
 
@@ -96,7 +97,10 @@ class CompileJob(QObject):
                 elif isinstance(item, CompileResult):
                     put(("progress", "disassembling SASS…"))
                     result = with_sass(item)
+                    # source maps parse every stage of every kernel: done here, so the
+                    # UI thread only looks them up when a kernel is selected
+                    maps = [build_source_map(k.stages, result.file) for k in result.kernels]
                     if not self._cancelled.is_set():
-                        put(("result", result))
+                        put(("result", (result, maps)))
         except Exception as e:  # noqa: BLE001 - a bad request becomes a message, not a crash
             put(("failed", f"{type(e).__name__}: {e}"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.source_file import KernelFileError, read_kernel_file
@@ -40,6 +40,7 @@ class Session(QObject):
         self.kernel_index = -1
         self.source_map: SourceMap | None = None
         self.generation = 0
+        self._source_maps: list[SourceMap] = []
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
 
@@ -115,12 +116,20 @@ class Session(QObject):
         if message != "cancelled":
             self.error.emit(message)
 
-    def _finished(self, generation: int, result: CompileResult) -> None:
+    def _finished(self, generation: int, payload: tuple[CompileResult, list[SourceMap]]) -> None:
         if generation != self.generation:
             return  # a newer request replaced this one
+        result, self._source_maps = payload
         self.result = result
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
+        # the first kernel's stages load in the next turn of the event loop, so the
+        # table and the stages are two short pauses of the UI thread rather than one
+        QTimer.singleShot(0, lambda: self._settle(generation, result))
+
+    def _settle(self, generation: int, result: CompileResult) -> None:
+        if generation != self.generation or self.result is not result:
+            return
         self.select_kernel(0 if result.kernels else -1)
         self.result_settled.emit(result)
 
@@ -144,7 +153,10 @@ class Session(QObject):
             return
         self.kernel_index = index
         self.kernel = kernels[index]
-        self.source_map = build_source_map(self.kernel.stages, self.path or "")
+        if index < len(self._source_maps) and self._source_maps[index].source_file == self.path:
+            self.source_map = self._source_maps[index]
+        else:
+            self.source_map = build_source_map(self.kernel.stages, self.path or "")
         self.kernel_changed.emit(self.kernel, self.source_map)
 
     def select_source_line(self, line: int) -> dict[str, tuple[int, ...]]:

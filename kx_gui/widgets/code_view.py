@@ -246,8 +246,12 @@ class CodeView(QPlainTextEdit):
     def _highlight(self, block: QTextBlock) -> None:
         if self.lexer is None or block.userState() == self._content_id:
             return
-        block.layout().setFormats(line_formats(self.lexer, block.text()))
         block.setUserState(self._content_id)
+        try:
+            formats = line_formats(self.lexer, block.text())
+        except Exception:  # noqa: BLE001 - a lexer failure leaves the line plain, never breaks painting
+            return
+        block.layout().setFormats(formats)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self.viewport())

@@ -41,6 +41,10 @@ def char_format(token: _TokenType) -> QTextCharFormat | None:
     """The format of a token type in pygments' default style (None: plain text)."""
     if token in Error:
         return None
+    # lexers make token types on the fly (LlvmLexer: Name.Variable.Anonymous) that the
+    # style has no entry for: use the nearest ancestor it knows
+    while not _STYLE.styles_token(token) and token.parent is not None:
+        token = token.parent
     style = _STYLE.style_for_token(token)
     fmt = QTextCharFormat()
     plain = True
