@@ -30,7 +30,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.panes.kernels_pane import KernelsPane
 from kx_gui.panes.problems_pane import ProblemsPane
 from kx_gui.panes.source_pane import SourcePane
-from kx_gui.panes.stage_pane import StagePane
+from kx_gui.panes.stage_pane import StagePane, ask_and_go_to_line
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
@@ -141,7 +141,7 @@ class MainWindow(QMainWindow):
             view_menu.addAction(dock.toggleViewAction())
         view_menu.addSeparator()
         self._action(view_menu, "Find…", self._find, QKeySequence.StandardKey.Find)
-        self._action(view_menu, "Go to Line…", self.stage_pane.ask_line, QKeySequence("Ctrl+G"))
+        self._action(view_menu, "Go to Line…", self._go_to_line, QKeySequence("Ctrl+G"))
         self._action(view_menu, "Reset Layout", self.reset_layout)
 
         target_menu = bar.addMenu("&Target")
@@ -239,6 +239,12 @@ class MainWindow(QMainWindow):
         dock.show()
         dock.raise_()
         return True
+
+    def _go_to_line(self) -> None:
+        if self.source_pane.view.hasFocus():
+            ask_and_go_to_line(self, self.source_pane.view)
+        else:
+            self.stage_pane.ask_line()
 
     def _find(self) -> None:
         if self.source_pane.view.hasFocus():

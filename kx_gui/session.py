@@ -109,9 +109,17 @@ class Session(QObject):
         if generation == self.generation:
             self.compile_progress.emit(message)
 
+    def _retire_current_job(self) -> None:
+        """The current job has delivered: it is no longer 'compiling' (its thread may
+        still be winding down; it is reaped once finished)."""
+        if self.job is not None:
+            self._old_jobs.append(self.job)
+            self.job = None
+
     def _failed(self, generation: int, message: str) -> None:
         if generation != self.generation:
             return
+        self._retire_current_job()
         self.compile_finished.emit(generation)
         if message != "cancelled":
             self.error.emit(message)
@@ -121,6 +129,7 @@ class Session(QObject):
             return  # a newer request replaced this one
         result, self._source_maps = payload
         self.result = result
+        self._retire_current_job()
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
         # the first kernel's stages load in the next turn of the event loop, so the

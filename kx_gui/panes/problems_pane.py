@@ -5,12 +5,14 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QListWidget, QListWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QListWidget, QListWidgetItem, QStyle, QVBoxLayout
 
 from kx_core.compile import CompileResult
 from kx_gui.panes.base import Pane
 
-ICONS = {"syntax": "⛔", "compile": "⛔", "timeout": "⏱", "crash": "💥", "runtime": "ℹ", "no-launch": "ℹ"}
+# Standard icons exist in every Qt style; emoji need a font that has them.
+_FATAL_ICON = QStyle.StandardPixmap.SP_MessageBoxCritical
+_INFO_ICON = QStyle.StandardPixmap.SP_MessageBoxInformation
 
 
 class ProblemsPane(Pane):
@@ -38,7 +40,8 @@ class ProblemsPane(Pane):
                 if d.file and d.line
                 else (os.path.basename(d.file or "") or "")
             )
-            item = QListWidgetItem(f"{ICONS.get(d.kind, '•')} {d.kind}  {where}  {d.message}")
+            item = QListWidgetItem(f"{d.kind}  {where}  {d.message}")
+            item.setIcon(self.style().standardIcon(_FATAL_ICON if d.fatal else _INFO_ICON))
             item.setData(Qt.ItemDataRole.UserRole, d.line)
             item.setToolTip(d.message)
             self.list.addItem(item)
@@ -46,7 +49,9 @@ class ProblemsPane(Pane):
             self.list.addItem(QListWidgetItem("no problems"))
 
     def add_message(self, message: str) -> None:
-        self.list.insertItem(0, QListWidgetItem(f"⛔ {message}"))
+        item = QListWidgetItem(message)
+        item.setIcon(self.style().standardIcon(_FATAL_ICON))
+        self.list.insertItem(0, item)
 
     def _activated(self, item: QListWidgetItem) -> None:
         line = item.data(Qt.ItemDataRole.UserRole)

@@ -7,7 +7,6 @@ links it to its source line and to its counterparts in the other stages.
 
 from __future__ import annotations
 
-from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QInputDialog, QTabWidget, QVBoxLayout
 
 from kx_core.compile.stages import StageDescriptor, stages_for
@@ -37,8 +36,6 @@ class StagePane(Pane):
         self._kernel_serial = 0
         self._links: dict[str, tuple[int, ...]] = {}
         self.tabs.currentChanged.connect(self._tab_shown)
-        QShortcut(QKeySequence.StandardKey.Find, self, self.find_bar.open)
-        QShortcut(QKeySequence("Ctrl+G"), self, self.ask_line)
         self.listen(session.kernel_changed, self.show_kernel)
         self.listen(session.link_changed, self.show_links)
 
@@ -97,7 +94,10 @@ class StagePane(Pane):
             return
         text = kernel.stages.get(d.name)
         if text is None:
-            view.set_content(f"// {d.display_name}: this compile produced no {d.display_name}\n")
+            why = f"{kernel.display_name}: {kernel.status}" + (
+                f": {kernel.message}" if kernel.message else ""
+            )
+            view.set_content(f"// no {d.display_name}: {why}\n")
             return
         view.set_content(text, lexer_for_syntax(d.syntax))
         if source_map is not None:
@@ -124,11 +124,13 @@ class StagePane(Pane):
 
     def ask_line(self) -> None:
         view = self.current_view()
-        if view is None:
-            return
-        count = view.document().blockCount()
-        line, ok = QInputDialog.getInt(
-            self, "Go to line", f"Line (1-{count}):", view.current_line(), 1, count
-        )
-        if ok:
-            view.go_to_line(line)
+        if view is not None:
+            ask_and_go_to_line(self, view)
+
+
+def ask_and_go_to_line(parent, view: CodeView) -> None:
+    """Ctrl+G: ask for a line number and move the view's cursor there."""
+    count = view.document().blockCount()
+    line, ok = QInputDialog.getInt(parent, "Go to line", f"Line (1-{count}):", view.current_line(), 1, count)
+    if ok:
+        view.go_to_line(line)
