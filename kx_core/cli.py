@@ -4,6 +4,7 @@
                     [--signature SIG] [--constexpr K=V]... [--num-warps N] [--num-stages N]
                     [--passes] [--timeout S] [--jobs N] [--no-cache] [--json] [--out DIR]
     kx stages FILE --stage ttgir [--kernel NAME] [--target T]
+    kx passes FILE [--changed-only] [--show N] [--json] [same options as compile]
 
 Exit status: 0 when the file compiled (runtime and no-launch diagnostics included), 1
 when a syntax, compile, timeout or crash diagnostic occurred, 2 for a bad command line.
@@ -60,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stages", help="print one stage of every kernel as text")
     _add_compile_options(s)
     s.add_argument("--stage", required=True, choices=stage_names())
+    p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
+    _add_compile_options(p)
+    p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
+    p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
+    p.add_argument("--json", action="store_true")
     return parser
 
 
@@ -95,7 +101,9 @@ def kernel_json(k: CompiledKernel) -> dict[str, Any]:
         "launch": k.launch.to_json() if k.launch else None,
         "stages": dict(k.stages),
         "metadata": metadata,
-        "passes": [p.to_json() for p in k.passes],
+        "passes": [
+            {"name": p.name, "argument": p.argument, "ir": p.ir, "changed": p.changed} for p in k.passes
+        ],
     }
 
 
@@ -195,8 +203,43 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def format_passes(k: CompiledKernel, changed_only: bool) -> str:
+    """One line per pass: number, pipeline, kind, name, flag, function, changed, time."""
+    lines = [f"{k.display_name}: {len(k.passes)} passes, {sum(p.changed for p in k.passes)} changed"]
+    lines.append(
+        f"{'#':>4} {'pm':>2} {'kind':4} {'pass':44} {'argument':40} {'function':14} {'chg':3} {'ms':>7}"
+    )
+    for i, p in enumerate(k.passes):
+        if changed_only and not p.changed:
+            continue
+        ms = f"{p.time_s * 1000:.2f}" if p.time_s is not None else "-"
+        lines.append(
+            f"{i:>4} {p.pipeline:>2} {p.kind:4} {p.name[:44]:44} {p.argument[:40]:40} "
+            f"{(p.function or '')[:14]:14} {'yes' if p.changed else '':3} {ms:>7}"
+        )
+    return "\n".join(lines)
+
+
+def _passes_command(args: argparse.Namespace, result: CompileResult) -> None:
+    for k in result.kernels:
+        if not k.passes:
+            continue
+        if args.show is not None:
+            if 0 <= args.show < len(k.passes):
+                p = k.passes[args.show]
+                print(f"// ===== {k.display_name}: IR before pass {args.show} {p.name} ({p.argument}) =====")
+                print(p.ir)
+        elif args.json:
+            json.dump({"kernel": k.display_name, "passes": [p.to_json() for p in k.passes]}, sys.stdout)
+            sys.stdout.write("\n")
+        else:
+            print(format_passes(k, args.changed_only))
+
+
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "passes":
+        args.passes = True
     try:
         result = _compile(args)
     except TargetError as e:
@@ -206,15 +249,16 @@ def _main(argv: list[str] | None) -> int:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
     status = 0 if result.ok else 1
-    if args.passes:
-        print(
-            "kx: --passes is reserved: per-pass IR capture is not implemented yet; 'passes' stays empty",
-            file=sys.stderr,
-        )
     if (args.command == "compile" and (args.json or args.out)) or getattr(args, "stage", None) == "sass":
         from kx_core.compile.sass import with_sass
 
         result = with_sass(result, args.jobs)
+    if args.command == "passes":
+        _passes_command(args, result)
+        for d in result.diagnostics:
+            if d.fatal:
+                print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+        return status
     if args.command == "compile":
         if args.out:
             write_stages(result, args.out)

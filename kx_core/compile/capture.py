@@ -11,6 +11,7 @@ Only the worker imports this module.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import os
@@ -53,6 +54,7 @@ class CaptureState:
     launched: set[str] = field(default_factory=set)
     autotune_seen: dict[tuple, str] = field(default_factory=dict)
     warmed_up: bool = False
+    passes: bool = False  # capture the IR before every pass (MLIR_ENABLE_DUMP)
     prefetch: threading.Thread | None = None
 
     def join_prefetch(self) -> None:
@@ -111,7 +113,8 @@ def _install_wrappers() -> None:
         state.join_prefetch()
         start = time.perf_counter()
         try:
-            kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+            with _pass_dumps(state.passes) as dumps:
+                kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
         except NeedsRealData:
             raise
         except Exception as e:
@@ -141,7 +144,13 @@ def _install_wrappers() -> None:
             return kernel
         launch = describe_launch(self, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel)
         record = kernel_record(
-            kernel, self, state.target, launch=launch, config=state.config, compile_time_s=elapsed
+            kernel,
+            self,
+            state.target,
+            launch=launch,
+            config=state.config,
+            compile_time_s=elapsed,
+            passes=dumps.passes(),
         )
         state.send_kernel(key, record)
         return kernel
@@ -223,6 +232,48 @@ def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -
     return chosen
 
 
+class _DumpCapture:
+    """fd 2 redirected to a file while Triton compiles, when passes are wanted: MLIR and
+    LLVM print their pass dumps there from C++, out of Python's reach."""
+
+    def __init__(self, wanted: bool) -> None:
+        self.wanted = wanted
+        self.path: str | None = None
+        self.text = ""
+
+    def passes(self) -> tuple:
+        if not self.text:
+            return ()
+        from kx_core.ir.passes import PassDumpError, parse_pass_dump
+
+        try:
+            return parse_pass_dump(self.text).passes
+        except PassDumpError:
+            return ()
+
+
+@contextlib.contextmanager
+def _pass_dumps(wanted: bool):
+    capture = _DumpCapture(wanted)
+    if not wanted:
+        yield capture
+        return
+    sys.stderr.flush()
+    fd, capture.path = tempfile.mkstemp(prefix="kx-dump-", suffix=".txt")
+    saved = os.dup(2)
+    os.dup2(fd, 2)
+    try:
+        yield capture
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(fd)
+        with open(capture.path, encoding="utf-8", errors="replace") as f:
+            capture.text = f.read()
+        os.unlink(capture.path)
+
+
 def _prefetch_triton_key() -> None:
     """Start hashing Triton's own files in a background thread.
 
@@ -252,7 +303,8 @@ def _warm_up_once() -> None:
     started = time.perf_counter()
     state.join_prefetch()
     try:
-        warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
+        with _pass_dumps(state.passes):  # the warm-up's own dumps are not the user's
+            warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
         pass
     state.add_time("warmup_s", time.perf_counter() - started)
@@ -469,7 +521,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     """The whole capture of one file; every outcome goes out through `writer`."""
     global STATE
     path = os.path.abspath(request.file)
-    STATE = CaptureState(writer=writer, target=target, user_file=path, jobs=jobs)
+    STATE = CaptureState(writer=writer, target=target, user_file=path, jobs=jobs, passes=request.passes)
     STATE.progress("starting torch and triton")
     started = time.perf_counter()
     import torch  # noqa: F401 - imported here so its start-up is timed on its own

@@ -90,7 +90,7 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, make_backend
 
-    from kx_core.compile.capture import _base_jit, _compile_diagnostic, _kernel_objects
+    from kx_core.compile.capture import _base_jit, _compile_diagnostic, _kernel_objects, _pass_dumps
     from kx_core.compile.kernel_record import kernel_record
 
     kernels = _kernel_objects(namespace, state.user_file)
@@ -125,11 +125,14 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     state.progress(f"compiling {request.kernel} from its signature")
     start = time.perf_counter()
     try:
-        kernel = triton.compile(
-            ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options
-        )
+        with _pass_dumps(state.passes) as dumps:
+            kernel = triton.compile(
+                ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options
+            )
     except Exception as e:  # noqa: BLE001 - a compile error becomes a diagnostic
         state.send_diagnostic(_compile_diagnostic(e, request.kernel))
         return
-    record = kernel_record(kernel, fn, target, compile_time_s=time.perf_counter() - start)
+    record = kernel_record(
+        kernel, fn, target, compile_time_s=time.perf_counter() - start, passes=dumps.passes()
+    )
     state.send_kernel(f"direct/{request.kernel}", record)

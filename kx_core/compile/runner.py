@@ -87,8 +87,12 @@ class _Assembler:
             self.diagnostics.append(d)
 
 
-def _worker_env(cache_dir: str) -> dict[str, str]:
+def _worker_env(cache_dir: str, passes: bool = False) -> dict[str, str]:
     env = dict(os.environ)
+    if passes:
+        # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
+        # and LLVM's print-after-all, all on stderr (the worker captures fd 2).
+        env.update(MLIR_ENABLE_DUMP="1", MLIR_ENABLE_TIMING="1", LLVM_IR_ENABLE_DUMP="1")
     env["TRITON_CACHE_DIR"] = cache_dir
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
     env["PYTHONPATH"] = os.pathsep.join(p for p in (_KX_ROOT, env.get("PYTHONPATH")) if p)
@@ -195,7 +199,7 @@ def _run_worker(
         stdout=out,
         stderr=subprocess.STDOUT,
         pass_fds=(write_fd,),
-        env=_worker_env(os.path.join(work, "triton-cache")),
+        env=_worker_env(os.path.join(work, "triton-cache"), request.passes),
         cwd=os.path.dirname(file),
         start_new_session=True,  # its own process group: killing it kills forked children
     )

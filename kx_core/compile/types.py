@@ -118,12 +118,21 @@ class KernelMetadata(Jsonable):
 
 @dataclass(frozen=True)
 class PassDump(Jsonable):
-    """The IR before one MLIR/LLVM pass, and whether the pass changed it."""
+    """The IR before one MLIR/LLVM pass, and whether the pass changed it.
+
+    `function` is set for per-function dumps; `pipeline` numbers Triton's pass-manager
+    runs in order (0: make_ttir, 1: make_ttgir, ...); `kind` is 'mlir' or 'llvm';
+    `time_s` is the pass's wall time from MLIR's timing report, where there is one."""
 
     name: str
     argument: str
     ir: str
     changed: bool
+    function: str | None = None
+    pipeline: int = 0
+    kind: str = "mlir"
+    options: str = ""
+    time_s: float | None = None
 
 
 @dataclass(frozen=True)
