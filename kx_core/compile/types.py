@@ -121,7 +121,9 @@ class PassDump(Jsonable):
     """The IR before one MLIR/LLVM pass, and whether the pass changed it.
 
     `function` is set for per-function dumps; `pipeline` numbers Triton's pass-manager
-    runs in order (0: make_ttir, 1: make_ttgir, ...); `kind` is 'mlir' or 'llvm';
+    runs in order (0: make_ttir, 1: make_ttgir, ...); `kind` is 'mlir', 'llvm', or
+    'internal' for a step a pass dumps itself (the pipeliner's LowerLoops: its `ir` is
+    the IR after that step);
     `time_s` is the pass's wall time from MLIR's timing report, where there is one."""
 
     name: str

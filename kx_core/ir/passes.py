@@ -28,10 +28,15 @@ from kx_core.compile.types import PassDump
 
 # Example: "// -----// IR Dump Before TritonGPUCoalesce: tritongpu-coalesce ('builtin.module' operation) //----- //"
 # Example: "// -----// IR Dump Before CanonicalizerPass: canonicalize{max-iterations=10} ('tt.func' operation: @add) //----- //"
+# Example (Triton 3.6 spelling): "// -----// IR Dump Before Inliner (inline) ('builtin.module' operation) //----- //"
 _MLIR_HEADER_RE = re.compile(
-    r"^// -----// IR Dump (?:Before|After) (?P<name>[^:]+?): (?P<arg>[^{\s(]+)(?P<opts>\{.*\})?"
-    r" \('(?P<op>[^']+)' operation(?:: @(?P<func>[^)]+))?\) //----- //\s*$"
+    r"^// -----// IR Dump (?:Before|After) "
+    r"(?:(?P<name>[^:(]+?): (?P<arg>[^{\s(]+)(?P<opts>\{.*\})?|(?P<name2>[^(]+?) \((?P<arg2>[^()]+)\))"
+    r" \('(?P<op>[^']+)' operation(?:: @(?P<func>.+?))?\) //----- //\s*$"
 )
+# The software pipeliner dumps its own steps. Example:
+#   "// -----// SoftwarePipeliner internal IR Dump After: LowerLoops"
+_INTERNAL_HEADER_RE = re.compile(r"^// -----// (?P<owner>\w+) internal IR Dump After: (?P<step>[\w.-]+)\s*$")
 # Example: "; *** IR Dump After InstCombinePass on add_kernel ***"
 _LLVM_HEADER_RE = re.compile(r"^; \*\*\* IR Dump After (?P<name>.+?) on (?P<scope>.+?) \*\*\*\s*$")
 # Example: "                         ... Execution time report ..."
@@ -96,11 +101,24 @@ def _split(text: str) -> tuple[list[_Section], list[list[tuple[str, float, int]]
             in_timing = False
             current = _Section(
                 "mlir",
-                m.group("name"),
-                m.group("arg"),
+                m.group("name") or m.group("name2"),
+                m.group("arg") or m.group("arg2"),
                 m.group("opts") or "",
                 m.group("op"),
                 m.group("func"),
+                pipeline,
+                [],
+            )
+            sections.append(current)
+        elif m := _INTERNAL_HEADER_RE.match(raw):
+            in_timing = False
+            current = _Section(
+                "internal",
+                f"{m.group('owner')}: {m.group('step')}",
+                m.group("step"),
+                "",
+                "builtin.module",
+                None,
                 pipeline,
                 [],
             )
@@ -141,6 +159,8 @@ def _mlir_changed(sections: list[_Section], i: int, irs: list[list[str]]) -> boo
     me = sections[i]
     for j in range(i + 1, len(sections)):
         other = sections[j]
+        if other.kind == "internal":
+            continue  # a pass's own step dumps are not the next pass's input
         if other.kind != "mlir":
             break
         if other.pipeline != me.pipeline:
@@ -204,6 +224,12 @@ def parse_pass_dump(text: str) -> PassPipeline:
         if s.kind == "mlir":
             keep.append(i)
             changed[i] = _mlir_changed(sections, i, irs)
+            before[i] = "\n".join(s.lines).strip("\n")
+        elif s.kind == "internal":
+            # a step inside a pass (the pipeliner's LowerLoops, ExpandLoops): its dump is
+            # the IR *after* the step, kept as the step's text
+            keep.append(i)
+            changed[i] = True
             before[i] = "\n".join(s.lines).strip("\n")
         else:
             # LLVM prints after the pass: the IR before it is the previous LLVM dump. When
