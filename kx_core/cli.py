@@ -5,6 +5,7 @@
                     [--passes] [--timeout S] [--jobs N] [--no-cache] [--json] [--out DIR]
     kx stages FILE --stage ttgir [--kernel NAME] [--target T]
     kx passes FILE [--changed-only] [--show N] [--json] [same options as compile]
+    kx summary FILE [--json] [same options as compile]
 
 Exit status: 0 when the file compiled (runtime and no-launch diagnostics included), 1
 when a syntax, compile, timeout or crash diagnostic occurred, 2 for a bad command line.
@@ -61,6 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     s = sub.add_parser("stages", help="print one stage of every kernel as text")
     _add_compile_options(s)
     s.add_argument("--stage", required=True, choices=stage_names())
+    m = sub.add_parser("summary", help="instruction summary of every kernel/config, side by side")
+    _add_compile_options(m)
+    m.add_argument("--json", action="store_true")
     p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
     _add_compile_options(p)
     p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
@@ -249,10 +253,21 @@ def _main(argv: list[str] | None) -> int:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
     status = 0 if result.ok else 1
-    if (args.command == "compile" and (args.json or args.out)) or getattr(args, "stage", None) == "sass":
+    needs_sass = args.command == "summary" or getattr(args, "stage", None) == "sass"
+    if (args.command == "compile" and (args.json or args.out)) or needs_sass:
         from kx_core.compile.sass import with_sass
 
         result = with_sass(result, args.jobs)
+    if args.command == "summary":
+        from kx_core.ir.summary import format_summaries, summarize
+
+        summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]
+        if args.json:
+            json.dump([x.to_json() for x in summaries], sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            print(format_summaries(summaries))
+        return status
     if args.command == "passes":
         _passes_command(args, result)
         for d in result.diagnostics:
