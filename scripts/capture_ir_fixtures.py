@@ -45,6 +45,8 @@ driver.set_active(make_capture_driver(target))
 m = importlib.util.spec_from_file_location("kernels_under_test", sys.argv[1])
 mod = importlib.util.module_from_spec(m); m.loader.exec_module(mod)
 fn = getattr(mod, spec["name"])
+while not hasattr(fn, "params"):  # an @autotune / @heuristics wrapper
+    fn = fn.fn
 idx = {{p.name: p.num for p in fn.params}}
 s = spec["specialization"]
 triton.compile(

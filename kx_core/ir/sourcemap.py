@@ -221,9 +221,14 @@ def llvm_line_locations(text: str) -> dict[int, Chain]:
 
     out: dict[int, Chain] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
-        if raw.startswith("!") or raw.startswith("define"):
+        if raw.startswith(("!", "define")):
             continue
-        m = _LLVM_DBG_RE.search(raw)
+        # str.rfind, then the regex on the tail only: instruction lines with inline asm
+        # run to hundreds of characters
+        at = raw.rfind("!dbg ")
+        if at == -1:
+            continue
+        m = _LLVM_DBG_RE.search(raw, max(0, at - 8))
         if m:
             c = chain(m.group(1))
             if c:
