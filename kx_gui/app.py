@@ -1,7 +1,7 @@
 """Starting the app.
 
     python main.py [FILE] [--target T] [--kernel NAME] [--stage NAME] [--pane NAME]
-                   [--screenshot OUT.png]
+                   [--line N] [--passes] [--pass NAME] [--screenshot OUT.png]
 
 With --screenshot the window opens FILE, waits until its results are shown, selects
 the kernel/stage/pane asked for, writes a picture of the whole window (at least
@@ -31,6 +31,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--stage", help="show this stage once compiled (ttgir, ptx, sass, ...)")
     p.add_argument("--pane", help="raise this pane (source, stages, kernels, problems)")
     p.add_argument("--line", type=int, help="link this source line once compiled")
+    p.add_argument("--passes", action="store_true", help="capture the IR before every pass (Pipeline pane)")
+    p.add_argument("--pass", dest="pass_name", help="select the first pass with this name or flag")
     p.add_argument("--screenshot", metavar="OUT.png", help="save a screenshot once compiled, then quit")
     p.add_argument("--timeout", type=float, default=600.0, help="headless: give up after this many seconds")
     return p.parse_args(argv)
@@ -47,6 +49,11 @@ def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
         window.stage_pane.select_stage(args.stage)
     if args.line:
         window.session.select_source_line(args.line)
+    if args.pass_name and window.session.kernel is not None:
+        for i, p in enumerate(window.session.kernel.passes):
+            if args.pass_name in (p.name, p.argument):
+                window.pipeline_pane.select_pass(i)
+                break
     if args.pane:
         window.show_pane(args.pane)
 
@@ -57,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("kx")
     headless = bool(args.screenshot)
     window = MainWindow(target=args.target, headless=headless)
+    window.session.passes = args.passes
     exit_code = {"value": 0}
 
     def finish(code: int) -> None:

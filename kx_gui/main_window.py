@@ -27,7 +27,10 @@ from PySide6.QtWidgets import (
 from kx_core.compile import CompileResult
 from kx_core.compile.target import KNOWN_TARGETS, local_target
 from kx_gui.panes.base import Pane
+from kx_gui.panes.concepts_pane import ConceptsPane
+from kx_gui.panes.diff_pane import DiffPane
 from kx_gui.panes.kernels_pane import KernelsPane
+from kx_gui.panes.pipeline_pane import PipelinePane
 from kx_gui.panes.problems_pane import ProblemsPane
 from kx_gui.panes.source_pane import SourcePane
 from kx_gui.panes.stage_pane import StagePane, ask_and_go_to_line
@@ -64,6 +67,9 @@ class MainWindow(QMainWindow):
         self.stage_pane = StagePane(self.session)
         self.kernels_pane = KernelsPane(self.session)
         self.problems_pane = ProblemsPane(self.session)
+        self.pipeline_pane = PipelinePane(self.session)
+        self.concepts_pane = ConceptsPane(self.session)
+        self.diff_pane = DiffPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -74,6 +80,11 @@ class MainWindow(QMainWindow):
         self.splitDockWidget(self.docks["source"], self.docks["kernels"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["kernels"], self.docks["problems"])
         self.docks["kernels"].raise_()
+        # the IR-reading panes share the right-hand area with the stages, as tabs
+        for pane in (self.pipeline_pane, self.diff_pane, self.concepts_pane):
+            self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
+            self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])
+        self.docks["stages"].raise_()
         self._default_state: QByteArray | None = None
 
         self._build_status_bar()
@@ -232,7 +243,8 @@ class MainWindow(QMainWindow):
         self.session.set_target(target)
 
     def show_pane(self, name: str) -> bool:
-        """Show and raise a pane by name ('source', 'stages', 'kernels', 'problems')."""
+        """Show and raise a pane by name: source, stages, kernels, problems, pipeline,
+        diff, concepts."""
         dock = self.docks.get(name.lower())
         if dock is None:
             return False

@@ -34,6 +34,7 @@ class Session(QObject):
         super().__init__(parent)
         self.target = target
         self.timeout_s = timeout_s
+        self.passes = False  # capture the IR before every pass (the Pipeline pane asks)
         self.path: str | None = None
         self.result: CompileResult | None = None
         self.kernel: CompiledKernel | None = None
@@ -80,7 +81,7 @@ class Session(QObject):
             self.job.deleteLater()
         self.generation += 1
         generation = self.generation
-        request = CompileRequest(self.path, target=self.target, timeout_s=self.timeout_s)
+        request = CompileRequest(self.path, target=self.target, timeout_s=self.timeout_s, passes=self.passes)
         job = CompileJob(request, generation, self)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)

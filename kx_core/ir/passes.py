@@ -265,3 +265,22 @@ def parse_pass_dump(text: str) -> PassPipeline:
         for i in keep
     )
     return PassPipeline(passes=passes, llvm_unchanged=llvm_unchanged)
+
+
+def ir_around(passes: tuple[PassDump, ...] | list[PassDump], index: int) -> tuple[str, str | None]:
+    """(IR before, IR after) pass `index`. After = the IR before the next pass that sees
+    the same scope (the same function, or the module); None when no later dump shows it
+    (the last pass of the compile). A pass's internal step dump holds the IR after that
+    step: its before is the IR the pass started from."""
+    me = passes[index]
+    if me.kind == "internal":
+        start = next((p.ir for p in reversed(passes[:index]) if p.kind == "mlir"), "")
+        return start, me.ir
+    for other in passes[index + 1 :]:
+        if other.kind != me.kind:
+            if me.kind == "mlir" and other.kind == "internal":
+                continue
+            break
+        if other.function == me.function or other.function is None:
+            return me.ir, other.ir
+    return me.ir, None

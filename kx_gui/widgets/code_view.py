@@ -19,7 +19,9 @@ from PySide6.QtGui import (
     QPainter,
     QPaintEvent,
     QTextBlock,
+    QTextCharFormat,
     QTextCursor,
+    QTextLayout,
 )
 from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
@@ -77,6 +79,8 @@ class CodeView(QPlainTextEdit):
         )
         self.lexer = None
         self.band_of = _no_band
+        self.char_marks: dict[int, list[tuple[int, int]]] = {}
+        self.char_mark_color = QColor("#ffab91")
         self.emphasis: set[int] = set()
         self.marks: dict[int, tuple[QColor, str]] = {}
         self._content_id = 0
@@ -99,7 +103,7 @@ class CodeView(QPlainTextEdit):
         """Show `text`, highlighted with a pygments lexer (None: plain)."""
         self._content_id += 1
         self.lexer = lexer
-        self.band_of, self.emphasis, self.marks = _no_band, set(), {}
+        self.band_of, self.emphasis, self.marks, self.char_marks = _no_band, set(), {}, {}
         self._scroll_target = None
         lines = text.split("\n")
         self._chunk_timer.stop()
@@ -149,6 +153,14 @@ class CodeView(QPlainTextEdit):
         """Background colours: a dict line -> QColor, or a function line -> QColor | None
         (asked only for the lines being painted)."""
         self.band_of = band_of.get if isinstance(band_of, dict) else band_of
+        self.viewport().update()
+
+    def set_char_marks(self, marks: dict[int, list[tuple[int, int]]], color: QColor | None = None) -> None:
+        """Character spans to mark (intraline diff): line -> [(start, length)]."""
+        self.char_marks = marks
+        if color is not None:
+            self.char_mark_color = color
+        self._content_id += 1  # formats are cached per content: recompute them
         self.viewport().update()
 
     def set_emphasis(self, lines: set[int] | tuple[int, ...]) -> None:
@@ -244,13 +256,21 @@ class CodeView(QPlainTextEdit):
             block = block.next()
 
     def _highlight(self, block: QTextBlock) -> None:
-        if self.lexer is None or block.userState() == self._content_id:
+        if (self.lexer is None and not self.char_marks) or block.userState() == self._content_id:
             return
         block.setUserState(self._content_id)
-        try:
-            formats = line_formats(self.lexer, block.text())
-        except Exception:  # noqa: BLE001 - a lexer failure leaves the line plain, never breaks painting
-            return
+        formats = []
+        if self.lexer is not None:
+            try:
+                formats = line_formats(self.lexer, block.text())
+            except Exception:  # noqa: BLE001 - a lexer failure leaves the line plain, never breaks painting
+                formats = []
+        for start, length in self.char_marks.get(block.blockNumber() + 1, ()):
+            r = QTextLayout.FormatRange()
+            r.start, r.length = start, length
+            r.format = QTextCharFormat()
+            r.format.setBackground(self.char_mark_color)
+            formats.append(r)
         block.layout().setFormats(formats)
 
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802

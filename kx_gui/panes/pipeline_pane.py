@@ -1,0 +1,164 @@
+"""Pipeline pane: every MLIR/LLVM pass of the selected kernel, changed passes marked,
+and the IR before and after the selected pass side by side.
+
+Passes are captured on request (they make a compile slower and its result larger):
+the "Capture passes" button recompiles with --passes."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor, QFont
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from kx_core.ir.lexers import lexer_for_syntax
+from kx_core.ir.passes import ir_around
+from kx_gui.panes.base import Pane
+from kx_gui.widgets.diff_view import DiffView
+
+COLUMNS = ("#", "pm", "pass", "argument", "function", "changed", "ms")
+ALL_FUNCTIONS = "all functions"
+
+
+class PipelinePane(Pane):
+    title = "Pipeline"
+    name = "pipeline"
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.capture_button = QPushButton("Capture passes (recompile)")
+        self.function_box = QComboBox()
+        self.changed_only = QCheckBox("changed only")
+        self.ignore_numbering = QCheckBox("ignore renumbering")
+        self.ignore_numbering.setChecked(True)
+        bar = QHBoxLayout()
+        for w in (self.capture_button, self.function_box, self.changed_only, self.ignore_numbering):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().hide()
+        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.diff = DiffView()
+        # the pass list above, the before/after IR below at full width
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        split.addWidget(self.diff)
+        split.setSizes([260, 560])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(split, 1)
+        self.capture_button.clicked.connect(self.capture_passes)
+        self.function_box.currentIndexChanged.connect(lambda _i: self._fill())
+        self.changed_only.toggled.connect(lambda _b: self._fill())
+        self.ignore_numbering.toggled.connect(lambda _b: self.show_pass(self.selected_index()))
+        self.table.currentCellChanged.connect(lambda row, *_: self.show_pass(self._row_to_index(row)))
+        self._rows: list[int] = []
+        self.listen(session.kernel_changed, self.show_kernel)
+
+    def capture_passes(self) -> None:
+        self.session.passes = True
+        self.session.compile()
+
+    def show_kernel(self, kernel, _source_map) -> None:
+        passes = kernel.passes if kernel is not None else ()
+        self.function_box.blockSignals(True)
+        self.function_box.clear()
+        self.function_box.addItem(ALL_FUNCTIONS)
+        for f in sorted({p.function for p in passes if p.function}):
+            self.function_box.addItem(f)
+        self.function_box.blockSignals(False)
+        self.capture_button.setEnabled(not passes)
+        self._fill()
+        if not passes:
+            self.diff.clear(
+                "no passes captured for this kernel: press 'Capture passes' (or kx compile --passes)"
+                if kernel is not None
+                else ""
+            )
+
+    def _passes(self):
+        return self.session.kernel.passes if self.session.kernel is not None else ()
+
+    def _fill(self) -> None:
+        passes = self._passes()
+        function = self.function_box.currentText()
+        self._rows = [
+            i
+            for i, p in enumerate(passes)
+            if (not self.changed_only.isChecked() or p.changed)
+            and (function in ("", ALL_FUNCTIONS) or p.function in (function, None))
+        ]
+        self.table.setRowCount(len(self._rows))
+        bold = QFont()
+        bold.setBold(True)
+        for row, i in enumerate(self._rows):
+            p = passes[i]
+            values = (
+                i,
+                p.pipeline,
+                p.name,
+                p.argument,
+                p.function or "",
+                "●" if p.changed else "",
+                f"{p.time_s * 1000:.2f}" if p.time_s is not None else "",
+            )
+            for col, value in enumerate(values):
+                item = QTableWidgetItem(str(value))
+                if p.changed:
+                    item.setFont(bold)
+                if p.kind != "mlir":
+                    item.setForeground(QColor("#6a1b9a"))
+                item.setToolTip(f"{p.kind} pass {p.name} ({p.argument}{p.options})")
+                self.table.setItem(row, col, item)
+        self.table.resizeColumnsToContents()
+
+    def _row_to_index(self, row: int) -> int | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def selected_index(self) -> int | None:
+        return self._row_to_index(self.table.currentRow())
+
+    def select_pass(self, index: int) -> bool:
+        """Select a pass by its number in the kernel's pass list."""
+        if index in self._rows:
+            row = self._rows.index(index)
+            self.table.selectRow(row)
+            self.table.scrollToItem(self.table.item(row, 0))
+            return True
+        return False
+
+    def show_pass(self, index: int | None) -> None:
+        passes = self._passes()
+        if index is None or not 0 <= index < len(passes):
+            return
+        p = passes[index]
+        before, after = ir_around(passes, index)
+        if after is None:
+            after = self.session.kernel.stages.get("llir" if p.kind == "llvm" else "ttgir", "")
+            after_title = "after: (the stage text; no later dump)"
+        else:
+            after_title = f"after {p.name}"
+        lexer = lexer_for_syntax("llvm" if p.kind == "llvm" else "mlir")
+        self.diff.show_texts(
+            before,
+            after,
+            f"before {p.name} ({p.argument})",
+            after_title,
+            lexer,
+            self.ignore_numbering.isChecked(),
+        )
