@@ -34,6 +34,7 @@ from kx_gui.panes.pipeline_pane import PipelinePane
 from kx_gui.panes.problems_pane import ProblemsPane
 from kx_gui.panes.source_pane import SourcePane
 from kx_gui.panes.stage_pane import StagePane, ask_and_go_to_line
+from kx_gui.panes.summary_pane import SummaryPane
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
@@ -70,6 +71,7 @@ class MainWindow(QMainWindow):
         self.pipeline_pane = PipelinePane(self.session)
         self.concepts_pane = ConceptsPane(self.session)
         self.diff_pane = DiffPane(self.session)
+        self.summary_pane = SummaryPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -81,7 +83,7 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["kernels"], self.docks["problems"])
         self.docks["kernels"].raise_()
         # the IR-reading panes share the right-hand area with the stages, as tabs
-        for pane in (self.pipeline_pane, self.diff_pane, self.concepts_pane):
+        for pane in (self.pipeline_pane, self.diff_pane, self.concepts_pane, self.summary_pane):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])
         self.docks["stages"].raise_()
@@ -244,7 +246,7 @@ class MainWindow(QMainWindow):
 
     def show_pane(self, name: str) -> bool:
         """Show and raise a pane by name: source, stages, kernels, problems, pipeline,
-        diff, concepts."""
+        diff, concepts, summary."""
         dock = self.docks.get(name.lower())
         if dock is None:
             return False

@@ -1,24 +1,40 @@
 """Diff pane: any stage of any kernel/config of the file against any other, side by
-side (TTIR vs TTGIR of one kernel, or one stage across two autotune configs)."""
+side: TTIR vs TTGIR of one kernel, one stage across two autotune configs, or one
+stage across two targets (the right side can come from a compile for another target,
+run in the background like any other)."""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
+from kx_core.compile import CompileRequest
 from kx_core.compile.stages import ALL_STAGES
+from kx_core.compile.target import KNOWN_TARGETS
 from kx_core.ir.lexers import lexer_for_syntax
+from kx_gui.compile_job import CompileJob
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
+
+THIS_COMPILE = "this compile"
 
 
 class DiffPane(Pane):
     title = "Diff"
     name = "diff"
 
+    other_compiled = Signal(object)  # the CompileResult for the other target
+
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
         self.left_kernel, self.left_stage = QComboBox(), QComboBox()
         self.right_kernel, self.right_stage = QComboBox(), QComboBox()
+        self.right_target = QComboBox()
+        self.right_target.addItem(THIS_COMPILE)
+        self.right_target.addItems(list(KNOWN_TARGETS))
+        self.other_result = None
+        self._job: CompileJob | None = None
+        self._generation = 0
         self.ignore_numbering = QCheckBox("ignore renumbering")
         self.ignore_numbering.setChecked(True)
         bar = QHBoxLayout()
@@ -41,10 +57,52 @@ class DiffPane(Pane):
         for box in (self.left_kernel, self.left_stage, self.right_kernel, self.right_stage):
             box.currentIndexChanged.connect(lambda _i: self.refresh())
         self.ignore_numbering.toggled.connect(lambda _b: self.refresh())
+        self.right_target.currentIndexChanged.connect(lambda _i: self._target_changed())
         self._filling = False
         self.listen(session.result_changed, self.set_result)
 
+    def _target_changed(self) -> None:
+        target = self.right_target.currentText()
+        self.other_result = None
+        if target == THIS_COMPILE or not self.session.path:
+            self._fill_right(self.session.result)
+            self.refresh()
+            return
+        self.diff.clear(f"compiling {target}…")
+        self._generation += 1
+        self._job = CompileJob(CompileRequest(self.session.path, target=target), self._generation, self)
+        self._job.finished_result.connect(self._other_compiled)
+        self._job.failed.connect(lambda _g, m: self.diff.clear(f"compile for {target} failed: {m}"))
+        self._job.start()
+
+    def _other_compiled(self, generation: int, payload) -> None:
+        if generation != self._generation:
+            return
+        self.other_result = payload[0]
+        self._fill_right(self.other_result)
+        self.refresh()
+        self.other_compiled.emit(self.other_result)
+
+    def _fill_right(self, result) -> None:
+        if result is None:
+            return
+        self._filling = True
+        current = self.right_stage.currentText()
+        self.right_kernel.clear()
+        self.right_kernel.addItems([k.display_name for k in result.kernels])
+        self.right_stage.clear()
+        self.right_stage.addItems([s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)])
+        if current:
+            self.right_stage.setCurrentText(current)
+        self._filling = False
+
+    def compare_target(self, target: str) -> None:
+        """Compare with a compile for `target` (compiled in the background)."""
+        self.right_target.setCurrentText(target)
+
     def set_result(self, result) -> None:
+        if self.right_target.currentText() != THIS_COMPILE:
+            self._target_changed()  # the file changed: recompile the other side too
         self._filling = True
         names = [k.display_name for k in result.kernels]
         stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
@@ -79,7 +137,10 @@ class DiffPane(Pane):
         ls, rs = self.left_stage.currentText(), self.right_stage.currentText()
         if lk < 0 or rk < 0 or not ls or not rs:
             return
-        left, right = result.kernels[lk], result.kernels[rk]
+        right_result = self.other_result or result
+        if rk >= len(right_result.kernels):
+            return
+        left, right = result.kernels[lk], right_result.kernels[rk]
         syntax = ALL_STAGES[ls].syntax if ls == rs else None
         self.diff.show_texts(
             left.stages.get(ls, ""),

@@ -52,3 +52,31 @@ def test_diff_pane_compares_configs(qtbot, make_window):
     assert any("64" in line for line in changed)  # BLOCK_M 128 vs 64 shows in the types
     pane.compare(1, "ttgir", 1, "ttgir")
     assert pane.diff.diff.identical and pane.diff.summary.text() == "identical"
+
+
+def test_summary_pane_has_a_column_per_config(qtbot, make_window):
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    table = w.summary_pane.table
+    assert table.columnCount() == len(result.kernels) == 4
+    labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
+    regs = labels.index("registers")
+    assert [table.item(regs, c).text() for c in range(4)] == [
+        str(k.metadata.registers) for k in result.kernels
+    ]
+    shapes = table.item(labels.index("MMA shapes"), 0).text()
+    assert shapes.startswith("m64n") and "k16" in shapes
+
+
+def test_diff_pane_compares_targets(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    pane = w.diff_pane
+    with qtbot.waitSignal(pane.other_compiled, timeout=300_000) as blocker:
+        pane.compare_target("cuda:80")
+    assert blocker.args[0].target.spec == "cuda:80"
+    pane.compare(0, "ptx", 0, "ptx")
+    left, right = pane.diff.left.text(), pane.diff.right.text()
+    assert ".target sm_90a" in left and ".target sm_80" in right
+    changed = [right.splitlines()[n - 1] for n in pane.diff.diff.changed_right]
+    assert any(".target sm_80" in line for line in changed)
