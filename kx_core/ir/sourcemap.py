@@ -245,6 +245,9 @@ _ASM_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 #           ".loc 1 31 5 is_stmt 1"
 _ASM_LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)(.*)$")
 _ASM_INLINED_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
+# Older LLVM (Triton 3.6) writes the inline chain only in the comment; file names there
+# are base names. Example: ".loc 1 23 15   // two_kernels.py:23:15 @[ two_kernels.py:31:43 ]"
+_ASM_COMMENT_INLINED_RE = re.compile(r"@\[\s*([^:\s\[\]]+):(\d+):(\d+)")
 
 
 def _is_asm_instruction(line: str) -> bool:
@@ -290,6 +293,11 @@ def asm_line_locations(text: str) -> dict[int, Chain]:
                 seen.add(nxt)
                 chain_keys.append(nxt)
             current = tuple(x for x in (loc(*k) for k in chain_keys) if x is not None)
+            if not inl and "@[" in m.group(4):
+                current += tuple(
+                    Location(f, int(line), int(col) or None)
+                    for f, line, col in _ASM_COMMENT_INLINED_RE.findall(m.group(4))
+                )
             if current:
                 out[number] = current
             continue

@@ -45,7 +45,13 @@ def test_inlined_lines_carry_their_call_site(row_sum):
             for n in sm.ir_lines(helper)[stage]
             if SQUARE[stage] in row_sum.stages[stage].splitlines()[n - 1]
         ][:1]
-        assert sm.source_lines(stage, ir_line) == (helper, call), stage
+        chain = sm.source_lines(stage, ir_line)
+        if stage == "sass" and "inlined at" not in row_sum.stages["sass"]:
+            # Triton 3.6's PTX carries no inlined_at, so ptxas's line table has none:
+            # the SASS knows the helper's line only
+            assert chain == (helper,)
+        else:
+            assert chain == (helper, call), stage
 
 
 def test_ir_line_counterparts_cover_every_stage(row_sum):
