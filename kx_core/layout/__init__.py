@@ -1,0 +1,1 @@
+"""Layouts: who owns which element, coalescing, conversion cost. No Qt."""
