@@ -6,6 +6,7 @@
     kx stages FILE --stage ttgir [--kernel NAME] [--target T]
     kx passes FILE [--changed-only] [--show N] [--json] [same options as compile]
     kx summary FILE [--json] [same options as compile]
+    kx layout LAYOUT --shape 64x64 [--json] | kx layout --alias '#blocked1' --from FILE.ttgir --shape 64x64
 
 Exit status: 0 when the file compiled (runtime and no-launch diagnostics included), 1
 when a syntax, compile, timeout or crash diagnostic occurred, 2 for a bad command line.
@@ -65,6 +66,17 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("summary", help="instruction summary of every kernel/config, side by side")
     _add_compile_options(m)
     m.add_argument("--json", action="store_true")
+    lay = sub.add_parser(
+        "layout", help="who owns which element of a layout (any kind, via Triton's linear layouts)"
+    )
+    lay.add_argument(
+        "layout", nargs="?", help="attribute text, e.g. '#ttg.blocked<{...}>', or an alias with --from"
+    )
+    lay.add_argument("--shape", required=True, help="tensor shape, e.g. 64x64")
+    lay.add_argument("--alias", help="a layout alias of the TTGIR given with --from, e.g. '#blocked1'")
+    lay.add_argument("--from", dest="from_file", metavar="FILE.ttgir", help="TTGIR text to read aliases from")
+    lay.add_argument("--warp", type=int, default=0, help="the warp whose lane table is printed (0)")
+    lay.add_argument("--json", action="store_true")
     p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
     _add_compile_options(p)
     p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
@@ -240,8 +252,58 @@ def _passes_command(args: argparse.Namespace, result: CompileResult) -> None:
             print(format_passes(k, args.changed_only))
 
 
+def _layout_command(args: argparse.Namespace) -> int:
+    from kx_core.ir.anatomy import layout_aliases
+    from kx_core.layout.linear import LayoutError, linear_bases, ownership
+
+    try:
+        shape = [int(x) for x in args.shape.lower().split("x")]
+    except ValueError:
+        print(f"kx: --shape {args.shape!r}: expected sizes like 64x64", file=sys.stderr)
+        return 2
+    aliases: dict[str, str] = {}
+    if args.from_file:
+        try:
+            with open(args.from_file, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            print(f"kx: cannot read {args.from_file}: {e.strerror}", file=sys.stderr)
+            return 2
+        known = layout_aliases(text)
+        for line in text.splitlines():
+            name = line.split("=", 1)[0].strip()
+            if line.startswith("#") and name in known:
+                aliases[name] = line.split("=", 1)[1].strip()
+    attr = args.alias or args.layout
+    if not attr:
+        print("kx: give a layout, or --alias NAME --from FILE.ttgir", file=sys.stderr)
+        return 2
+    try:
+        own = ownership(linear_bases(attr, shape, aliases))
+    except LayoutError as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return 1
+    layout_text = aliases.get(attr, attr)
+    if args.json:
+        json.dump({"layout": layout_text, "shape": shape, "owners": own.owners_row_major()}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    nw, nl, nr = own.coords.shape[:3]
+    print(
+        f"{layout_text}  shape {'x'.join(map(str, shape))}: {nw} warps x {nl} lanes x {nr} registers"
+        + (f", up to {int(own.count.max())} owners per element (broadcast)" if own.count.max() > 1 else "")
+    )
+    warp = max(0, min(args.warp, nw - 1))
+    for lane in range(nl):
+        coords = [tuple(int(x) for x in own.coords[warp, lane, r]) for r in range(nr)]
+        print(f"warp {warp} lane {lane:2d}: " + " ".join("(" + ",".join(map(str, c)) + ")" for c in coords))
+    return 0
+
+
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "layout":
+        return _layout_command(args)
     if args.command == "passes":
         args.passes = True
     try:

@@ -84,3 +84,20 @@ def test_out_names_configs_and_specializations(tmp_path):
     assert p.returncode == 0
     names = {f.name for f in tmp_path.iterdir() if f.suffix == ".ttgir"}
     assert names == {"scale_kernel.ttgir", "row_sum_of_squares.ttgir", "row_sum_of_squares#2.ttgir"}
+
+
+def test_layout_command_lane_table_and_json():
+    blocked = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    p = kx("layout", blocked, "--shape", "8x64", cache=True)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert lines[1] == "warp 0 lane  0: (0,0) (0,1) (0,2) (0,3)"
+    assert lines[1 + 17].startswith("warp 0 lane 17: (1,4) (1,5) (1,6) (1,7)")
+    ttgir = ROOT / "fixtures" / "ir" / "3.9.0" / "cuda80" / "matmul.ttgir.mlir"
+    p = kx("layout", "--alias", "#blocked1", "--from", str(ttgir), "--shape", "32x64", "--json", cache=True)
+    doc = json.loads(p.stdout)
+    assert set(doc) == {"layout", "shape", "owners"} and doc["shape"] == [32, 64]
+    assert len(doc["owners"]) == 32 * 64 and doc["owners"][0] == [[0, 0, 0]]
+    assert doc["layout"].startswith("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8]")
+    p = kx("layout", "#ttg.blocked<{sizePerThread = [1]}>", "--shape", "8", cache=True)
+    assert p.returncode == 1 and "without threadsPerWarp" in p.stderr
