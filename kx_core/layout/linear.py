@@ -12,7 +12,6 @@ lazily: the rest of kx_core.layout stays importable anywhere.
 
 from __future__ import annotations
 
-import gc
 from dataclasses import dataclass
 from typing import Any
 
@@ -141,9 +140,6 @@ def linear_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = N
         warp=to_t(ll.warp_bases),
         block=to_t(ll.block_bases),
     )
-    # Drop the MLIR handles before the context goes: nanobind reports any left at exit.
-    del ll, attr_ir, obj, builder, context
-    gc.collect()
     return result
 
 
@@ -197,17 +193,14 @@ def ownership(bases: LinearBases) -> Ownership:
     coords = warp[:, None, None, :] ^ lane[None, :, None, :] ^ reg[None, None, :, :]
     flat = np.ravel_multi_index(tuple(coords[..., d] for d in range(rank)), bases.shape)
     size = int(np.prod(bases.shape))
-    w, l_, r = np.meshgrid(
-        np.arange(coords.shape[0]), np.arange(coords.shape[1]), np.arange(coords.shape[2]), indexing="ij"
-    )
-    # the lowest (warp, lane, register) owning each element: scatter in reverse order
-    keys = flat.ravel()[::-1]
-    first_w = np.full(size, -1)
-    first_l = np.full(size, -1)
-    first_r = np.full(size, -1)
-    first_w[keys] = w.ravel()[::-1]
-    first_l[keys] = l_.ravel()[::-1]
-    first_r[keys] = r.ravel()[::-1]
+    # the lowest (warp, lane, register) owning each element: scatter the flat triple
+    # index in reverse order, so the lowest one is written last, then split it
+    keys = flat.ravel()
+    first = np.full(size, -1, dtype=np.int64)
+    first[keys[::-1]] = np.arange(keys.size - 1, -1, -1)
+    nw, nl, nr = coords.shape[:3]
+    first_w, rest = np.divmod(first, nl * nr)
+    first_l, first_r = np.divmod(rest, nr)
     count = np.bincount(flat.ravel(), minlength=size)
     shape = bases.shape
     return Ownership(

@@ -78,6 +78,7 @@ def test_mma_and_dot_operand_ownership():
     regs = {tuple(int(x) for x in own.coords[0, 0, r]) for r in range(4)}
     assert regs == {(0, 0), (0, 1), (8, 0), (8, 1)}
     assert (own.count == 1).all()
+    assert (own.first_warp[8, 1], own.first_lane[8, 1], own.first_register[8, 1]) == (0, 0, 3)
     dot = linear_bases("#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [64, 32], {"#mma": mma})
     assert ownership(dot).count.min() >= 1
 
