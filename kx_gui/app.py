@@ -33,6 +33,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--line", type=int, help="link this source line once compiled")
     p.add_argument("--passes", action="store_true", help="capture the IR before every pass (Pipeline pane)")
     p.add_argument("--pass", dest="pass_name", help="select the first pass with this name or flag")
+    p.add_argument(
+        "--layout", help="show this layout (attribute or alias of the kernel's TTGIR) in the Layout pane"
+    )
+    p.add_argument("--layout-shape", default="64x64", help="shape for --layout (64x64)")
     p.add_argument("--screenshot", metavar="OUT.png", help="save a screenshot once compiled, then quit")
     p.add_argument("--timeout", type=float, default=600.0, help="headless: give up after this many seconds")
     return p.parse_args(argv)
@@ -54,6 +58,8 @@ def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
             if args.pass_name in (p.name, p.argument):
                 window.pipeline_pane.select_pass(i)
                 break
+    if args.layout:
+        window.layout_pane.show_layout(args.layout, [int(x) for x in args.layout_shape.split("x")])
     if args.pane:
         window.show_pane(args.pane)
 

@@ -30,6 +30,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.panes.concepts_pane import ConceptsPane
 from kx_gui.panes.diff_pane import DiffPane
 from kx_gui.panes.kernels_pane import KernelsPane
+from kx_gui.panes.layout_pane import LayoutPane
 from kx_gui.panes.pipeline_pane import PipelinePane
 from kx_gui.panes.problems_pane import ProblemsPane
 from kx_gui.panes.source_pane import SourcePane
@@ -72,6 +73,7 @@ class MainWindow(QMainWindow):
         self.concepts_pane = ConceptsPane(self.session)
         self.diff_pane = DiffPane(self.session)
         self.summary_pane = SummaryPane(self.session)
+        self.layout_pane = LayoutPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -83,7 +85,13 @@ class MainWindow(QMainWindow):
         self.tabifyDockWidget(self.docks["kernels"], self.docks["problems"])
         self.docks["kernels"].raise_()
         # the IR-reading panes share the right-hand area with the stages, as tabs
-        for pane in (self.pipeline_pane, self.diff_pane, self.concepts_pane, self.summary_pane):
+        for pane in (
+            self.pipeline_pane,
+            self.diff_pane,
+            self.concepts_pane,
+            self.summary_pane,
+            self.layout_pane,
+        ):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])
         self.docks["stages"].raise_()
@@ -246,7 +254,7 @@ class MainWindow(QMainWindow):
 
     def show_pane(self, name: str) -> bool:
         """Show and raise a pane by name: source, stages, kernels, problems, pipeline,
-        diff, concepts, summary."""
+        diff, concepts, summary, layout."""
         dock = self.docks.get(name.lower())
         if dock is None:
             return False

@@ -27,6 +27,7 @@ class Session(QObject):
     kernel_changed = Signal(object, object)  # CompiledKernel | None, SourceMap | None
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     error = Signal(str)  # a message for the user (bad file, failed job)
+    layout_requested = Signal(str, object)  # layout attribute or alias, shape
 
     def __init__(
         self, target: str = "default", parent: QObject | None = None, timeout_s: float = 60.0
@@ -175,6 +176,10 @@ class Session(QObject):
         self.link_changed.emit(line, links)
         return links
 
+    def request_layout(self, attr: str, shape: list[int]) -> None:
+        """Ask the Layout pane to show a layout at a shape."""
+        self.layout_requested.emit(attr, list(shape))
+
     def select_ir_line(self, stage: str, line: int) -> tuple[int | None, dict[str, tuple[int, ...]]]:
         """Link an IR line to its source line and its counterparts in every stage."""
         if self.source_map is None:
@@ -185,6 +190,13 @@ class Session(QObject):
             links = {stage: (line,)}
         source = sources[0] if sources else None
         self.link_changed.emit(source, links)
+        if stage == "ttgir" and self.kernel is not None:
+            from kx_gui.panes.layout_pane import tensor_layouts_in_line
+
+            text = self.kernel.stages.get("ttgir", "").splitlines()
+            found = tensor_layouts_in_line(text[line - 1]) if 0 < line <= len(text) else []
+            if found:
+                self.request_layout(*found[0])
         return source, links
 
     def diagnostics_for_open_file(self):

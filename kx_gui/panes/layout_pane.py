@@ -1,0 +1,234 @@
+"""Layout pane: which lane, warp and register owns every element of a layout, as a
+heatmap (pyqtgraph), for every distributed layout kind (through Triton's linear layouts).
+
+Clicking a TTGIR line with a tensor type opens its layout at that tensor's shape. Hover
+an element for all its owners; pick a warp or a lane to isolate it; export a PNG."""
+
+from __future__ import annotations
+
+import colorsys
+import re
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QToolTip,
+    QVBoxLayout,
+)
+
+from kx_core.ir.anatomy import layout_aliases, split_top_level
+from kx_core.layout.linear import LayoutError, Ownership, linear_bases, ownership
+from kx_gui.panes.base import Pane
+
+COLOR_BY = ("lane", "warp", "register", "thread")
+# Example: "tensor<64x32x!tt.ptr<f16>, #blocked>" or "tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, ...}>>"
+_TENSOR_RE = re.compile(r"tensor<(\d+(?:x\d+)*)x")
+
+
+def distinct_colors(n: int) -> np.ndarray:
+    """n clearly different colours (RGB, 0-255): hues spread round the wheel, lightness
+    alternating so neighbours differ twice over. 32 lanes get 32 distinct colours."""
+    out = []
+    for i in range(n):
+        h = (i * 0.618033988749895) % 1.0  # golden-ratio steps keep consecutive hues apart
+        lightness = (0.45, 0.65, 0.55)[i % 3]
+        r, g, b = colorsys.hls_to_rgb(h, lightness, 0.75)
+        out.append((int(r * 255), int(g * 255), int(b * 255)))
+    return np.array(out, dtype=np.uint8)
+
+
+def tensor_layouts_in_line(line: str) -> list[tuple[str, list[int]]]:
+    """(layout, shape) of every ranked tensor type with an encoding on an IR line."""
+    found = []
+    start = 0
+    while (i := line.find("tensor<", start)) != -1:
+        depth, j = 0, i + len("tensor")
+        for j in range(i + len("tensor"), len(line)):
+            if line[j] == "<":
+                depth += 1
+            elif line[j] == ">":
+                depth -= 1
+                if depth == 0:
+                    break
+        body = line[i + len("tensor<") : j]
+        parts = split_top_level(body)
+        m = _TENSOR_RE.match("tensor<" + body)
+        if m and len(parts) > 1 and parts[-1].startswith("#"):
+            found.append((parts[-1], [int(x) for x in m.group(1).split("x")]))
+        start = j + 1
+    return found
+
+
+class LayoutPane(Pane):
+    title = "Layout"
+    name = "layout"
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.layout_field = QLineEdit()
+        self.layout_field.setPlaceholderText("#ttg.blocked<{...}> or an alias of the selected kernel's TTGIR")
+        self.shape_field = QLineEdit("64x64")
+        self.shape_field.setMaximumWidth(90)
+        self.color_by = QComboBox()
+        self.color_by.addItems(COLOR_BY)
+        self.warp_pick = QSpinBox()
+        self.lane_pick = QSpinBox()
+        for spin, label in ((self.warp_pick, "warp"), (self.lane_pick, "lane")):
+            spin.setRange(-1, 255)
+            spin.setValue(-1)
+            spin.setSpecialValueText(f"all {label}s")
+        self.export_button = QPushButton("Export PNG…")
+        bar = QHBoxLayout()
+        for w in (
+            self.layout_field,
+            QLabel("shape"),
+            self.shape_field,
+            QLabel("colour by"),
+            self.color_by,
+            self.warp_pick,
+            self.lane_pick,
+            self.export_button,
+        ):
+            bar.addWidget(w)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.plot = pg.PlotWidget(background="w")
+        self.plot.setAspectLocked(True)
+        self.plot.invertY(True)
+        self.image = pg.ImageItem()
+        self.plot.addItem(self.image)
+        self.image.hoverEvent = self._hover
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.info)
+        layout.addWidget(self.plot, 1)
+        self.ownership: Ownership | None = None
+        self.layout_field.returnPressed.connect(self.refresh)
+        self.shape_field.returnPressed.connect(self.refresh)
+        for w in (self.color_by, self.warp_pick, self.lane_pick):
+            (w.currentIndexChanged if isinstance(w, QComboBox) else w.valueChanged).connect(
+                lambda *_: self._paint()
+            )
+        self.export_button.clicked.connect(self._export)
+        self.listen(session.layout_requested, self.show_layout)
+
+    # ------------------------------------------------------------ data
+
+    def _aliases(self) -> dict[str, str]:
+        kernel = self.session.kernel
+        text = kernel.stages.get("ttgir", "") if kernel is not None else ""
+        known = layout_aliases(text)
+        return {
+            line.split("=", 1)[0].strip(): line.split("=", 1)[1].strip()
+            for line in text.splitlines()
+            if line.startswith("#") and line.split("=", 1)[0].strip() in known
+        }
+
+    def show_layout(self, attr: str, shape: list[int]) -> bool:
+        self.layout_field.setText(attr)
+        self.shape_field.setText("x".join(map(str, shape)))
+        return self.refresh()
+
+    def refresh(self) -> bool:
+        """Compute the ownership of the layout in the fields; False (and a message) if
+        it cannot be."""
+        try:
+            shape = [int(x) for x in self.shape_field.text().lower().split("x")]
+        except ValueError:
+            self.info.setText(f"shape {self.shape_field.text()!r}: expected sizes like 64x64")
+            return False
+        try:
+            bases = linear_bases(self.layout_field.text(), shape, self._aliases())
+        except LayoutError as e:
+            self.ownership = None
+            self.image.clear()
+            self.info.setText(str(e))
+            return False
+        self.ownership = ownership(bases)
+        nw, nl, nr = self.ownership.coords.shape[:3]
+        dup = int(self.ownership.count.max())
+        self.info.setText(
+            f"{bases.layout}\n{nw} warps × {nl} lanes × {nr} registers per thread"
+            + (f"; broadcast: up to {dup} owners per element" if dup > 1 else "")
+        )
+        self._paint()
+        return True
+
+    def values(self) -> np.ndarray:
+        """The number each element is coloured by (its lowest owner's lane, warp, ...)."""
+        own = self.ownership
+        by = self.color_by.currentText()
+        lanes = own.coords.shape[1]
+        return {
+            "lane": own.first_lane,
+            "warp": own.first_warp,
+            "register": own.first_register,
+            "thread": own.first_warp * lanes + own.first_lane,
+        }[by]
+
+    def _paint(self) -> None:
+        own = self.ownership
+        if own is None:
+            return
+        values = self.values()
+        grid = values if values.ndim == 2 else values.reshape(1, -1)
+        palette = distinct_colors(int(grid.max()) + 1)
+        rgb = palette[grid]
+        mask = np.ones(grid.shape, dtype=bool)
+        warp, lane = self.warp_pick.value(), self.lane_pick.value()
+        if warp >= 0 or lane >= 0:
+            holds = np.ones(own.coords.shape[:3], dtype=bool)
+            if warp >= 0:
+                holds &= np.arange(own.coords.shape[0])[:, None, None] == warp
+            if lane >= 0:
+                holds &= np.arange(own.coords.shape[1])[None, :, None] == lane
+            mask = np.zeros(int(np.prod(own.shape)), dtype=bool)
+            picked = own.coords[holds]
+            if picked.size:
+                mask[np.ravel_multi_index(tuple(picked.T), own.shape)] = True
+            mask = mask.reshape(grid.shape)
+            rgb = np.where(mask[..., None], rgb, np.uint8(235))
+        # ImageItem's first axis is x: columns
+        self.image.setImage(np.transpose(rgb, (1, 0, 2)), levels=(0, 255))
+        self.plot.autoRange()
+
+    # ------------------------------------------------------------ interaction
+
+    def element_at(self, x: float, y: float) -> tuple[int, ...] | None:
+        own = self.ownership
+        if own is None:
+            return None
+        col, row = int(x), int(y)
+        if len(own.shape) == 1:
+            return (col,) if row == 0 and 0 <= col < own.shape[0] else None
+        if 0 <= row < own.shape[0] and 0 <= col < own.shape[1]:
+            return (row, col)
+        return None
+
+    def describe(self, coord: tuple[int, ...]) -> str:
+        owners = self.ownership.owners_of(coord)
+        listed = ", ".join(f"w{w} l{ln} r{r}" for w, ln, r in owners[:8])
+        more = f" and {len(owners) - 8} more" if len(owners) > 8 else ""
+        return f"element {coord}: {listed}{more}"
+
+    def _hover(self, event) -> None:
+        if event.isExit():
+            QToolTip.hideText()
+            return
+        pos = event.pos()
+        coord = self.element_at(pos.x(), pos.y())
+        if coord is not None:
+            QToolTip.showText(event.screenPos().toPoint(), self.describe(coord))
+
+    def _export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export layout", "layout.png", "PNG (*.png)")
+        if path:
+            self.plot.grab().save(path)

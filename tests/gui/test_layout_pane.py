@@ -1,0 +1,53 @@
+"""Layout pane: heatmaps of real TTGIR layouts, opened from a click in the TTGIR."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gui_helpers import click_line, open_and_wait
+from kx_gui.panes.layout_pane import distinct_colors, tensor_layouts_in_line
+from kx_testing import KERNELS
+
+
+def test_thirty_two_lanes_get_thirty_two_colours():
+    colors = distinct_colors(32)
+    assert len({tuple(c) for c in colors}) == 32
+
+
+def test_tensor_types_on_a_line():
+    line = "%a = ttg.convert_layout %b : tensor<64x32xf16, #blocked> -> tensor<64x32xf16, #ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>>"
+    assert tensor_layouts_in_line(line) == [
+        ("#blocked", [64, 32]),
+        ("#ttg.dot_op<{opIdx = 0, parent = #mma, kWidth = 2}>", [64, 32]),
+    ]
+
+
+def test_alias_heatmap_and_isolation(qtbot, make_window):
+    w = make_window("cuda:80")
+    open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    pane = w.layout_pane
+    assert pane.show_layout("#mma", [64, 64])
+    own = pane.ownership
+    assert own.coords.shape[:3] == (4, 32, 32)
+    assert np.array_equal(pane.values(), own.first_lane)
+    assert pane.describe((0, 0)) == "element (0, 0): w0 l0 r0"
+    pane.color_by.setCurrentText("warp")
+    assert set(np.unique(pane.values())) == {0, 1, 2, 3}
+    pane.warp_pick.setValue(1)  # isolate warp 1: a quarter of the 64x64 tile stays coloured
+    image = pane.image.image
+    grey = np.all(image == 235, axis=-1)
+    assert grey.sum() == 3 * 64 * 64 // 4
+    assert not pane.show_layout("#shared", [64, 64]) and "no distributed ownership" in pane.info.text()
+
+
+def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
+    w = make_window("cuda:80")
+    open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    w.stage_pane.select_stage("ttgir")
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.convert_layout" in t)
+    with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
+        click_line(qtbot, w.stage_pane.current_view(), line)
+    attr, shape = blocker.args
+    assert attr == "#mma" and shape == [64, 64]
+    assert w.layout_pane.ownership is not None and w.layout_pane.ownership.shape == (64, 64)
