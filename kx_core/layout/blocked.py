@@ -193,3 +193,24 @@ def classify_conversion(src: Blocked, dst: Blocked, shape) -> str:
     if all(warps(a.get(c)) == warps(b.get(c)) for c in coords):
         return "warp_shuffle"
     return "shared_memory"
+
+
+def explain_elements_per_thread(
+    shape, order, elem_bits, contiguity, divisibility_bytes, num_warps, threads_per_warp=32
+) -> dict[str, int | list[str]]:
+    """The terms that set sizePerThread[order[0]] in the coalesce pass, and which of them
+    decided it: {'alignment': .., 'contiguity': .., 'shape': .., '128-bit limit': ..,
+    'elements/threads cap': .., 'chosen': n, 'limited by': [term, ...]}."""
+    elem_bytes = max(1, elem_bits // 8)
+    terms = {
+        "alignment": max(1, divisibility_bytes // elem_bytes),
+        "contiguity": contiguity,
+        "shape": shape[order[0]],
+        "128-bit limit": max(1, 128 // elem_bits),
+        "elements/threads cap": max(prod(shape) // (num_warps * threads_per_warp), 1),
+    }
+    chosen = min(terms.values())
+    assert chosen == elements_per_thread(
+        shape, order, elem_bits, contiguity, divisibility_bytes, num_warps, threads_per_warp
+    )
+    return {**terms, "chosen": chosen, "limited by": [k for k, v in terms.items() if v == chosen]}

@@ -211,3 +211,31 @@ def ownership(bases: LinearBases) -> Ownership:
         first_register=first_r.reshape(shape),
         count=count.reshape(shape),
     )
+
+
+def _owner_sets(own: Ownership) -> dict[int, frozenset[tuple[int, int]]]:
+    rank = len(own.shape)
+    flat = np.ravel_multi_index(tuple(own.coords[..., d] for d in range(rank)), own.shape)
+    sets: dict[int, set[tuple[int, int]]] = {}
+    nw, nl, nr = flat.shape
+    for w in range(nw):
+        for lane in range(nl):
+            for key in set(flat[w, lane].tolist()):
+                sets.setdefault(key, set()).add((w, lane))
+    return {k: frozenset(v) for k, v in sets.items()}
+
+
+def conversion_class(src: Ownership, dst: Ownership) -> str:
+    """What a convert_layout between two layouts of one tensor costs, from the two
+    ownership maps (the drill's classes, for every layout kind):
+    'registers' (every element stays with the same threads), 'warp_shuffle' (with the
+    same warps), else 'shared_memory'."""
+    if src.shape != dst.shape:
+        raise LayoutError(f"shapes differ: {src.shape} vs {dst.shape}")
+    a, b = _owner_sets(src), _owner_sets(dst)
+    if a == b:
+        return "registers"
+    warps = lambda s: frozenset(w for w, _ in s)
+    if all(warps(a[k]) == warps(b[k]) for k in a):
+        return "warp_shuffle"
+    return "shared_memory"

@@ -94,3 +94,40 @@ def test_bad_layouts_are_declared_errors():
         except LayoutError:
             continue
         raise AssertionError(bad)
+
+
+def test_conversion_class_matches_the_drill_and_the_real_kernel():
+    from kx_core.layout.linear import conversion_class
+
+    shape = [64, 64]
+    row = t2.Blocked((1, 4), (2, 16), (4, 1), (1, 0))
+    for other in (
+        row,
+        t2.Blocked((1, 4), (2, 16), (4, 1), (0, 1)),
+        t2.Blocked((1, 2), (2, 16), (4, 1), (1, 0)),
+        t2.Blocked((1, 4), (16, 2), (4, 1), (1, 0)),
+        t2.Blocked((4, 1), (16, 2), (1, 4), (0, 1)),
+    ):
+        via_linear = conversion_class(
+            ownership(linear_bases(str(row), shape)), ownership(linear_bases(str(other), shape))
+        )
+        assert via_linear == t2.classify_conversion(row, other, shape)
+    # the matmul's accumulator leaves the MMA layout through shared memory
+    ttgir = (sorted((ROOT / "fixtures" / "ir").glob("*/cuda80"))[-1] / "matmul.ttgir.mlir").read_text()
+    aliases = {
+        line.split(" = ", 1)[0]: line.split(" = ", 1)[1]
+        for line in ttgir.splitlines()
+        if line.startswith(("#mma", "#blocked"))
+    }
+    src = ownership(linear_bases("#mma", shape, aliases))
+    dst = ownership(linear_bases("#blocked1", shape, aliases))
+    assert conversion_class(src, dst) == "shared_memory"
+
+
+def test_coalesce_explanation():
+    e = t2.explain_elements_per_thread([128, 64], [1, 0], 32, 64, 8, 4)
+    assert e["chosen"] == 2 and e["limited by"] == ["alignment"]
+    e = t2.explain_elements_per_thread([64], [0], 32, 64, 16, 4)
+    assert e["chosen"] == 1 and e["limited by"] == ["elements/threads cap"]
+    e = t2.explain_elements_per_thread([128, 64], [1, 0], 16, 64, 16, 4)
+    assert e["chosen"] == 8 and set(e["limited by"]) == {"alignment", "128-bit limit"}
