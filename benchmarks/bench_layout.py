@@ -48,6 +48,37 @@ def main() -> None:
     print(
         f"reference: the drill's Python blocked model, same layout: {ref:.0f} ms (linear is {ref / fast:.0f}x faster)"
     )
+    heatmap(shape)
+
+
+def heatmap(shape) -> None:
+    """Render time of the Layout pane's heatmap (offscreen), against an empty repaint."""
+    import os
+
+    os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from PySide6.QtWidgets import QApplication
+
+    from kx_gui.panes.layout_pane import LayoutPane
+    from kx_gui.session import Session
+
+    app = QApplication.instance() or QApplication([])  # noqa: F841 - keeps Qt alive
+    pane = LayoutPane(Session())
+    pane.resize(900, 800)
+    pane.show()
+    QApplication.processEvents()
+    empty = median_ms(lambda: pane.plot.viewport().repaint())
+    pane.layout_field.setText(MMA)
+    pane.shape_field.setText("x".join(map(str, shape)))
+
+    def render():
+        pane.refresh()
+        pane.plot.viewport().repaint()
+
+    ms = median_ms(render)
+    print(
+        f"heatmap of {shape[0]}x{shape[1]} (ownership + colours + paint): {ms:.1f} ms   (target <= 100 ms); "
+        f"reference: repaint of the empty plot {empty:.1f} ms"
+    )
 
 
 if __name__ == "__main__":

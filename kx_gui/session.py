@@ -8,6 +8,7 @@ killed) and results that arrive for an older number are dropped.
 from __future__ import annotations
 
 import os
+import re
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -194,9 +195,15 @@ class Session(QObject):
             from kx_gui.panes.layout_pane import tensor_layouts_in_line
 
             text = self.kernel.stages.get("ttgir", "").splitlines()
-            found = tensor_layouts_in_line(text[line - 1]) if 0 < line <= len(text) else []
+            here = text[line - 1] if 0 < line <= len(text) else ""
+            found = tensor_layouts_in_line(here)
+            alias = re.match(r"^(#\w+) = #(?:ttg|triton_gpu)\.", here)
             if found:
                 self.request_layout(*found[0])
+            elif alias:
+                # a layout alias line: show it at the shape of the first tensor that uses it
+                uses = [f for t in text for f in tensor_layouts_in_line(t) if f[0] == alias.group(1)]
+                self.request_layout(alias.group(1), uses[0][1] if uses else [64, 64])
         return source, links
 
     def diagnostics_for_open_file(self):

@@ -51,3 +51,14 @@ def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
     attr, shape = blocker.args
     assert attr == "#mma" and shape == [64, 64]
     assert w.layout_pane.ownership is not None and w.layout_pane.ownership.shape == (64, 64)
+
+
+def test_clicking_a_layout_alias_line_opens_it_at_its_tensor_shape(qtbot, make_window):
+    w = make_window("cuda:80")
+    open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    w.stage_pane.select_stage("ttgir")
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    line = next(i for i, t in enumerate(ttgir, start=1) if t.startswith("#blocked1 = "))
+    with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
+        click_line(qtbot, w.stage_pane.current_view(), line)
+    assert blocker.args[0] == "#blocked1" and blocker.args[1] in ([32, 64], [64, 64])
