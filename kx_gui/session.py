@@ -7,6 +7,7 @@ killed) and results that arrive for an older number are dropped.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 
@@ -201,9 +202,10 @@ class Session(QObject):
             if found:
                 self.request_layout(*found[0])
             elif alias:
-                # a layout alias line: show it at the shape of the first tensor that uses it
-                uses = [f for t in text for f in tensor_layouts_in_line(t) if f[0] == alias.group(1)]
-                self.request_layout(alias.group(1), uses[0][1] if uses else [64, 64])
+                # a layout alias line: show it at the shape of the largest tensor using it
+                uses = [f[1] for t in text for f in tensor_layouts_in_line(t) if f[0] == alias.group(1)]
+                largest = max(uses, key=lambda s: (math.prod(s), len(s)), default=[64, 64])
+                self.request_layout(alias.group(1), largest)
         return source, links
 
     def diagnostics_for_open_file(self):
