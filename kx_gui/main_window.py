@@ -117,6 +117,7 @@ class MainWindow(QMainWindow):
         dock = QDockWidget(pane.title, self)
         dock.setObjectName(f"{pane.name}Dock")
         dock.setWidget(pane)
+        dock.visibilityChanged.connect(pane.set_shown)
         self.addDockWidget(area, dock)
         self.panes[pane.name] = pane
         self.docks[pane.name] = dock

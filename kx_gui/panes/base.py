@@ -19,6 +19,33 @@ class Pane(QWidget):
         self.session = session
         self._connections: list[tuple[object, object]] = []
 
+    # ------------------------------------------------------------ lazy panes
+    # A pane that shares its dock area as a hidden tab does no work until it is shown:
+    # results arrive all at once, and only the visible panes should spend the UI thread.
+
+    # (A tab behind another in a dock area still reports isVisible(); the main window tells
+    # each pane through set_shown() from its dock's visibilityChanged signal.)
+
+    _stale = False
+    _shown = True
+
+    def render(self) -> None:
+        """Draw from the Session's current state (lazy panes override this)."""
+
+    def schedule(self) -> None:
+        """Render now if shown, else when next shown."""
+        if self._shown and self.isVisible():
+            self._stale = False
+            self.render()
+        else:
+            self._stale = True
+
+    def set_shown(self, shown: bool) -> None:
+        self._shown = shown
+        if shown and self._stale:
+            self._stale = False
+            self.render()
+
     def listen(self, signal, slot) -> None:
         """Connect to a Session signal; undone by cleanup()."""
         signal.connect(slot)

@@ -45,9 +45,12 @@ class ConceptsPane(Pane):
         layout.addWidget(split)
         self.histograms: dict[str, dict[str, int]] = {}
         self.steps: list[tuple[str, str, list[str], list[str]]] = []
-        self.listen(session.kernel_changed, self.show_kernel)
+        self.listen(session.kernel_changed, lambda *_: self.schedule())
 
-    def show_kernel(self, kernel, _source_map) -> None:
+    def render(self) -> None:
+        self.show_kernel(self.session.kernel)
+
+    def show_kernel(self, kernel, _source_map=None) -> None:
         self.chart.clear()
         self.legend.clear()
         self.table.setRowCount(0)

@@ -118,6 +118,9 @@ class DiffPane(Pane):
         if "ttgir" in stages:
             self.right_stage.setCurrentText("ttgir")
         self._filling = False
+        self.schedule()
+
+    def render(self) -> None:
         self.refresh()
 
     def compare(self, left_kernel: int, left_stage: str, right_kernel: int, right_stage: str) -> None:

@@ -68,13 +68,16 @@ class PipelinePane(Pane):
         self.ignore_numbering.toggled.connect(lambda _b: self.show_pass(self.selected_index()))
         self.table.currentCellChanged.connect(lambda row, *_: self.show_pass(self._row_to_index(row)))
         self._rows: list[int] = []
-        self.listen(session.kernel_changed, self.show_kernel)
+        self.listen(session.kernel_changed, lambda *_: self.schedule())
 
     def capture_passes(self) -> None:
         self.session.passes = True
         self.session.compile()
 
-    def show_kernel(self, kernel, _source_map) -> None:
+    def render(self) -> None:
+        self.show_kernel(self.session.kernel)
+
+    def show_kernel(self, kernel, _source_map=None) -> None:
         passes = kernel.passes if kernel is not None else ()
         self.function_box.blockSignals(True)
         self.function_box.clear()

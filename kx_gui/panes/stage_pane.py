@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QInputDialog, QTabWidget, QVBoxLayout
 
-from kx_core.compile.stages import StageDescriptor, stages_for
+from kx_core.compile.stages import CUDA_STAGES, StageDescriptor, stages_for
 from kx_core.ir.lexers import lexer_for_syntax
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
@@ -37,6 +37,8 @@ class StagePane(Pane):
         self._links: dict[str, tuple[int, ...]] = {}
         self.tabs.currentChanged.connect(self._tab_shown)
         self.listen(session.kernel_changed, self.show_kernel)
+        # make the CUDA tabs now, at start-up, rather than while the first result arrives
+        self._build_tabs(CUDA_STAGES)
         self.listen(session.link_changed, self.show_links)
 
     def current_stage(self) -> str | None:

@@ -47,7 +47,11 @@ class SummaryPane(Pane):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
         self.summaries: list[InstructionSummary] = []
-        self.listen(session.result_changed, self.set_result)
+        self.listen(session.result_changed, lambda *_: self.schedule())
+
+    def render(self) -> None:
+        if self.session.result is not None:
+            self.set_result(self.session.result)
 
     def set_result(self, result) -> None:
         self.summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]

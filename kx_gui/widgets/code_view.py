@@ -12,6 +12,8 @@
 
 from __future__ import annotations
 
+import time
+
 from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QColor,
@@ -27,6 +29,8 @@ from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from kx_gui.widgets.token_styles import LINK_BORDER, LINK_COLOR, line_formats
 
+# Seconds of lexing one paint may spend; what is left is highlighted a moment later.
+HIGHLIGHT_BUDGET_S = 0.008
 # Lines set at once before the rest of a long text is appended in chunks.
 FIRST_CHUNK_LINES = 2000
 CHUNK_LINES = 8000
@@ -276,8 +280,16 @@ class CodeView(QPlainTextEdit):
     def paintEvent(self, event: QPaintEvent) -> None:  # noqa: N802
         painter = QPainter(self.viewport())
         width = self.viewport().width()
+        # Lexing is the costly part of a first paint (long MLIR lines, ~0.5 ms each): do at
+        # most HIGHLIGHT_BUDGET_S of it per paint, paint the rest plain for now and come
+        # back for it on the next turn of the event loop, so the UI thread never stalls.
+        deadline = time.perf_counter() + HIGHLIGHT_BUDGET_S
+        more = False
         for block, geom in self._visible_blocks():
-            self._highlight(block)
+            if time.perf_counter() < deadline:
+                self._highlight(block)
+            elif block.userState() != self._content_id:
+                more = True
             line = block.blockNumber() + 1
             rect = QRect(0, int(geom.top()), width, int(geom.height()))
             if line in self.emphasis:
@@ -289,6 +301,8 @@ class CodeView(QPlainTextEdit):
                 painter.fillRect(rect, band)
         painter.end()
         super().paintEvent(event)
+        if more:
+            QTimer.singleShot(0, self.viewport().update)
 
     # ------------------------------------------------------------ gutter
 

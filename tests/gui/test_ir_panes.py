@@ -9,6 +9,7 @@ from kx_testing import KERNELS
 def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    assert w.show_pane("pipeline")
     pane = w.pipeline_pane
     assert pane.table.rowCount() == 0 and pane.capture_button.isEnabled()
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
@@ -34,6 +35,7 @@ def qtbot_button():
 def test_concepts_pane_tells_the_story(qtbot, make_window):
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    assert w.show_pane("concepts")
     pane = w.concepts_pane
     steps = {f"{a}→{b}": (app, gone) for a, b, app, gone in pane.steps}
     assert "async_copy" in steps["ttir→ttgir"][0] and "mma_instruction" in steps["ttgir→llir"][0]
@@ -57,6 +59,7 @@ def test_diff_pane_compares_configs(qtbot, make_window):
 def test_summary_pane_has_a_column_per_config(qtbot, make_window):
     w = make_window("cuda:90")
     result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    assert w.show_pane("summary")
     table = w.summary_pane.table
     assert table.columnCount() == len(result.kernels) == 4
     labels = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
