@@ -20,6 +20,7 @@ every location in that chain that lies in the file being viewed.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import re
@@ -173,7 +174,8 @@ _LLVM_MD_RE = re.compile(r"^(!\d+)\s*=\s*(?:distinct\s+)?!(\w+)\((.*)\)\s*$")
 # Example fields: line: 23, scope: !20, filename: "two_kernels.py"
 _LLVM_FIELD_RE = re.compile(r'(\w+):\s*(!\d+|"(?:[^"\\]|\\.)*"|-?\d+)')
 # Example: "  %7 = tail call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x(), !dbg !12"
-_LLVM_DBG_RE = re.compile(r",\s*!dbg\s+(!\d+)\s*$")
+_LLVM_DBG_ALL_RE = re.compile(r"!dbg (!\d+)[ \t]*$", re.MULTILINE)
+_NEWLINE_RE = re.compile("\n")
 
 
 def llvm_line_locations(text: str) -> dict[int, Chain]:
@@ -219,20 +221,18 @@ def llvm_line_locations(text: str) -> dict[int, Chain]:
         memo[ref] = result
         return result
 
+    # One scan of the whole text for the attachments, line numbers from the newline
+    # offsets: a per-line loop costs 3x more on a 10 MB LLVM IR.
+    newlines = [m.start() for m in _NEWLINE_RE.finditer(text)]
     out: dict[int, Chain] = {}
-    for number, raw in enumerate(text.splitlines(), start=1):
-        if raw.startswith(("!", "define")):
+    for m in _LLVM_DBG_ALL_RE.finditer(text):
+        number = bisect.bisect_left(newlines, m.start()) + 1
+        start = newlines[number - 2] + 1 if number > 1 else 0
+        if text.startswith(("!", "define"), start):
             continue
-        # str.rfind, then the regex on the tail only: instruction lines with inline asm
-        # run to hundreds of characters
-        at = raw.rfind("!dbg ")
-        if at == -1:
-            continue
-        m = _LLVM_DBG_RE.search(raw, max(0, at - 8))
-        if m:
-            c = chain(m.group(1))
-            if c:
-                out[number] = c
+        c = chain(m.group(1))
+        if c:
+            out[number] = c
     return out
 
 

@@ -99,6 +99,10 @@ class CodeView(QPlainTextEdit):
         self._chunk_timer = QTimer(self)
         self._chunk_timer.setSingleShot(True)
         self._chunk_timer.timeout.connect(self._append_chunk)
+        # owned by the view, so a pending repaint dies with it
+        self._more_highlight = QTimer(self)
+        self._more_highlight.setSingleShot(True)
+        self._more_highlight.timeout.connect(lambda: self.viewport().update())
         self._update_gutter_width()
 
     # ------------------------------------------------------------ content
@@ -302,7 +306,7 @@ class CodeView(QPlainTextEdit):
         painter.end()
         super().paintEvent(event)
         if more:
-            QTimer.singleShot(0, self.viewport().update)
+            self._more_highlight.start(0)
 
     # ------------------------------------------------------------ gutter
 
