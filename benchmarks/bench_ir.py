@@ -11,11 +11,9 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,35 +58,9 @@ def best_of(fn, n=5) -> float:
 
 
 def full_pass_dump(kernel: CompiledKernel) -> str:
-    from capture_ir_fixtures import _REPLAY  # the fixture script's replay of a specialization
+    from capture_ir_fixtures import pass_dump  # the fixture script's replay of a specialization
 
-    spec = {
-        "target": kernel.target.to_json(),
-        "name": kernel.name,
-        "specialization": kernel.specialization.to_json(),
-    }
-    env = dict(
-        os.environ,
-        MLIR_ENABLE_DUMP="1",
-        MLIR_ENABLE_TIMING="1",
-        LLVM_IR_ENABLE_DUMP="1",
-        TRITON_CACHE_DIR=tempfile.mkdtemp(),
-        TRITON_DEFAULT_FP_FUSION="1",
-    )
-    p = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            _REPLAY.format(root=str(ROOT)),
-            str(KERNELS / "matmul_autotune.py"),
-            json.dumps(spec),
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    )
-    return p.stderr
+    return pass_dump(KERNELS / "matmul_autotune.py", kernel, llvm=True)
 
 
 def main() -> None:

@@ -90,6 +90,23 @@ class CompileFailure(Exception):
 STATE: CaptureState | None = None
 
 
+def _uncompiled_record(
+    fn: Any, status: str, message: str, config: AutotuneConfig | None = None
+) -> CompiledKernel:
+    """The record of a kernel with no compile to show: failed, or not launched."""
+    file, line = source_location(fn)
+    return CompiledKernel(
+        name=jit_name(fn),
+        status=status,
+        target=STATE.target,
+        source_file=file,
+        source_line=line,
+        config=config,
+        signature=signature_of(fn),
+        message=message,
+    )
+
+
 def _record_key(kernel: Any, config: AutotuneConfig | None) -> str:
     h = getattr(kernel, "hash", None) or getattr(kernel.metadata, "hash", "?")
     return f"{h}/{config.index if config else '-'}"
@@ -119,19 +136,9 @@ def _install_wrappers() -> None:
             raise
         except Exception as e:
             if not state.suppress_records:
-                file, line = source_location(self)
                 state.send_kernel(
                     f"failed/{name}/{state.config.index if state.config else '-'}",
-                    CompiledKernel(
-                        name=name,
-                        status="failed",
-                        target=state.target,
-                        source_file=file,
-                        source_line=line,
-                        config=state.config,
-                        signature=signature_of(self),
-                        message=_compile_diagnostic(e, name).message,
-                    ),
+                    _uncompiled_record(self, "failed", _compile_diagnostic(e, name).message, state.config),
                 )
             raise CompileFailure(name) from e
         elapsed = time.perf_counter() - start
@@ -368,7 +375,6 @@ def _fork_configs(tuner, original_run, args, kwargs, configs) -> dict[int, list[
 
 
 def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
-    state = STATE
     try:
         with open(path, encoding="utf-8") as f:
             messages = [json.loads(line) for line in f if line.strip()]
@@ -381,19 +387,11 @@ def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
         if os.WIFSIGNALED(status)
         else f"exit status {os.WEXITSTATUS(status)}"
     )
-    fn = _base_jit(tuner)
-    file, line = source_location(fn)
     config = config_of(cfg, index)
-    record = CompiledKernel(
-        name=jit_name(fn),
-        status="failed",
-        target=state.target,
-        source_file=file,
-        source_line=line,
-        config=config,
-        signature=signature_of(fn),
-        message=f"compiling config {config.label} crashed ({how})",
+    record = _uncompiled_record(
+        _base_jit(tuner), "failed", f"compiling config {config.label} crashed ({how})", config
     )
+    file, line = record.source_file, record.source_line
     return messages + [
         {"type": "kernel", "key": f"failed/{record.name}/{index}", "kernel": record.to_json()},
         {
@@ -475,18 +473,12 @@ def _report_not_launched(namespace: dict) -> None:
     for name, (_, fn) in kernels.items():
         if name in state.launched or name in helpers:
             continue
-        file, line = source_location(fn)
         state.send_kernel(
             f"not-launched/{name}",
-            CompiledKernel(
-                name=name,
-                status="not-launched",
-                target=state.target,
-                source_file=file,
-                source_line=line,
-                signature=signature_of(fn),
-                message="nothing in the file launches this kernel; compile it with "
-                "--kernel NAME --signature SIG",
+            _uncompiled_record(
+                fn,
+                "not-launched",
+                "nothing in the file launches this kernel; compile it with --kernel NAME --signature SIG",
             ),
         )
 

@@ -95,12 +95,16 @@ def dialect_histogram(text: str) -> Counter:
 # ---------------------------------------------------------------- layouts
 
 
-def split_top_level(text: str, sep: str = ",") -> list[str]:
-    """Split on `sep` outside (), [], {}, <> and quotes; parts stripped, empties dropped."""
-    parts, depth, quoted, start = [], 0, False, 0
-    for i, ch in enumerate(text):
+def split_top_level(text: str, sep: str = ",", keep_empty: bool = False) -> list[str]:
+    """Split on `sep` (one or more characters) outside (), [], {}, <> and double quotes;
+    parts stripped, empty parts dropped unless keep_empty."""
+    parts, depth, quoted, start, i = [], 0, False, 0, 0
+    while i < len(text):
+        ch = text[i]
         if quoted:
-            if ch == '"' and text[i - 1] != "\\":
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
                 quoted = False
         elif ch == '"':
             quoted = True
@@ -108,11 +112,13 @@ def split_top_level(text: str, sep: str = ",") -> list[str]:
             depth += 1
         elif ch in ")]}>":
             depth -= 1
-        elif ch == sep and depth == 0:
+        elif depth == 0 and text.startswith(sep, i):
             parts.append(text[start:i])
-            start = i + 1
+            start = i = i + len(sep)
+            continue
+        i += 1
     parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
+    return [p.strip() for p in parts if keep_empty or p.strip()]
 
 
 _INT_RE = re.compile(r"^-?\d+$")

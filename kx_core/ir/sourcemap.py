@@ -27,6 +27,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from kx_core.ir.anatomy import split_top_level
+
 
 @dataclass(frozen=True)
 class Location:
@@ -57,32 +59,6 @@ _MLIR_ALIAS_RE = re.compile(r"^(#loc\w*)\s*=\s*loc\((.*)\)\s*$")
 _MLIR_FILE_LOC_RE = re.compile(r'^"((?:[^"\\]|\\.)*)":(\d+):(\d+)')
 # Example body: "x"(#loc4)
 _MLIR_NAME_LOC_RE = re.compile(r'^"((?:[^"\\]|\\.)*)"\((.*)\)$')
-
-
-def _split_top(text: str, sep: str) -> list[str]:
-    """Split on `sep` outside parentheses, brackets and quotes."""
-    parts, depth, quoted, start, i = [], 0, False, 0, 0
-    while i < len(text):
-        ch = text[i]
-        if quoted:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quoted = False
-        elif ch == '"':
-            quoted = True
-        elif ch in "([<{":
-            depth += 1
-        elif ch in ")]>}":
-            depth -= 1
-        elif depth == 0 and text.startswith(sep, i):
-            parts.append(text[start:i])
-            start = i + len(sep)
-            i = start
-            continue
-        i += 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts]
 
 
 def _trailing_loc(line: str) -> str | None:
@@ -137,13 +113,16 @@ class _MlirLocations:
             result = (Location(m.group(1), int(m.group(2)), int(m.group(3))),)
         elif body.startswith("callsite(") and body.endswith(")"):
             inner = body[len("callsite(") : -1]
-            parts = _split_top(inner, " at ")
+            parts = split_top_level(inner, " at ", keep_empty=True)
             if len(parts) == 2:
                 result = self.resolve(parts[0], depth + 1) + self.resolve(parts[1], depth + 1)
         elif body.startswith("fused"):
             start = body.find("[")
             if start != -1 and body.endswith("]"):
-                chains = [self.resolve(p, depth + 1) for p in _split_top(body[start + 1 : -1], ",")]
+                chains = [
+                    self.resolve(p, depth + 1)
+                    for p in split_top_level(body[start + 1 : -1], ",", keep_empty=True)
+                ]
                 result = tuple(loc for c in chains for loc in c)
         elif m := _MLIR_NAME_LOC_RE.match(body):
             result = self.resolve(m.group(2), depth + 1)

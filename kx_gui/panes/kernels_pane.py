@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout
 
 from kx_core.compile import CompileResult
 from kx_gui.panes.base import Pane
+from kx_gui.widgets.tables import row_table
 
 COLUMNS = ("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared B", "compile s")
 
@@ -24,13 +25,7 @@ class KernelsPane(Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.table = row_table(COLUMNS, stretch=0)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)

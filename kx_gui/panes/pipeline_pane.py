@@ -9,14 +9,11 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor, QFont
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QHBoxLayout,
-    QHeaderView,
     QPushButton,
     QSplitter,
-    QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
 )
@@ -25,6 +22,7 @@ from kx_core.ir.lexers import lexer_for_syntax
 from kx_core.ir.passes import ir_around
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
+from kx_gui.widgets.tables import row_table
 
 COLUMNS = ("#", "pm", "pass", "argument", "function", "changed", "ms")
 ALL_FUNCTIONS = "all functions"
@@ -45,13 +43,7 @@ class PipelinePane(Pane):
         for w in (self.capture_button, self.function_box, self.changed_only, self.ignore_numbering):
             bar.addWidget(w)
         bar.addStretch(1)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        self.table = row_table(COLUMNS, stretch=2)
         self.diff = DiffView()
         # the pass list above, the before/after IR below at full width
         split = QSplitter(Qt.Orientation.Vertical)
