@@ -58,7 +58,9 @@ triton.compile(
 """
 
 
-def pass_dump(file: Path, kernel) -> str:
+def pass_dump(file: Path, kernel, llvm: bool = False) -> str:
+    """The pass dump (stderr) of compiling `kernel`'s recorded specialization afresh;
+    with llvm=True, LLVM's print-after-all too."""
     spec = {
         "target": kernel.target.to_json(),
         "name": kernel.name,
@@ -70,6 +72,7 @@ def pass_dump(file: Path, kernel) -> str:
         MLIR_ENABLE_TIMING="1",
         TRITON_CACHE_DIR=tempfile.mkdtemp(),
         TRITON_DEFAULT_FP_FUSION="1",
+        **({"LLVM_IR_ENABLE_DUMP": "1"} if llvm else {}),
     )
     p = subprocess.run(
         [sys.executable, "-c", _REPLAY.format(root=str(ROOT)), str(file), json.dumps(spec)],
