@@ -377,11 +377,17 @@ def build_source_map(stages: dict[str, str], source_file: str) -> SourceMap:
     by_source: dict[str, dict[int, tuple[int, ...]]] = {}
     for name, lines in per_stage.items():
         index: dict[int, list[int]] = defaultdict(list)
+        # the parsers hand out one chain object to every line it covers: filter each once
+        in_file: dict[int, list[int]] = {}
         for ir_line, chain in lines.items():
-            seen = set()
-            for loc in chain:
-                if loc.line not in seen and same_source(loc.file, source_file):
-                    seen.add(loc.line)
-                    index[loc.line].append(ir_line)
+            key = id(chain)
+            if key not in in_file:
+                wanted: list[int] = []
+                for loc in chain:
+                    if loc.line not in wanted and same_source(loc.file, source_file):
+                        wanted.append(loc.line)
+                in_file[key] = wanted
+            for src in in_file[key]:
+                index[src].append(ir_line)
         by_source[name] = {k: tuple(v) for k, v in index.items()}
     return SourceMap(source_file, per_stage, by_source)
