@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
     lay.add_argument("--alias", help="a layout alias of the TTGIR given with --from, e.g. '#blocked1'")
     lay.add_argument("--from", dest="from_file", metavar="FILE.ttgir", help="TTGIR text to read aliases from")
     lay.add_argument("--warp", type=int, default=0, help="the warp whose lane table is printed (0)")
+    lay.add_argument(
+        "--elem-bytes",
+        type=int,
+        metavar="B",
+        help="also simulate warp 0's first access to a row-major tensor of B-byte elements",
+    )
     lay.add_argument("--json", action="store_true")
     p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
     _add_compile_options(p)
@@ -293,6 +299,14 @@ def _layout_command(args: argparse.Namespace) -> int:
         f"{layout_text}  shape {'x'.join(map(str, shape))}: {nw} warps x {nl} lanes x {nr} registers"
         + (f", up to {int(own.count.max())} owners per element (broadcast)" if own.count.max() > 1 else "")
     )
+    if args.elem_bytes:
+        from kx_core.layout.linear import first_access
+
+        acc = first_access(own, args.elem_bytes)
+        print(
+            f"first access of warp 0 ({args.elem_bytes}-byte elements, row-major): {acc.vector} per lane, "
+            f"{acc.bytes_requested} bytes in {acc.sectors} sectors of 32 B: {acc.efficiency:.0%} efficient"
+        )
     warp = max(0, min(args.warp, nw - 1))
     for lane in range(nl):
         coords = [tuple(int(x) for x in own.coords[warp, lane, r]) for r in range(nr)]

@@ -239,3 +239,43 @@ def conversion_class(src: Ownership, dst: Ownership) -> str:
     if all(warps(a[k]) == warps(b[k]) for k in a):
         return "warp_shuffle"
     return "shared_memory"
+
+
+@dataclass(frozen=True)
+class Coalescing(Jsonable):
+    """Warp 0's first vectorized access: bytes asked for, 32-byte sectors touched and
+    efficiency = bytes / (sectors * 32); `vector` is elements per lane per access."""
+
+    vector: int
+    bytes_requested: int
+    sectors: int
+    efficiency: float
+
+
+def first_access(
+    own: Ownership, elem_bytes: int, strides: list[int] | None = None, vector_dim: int | None = None
+) -> Coalescing:
+    """Simulate warp 0's first vectorized load/store for any distributed layout: each lane
+    accesses its registers 0.. while they step by one element along `vector_dim` (default:
+    the dimension contiguous in memory), at most 16 bytes, on a tensor with element
+    `strides` (row-major by default)."""
+    shape = own.shape
+    rank = len(shape)
+    if strides is None:
+        strides = [int(np.prod(shape[d + 1 :])) for d in range(rank)]
+    if vector_dim is None:
+        vector_dim = int(np.argmin(strides))
+    unit = np.zeros(rank, dtype=np.int64)
+    unit[vector_dim] = 1
+    regs = own.coords[0]  # (lanes, registers, rank)
+    vec = 1
+    while (
+        vec < regs.shape[1]
+        and vec < max(1, 16 // elem_bytes)
+        and np.array_equal(regs[0, vec] - regs[0, vec - 1], unit)
+    ):
+        vec += 1
+    addresses = (regs[:, :vec, :] * np.asarray(strides)).sum(axis=-1) * elem_bytes
+    sectors = len(np.unique(addresses // 32))
+    requested = regs.shape[0] * vec * elem_bytes
+    return Coalescing(vec, int(requested), sectors, requested / (sectors * 32))

@@ -101,3 +101,10 @@ def test_layout_command_lane_table_and_json():
     assert doc["layout"].startswith("#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8]")
     p = kx("layout", "#ttg.blocked<{sizePerThread = [1]}>", "--shape", "8", cache=True)
     assert p.returncode == 1 and "without threadsPerWarp" in p.stderr
+
+
+def test_layout_command_first_access():
+    bad = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    p = kx("layout", bad, "--shape", "128x64", "--elem-bytes", "4", cache=True)
+    assert p.returncode == 0, p.stderr
+    assert "1 per lane, 128 bytes in 32 sectors of 32 B: 12% efficient" in p.stdout

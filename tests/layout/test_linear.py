@@ -131,3 +131,27 @@ def test_coalesce_explanation():
     assert e["chosen"] == 1 and e["limited by"] == ["elements/threads cap"]
     e = t2.explain_elements_per_thread([128, 64], [1, 0], 16, 64, 16, 4)
     assert e["chosen"] == 8 and set(e["limited by"]) == {"alignment", "128-bit limit"}
+
+
+@settings(max_examples=100, deadline=None)
+@given(blocked_and_shape(), st.sampled_from([1, 2, 4]))
+def test_first_access_matches_the_drill_on_blocked_layouts(case, elem_bytes):
+    from kx_core.layout.linear import first_access
+
+    layout, shape = case
+    fast = layout.order[0]
+    # the drill's model reads past the tensor when a thread's chunk is wider than it
+    if layout.size_per_thread[fast] > shape[fast]:
+        return
+    n, sectors, eff = t2.first_load_sectors(layout, shape, elem_bytes)
+    got = first_access(ownership(linear_bases(str(layout), shape)), elem_bytes, vector_dim=fast)
+    assert (got.bytes_requested, got.sectors, got.efficiency) == (n, sectors, eff)
+
+
+def test_first_access_of_an_mma_accumulator():
+    from kx_core.layout.linear import first_access
+
+    mma = "#ttg.nvidia_mma<{versionMajor = 2, versionMinor = 0, warpsPerCTA = [2, 2], instrShape = [16, 8]}>"
+    got = first_access(ownership(linear_bases(mma, [64, 64])), 4)
+    # each lane stores 2 consecutive fp32 of one row; 8 rows x 4 lanes: 8 sectors of 32 bytes
+    assert (got.vector, got.bytes_requested, got.sectors, got.efficiency) == (2, 256, 8, 1.0)
