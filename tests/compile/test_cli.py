@@ -107,4 +107,6 @@ def test_layout_command_first_access():
     bad = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}>"
     p = kx("layout", bad, "--shape", "128x64", "--elem-bytes", "4", cache=True)
     assert p.returncode == 0, p.stderr
-    assert "1 per lane, 128 bytes in 32 sectors of 32 B: 12% efficient" in p.stdout
+    # lanes run down the rows; each lane's registers (its repetitions) are consecutive
+    # columns, so it reads 16 bytes of its own row: 32 sectors, half of each used
+    assert "4 per lane, 512 bytes in 32 sectors of 32 B: 50% efficient" in p.stdout
