@@ -30,6 +30,7 @@ class Session(QObject):
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     error = Signal(str)  # a message for the user (bad file, failed job)
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
+    conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
 
     def __init__(
         self, target: str = "default", parent: QObject | None = None, timeout_s: float = 60.0
@@ -199,7 +200,9 @@ class Session(QObject):
             here = text[line - 1] if 0 < line <= len(text) else ""
             found = tensor_layouts_in_line(here)
             alias = re.match(r"^(#\w+) = #(?:ttg|triton_gpu)\.", here)
-            if found:
+            if "convert_layout" in here and len(found) >= 2 and found[0][1] == found[1][1]:
+                self.conversion_requested.emit(found[0][0], found[1][0], found[0][1])
+            elif found:
                 self.request_layout(*found[0])
             elif alias:
                 # a layout alias line: show it at the shape of the largest tensor using it

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from kx_core.ir.anatomy import layout_aliases, split_top_level
-from kx_core.layout.linear import LayoutError, Ownership, linear_bases, ownership
+from kx_core.layout.linear import LayoutError, Ownership, conversion_class, linear_bases, ownership
 from kx_gui.panes.base import Pane
 
 COLOR_BY = ("lane", "warp", "register", "thread")
@@ -119,6 +119,8 @@ class LayoutPane(Pane):
             )
         self.export_button.clicked.connect(self._export)
         self.listen(session.layout_requested, self.show_layout)
+        self.listen(session.conversion_requested, self.show_conversion)
+        self.conversion: tuple[Ownership, Ownership] | None = None
 
     # ------------------------------------------------------------ data
 
@@ -132,7 +134,43 @@ class LayoutPane(Pane):
             if line.startswith("#") and line.split("=", 1)[0].strip() in known
         }
 
+    def show_conversion(self, src: str, dst: str, shape: list[int]) -> bool:
+        """A convert_layout: the source layout, the destination, and per element whether it
+        stays in its thread (green), moves to another lane of its warp (amber) or to
+        another warp (red), side by side."""
+        try:
+            aliases = self._aliases()
+            a = ownership(linear_bases(src, shape, aliases))
+            b = ownership(linear_bases(dst, shape, aliases))
+        except LayoutError as e:
+            self.info.setText(str(e))
+            return False
+        self.conversion = (a, b)
+        self.ownership = a
+        self.layout_field.setText(src)
+        self.shape_field.setText("x".join(map(str, shape)))
+        same_warp = a.first_warp == b.first_warp
+        same_thread = same_warp & (a.first_lane == b.first_lane)
+        self.moves = np.where(same_thread, 0, np.where(same_warp, 1, 2))
+        cost = conversion_class(a, b)
+        self.info.setText(
+            f"convert_layout {src} -> {dst} at {'x'.join(map(str, shape))}: {cost.replace('_', ' ')}\n"
+            f"left: source by lane | middle: destination by lane | right: each element stays in its thread "
+            f"(green: {int((self.moves == 0).sum())}), changes lane ({int((self.moves == 1).sum())}) "
+            f"or changes warp (red: {int((self.moves == 2).sum())})"
+        )
+        palette = distinct_colors(max(int(a.first_lane.max()), int(b.first_lane.max())) + 1)
+        moves_rgb = np.array([(102, 187, 106), (255, 179, 0), (229, 57, 53)], dtype=np.uint8)[self.moves]
+        panels = [palette[a.first_lane], palette[b.first_lane], moves_rgb]
+        panels = [p if p.ndim == 3 else p.reshape(1, -1, 3) for p in panels]
+        gap = np.full((panels[0].shape[0], 2, 3), 255, dtype=np.uint8)
+        image = np.concatenate([panels[0], gap, panels[1], gap, panels[2]], axis=1)
+        self.image.setImage(np.transpose(image, (1, 0, 2)), levels=(0, 255))
+        self.plot.autoRange()
+        return True
+
     def show_layout(self, attr: str, shape: list[int]) -> bool:
+        self.conversion = None
         self.layout_field.setText(attr)
         self.shape_field.setText("x".join(map(str, shape)))
         return self.refresh()

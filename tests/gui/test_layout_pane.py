@@ -45,7 +45,9 @@ def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     w.stage_pane.select_stage("ttgir")
     ttgir = w.session.kernel.stages["ttgir"].splitlines()
-    line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.convert_layout" in t)
+    line = next(
+        i for i, t in enumerate(ttgir, start=1) if "x64xf32, #mma>" in t and "convert_layout" not in t
+    )
     with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
     attr, shape = blocker.args
@@ -62,3 +64,19 @@ def test_clicking_a_layout_alias_line_opens_it_at_its_tensor_shape(qtbot, make_w
     with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
     assert blocker.args[0] == "#blocked1" and blocker.args[1] == [64, 64]  # the largest tensor using it
+
+
+def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make_window):
+    w = make_window("cuda:80")
+    open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    w.stage_pane.select_stage("ttgir")
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.convert_layout" in t)
+    with qtbot.waitSignal(w.session.conversion_requested, timeout=10_000) as blocker:
+        click_line(qtbot, w.stage_pane.current_view(), line)
+    assert list(blocker.args[:2]) == ["#mma", "#blocked1"]
+    pane = w.layout_pane
+    assert pane.conversion is not None and "shared memory" in pane.info.text()
+    # the accumulator goes from MMA fragments to rows of 8: most elements change warp
+    assert (pane.moves == 2).sum() > 0 and pane.moves.shape == (64, 64)
+    assert pane.image.image.shape[0] == 64 * 3 + 4  # three panels and two gaps, side by side
