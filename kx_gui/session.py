@@ -31,6 +31,7 @@ class Session(QObject):
     error = Signal(str)  # a message for the user (bad file, failed job)
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
     conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
+    access_requested = Signal(str, object, int)  # layout of a load/store, shape, element bytes
 
     def __init__(
         self, target: str = "default", parent: QObject | None = None, timeout_s: float = 60.0
@@ -194,13 +195,16 @@ class Session(QObject):
         source = sources[0] if sources else None
         self.link_changed.emit(source, links)
         if stage == "ttgir" and self.kernel is not None:
-            from kx_gui.panes.layout_pane import tensor_layouts_in_line
+            from kx_gui.panes.layout_pane import loads_in_line, tensor_layouts_in_line
 
             text = self.kernel.stages.get("ttgir", "").splitlines()
             here = text[line - 1] if 0 < line <= len(text) else ""
             found = tensor_layouts_in_line(here)
             alias = re.match(r"^(#\w+) = #(?:ttg|triton_gpu)\.", here)
-            if "convert_layout" in here and len(found) >= 2 and found[0][1] == found[1][1]:
+            accesses = loads_in_line(here)
+            if accesses:
+                self.access_requested.emit(*accesses[0])
+            elif "convert_layout" in here and len(found) >= 2 and found[0][1] == found[1][1]:
                 self.conversion_requested.emit(found[0][0], found[1][0], found[0][1])
             elif found:
                 self.request_layout(*found[0])

@@ -44,6 +44,23 @@ def distinct_colors(n: int) -> np.ndarray:
     return np.array(out, dtype=np.uint8)
 
 
+# Example element types: "f16", "bf16", "f32", "i8", "!tt.ptr<f16>" (a pointer: 8 bytes)
+_ELEMENT_RE = re.compile(r"^(?:\d+x)+(!tt\.ptr<[^>]*>|[a-z]+\d+|f8E\w+)")
+
+
+def element_bytes(tensor_body: str) -> int | None:
+    """Bytes of a tensor type's element: 'tensor<64x32xf16, ...>' -> 2; the pointee for a
+    tensor of pointers (what a load through it reads)."""
+    m = _ELEMENT_RE.match(tensor_body)
+    if not m:
+        return None
+    ty = m.group(1)
+    if ty.startswith("!tt.ptr<"):
+        ty = ty[len("!tt.ptr<") : -1]
+    bits = re.search(r"(\d+)", ty.replace("f8E", "f8:"))
+    return max(1, int(bits.group(1)) // 8) if bits else None
+
+
 def tensor_layouts_in_line(line: str) -> list[tuple[str, list[int]]]:
     """(layout, shape) of every ranked tensor type with an encoding on an IR line."""
     found = []
@@ -64,6 +81,20 @@ def tensor_layouts_in_line(line: str) -> list[tuple[str, list[int]]]:
             found.append((parts[-1], [int(x) for x in m.group(1).split("x")]))
         start = j + 1
     return found
+
+
+def loads_in_line(line: str) -> list[tuple[str, list[int], int]]:
+    """For a tt.load / tt.store / async copy line: (layout, shape, element bytes) of its
+    tensor of pointers."""
+    if not re.search(r"\b(?:tt\.load|tt\.store|ttg\.async_copy_global_to_local)\b", line):
+        return []
+    out = []
+    for m in re.finditer(r"tensor<((?:\d+x)+!tt\.ptr<[^>]*>), (#[\w.]+(?:<[^>]*>)?)>", line):
+        size = element_bytes(m.group(1))
+        dims = [int(x) for x in re.findall(r"(\d+)x", m.group(1))]
+        if size:
+            out.append((m.group(2), dims, size))
+    return out
 
 
 class LayoutPane(Pane):
@@ -120,6 +151,8 @@ class LayoutPane(Pane):
         self.export_button.clicked.connect(self._export)
         self.listen(session.layout_requested, self.show_layout)
         self.listen(session.conversion_requested, self.show_conversion)
+        self.listen(session.access_requested, self.show_access)
+        self._access_mask = None
         self.conversion: tuple[Ownership, Ownership] | None = None
 
     # ------------------------------------------------------------ data
@@ -169,8 +202,30 @@ class LayoutPane(Pane):
         self.plot.autoRange()
         return True
 
+    def show_access(self, attr: str, shape: list[int], elem_bytes: int) -> bool:
+        """A load/store: its layout, with warp 0's first access marked and its coalescing
+        (bytes, 32-byte sectors, efficiency) for a row-major tensor of that element size."""
+        from kx_core.layout.linear import first_access
+
+        if not self.show_layout(attr, shape):
+            return False
+        acc = first_access(self.ownership, elem_bytes)
+        self.access = acc
+        touched = self.ownership.coords[0, :, : acc.vector, :].reshape(-1, len(shape))
+        mark = np.zeros(int(np.prod(shape)), dtype=bool)
+        mark[np.ravel_multi_index(tuple(touched.T), tuple(shape))] = True
+        self._access_mask = mark.reshape(self.values().shape)
+        self.info.setText(
+            self.info.text()
+            + f"\nwarp 0's first access ({elem_bytes}-byte elements, row-major): {acc.vector} per lane, "
+            f"{acc.bytes_requested} bytes in {acc.sectors} sectors: {acc.efficiency:.0%} efficient (marked)"
+        )
+        self._paint()
+        return True
+
     def show_layout(self, attr: str, shape: list[int]) -> bool:
         self.conversion = None
+        self._access_mask = None
         self.layout_field.setText(attr)
         self.shape_field.setText("x".join(map(str, shape)))
         return self.refresh()
@@ -234,6 +289,10 @@ class LayoutPane(Pane):
                 mask[np.ravel_multi_index(tuple(picked.T), own.shape)] = True
             mask = mask.reshape(grid.shape)
             rgb = np.where(mask[..., None], rgb, np.uint8(235))
+        access = getattr(self, "_access_mask", None)
+        if access is not None and access.shape == grid.shape:
+            # warp 0's first access stands out; everything else is washed out
+            rgb = np.where(access[..., None], rgb, (rgb // 4 + 180).astype(np.uint8))
         # ImageItem's first axis is x: columns
         self.image.setImage(np.transpose(rgb, (1, 0, 2)), levels=(0, 255))
         self.plot.autoRange()

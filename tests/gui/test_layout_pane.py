@@ -80,3 +80,21 @@ def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make
     # the accumulator goes from MMA fragments to rows of 8: most elements change warp
     assert (pane.moves == 2).sum() > 0 and pane.moves.shape == (64, 64)
     assert pane.image.image.shape[0] == 64 * 3 + 4  # three panels and two gaps, side by side
+
+
+def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
+    from kx_gui.panes.layout_pane import loads_in_line
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    w.stage_pane.select_stage("ttgir")
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    line = next(i for i, t in enumerate(ttgir, start=1) if "tt.load" in t)
+    assert loads_in_line(ttgir[line - 1]) == [("#blocked", [1024], 4)]
+    with qtbot.waitSignal(w.session.access_requested, timeout=10_000):
+        click_line(qtbot, w.stage_pane.current_view(), line)
+    acc = w.layout_pane.access
+    # 4 fp32 per lane, 32 lanes: 512 contiguous bytes, 16 full sectors
+    assert (acc.vector, acc.bytes_requested, acc.sectors, acc.efficiency) == (4, 512, 16, 1.0)
+    assert "100% efficient" in w.layout_pane.info.text()
+    assert w.layout_pane._access_mask.sum() == 128
