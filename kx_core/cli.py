@@ -7,6 +7,7 @@
     kx passes FILE [--changed-only] [--show N] [--json] [same options as compile]
     kx summary FILE [--json] [same options as compile]
     kx layout LAYOUT --shape 64x64 [--json] | kx layout --alias '#blocked1' --from FILE.ttgir --shape 64x64
+    kx coalesce --shape 64x64 [--order 1,0] [--elem-bits 16] [--contiguity N] [--divisibility B] [--num-warps W]
 
 Exit status: 0 when the file compiled (runtime and no-launch diagnostics included), 1
 when a syntax, compile, timeout or crash diagnostic occurred, 2 for a bad command line.
@@ -83,6 +84,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="also simulate warp 0's first access to a row-major tensor of B-byte elements",
     )
     lay.add_argument("--json", action="store_true")
+    co = sub.add_parser("coalesce", help="the layout Triton's coalesce pass gives a load, term by term")
+    co.add_argument("--shape", required=True, help="tensor shape, e.g. 64x64")
+    co.add_argument("--order", default=None, help="dims fastest first, e.g. 1,0 (default: row-major)")
+    co.add_argument("--elem-bits", type=int, default=32, help="element size in bits (32)")
+    co.add_argument(
+        "--contiguity", type=int, help="contiguous elements along order[0] (default: the whole dim)"
+    )
+    co.add_argument("--divisibility", type=int, default=16, help="pointer alignment in bytes (16)")
+    co.add_argument("--num-warps", type=int, default=4)
+    co.add_argument("--json", action="store_true")
     p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
     _add_compile_options(p)
     p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
@@ -314,10 +325,41 @@ def _layout_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def _coalesce_command(args: argparse.Namespace) -> int:
+    from kx_core.layout.blocked import coalesced_layout, explain_elements_per_thread
+
+    try:
+        shape = [int(x) for x in args.shape.lower().split("x")]
+        order = [int(x) for x in args.order.split(",")] if args.order else list(range(len(shape)))[::-1]
+    except ValueError:
+        print("kx: --shape like 64x64 and --order like 1,0", file=sys.stderr)
+        return 2
+    if sorted(order) != list(range(len(shape))):
+        print(f"kx: --order {order} is not a permutation of the {len(shape)} dims", file=sys.stderr)
+        return 2
+    contiguity = args.contiguity or shape[order[0]]
+    terms = explain_elements_per_thread(
+        shape, order, args.elem_bits, contiguity, args.divisibility, args.num_warps
+    )
+    layout = coalesced_layout(shape, order, args.elem_bits, contiguity, args.divisibility, args.num_warps)
+    if args.json:
+        json.dump({"layout": str(layout), "terms": terms}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    print(f"sizePerThread[{order[0]}] = min of:")
+    for name in ("alignment", "contiguity", "shape", "128-bit limit", "elements/threads cap"):
+        mark = "  <- limits it" if name in terms["limited by"] else ""
+        print(f"  {name:22} {terms[name]}{mark}")
+    print(f"= {terms['chosen']}\n{layout}")
+    return 0
+
+
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "layout":
         return _layout_command(args)
+    if args.command == "coalesce":
+        return _coalesce_command(args)
     if args.command == "passes":
         args.passes = True
     try:

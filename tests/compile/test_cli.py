@@ -110,3 +110,15 @@ def test_layout_command_first_access():
     # lanes run down the rows; each lane's registers (its repetitions) are consecutive
     # columns, so it reads 16 bytes of its own row: 32 sectors, half of each used
     assert "4 per lane, 512 bytes in 32 sectors of 32 B: 50% efficient" in p.stdout
+
+
+def test_coalesce_command_explains_the_terms():
+    p = kx("coalesce", "--shape", "64x64", "--elem-bits", "32", cache=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip().endswith(
+        "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [2, 16], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    )
+    p = kx("coalesce", "--shape", "128x64", "--divisibility", "8", "--json", cache=True)
+    doc = json.loads(p.stdout)
+    assert doc["terms"]["chosen"] == 2 and doc["terms"]["limited by"] == ["alignment"]
+    assert kx("coalesce", "--shape", "64x64", "--order", "0,0", cache=True).returncode == 2
