@@ -193,40 +193,39 @@ def summarize(kernel: CompiledKernel) -> InstructionSummary:
     )
 
 
-def format_summaries(summaries: list[InstructionSummary]) -> str:
-    """A table with one column per kernel/config, for comparing them."""
-    if not summaries:
-        return "no compiled kernels"
-    families = sorted(
-        {f for s in summaries for f in s.sass_mix},
-        key=lambda f: -max(s.sass_mix.get(f, 0) for s in summaries),
-    )
-    rows: list[tuple[str, list[str]]] = [
+def summary_rows(summaries: list[InstructionSummary]) -> list[tuple[str, list[str]]]:
+    """(row label, one cell per kernel) for comparing summaries side by side; SASS
+    families come last, the most used first. Used by `kx summary` and the Summary pane."""
+
+    def widths(d: dict[int, int]) -> str:
+        return ", ".join(f"{w} b ×{n}" for w, n in sorted(d.items())) or "-"
+
+    rows = [
         ("registers", [str(s.registers) for s in summaries]),
         ("spills", [str(s.spills) for s in summaries]),
         ("shared B", [str(s.shared) for s in summaries]),
-        ("mma shapes", [", ".join(f"{k}x{v}" for k, v in s.mma_shapes.items()) or "-" for s in summaries]),
+        ("MMA shapes", [", ".join(f"{k} ×{v}" for k, v in s.mma_shapes.items()) or "-" for s in summaries]),
         ("ldmatrix", [str(s.ldmatrix) for s in summaries]),
         ("cp.async", [str(s.cp_async) for s in summaries]),
         ("bulk copies", [str(s.bulk_copies) for s in summaries]),
         ("barriers", [str(s.barriers) for s in summaries]),
-        (
-            "vec loads",
-            [
-                ", ".join(f"{w}b x{n}" for w, n in sorted(s.global_vector_loads.items())) or "-"
-                for s in summaries
-            ],
-        ),
-        (
-            "vec stores",
-            [
-                ", ".join(f"{w}b x{n}" for w, n in sorted(s.global_vector_stores.items())) or "-"
-                for s in summaries
-            ],
-        ),
-        ("SASS total", [str(s.sass_total) for s in summaries]),
+        ("vector loads", [widths(s.global_vector_loads) for s in summaries]),
+        ("vector stores", [widths(s.global_vector_stores) for s in summaries]),
+        ("SASS instructions", [str(s.sass_total) for s in summaries]),
     ]
-    rows += [(f"  {fam}", [str(s.sass_mix.get(fam, 0)) for s in summaries]) for fam in families]
+    families = sorted(
+        {f for s in summaries for f in s.sass_mix},
+        key=lambda f: -max(s.sass_mix.get(f, 0) for s in summaries),
+    )
+    rows += [(f"  {f}", [str(s.sass_mix.get(f, 0)) for s in summaries]) for f in families]
+    return rows
+
+
+def format_summaries(summaries: list[InstructionSummary]) -> str:
+    """A table with one column per kernel/config, for comparing them."""
+    if not summaries:
+        return "no compiled kernels"
+    rows = summary_rows(summaries)
     width = max(len(r[0]) for r in rows)
     cols = [max([len(s.kernel)] + [len(r[1][i]) for r in rows]) for i, s in enumerate(summaries)]
     lines = [" " * width + "  " + "  ".join(s.kernel.ljust(c) for s, c in zip(summaries, cols))]
