@@ -270,7 +270,7 @@ def _passes_command(args: argparse.Namespace, result: CompileResult) -> None:
 
 
 def _layout_command(args: argparse.Namespace) -> int:
-    from kx_core.ir.anatomy import layout_aliases
+    from kx_core.ir.anatomy import layout_alias_texts
     from kx_core.layout.linear import LayoutError, linear_bases, ownership
 
     try:
@@ -286,11 +286,7 @@ def _layout_command(args: argparse.Namespace) -> int:
         except OSError as e:
             print(f"kx: cannot read {args.from_file}: {e.strerror}", file=sys.stderr)
             return 2
-        known = layout_aliases(text)
-        for line in text.splitlines():
-            name = line.split("=", 1)[0].strip()
-            if line.startswith("#") and name in known:
-                aliases[name] = line.split("=", 1)[1].strip()
+        aliases = layout_alias_texts(text)
     attr = args.alias or args.layout
     if not attr:
         print("kx: give a layout, or --alias NAME --from FILE.ttgir", file=sys.stderr)

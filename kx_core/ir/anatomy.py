@@ -181,6 +181,16 @@ def parse_layout(attr: str) -> dict[str, Any] | None:
     return out
 
 
+def layout_alias_texts(text: str) -> dict[str, str]:
+    """{'#blocked1': '#ttg.blocked<{...}>'}: each layout alias of a TTGIR and the attribute
+    text it stands for (what linear_bases and `kx layout --from` resolve aliases with)."""
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("#") and (m := _ALIAS_RE.match(line.strip())):
+            out[m.group(1)] = line.split("=", 1)[1].strip()
+    return out
+
+
 def layout_aliases(text: str) -> dict[str, dict[str, Any]]:
     """{'#blocked': {'kind': 'blocked', 'sizePerThread': [...], ...}, '#mma': {'kind': 'nvidia_mma', ...}}"""
     out: dict[str, dict[str, Any]] = {}

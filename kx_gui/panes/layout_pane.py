@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from kx_core.ir.anatomy import layout_aliases, split_top_level
+from kx_core.ir.anatomy import layout_alias_texts, split_top_level
 from kx_core.layout.linear import LayoutError, Ownership, conversion_class, linear_bases, ownership
 from kx_gui.panes.base import Pane
 
@@ -160,12 +160,7 @@ class LayoutPane(Pane):
     def _aliases(self) -> dict[str, str]:
         kernel = self.session.kernel
         text = kernel.stages.get("ttgir", "") if kernel is not None else ""
-        known = layout_aliases(text)
-        return {
-            line.split("=", 1)[0].strip(): line.split("=", 1)[1].strip()
-            for line in text.splitlines()
-            if line.startswith("#") and line.split("=", 1)[0].strip() in known
-        }
+        return layout_alias_texts(text)
 
     def show_conversion(self, src: str, dst: str, shape: list[int]) -> bool:
         """A convert_layout: the source layout, the destination, and per element whether it

@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kx_core.ir.anatomy import layout_aliases
+from kx_core.ir.anatomy import layout_alias_texts, layout_aliases
 from kx_core.layout import blocked as t2
 from kx_core.layout.linear import LayoutError, linear_bases, ownership
 from kx_testing import ROOT
@@ -53,11 +53,7 @@ def test_every_layout_of_the_real_ttgir_converts():
     seen = set()
     for path in sorted((ROOT / "fixtures" / "ir").glob("*/*/matmul.ttgir.mlir")):
         text = path.read_text()
-        aliases = {
-            a: line.split("=", 1)[1].strip()
-            for line in text.splitlines()
-            if line.startswith("#") and (a := line.split("=", 1)[0].strip()) in layout_aliases(text)
-        }
+        aliases = layout_alias_texts(text)
         for alias, layout in layout_aliases(text).items():
             if layout["kind"] in ("blocked", "nvidia_mma"):
                 own = ownership(linear_bases(alias, [64, 64], aliases))
@@ -114,11 +110,7 @@ def test_conversion_class_matches_the_drill_and_the_real_kernel():
         assert via_linear == t2.classify_conversion(row, other, shape)
     # the matmul's accumulator leaves the MMA layout through shared memory
     ttgir = (sorted((ROOT / "fixtures" / "ir").glob("*/cuda80"))[-1] / "matmul.ttgir.mlir").read_text()
-    aliases = {
-        line.split(" = ", 1)[0]: line.split(" = ", 1)[1]
-        for line in ttgir.splitlines()
-        if line.startswith(("#mma", "#blocked"))
-    }
+    aliases = layout_alias_texts(ttgir)
     src = ownership(linear_bases("#mma", shape, aliases))
     dst = ownership(linear_bases("#blocked1", shape, aliases))
     assert conversion_class(src, dst) == "shared_memory"
