@@ -83,6 +83,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="B",
         help="also simulate warp 0's first access to a row-major tensor of B-byte elements",
     )
+    lay.add_argument(
+        "--to",
+        metavar="LAYOUT",
+        help="a convert_layout to this layout: its cost, and Triton's trivial verdict",
+    )
+    lay.add_argument(
+        "--reg",
+        metavar="LAYOUT",
+        help="for a shared layout: the register layout of the tensor a warp reads/writes there (bank conflicts)",
+    )
+    lay.add_argument("--bits", type=int, default=16, help="element size in bits for a shared layout (16)")
     lay.add_argument("--json", action="store_true")
     co = sub.add_parser("coalesce", help="the layout Triton's coalesce pass gives a load, term by term")
     co.add_argument("--shape", required=True, help="tensor shape, e.g. 64x64")
@@ -291,8 +302,14 @@ def _layout_command(args: argparse.Namespace) -> int:
     if not attr:
         print("kx: give a layout, or --alias NAME --from FILE.ttgir", file=sys.stderr)
         return 2
+    from kx_core.layout.shared import is_shared
+
     try:
+        if is_shared(attr, aliases):
+            return _shared_layout_command(args, attr, shape, aliases)
         own = ownership(linear_bases(attr, shape, aliases))
+        if args.to:
+            return _conversion_command(args, attr, own, shape, aliases)
     except LayoutError as e:
         print(f"kx: {e}", file=sys.stderr)
         return 1
@@ -318,6 +335,60 @@ def _layout_command(args: argparse.Namespace) -> int:
     for lane in range(nl):
         coords = [tuple(int(x) for x in own.coords[warp, lane, r]) for r in range(nr)]
         print(f"warp {warp} lane {lane:2d}: " + " ".join("(" + ",".join(map(str, c)) + ")" for c in coords))
+    return 0
+
+
+def _shared_layout_command(args: argparse.Namespace, attr: str, shape: list[int], aliases) -> int:
+    """A shared layout: the offset of every element; with --reg, warp 0's bank access."""
+    from kx_core.layout.linear import linear_bases, ownership
+    from kx_core.layout.shared import bank_access, placement
+
+    off = placement(attr, shape, aliases)
+    access = (
+        bank_access(ownership(linear_bases(args.reg, shape, aliases)), off, args.bits) if args.reg else None
+    )
+    if args.json:
+        out = {"layout": aliases.get(attr, attr), "shape": shape, "offsets": off.ravel().tolist()}
+        if access is not None:
+            out["access"] = access.to_json()
+        json.dump(out, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    print(f"{aliases.get(attr, attr)}  shape {'x'.join(map(str, shape))}: shared offset of every element")
+    grid = off if off.ndim == 2 else off.reshape(1, -1)
+    width = len(str(int(off.max())))
+    for r, row in enumerate(grid[:64]):
+        print(f"row {r:3d}: " + " ".join(f"{int(x):{width}d}" for x in row[:64]))
+    if access is not None:
+        print(
+            f"warp 0 through {args.reg} ({args.bits}-bit elements): {access.vector} per lane per access, "
+            f"{access.lanes_per_wavefront} lanes per 128-byte wavefront, "
+            f"{access.conflicts} bank conflict{'s' if access.conflicts != 1 else ''} per wavefront"
+        )
+        for lane, (o, bank) in enumerate(zip(access.offsets, access.banks)):
+            print(f"  lane {lane:2d}: offset {o:6d}  bank {bank:2d}")
+    return 0
+
+
+def _conversion_command(args: argparse.Namespace, attr: str, own, shape: list[int], aliases) -> int:
+    """convert_layout attr -> args.to: kx's cost class and, for 2-D, Triton's verdict."""
+    from kx_core.layout.linear import conversion_class, linear_bases, ownership
+
+    cost = conversion_class(own, ownership(linear_bases(args.to, shape, aliases)))
+    trivial = None
+    if len(shape) == 2:
+        from kx_core.layout.gluon_oracle import triton_says_trivial
+
+        trivial = triton_says_trivial(attr, args.to, shape, aliases)
+    if args.json:
+        json.dump(
+            {"from": attr, "to": args.to, "shape": shape, "cost": cost, "triton_trivial": trivial}, sys.stdout
+        )
+        sys.stdout.write("\n")
+        return 0
+    print(f"convert_layout at {'x'.join(map(str, shape))}: {cost.replace('_', ' ')}")
+    if trivial is not None:
+        print(f"Triton (Gluon assert_trivial): {'trivial' if trivial else 'not trivial'}")
     return 0
 
 

@@ -37,6 +37,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         "--layout", help="show this layout (attribute or alias of the kernel's TTGIR) in the Layout pane"
     )
     p.add_argument("--layout-shape", default="64x64", help="shape for --layout (64x64)")
+    p.add_argument(
+        "--ir-line",
+        type=int,
+        metavar="N",
+        help="select line N of --stage, as a click would (TTGIR: its layout)",
+    )
     p.add_argument("--screenshot", metavar="OUT.png", help="save a screenshot once compiled, then quit")
     p.add_argument("--timeout", type=float, default=600.0, help="headless: give up after this many seconds")
     return p.parse_args(argv)
@@ -53,6 +59,8 @@ def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
         window.stage_pane.select_stage(args.stage)
     if args.line:
         window.session.select_source_line(args.line)
+    if args.ir_line and args.stage:
+        window.session.select_ir_line(args.stage, args.ir_line)
     if args.pass_name and window.session.kernel is not None:
         for i, p in enumerate(window.session.kernel.passes):
             if args.pass_name in (p.name, p.argument):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import sys
+import zlib
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
@@ -218,9 +219,15 @@ class MainWindow(QMainWindow):
         if isinstance(geometry, QByteArray):
             self.restoreGeometry(geometry)
         if isinstance(state, QByteArray):
-            self.restoreState(state)
+            # a state saved with another set of panes is ignored (Qt checks the version)
+            self.restoreState(state, self._state_version())
         if self.width() < MIN_WIDTH or self.height() < MIN_HEIGHT:
             self.resize(max(self.width(), MIN_WIDTH), max(self.height(), MIN_HEIGHT))
+
+    def _state_version(self) -> int:
+        """Changes whenever the set of panes does, so an old saved layout is not applied
+        to a window with new panes."""
+        return zlib.crc32(",".join(sorted(self.docks)).encode()) & 0x7FFFFFFF
 
     def reset_layout(self) -> None:
         if self._default_state is not None:
@@ -385,7 +392,7 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("windowState", self.saveState())
+        self.settings.setValue("windowState", self.saveState(self._state_version()))
         self.settings.sync()
         for pane in self.panes.values():
             pane.cleanup()

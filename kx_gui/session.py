@@ -32,6 +32,9 @@ class Session(QObject):
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
     conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
     access_requested = Signal(str, object, int)  # layout of a load/store, shape, element bytes
+    bank_requested = Signal(
+        str, str, object, int, object
+    )  # register, shared layout, shape, bits, alloc shape
 
     def __init__(
         self, target: str = "default", parent: QObject | None = None, timeout_s: float = 60.0
@@ -195,14 +198,21 @@ class Session(QObject):
         source = sources[0] if sources else None
         self.link_changed.emit(source, links)
         if stage == "ttgir" and self.kernel is not None:
-            from kx_gui.panes.layout_pane import loads_in_line, tensor_layouts_in_line
+            from kx_gui.panes.layout_pane import (
+                loads_in_line,
+                shared_accesses_in_line,
+                tensor_layouts_in_line,
+            )
 
             text = self.kernel.stages.get("ttgir", "").splitlines()
             here = text[line - 1] if 0 < line <= len(text) else ""
             found = tensor_layouts_in_line(here)
             alias = re.match(r"^(#\w+) = #(?:ttg|triton_gpu)\.", here)
             accesses = loads_in_line(here)
-            if accesses:
+            shared = shared_accesses_in_line(here)
+            if shared:
+                self.bank_requested.emit(*shared[0])
+            elif accesses:
                 self.access_requested.emit(*accesses[0])
             elif "convert_layout" in here and len(found) >= 2 and found[0][1] == found[1][1]:
                 self.conversion_requested.emit(found[0][0], found[1][0], found[0][1])

@@ -214,3 +214,25 @@ def explain_elements_per_thread(
         shape, order, elem_bits, contiguity, divisibility_bytes, num_warps, threads_per_warp
     )
     return {**terms, "chosen": chosen, "limited by": [k for k, v in terms.items() if v == chosen]}
+
+
+def explain_load_layout(layout: Blocked, shape, elem_bits, threads_per_warp=32) -> dict[str, int | list[str]]:
+    """For a load/store the coalesce pass already laid out (a TTGIR line), the terms that
+    could have set sizePerThread[order[0]] and which of them did. Alignment and
+    contiguity come from Triton's axis analysis, which the TTGIR does not keep: when the
+    chosen width is below every term kx can see, they are what limited it, and their
+    minimum is exactly the chosen width."""
+    order = list(layout.order)
+    chosen = layout.size_per_thread[order[0]]
+    num_warps = prod(layout.warps_per_cta)
+    visible = {
+        "shape": shape[order[0]],
+        "128-bit limit": max(1, 128 // elem_bits),
+        "elements/threads cap": max(prod(shape) // (num_warps * threads_per_warp), 1),
+    }
+    limited = [k for k, v in visible.items() if v == chosen]
+    terms: dict[str, int | list[str] | str] = dict(visible)
+    if not limited and chosen < min(visible.values()):
+        terms["alignment/contiguity"] = chosen
+        limited = ["alignment/contiguity"]
+    return {**terms, "chosen": chosen, "limited by": limited}

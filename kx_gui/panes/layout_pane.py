@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 
 from kx_core.ir.anatomy import layout_alias_texts, split_top_level
 from kx_core.layout.linear import LayoutError, Ownership, conversion_class, linear_bases, ownership
+from kx_core.layout.shared import bank_access, is_shared, placement
 from kx_gui.panes.base import Pane
 
 COLOR_BY = ("lane", "warp", "register", "thread")
@@ -97,6 +98,28 @@ def loads_in_line(line: str) -> list[tuple[str, list[int], int]]:
     return out
 
 
+# Example: "!ttg.memdesc<64x16xf16, #shared, #smem, mutable, 64x32>": a 64x16 view of a
+# 64x32 allocation (the trailing shape, when present, is the allocation's)
+_MEMDESC_RE = re.compile(
+    r"!ttg\.memdesc<((?:\d+x)+)(\w+), (#[\w.]+(?:<\{[^}]*\}>)?)([^>]*?)(?:, (\d+(?:x\d+)+))?>"
+)
+
+
+def shared_accesses_in_line(line: str) -> list[tuple[str, str, list[int], int, list[int]]]:
+    """For a ttg.local_load / local_store / local_alloc of a tensor: (register layout,
+    shared layout, tensor shape, element bits, allocation shape)."""
+    if not re.search(r"\bttg\.local_(?:load|store|alloc)\b", line):
+        return []
+    mem = _MEMDESC_RE.search(line)
+    tensors = tensor_layouts_in_line(line)
+    if not mem or not tensors:
+        return []
+    reg, shape = tensors[0]
+    bits = re.search(r"(\d+)", mem.group(2).replace("f8E", "f8:"))
+    alloc = [int(x) for x in mem.group(5).split("x")] if mem.group(5) else list(shape)
+    return [(reg, mem.group(3), shape, int(bits.group(1)), alloc[-len(shape) :])] if bits else []
+
+
 class LayoutPane(Pane):
     title = "Layout"
     name = "layout"
@@ -152,6 +175,9 @@ class LayoutPane(Pane):
         self.listen(session.layout_requested, self.show_layout)
         self.listen(session.conversion_requested, self.show_conversion)
         self.listen(session.access_requested, self.show_access)
+        self.listen(session.bank_requested, self.show_banks)
+        self.shared_offsets: np.ndarray | None = None
+        self.shared_bits = 16
         self._access_mask = None
         self.conversion: tuple[Ownership, Ownership] | None = None
 
@@ -175,6 +201,7 @@ class LayoutPane(Pane):
             return False
         self.conversion = (a, b)
         self.ownership = a
+        self.shared_offsets = None
         self.layout_field.setText(src)
         self.shape_field.setText("x".join(map(str, shape)))
         same_warp = a.first_warp == b.first_warp
@@ -214,6 +241,60 @@ class LayoutPane(Pane):
             self.info.text()
             + f"\nwarp 0's first access ({elem_bytes}-byte elements, row-major): {acc.vector} per lane, "
             f"{acc.bytes_requested} bytes in {acc.sectors} sectors: {acc.efficiency:.0%} efficient (marked)"
+            + self._derivation(attr, shape, elem_bytes)
+        )
+        self._paint()
+        return True
+
+    def _derivation(self, attr: str, shape: list[int], elem_bytes: int) -> str:
+        """Why the coalesce pass gave this load its vector width, term by term."""
+        from kx_core.ir.anatomy import parse_layout
+        from kx_core.layout.blocked import explain_load_layout, parse_blocked
+
+        text = self._aliases().get(attr, attr)
+        layout = parse_layout(text)
+        if not layout or layout["kind"] != "blocked":
+            return ""
+        terms = explain_load_layout(parse_blocked(text), shape, elem_bytes * 8)
+        parts = [
+            f"{k} {v}" + (" ◀" if k in terms["limited by"] else "")
+            for k, v in terms.items()
+            if k not in ("chosen", "limited by")
+        ]
+        why = "" if terms["limited by"] else " (above every term: not the coalesce pass's choice)"
+        return f"\nsizePerThread along the contiguous dim = {terms['chosen']}{why}: min of " + ", ".join(
+            parts
+        )
+
+    def show_banks(
+        self, reg: str, shared: str, shape: list[int], bits: int, alloc: list[int] | None = None
+    ) -> bool:
+        """A local_load/local_store: the shared layout's elements coloured by bank, the
+        first wavefront of warp 0 marked, and its bank conflicts (as ld.shared/st.shared;
+        the ldmatrix Triton uses for dot operands is not modelled). A view of a larger
+        allocation (a K-slice) is placed inside the allocation."""
+        aliases = self._aliases()
+        alloc = list(alloc or shape)
+        try:
+            off = placement(shared, alloc, aliases)[tuple(slice(0, n) for n in shape)]
+            acc = bank_access(ownership(linear_bases(reg, shape, aliases)), off, bits)
+        except (LayoutError, KeyError) as e:
+            self.info.setText(str(e))
+            return False
+        self.shared_bits = bits
+        self.show_layout(shared, shape)
+        self.shared_offsets = off
+        self._paint()
+        mark = np.zeros(off.size, dtype=bool)
+        firsts = np.asarray(acc.offsets)[:, None] + np.arange(acc.vector)[None, :]
+        mark[np.isin(off.ravel(), firsts.ravel())] = True
+        self._access_mask = mark.reshape(self.values().shape)
+        self.access = acc
+        self.info.setText(
+            self.info.text()
+            + f"\nwarp 0 through {reg} ({bits}-bit): {acc.vector} per lane, {acc.lanes_per_wavefront} lanes per "
+            f"wavefront (marked), {acc.conflicts} bank conflict{'s' if acc.conflicts != 1 else ''} per wavefront; "
+            f"banks by lane: {' '.join(map(str, acc.banks))}"
         )
         self._paint()
         return True
@@ -233,6 +314,9 @@ class LayoutPane(Pane):
         except ValueError:
             self.info.setText(f"shape {self.shape_field.text()!r}: expected sizes like 64x64")
             return False
+        if is_shared(self.layout_field.text(), self._aliases()):
+            return self._refresh_shared(shape)
+        self.shared_offsets = None
         try:
             bases = linear_bases(self.layout_field.text(), shape, self._aliases())
         except LayoutError as e:
@@ -250,8 +334,30 @@ class LayoutPane(Pane):
         self._paint()
         return True
 
+    def _refresh_shared(self, shape: list[int]) -> bool:
+        try:
+            self.shared_offsets = placement(self.layout_field.text(), shape, self._aliases())
+        except LayoutError as e:
+            self.shared_offsets = self.ownership = None
+            self.image.clear()
+            self.info.setText(str(e))
+            return False
+        self.ownership = None
+        self.info.setText(
+            f"{self._aliases().get(self.layout_field.text(), self.layout_field.text())}\n"
+            f"shared memory, {self.shared_bits}-bit elements: coloured by the 4-byte bank each element is in"
+        )
+        self._paint()
+        return True
+
+    def banks(self) -> np.ndarray:
+        return (self.shared_offsets * self.shared_bits // 32) % 32
+
     def values(self) -> np.ndarray:
-        """The number each element is coloured by (its lowest owner's lane, warp, ...)."""
+        """The number each element is coloured by (its lowest owner's lane, warp, ...;
+        its bank for a shared layout)."""
+        if self.shared_offsets is not None:
+            return self.banks()
         own = self.ownership
         by = self.color_by.currentText()
         lanes = own.coords.shape[1]
@@ -264,15 +370,18 @@ class LayoutPane(Pane):
 
     def _paint(self) -> None:
         own = self.ownership
-        if own is None:
+        if own is None and self.shared_offsets is None:
             return
+        # a shared layout is coloured by bank; lanes, warps and registers do not apply
+        for w in (self.color_by, self.warp_pick, self.lane_pick):
+            w.setEnabled(own is not None)
         values = self.values()
         grid = values if values.ndim == 2 else values.reshape(1, -1)
         palette = distinct_colors(int(grid.max()) + 1)
         rgb = palette[grid]
         mask = np.ones(grid.shape, dtype=bool)
         warp, lane = self.warp_pick.value(), self.lane_pick.value()
-        if warp >= 0 or lane >= 0:
+        if own is not None and (warp >= 0 or lane >= 0):
             holds = np.ones(own.coords.shape[:3], dtype=bool)
             if warp >= 0:
                 holds &= np.arange(own.coords.shape[0])[:, None, None] == warp
@@ -295,17 +404,22 @@ class LayoutPane(Pane):
     # ------------------------------------------------------------ interaction
 
     def element_at(self, x: float, y: float) -> tuple[int, ...] | None:
-        own = self.ownership
-        if own is None:
+        shape = self.ownership.shape if self.ownership is not None else None
+        if shape is None and self.shared_offsets is not None:
+            shape = self.shared_offsets.shape
+        if shape is None:
             return None
         col, row = int(x), int(y)
-        if len(own.shape) == 1:
-            return (col,) if row == 0 and 0 <= col < own.shape[0] else None
-        if 0 <= row < own.shape[0] and 0 <= col < own.shape[1]:
+        if len(shape) == 1:
+            return (col,) if row == 0 and 0 <= col < shape[0] else None
+        if 0 <= row < shape[0] and 0 <= col < shape[1]:
             return (row, col)
         return None
 
     def describe(self, coord: tuple[int, ...]) -> str:
+        if self.shared_offsets is not None:
+            off = int(self.shared_offsets[coord])
+            return f"element {coord}: shared offset {off}, bank {int(self.banks()[coord])}"
         owners = self.ownership.owners_of(coord)
         listed = ", ".join(f"w{w} l{ln} r{r}" for w, ln, r in owners[:8])
         more = f" and {len(owners) - 8} more" if len(owners) > 8 else ""

@@ -122,3 +122,26 @@ def test_coalesce_command_explains_the_terms():
     doc = json.loads(p.stdout)
     assert doc["terms"]["chosen"] == 2 and doc["terms"]["limited by"] == ["alignment"]
     assert kx("coalesce", "--shape", "64x64", "--order", "0,0", cache=True).returncode == 2
+
+
+def test_layout_command_shared_banks_and_conversions():
+    from kx_core.layout.linear import linear_bases, ownership
+    from kx_core.layout.shared import bank_access, placement
+
+    shared = "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 8, order = [1, 0]}>"
+    reg = "#ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [16, 2], warpsPerCTA = [1, 4], order = [0, 1]}>"
+    p = kx("layout", shared, "--shape", "16x16", "--bits", "32", "--reg", reg, "--json", cache=True)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["offsets"] == placement(shared, [16, 16]).ravel().tolist()
+    expected = bank_access(ownership(linear_bases(reg, [16, 16])), placement(shared, [16, 16]), 32)
+    assert doc["access"]["conflicts"] == expected.conflicts and doc["access"]["banks"] == list(expected.banks)
+    p = kx("layout", shared, "--shape", "16x16", "--bits", "32", "--reg", reg, cache=True)
+    assert f"{expected.conflicts} bank conflict" in p.stdout and "lane  1: offset     17  bank 17" in p.stdout
+    a = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+    b = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [1, 4], order = [1, 0]}>"
+    p = kx("layout", a, "--to", b, "--shape", "64x64", "--json", cache=True)
+    doc = json.loads(p.stdout)
+    assert doc["cost"] == "shared_memory" and doc["triton_trivial"] is False
+    p = kx("layout", a, "--to", a, "--shape", "64x64", cache=True)
+    assert "registers" in p.stdout and "Triton (Gluon assert_trivial): trivial" in p.stdout

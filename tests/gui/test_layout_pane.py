@@ -37,7 +37,11 @@ def test_alias_heatmap_and_isolation(qtbot, make_window):
     image = pane.image.image
     grey = np.all(image == 235, axis=-1)
     assert grey.sum() == 3 * 64 * 64 // 4
-    assert not pane.show_layout("#shared", [64, 64]) and "no distributed ownership" in pane.info.text()
+    # a shared layout: every element coloured by its bank
+    assert pane.show_layout("#shared", [64, 64]) and pane.ownership is None
+    assert set(np.unique(pane.values())) == set(range(32))
+    assert pane.describe((1, 0)).startswith("element (1, 0): shared offset ")
+    assert not pane.show_layout("#ttg.bogus<{}>", [64, 64]) and pane.info.text()
 
 
 def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
@@ -98,3 +102,26 @@ def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
     assert (acc.vector, acc.bytes_requested, acc.sectors, acc.efficiency) == (4, 512, 16, 1.0)
     assert "100% efficient" in w.layout_pane.info.text()
     assert w.layout_pane._access_mask.sum() == 128
+
+
+def test_clicking_a_local_load_shows_its_banks(qtbot, make_window):
+    from kx_core.layout.linear import linear_bases, ownership
+    from kx_core.layout.shared import bank_access, placement
+    from kx_gui.panes.layout_pane import shared_accesses_in_line
+
+    w = make_window("cuda:80")
+    open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    w.stage_pane.select_stage("ttgir")
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.local_load" in t)
+    ((reg, shared, shape, bits, alloc),) = shared_accesses_in_line(ttgir[line - 1])
+    assert bits == 16 and shared.startswith("#shared") and len(alloc) == len(shape)
+    with qtbot.waitSignal(w.session.bank_requested, timeout=10_000):
+        click_line(qtbot, w.stage_pane.current_view(), line)
+    pane = w.layout_pane
+    aliases = pane._aliases()
+    off = placement(shared, alloc, aliases)[tuple(slice(0, n) for n in shape)]
+    expected = bank_access(ownership(linear_bases(reg, shape, aliases)), off, bits)
+    assert pane.access == expected
+    assert f"{expected.conflicts} bank conflict" in pane.info.text()
+    assert pane._access_mask.sum() == expected.lanes_per_wavefront * expected.vector

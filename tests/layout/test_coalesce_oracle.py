@@ -74,3 +74,9 @@ def test_coalesce_pass_oracle(tmp_path):
         shape = [s0, s1]
         derived = t2.coalesced_layout(shape, order, BITS[dtype], contiguity=shape[order[0]], num_warps=warps)
         assert derived == real, (s0, s1, dtype, col, warps, str(real))
+        # the TTGIR-side explanation finds the same deciding term(s) the derivation does
+        explained = t2.explain_load_layout(real, shape, BITS[dtype])
+        terms = t2.explain_elements_per_thread(shape, order, BITS[dtype], shape[order[0]], 16, warps)
+        assert explained["chosen"] == terms["chosen"]
+        seen = set(explained["limited by"]) - {"alignment/contiguity"}
+        assert seen == set(terms["limited by"]) & {"shape", "128-bit limit", "elements/threads cap"}
