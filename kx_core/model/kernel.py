@@ -1,0 +1,141 @@
+"""The model of one captured kernel on one GPU: its work (from the TTIR and the launch),
+its roofline, its occupancy from the real compiled numbers (registers from the cubin,
+shared memory from the metadata, threads from num_warps) next to K1's estimate, its
+waves and tail, and a predicted time; a measured time when one is given."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from math import ceil
+from typing import Any
+
+from kx_core.compile.types import CompiledKernel
+from kx_core.jsonable import Jsonable
+from kx_core.model import gemm
+from kx_core.model.gpu import GPU, for_arch
+from kx_core.model.occupancy import Occupancy, occupancy
+from kx_core.model.roofline import Roofline, roofline
+from kx_core.model.work import WorkEstimate, estimate
+
+
+@dataclass(frozen=True)
+class KernelModel(Jsonable):
+    kernel: str  # display name: 'matmul_kernel[BLOCK_M=64,...]'
+    config: str | None
+    gpu: str
+    work: WorkEstimate
+    roofline: Roofline
+    occupancy: Occupancy | None  # None where the register count is unknown
+    k1_occupancy: dict[str, Any] | None  # K1's estimate, for GEMM-shaped constexprs
+    programs: int
+    per_wave: int | None
+    waves: int | None
+    tail_fill: float | None
+    predicted_s: float
+    measured_s: float | None = None
+    registers: int | None = None
+    spills: int | None = None
+    shared: int = 0
+
+
+def gpu_for(kernel: CompiledKernel) -> GPU:
+    t = kernel.target
+    return for_arch(f"sm_{t.arch}" if t.backend == "cuda" else str(t.arch))
+
+
+def _tile(constexprs: dict[str, Any], num_warps: int, num_stages: int) -> gemm.TileConfig | None:
+    """BLOCK_M/BLOCK_N/BLOCK_K (or BLOCK_SIZE_M, ...) as a K1 tile, when all three exist."""
+    found = {}
+    for key, value in constexprs.items():
+        if m := re.fullmatch(r"BLOCK(?:_SIZE)?_([MNK])", key):
+            found[m.group(1)] = int(value)
+    if set(found) != {"M", "N", "K"}:
+        return None
+    return gemm.TileConfig(found["M"], found["N"], found["K"], num_warps, num_stages)
+
+
+def model_kernel(
+    kernel: CompiledKernel,
+    gpu: GPU | None = None,
+    flops: float | None = None,
+    nbytes: float | None = None,
+    measured_s: float | None = None,
+    measured_roofs: bool = False,
+) -> KernelModel:
+    """Model a compiled, launched kernel. `flops`/`nbytes` override the estimate."""
+    gpu = gpu or gpu_for(kernel)
+    launch = kernel.launch
+    grid = launch.grid if launch else (1, 1, 1)
+    scalars = {
+        a.name: a.value for a in (launch.args if launch else ()) if a.kind == "int" and a.value is not None
+    }
+    order = [n for n, t in kernel.signature.items() if t != "constexpr"]
+    work = estimate(kernel.stages.get("ttir", ""), scalars, grid, order)
+    f = flops if flops is not None else work.flops
+    b = nbytes if nbytes is not None else work.bytes
+    meta = kernel.metadata
+    num_warps = meta.num_warps if meta else (launch.num_warps if launch else 4)
+    num_stages = meta.num_stages if meta else (launch.num_stages if launch else 3)
+    threads = num_warps * gpu.warp_size
+    occ = occupancy(gpu, threads, meta.registers, meta.shared) if meta and meta.registers else None
+    constexprs = dict(launch.constexprs) if launch else {}
+    if kernel.config:
+        constexprs.update(kernel.config.kwargs)
+    tile = _tile(constexprs, num_warps, num_stages)
+    k1 = gemm.occupancy(gpu, tile) if tile else None
+    roof = roofline(gpu, f, b, work.precision, measured_roofs, measured_s)
+    programs = work.programs
+    per_wave = waves = tail = None
+    predicted = roof.time_s
+    if occ and occ.valid:
+        per_wave = gpu.sm_count * occ.blocks
+        waves = ceil(programs / per_wave)
+        tail = (programs - (waves - 1) * per_wave) / per_wave
+        # T3's wave quantization: a partly empty last wave costs a whole one
+        t_compute = f / roof.peak_flops * (waves * per_wave / programs)
+        predicted = max(t_compute, b / roof.peak_bw, gpu.launch_overhead)
+    return KernelModel(
+        kernel=kernel.display_name,
+        config=kernel.config.label if kernel.config else None,
+        gpu=gpu.name,
+        work=work,
+        roofline=roof,
+        occupancy=occ,
+        k1_occupancy=k1,
+        programs=programs,
+        per_wave=per_wave,
+        waves=waves,
+        tail_fill=tail,
+        predicted_s=predicted,
+        measured_s=measured_s,
+        registers=meta.registers if meta else None,
+        spills=meta.spills if meta else None,
+        shared=meta.shared if meta else 0,
+    )
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation (average ranks for ties); None under 3 pairs."""
+    if len(xs) < 3 or len(xs) != len(ys):
+        return None
+
+    def ranks(v: list[float]) -> list[float]:
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    vy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return cov / (vx * vy) if vx and vy else None

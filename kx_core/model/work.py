@@ -1,0 +1,227 @@
+"""Work estimates of a captured kernel from its TTIR: FLOPs and DRAM bytes per program,
+times the launch's grid.
+
+- FLOPs: 2*M*N*K per `tt.dot` (from its operand types), one per element for float
+  arithmetic (`arith.addf`, `mulf`, ..., `math.exp`, ...; `math.fma` two), one per input
+  element for a `tt.reduce`.
+- Bytes: the tensor (or scalar) type of every `tt.load` / `tt.store` /
+  `tt.descriptor_load` / `tt.descriptor_store` / atomic, in elements times element size.
+- Loops: an `scf.for` multiplies what it holds by its trip count, evaluated from the
+  launch's scalar arguments through the integer `arith` ops that compute its bounds; a
+  bound kx cannot evaluate counts once and is reported in `unknown_loops`.
+
+What it does not see: masks (a partial tile counts whole, as K1's tiled_bytes does),
+caches (every load is DRAM traffic), and branches (both sides of an `scf.if` count).
+The user can override both totals."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from math import ceil, prod
+
+from kx_core.jsonable import Jsonable
+
+_BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
+FLOAT_OPS = {
+    "addf", "subf", "mulf", "divf", "remf", "negf", "maximumf", "minimumf", "maxnumf", "minnumf",
+}  # fmt: skip
+MATH_OPS = {
+    "exp",
+    "exp2",
+    "log",
+    "log2",
+    "sqrt",
+    "rsqrt",
+    "sin",
+    "cos",
+    "tanh",
+    "erf",
+    "absf",
+    "floor",
+    "ceil",
+}
+# Example: "%c32_i32 = arith.constant 32 : i32"
+_CONST_RE = re.compile(r"^\s*(%[\w.#]+) = arith\.constant (-?\d+) : (?:i\d+|index)\b")
+# Example: "%b_ptrs_33 = arith.muli %stride_bk, %c32_i32 : i32"
+_INT_OP_RE = re.compile(
+    r"^\s*(%[\w.#]+) = arith\.(addi|subi|muli|divsi|divui|ceildivsi|remsi|remui|minsi|maxsi) (%[\w.#]+), (%[\w.#]+) : (?:i\d+|index)\s"
+)
+# Example: "%1 = arith.extsi %0 : i32 to i64"
+_CAST_RE = re.compile(r"^\s*(%[\w.#]+) = arith\.(?:extsi|extui|trunci|index_cast) (%[\w.#]+) : ")
+# Example: "%acc:3 = scf.for %k = %c0_i32 to %K step %c32_i32 iter_args(...)"
+_FOR_RE = re.compile(r"scf\.for (%[\w.#]+) = (%[\w.#]+) to (%[\w.#]+) step (%[\w.#]+)")
+# Example: "tt.func public @matmul_kernel(%a_ptr: !tt.ptr<f16> {...}, %M: i32 {...}) ..."
+_ARG_RE = re.compile(r"(%[\w.#]+): ([^\s,{)]+)")
+# Example: "tensor<64x32x!tt.ptr<f16>>" or "tensor<64x64xf32>"
+_TENSOR_RE = re.compile(r"tensor<((?:\d+x)*)(!tt\.ptr<(\w+)>|\w+)")
+# the element type of a tensor type: "tensor<64x32xf16>" -> f16
+_DTYPE_RE = re.compile(r"[x<](f8E\w+|bf16|f16|f32|f64|i1|i8|i16|i32|i64)(?=[>,])")
+
+
+def _elem_bytes(ty: str) -> int:
+    if ty.startswith("f8"):
+        return 1
+    return _BYTES.get(ty, 4)
+
+
+def _tensor(text: str) -> tuple[int, int] | None:
+    """(elements, bytes per element) of the first tensor type in text; for a tensor of
+    pointers, the pointee's size."""
+    m = _TENSOR_RE.search(text)
+    if not m:
+        return None
+    dims = [int(x) for x in m.group(1).split("x") if x]
+    ty = m.group(3) or m.group(2)
+    return prod(dims) if dims else 1, _elem_bytes(ty)
+
+
+@dataclass(frozen=True)
+class WorkEstimate(Jsonable):
+    flops: int
+    bytes: int
+    flops_per_program: int
+    bytes_per_program: int
+    programs: int
+    dot_flops: int  # the part of `flops` done by tt.dot
+    precision: str  # of the dots ("fp16", "bf16", "tf32", "fp32", "fp8"); "fp32" without dots
+    unknown_loops: tuple[int, ...] = ()  # TTIR lines of loops counted once
+    notes: tuple[str, ...] = ()
+
+
+def _eval_ints(lines: list[str], args: dict[str, int]) -> dict[str, int]:
+    env = dict(args)
+    for line in lines:
+        if m := _CONST_RE.match(line):
+            env[m.group(1)] = int(m.group(2))
+        elif m := _INT_OP_RE.match(line):
+            a, b = env.get(m.group(3)), env.get(m.group(4))
+            if a is None or b is None:
+                continue
+            op = m.group(2)
+            try:
+                env[m.group(1)] = {
+                    "addi": lambda: a + b,
+                    "subi": lambda: a - b,
+                    "muli": lambda: a * b,
+                    "divsi": lambda: int(a / b),
+                    "divui": lambda: a // b,
+                    "ceildivsi": lambda: -(-a // b),
+                    "remsi": lambda: a - int(a / b) * b,
+                    "remui": lambda: a % b,
+                    "minsi": lambda: min(a, b),
+                    "maxsi": lambda: max(a, b),
+                }[op]()
+            except ZeroDivisionError:
+                continue
+        elif m := _CAST_RE.match(line):
+            if m.group(2) in env:
+                env[m.group(1)] = env[m.group(2)]
+    return env
+
+
+def _precision(line: str) -> str:
+    types = _DTYPE_RE.findall(line.split(":")[-1])
+    operand = types[0] if types else "f32"
+    if operand.startswith("f8"):
+        return "fp8"
+    if operand in ("f16", "bf16"):
+        return {"f16": "fp16", "bf16": "bf16"}[operand]
+    if "inputPrecision = tf32" in line or "inputPrecision = tf32x3" in line:
+        return "tf32"
+    return "fp32"
+
+
+def estimate(
+    ttir: str, scalar_args: dict[str, int], grid: tuple[int, int, int], arg_order: list[str] | None = None
+) -> WorkEstimate:
+    """Work of one launch. `scalar_args`: the launch's integer arguments by name;
+    `arg_order`: the kernel's non-constexpr parameter names in order, for TTIR that
+    numbers its arguments (%arg0, ...) instead of naming them."""
+    lines = ttir.splitlines()
+    args: dict[str, int] = {}
+    for line in lines:
+        if "tt.func" in line and "@" in line:
+            params = [name for name, _ in _ARG_RE.findall(line.split("attributes")[0])]
+            for i, p in enumerate(params):
+                name = p[1:]
+                if name in scalar_args:
+                    args[p] = int(scalar_args[name])
+                elif arg_order and i < len(arg_order) and arg_order[i] in scalar_args:
+                    args[p] = int(scalar_args[arg_order[i]])
+            break
+    env = _eval_ints(lines, args)
+    flops = dot_flops = nbytes = 0
+    precisions: list[str] = []
+    unknown: list[int] = []
+    # a stack of (closing depth, multiplier): regions opened by scf.for multiply, a
+    # tt.reduce region counts nothing (the reduce line counted its elements)
+    stack: list[tuple[int, int]] = []
+    depth = 0
+    for n, line in enumerate(lines, start=1):
+        mult = prod(m for _, m in stack) if stack else 1
+        s = line.strip()
+        opens = line.count("{") - line.count("}")
+        if m := _FOR_RE.search(line):
+            lb, ub, st = (env.get(m.group(i)) for i in (2, 3, 4))
+            if None in (lb, ub, st) or st == 0:
+                trips = 1
+                unknown.append(n)
+            else:
+                trips = max(0, ceil((ub - lb) / st))
+            stack.append((depth, trips))
+        elif re.search(r"= \"?tt\.reduce\"?\(", line) or " tt.reduce " in line:
+            t = _tensor(line.split(":", 1)[-1] if ":" in line else line)
+            if t:
+                flops += mult * t[0]
+            stack.append((depth, 0))
+        elif " tt.dot " in line or " tt.dot_scaled " in line:
+            shapes = [
+                [int(x) for x in g.split("x") if x]
+                for g in re.findall(r"tensor<((?:\d+x)+)", line.split(":")[-1])
+            ]
+            if len(shapes) >= 2 and len(shapes[0]) >= 2:
+                (mm, kk), nn = shapes[0][-2:], shapes[1][-1]
+                batch = prod(shapes[0][:-2]) if len(shapes[0]) > 2 else 1
+                f = 2 * batch * mm * nn * kk * mult
+                flops += f
+                dot_flops += f
+                precisions.append(_precision(line))
+        elif m := re.search(r"= (arith|math)\.(\w+) ", line):
+            dialect, op = m.groups()
+            if (dialect == "arith" and op in FLOAT_OPS) or (
+                dialect == "math" and (op in MATH_OPS or op == "fma")
+            ):
+                t = _tensor(line.rsplit(":", 1)[-1])
+                elems = t[0] if t else 1
+                flops += mult * elems * (2 if op == "fma" else 1)
+        elif re.search(r"\btt\.(load|store|descriptor_load|descriptor_store|atomic_rmw|atomic_cas)\b", s):
+            kind = re.search(r"\btt\.(\w+)", s).group(1)
+            typed = line.rsplit(" : ", 1)[-1]
+            if kind == "descriptor_load":
+                typed = line.rsplit("->", 1)[-1]
+            t = _tensor(typed)
+            if t is None:
+                ptr = re.search(r"!tt\.ptr<(\w+)>", typed)
+                t = (1, _elem_bytes(ptr.group(1))) if ptr else None
+            if t:
+                nbytes += mult * t[0] * t[1] * (2 if kind.startswith("atomic") else 1)
+        depth += opens
+        while stack and depth <= stack[-1][0]:
+            stack.pop()
+    programs = max(1, grid[0]) * max(1, grid[1]) * max(1, grid[2])
+    notes = []
+    if unknown:
+        notes.append(f"{len(unknown)} loop bound(s) not evaluable from the launch's arguments: counted once")
+    precision = max(set(precisions), key=precisions.count) if precisions else "fp32"
+    return WorkEstimate(
+        flops=flops * programs,
+        bytes=nbytes * programs,
+        flops_per_program=flops,
+        bytes_per_program=nbytes,
+        programs=programs,
+        dot_flops=dot_flops * programs,
+        precision=precision,
+        unknown_loops=tuple(unknown),
+        notes=tuple(notes),
+    )
