@@ -89,6 +89,20 @@ class WorkEstimate(Jsonable):
     notes: tuple[str, ...] = ()
 
 
+_INT_OPS = {
+    "addi": lambda a, b: a + b,
+    "subi": lambda a, b: a - b,
+    "muli": lambda a, b: a * b,
+    "divsi": lambda a, b: int(a / b),  # rounds toward zero, as arith.divsi does
+    "divui": lambda a, b: a // b,
+    "ceildivsi": lambda a, b: -(-a // b),
+    "remsi": lambda a, b: a - int(a / b) * b,
+    "remui": lambda a, b: a % b,
+    "minsi": min,
+    "maxsi": max,
+}
+
+
 def _eval_ints(lines: list[str], args: dict[str, int]) -> dict[str, int]:
     env = dict(args)
     for line in lines:
@@ -98,20 +112,8 @@ def _eval_ints(lines: list[str], args: dict[str, int]) -> dict[str, int]:
             a, b = env.get(m.group(3)), env.get(m.group(4))
             if a is None or b is None:
                 continue
-            op = m.group(2)
             try:
-                env[m.group(1)] = {
-                    "addi": lambda: a + b,
-                    "subi": lambda: a - b,
-                    "muli": lambda: a * b,
-                    "divsi": lambda: int(a / b),
-                    "divui": lambda: a // b,
-                    "ceildivsi": lambda: -(-a // b),
-                    "remsi": lambda: a - int(a / b) * b,
-                    "remui": lambda: a % b,
-                    "minsi": lambda: min(a, b),
-                    "maxsi": lambda: max(a, b),
-                }[op]()
+                env[m.group(1)] = _INT_OPS[m.group(2)](a, b)
             except ZeroDivisionError:
                 continue
         elif m := _CAST_RE.match(line):
