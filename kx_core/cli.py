@@ -110,6 +110,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
     p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
     p.add_argument("--json", action="store_true")
+    from kx_core.cli_model import add_model_commands
+
+    add_model_commands(sub, _add_compile_options)
     return parser
 
 
@@ -427,6 +430,10 @@ def _main(argv: list[str] | None) -> int:
         return _layout_command(args)
     if args.command == "coalesce":
         return _coalesce_command(args)
+    if args.command == "autotune" and args.t3:
+        from kx_core.cli_model import autotune_command
+
+        return autotune_command(args, None)
     if args.command == "passes":
         args.passes = True
     try:
@@ -443,6 +450,13 @@ def _main(argv: list[str] | None) -> int:
         from kx_core.compile.sass import with_sass
 
         result = with_sass(result, args.jobs)
+    if args.command in ("roofline", "autotune"):
+        from kx_core import cli_model
+
+        code = (cli_model.roofline_command if args.command == "roofline" else cli_model.autotune_command)(
+            args, result
+        )
+        return code or status
     if args.command == "summary":
         from kx_core.ir.summary import format_summaries, summarize
 

@@ -145,3 +145,37 @@ def test_layout_command_shared_banks_and_conversions():
     assert doc["cost"] == "shared_memory" and doc["triton_trivial"] is False
     p = kx("layout", a, "--to", a, "--shape", "64x64", cache=True)
     assert "registers" in p.stdout and "Triton (Gluon assert_trivial): trivial" in p.stdout
+
+
+def test_roofline_and_autotune_commands(tmp_path):
+    from kx_core.model import autotune as t3
+    from kx_core.model import gemm
+    from kx_core.model.gpu import RTX3070
+
+    p = kx("roofline", str(KERNELS / "matmul_autotune.py"), "--target", "cuda:90", "--json", cache=True)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["gpu"]["name"].startswith("H100") and len(doc["kernels"]) == 4
+    assert {k["work"]["flops"] for k in doc["kernels"]} == {gemm.gemm_flops(512, 512, 512)}
+    p = kx("roofline", str(KERNELS / "vector_add.py"), "--target", "cuda:80", "--gpu", "h200", cache=True)
+    assert "H200" in p.stdout and p.stdout.splitlines()[-1].split()[-2] in ("memory", "launch")
+    out = tmp_path / "m.csv"
+    p = kx(
+        "autotune",
+        str(KERNELS / "matmul_autotune.py"),
+        "--target",
+        "cuda:90",
+        "--csv",
+        str(out),
+        "--json",
+        cache=True,
+    )
+    rows = json.loads(p.stdout)
+    assert len(rows) == 4 and all(r["registers"] and r["blocks_per_sm"] for r in rows)
+    assert out.read_text().splitlines()[0].startswith("kernel,config,registers,spills,shared,blocks_per_sm")
+    p = kx("autotune", "-", "--t3", "4096x4096x4096", "--gpu", "rtx3070", "--json", cache=True)
+    doc = json.loads(p.stdout)
+    best, rows, pruned = t3.autotune(
+        RTX3070, 4096, 4096, 4096, lambda c: t3.perf_model(RTX3070, 4096, 4096, 4096, c), repeats=1
+    )
+    assert doc["pruned"] == pruned == 46 and doc["best"] == best and doc["measure"] == "model-only"

@@ -1,0 +1,149 @@
+"""`kx roofline` and `kx autotune`: the model commands (kx_core.model) of the CLI."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from kx_core.compile.types import CompileResult
+
+
+def add_model_commands(sub, add_compile_options) -> None:
+    r = sub.add_parser("roofline", help="every kernel/config of a file against the GPU's roofs")
+    add_compile_options(r)
+    _add_gpu_options(r)
+    r.add_argument("--flops", type=float, help="override the FLOP estimate (every kernel)")
+    r.add_argument("--bytes", type=float, help="override the DRAM byte estimate (every kernel)")
+    r.add_argument("--json", action="store_true")
+    a = sub.add_parser("autotune", help="the config matrix of a kernel; --t3 runs drill T3's pipeline")
+    add_compile_options(a)
+    _add_gpu_options(a)
+    a.add_argument("--csv", metavar="PATH", help="also write the matrix as CSV")
+    a.add_argument(
+        "--t3",
+        metavar="MxNxK",
+        help="run T3's prune -> model top-k -> measure -> pick for this GEMM (model-only)",
+    )
+    a.add_argument("--top-k", type=int, default=8)
+    a.add_argument("--json", action="store_true")
+
+
+def _add_gpu_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--gpu", help="model this GPU (h100, h200, a100, rtx4090, rtx3070, mi300x; default: the target's)"
+    )
+    p.add_argument("--measured", action="store_true", help="use the GPU's measured ceilings where cached")
+
+
+def _gpu(args: argparse.Namespace):
+    from kx_core.model.gpu import spec
+
+    return spec(args.gpu) if args.gpu else None
+
+
+def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
+    from kx_core.model.kernel import gpu_for, model_kernel
+
+    compiled = [k for k in result.kernels if k.status == "compiled" and k.launch is not None]
+    if not compiled:
+        print("kx: no compiled, launched kernel to place on the roofline", file=sys.stderr)
+        return 1
+    gpu = _gpu(args) or gpu_for(compiled[0])
+    ms = [
+        model_kernel(k, gpu, flops=args.flops, nbytes=args.bytes, measured_roofs=args.measured)
+        for k in compiled
+    ]
+    if args.json:
+        json.dump({"gpu": gpu.to_json(), "kernels": [m.to_json() for m in ms]}, sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    print(
+        f"{gpu.name}: DRAM {gpu.peak_bw / 1e12:.2f} TB/s; "
+        + ", ".join(f"{p} {f / 1e12:.1f} TFLOP/s (ridge {f / gpu.peak_bw:.0f} FLOP/B)" for p, f in gpu.peaks)
+    )
+    print(f"{'kernel':56} {'prec':5} {'GFLOP':>9} {'MB':>9} {'FLOP/B':>8} {'bound':>8} {'predicted us':>13}")
+    for m in ms:
+        print(
+            f"{m.kernel[:56]:56} {m.work.precision:5} {m.work.flops / 1e9:9.3f} {m.work.bytes / 1e6:9.3f} "
+            f"{m.roofline.intensity:8.1f} {m.roofline.bound:>8} {m.predicted_s * 1e6:13.2f}"
+        )
+        for note in m.work.notes:
+            print(f"    note: {note}")
+    return 0
+
+
+def autotune_command(args: argparse.Namespace, result: CompileResult | None) -> int:
+    if args.t3:
+        return _t3_command(args)
+    from kx_core.model.matrix import COLUMNS, config_matrix, to_csv
+
+    names = sorted({k.name for k in result.kernels if k.status == "compiled"})
+    name = args.kernel or (names[0] if len(names) == 1 else None)
+    if name is None:
+        print(f"kx: several kernels ({', '.join(names)}): choose one with --kernel", file=sys.stderr)
+        return 2
+    rows = config_matrix(result.kernels, name, _gpu(args))
+    if not rows:
+        print(f"kx: no compiled, launched kernel named {name}", file=sys.stderr)
+        return 1
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as f:
+            f.write(to_csv(rows))
+    if args.json:
+        json.dump([r.to_json() for r in rows], sys.stdout)
+        sys.stdout.write("\n")
+        return 0
+    widths = [max(len(c), 8) for c in COLUMNS]
+    widths[0] = max(len(r.config) for r in rows)
+    print("  ".join(c.rjust(w) for c, w in zip(COLUMNS, widths)))
+    for r in rows:
+        cells = [_fmt(v) for v in r.cells()]
+        print("  ".join(c.rjust(w) for c, w in zip(cells, widths)))
+    return 0
+
+
+def _fmt(v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.3g}" if abs(v) < 1000 else f"{v:.0f}"
+    return str(v)
+
+
+def _t3_command(args: argparse.Namespace) -> int:
+    from kx_core.model import autotune as t3
+    from kx_core.model.gpu import H100_SXM
+
+    try:
+        M, N, K = (int(x) for x in args.t3.lower().split("x"))
+    except ValueError:
+        print(f"kx: --t3 {args.t3!r}: expected MxNxK", file=sys.stderr)
+        return 2
+    gpu = _gpu(args) or H100_SXM
+
+    def model_only(c):  # no GPU timing: the perf model is the measurement
+        return t3.perf_model(gpu, M, N, K, c)
+
+    best, rows, pruned = t3.autotune(gpu, M, N, K, model_only, k=args.top_k, repeats=1)
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as f:
+            f.write(t3.to_csv(rows))
+    if args.json:
+        json.dump(
+            {"gpu": gpu.name, "pruned": pruned, "rows": rows, "best": best, "measure": "model-only"},
+            sys.stdout,
+        )
+        sys.stdout.write("\n")
+        return 0
+    space = len(t3.config_space())
+    print(
+        f"T3 on {gpu.name}, {M}x{N}x{K}: {space} configs, {pruned} pruned, top {len(rows)} by the model (model-only)"
+    )
+    for r in rows:
+        mark = "  <- picked" if r is best else ""
+        print(
+            f"  BM={r['BM']:3} BN={r['BN']:3} BK={r['BK']:2} w{r['num_warps']} s{r['num_stages']}  "
+            f"{r['median'] * 1e6:10.1f} us  smem {r['smem']:6}  {t3.bound(gpu, M, N, K, t3.TileConfig(r['BM'], r['BN'], r['BK'], r['num_warps'], r['num_stages']))}{mark}"
+        )
+    return 0

@@ -1,0 +1,115 @@
+"""The autotune config matrix of one kernel: one row per compiled config (or per
+specialization for a kernel without configs), from the kernel model, with measured
+times where there are any; Spearman's rho between predicted and measured; CSV. The
+Autotune pane, the Roofline pane and `kx autotune`/`kx roofline` share these rows."""
+
+from __future__ import annotations
+
+import csv
+import io
+from dataclasses import dataclass
+
+from kx_core.compile.types import CompiledKernel
+from kx_core.jsonable import Jsonable
+from kx_core.model.gpu import GPU
+from kx_core.model.kernel import KernelModel, model_kernel, spearman
+
+COLUMNS = (
+    "config",
+    "registers",
+    "spills",
+    "shared",
+    "blocks_per_sm",
+    "limiter",
+    "occupancy",
+    "k1_blocks",
+    "waves",
+    "tail",
+    "gflop",
+    "mbytes",
+    "intensity",
+    "bound",
+    "predicted_us",
+    "measured_us",
+)
+
+
+@dataclass(frozen=True)
+class ConfigRow(Jsonable):
+    kernel: str
+    config: str
+    registers: int | None
+    spills: int | None
+    shared: int
+    blocks_per_sm: int | None
+    limiter: str | None
+    occupancy: float | None
+    k1_blocks: int | None
+    waves: int | None
+    tail: float | None
+    gflop: float
+    mbytes: float
+    intensity: float
+    bound: str
+    predicted_us: float
+    measured_us: float | None
+
+    def cells(self) -> list:
+        return [getattr(self, c) for c in COLUMNS]
+
+
+def row_of(m: KernelModel) -> ConfigRow:
+    occ = m.occupancy
+    return ConfigRow(
+        kernel=m.kernel.split("[")[0],
+        config=m.config or "(no config)",
+        registers=m.registers,
+        spills=m.spills,
+        shared=m.shared,
+        blocks_per_sm=occ.blocks if occ else None,
+        limiter=occ.limiter if occ else None,
+        occupancy=occ.fraction if occ else None,
+        k1_blocks=m.k1_occupancy["blocks"] if m.k1_occupancy else None,
+        waves=m.waves,
+        tail=m.tail_fill,
+        gflop=m.work.flops / 1e9,
+        mbytes=m.work.bytes / 1e6,
+        intensity=m.roofline.intensity,
+        bound=m.roofline.bound,
+        predicted_us=m.predicted_s * 1e6,
+        measured_us=m.measured_s * 1e6 if m.measured_s else None,
+    )
+
+
+def models(
+    kernels: list[CompiledKernel], gpu: GPU | None = None, measured: dict[str, float] | None = None
+) -> list[KernelModel]:
+    """Models of every compiled, launched kernel; `measured` maps display names to seconds."""
+    measured = measured or {}
+    return [
+        model_kernel(k, gpu, measured_s=measured.get(k.display_name))
+        for k in kernels
+        if k.status == "compiled" and k.launch is not None
+    ]
+
+
+def config_matrix(
+    kernels: list[CompiledKernel], name: str, gpu: GPU | None = None, measured: dict[str, float] | None = None
+) -> list[ConfigRow]:
+    """Rows of one kernel (by name), in config order."""
+    return [row_of(m) for m in models([k for k in kernels if k.name == name], gpu, measured)]
+
+
+def rho(rows: list[ConfigRow]) -> float | None:
+    """Spearman's rho of predicted against measured time, over rows measured."""
+    pairs = [(r.predicted_us, r.measured_us) for r in rows if r.measured_us is not None]
+    return spearman([p for p, _ in pairs], [m for _, m in pairs]) if pairs else None
+
+
+def to_csv(rows: list[ConfigRow]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf)
+    w.writerow(("kernel",) + COLUMNS)
+    for r in rows:
+        w.writerow([r.kernel] + ["" if v is None else v for v in r.cells()])
+    return buf.getvalue()
