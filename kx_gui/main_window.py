@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from kx_core.compile import CompileResult
 from kx_core.compile.target import KNOWN_TARGETS, local_target
+from kx_gui.panes.autotune_pane import AutotunePane
 from kx_gui.panes.base import Pane
 from kx_gui.panes.concepts_pane import ConceptsPane
 from kx_gui.panes.diff_pane import DiffPane
@@ -34,6 +35,7 @@ from kx_gui.panes.kernels_pane import KernelsPane
 from kx_gui.panes.layout_pane import LayoutPane
 from kx_gui.panes.pipeline_pane import PipelinePane
 from kx_gui.panes.problems_pane import ProblemsPane
+from kx_gui.panes.roofline_pane import RooflinePane
 from kx_gui.panes.source_pane import SourcePane
 from kx_gui.panes.stage_pane import StagePane, ask_and_go_to_line
 from kx_gui.panes.summary_pane import SummaryPane
@@ -75,6 +77,8 @@ class MainWindow(QMainWindow):
         self.diff_pane = DiffPane(self.session)
         self.summary_pane = SummaryPane(self.session)
         self.layout_pane = LayoutPane(self.session)
+        self.roofline_pane = RooflinePane(self.session)
+        self.autotune_pane = AutotunePane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -92,6 +96,8 @@ class MainWindow(QMainWindow):
             self.concepts_pane,
             self.summary_pane,
             self.layout_pane,
+            self.roofline_pane,
+            self.autotune_pane,
         ):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])

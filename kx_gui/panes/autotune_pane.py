@@ -1,0 +1,210 @@
+"""Autotune pane: the config matrix of one kernel (registers, spills, shared memory,
+occupancy and limiter, K1's estimate, waves and tail, work, bound, predicted and measured
+time), sortable; predicted-vs-measured scatter with Spearman's rho; CSV export; and
+drill T3's pipeline (prune -> model top-k -> measure -> pick), model-only without a GPU."""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kx_core.model import autotune as t3
+from kx_core.model.gpu import SPECS
+from kx_core.model.kernel import gpu_for
+from kx_core.model.matrix import COLUMNS, ConfigRow, config_matrix, rho, to_csv
+from kx_gui.panes.base import Pane
+from kx_gui.widgets.tables import row_table
+
+T3_COLUMNS = ("BM", "BN", "BK", "num_warps", "num_stages", "median", "smem", "bound", "picked")
+
+
+def _item(value) -> QTableWidgetItem:
+    """A cell that sorts numbers as numbers."""
+    item = QTableWidgetItem()
+    if value is None:
+        item.setText("-")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        item.setData(Qt.ItemDataRole.DisplayRole, round(value, 4) if isinstance(value, float) else value)
+        item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    else:
+        item.setText(str(value))
+    return item
+
+
+class AutotunePane(Pane):
+    title = "Autotune"
+    name = "autotune"
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.kernel_pick = QComboBox()
+        self.kernel_pick.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.gpu_pick = QComboBox()
+        self.gpu_pick.addItem("the target's GPU", None)
+        for g in SPECS.values():
+            self.gpu_pick.addItem(g.name, g)
+        self.export_button = QPushButton("Export CSV…")
+        bar = QHBoxLayout()
+        for w in (QLabel("kernel"), self.kernel_pick, QLabel("GPU"), self.gpu_pick, self.export_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSortingEnabled(True)
+        self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.scatter_plot = pg.PlotWidget(background="w")
+        self.scatter_plot.setLabel("bottom", "predicted (us)")
+        self.scatter_plot.setLabel("left", "measured (us)")
+        self.scatter = pg.ScatterPlotItem(size=10, brush=pg.mkBrush("#1e88e5"))
+        self.scatter_plot.addItem(self.scatter)
+        self.rho_label = QLabel()
+        self.rho_label.setWordWrap(True)
+        configs = QWidget()
+        c_layout = QVBoxLayout(configs)
+        c_layout.setContentsMargins(0, 0, 0, 0)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self.table)
+        right = QWidget()
+        r_layout = QVBoxLayout(right)
+        r_layout.setContentsMargins(0, 0, 0, 0)
+        r_layout.addWidget(self.rho_label)
+        r_layout.addWidget(self.scatter_plot, 1)
+        split.addWidget(right)
+        split.setSizes([600, 250])
+        c_layout.addWidget(split)
+        # drill T3's pipeline for a GEMM shape
+        self.t3_shape = QLineEdit("4096x4096x4096")
+        self.t3_run = QPushButton("Run T3 (model-only)")
+        self.t3_info = QLabel()
+        self.t3_table = row_table(T3_COLUMNS, len(T3_COLUMNS) - 1)
+        t3_page = QWidget()
+        t_layout = QVBoxLayout(t3_page)
+        t_bar = QHBoxLayout()
+        for w in (QLabel("GEMM MxNxK"), self.t3_shape, self.t3_run):
+            t_bar.addWidget(w)
+        t_bar.addStretch(1)
+        t_layout.addLayout(t_bar)
+        t_layout.addWidget(self.t3_info)
+        t_layout.addWidget(self.t3_table, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(configs, "Configs")
+        self.tabs.addTab(t3_page, "T3 pipeline")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.tabs, 1)
+        self.rows: list[ConfigRow] = []
+        self.measured_times: dict[str, float] = {}
+        self.t3_result: tuple | None = None
+        self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
+        self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
+        self.export_button.clicked.connect(self._export)
+        self.t3_run.clicked.connect(self.run_t3)
+        self.listen(session.result_changed, lambda *_: self.schedule())
+
+    def set_measured(self, times: dict[str, float]) -> None:
+        self.measured_times = dict(times)
+        self._fill()
+
+    def render(self) -> None:
+        result = self.session.result
+        names = sorted({k.name for k in (result.kernels if result else []) if k.status == "compiled"})
+        # kernels with several configs first: they are what this pane is for
+        counts = {n: sum(1 for k in result.kernels if k.name == n) for n in names} if result else {}
+        names.sort(key=lambda n: -counts[n])
+        current = self.kernel_pick.currentText()
+        self.kernel_pick.blockSignals(True)
+        self.kernel_pick.clear()
+        self.kernel_pick.addItems(names)
+        if current in names:
+            self.kernel_pick.setCurrentText(current)
+        self.kernel_pick.blockSignals(False)
+        self._fill()
+
+    def _gpu(self):
+        result = self.session.result
+        chosen = self.gpu_pick.currentData()
+        if chosen is not None or not result:
+            return chosen
+        compiled = [k for k in result.kernels if k.status == "compiled"]
+        return gpu_for(compiled[0]) if compiled else None
+
+    def _fill(self) -> None:
+        result = self.session.result
+        name = self.kernel_pick.currentText()
+        self.rows = (
+            config_matrix(result.kernels, name, self._gpu(), self.measured_times) if result and name else []
+        )
+        self.table.setSortingEnabled(False)
+        self.table.setRowCount(len(self.rows))
+        for r, row in enumerate(self.rows):
+            for c, value in enumerate(row.cells()):
+                self.table.setItem(r, c, _item(value))
+        self.table.setSortingEnabled(True)
+        self.table.resizeColumnsToContents()
+        measured = [(r.predicted_us, r.measured_us) for r in self.rows if r.measured_us is not None]
+        self.scatter.setData([p for p, _ in measured], [m for _, m in measured])
+        self.scatter_plot.setVisible(bool(measured))
+        value = rho(self.rows)
+        if value is not None:
+            text = f"Spearman's rho, predicted vs measured: {value:.2f} over {len(measured)} configs"
+        elif measured:
+            text = (
+                f"{len(measured)} configs measured; rho is undefined: the model predicts the same time for "
+                "every config (all launch-bound on this GPU) or fewer than 3 are measured"
+            )
+        else:
+            text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"
+        self.rho_label.setText(text)
+
+    def run_t3(self) -> bool:
+        try:
+            M, N, K = (int(x) for x in self.t3_shape.text().lower().split("x"))
+        except ValueError:
+            self.t3_info.setText(f"{self.t3_shape.text()!r}: expected MxNxK, e.g. 4096x4096x4096")
+            return False
+        gpu = self._gpu() or SPECS["h100"]
+        best, rows, pruned = t3.autotune(gpu, M, N, K, lambda c: t3.perf_model(gpu, M, N, K, c), repeats=1)
+        self.t3_result = (best, rows, pruned)
+        self.t3_info.setText(
+            f"{gpu.name}: {len(t3.config_space())} configs -> {pruned} pruned -> top {len(rows)} by the model "
+            f"-> measured (model-only: no GPU timing) -> picked BM={best['BM']} BN={best['BN']} BK={best['BK']} "
+            f"w{best['num_warps']} s{best['num_stages']}"
+        )
+        self.t3_table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            cfg = t3.TileConfig(row["BM"], row["BN"], row["BK"], row["num_warps"], row["num_stages"])
+            cells = [row[k] for k in T3_COLUMNS[:5]] + [
+                row["median"] * 1e6,
+                row["smem"],
+                t3.bound(gpu, M, N, K, cfg),
+                "picked" if row is best else "",
+            ]
+            for c, value in enumerate(cells):
+                self.t3_table.setItem(r, c, _item(value))
+        return True
+
+    def csv_text(self) -> str:
+        return to_csv(self.rows) if self.rows else ""
+
+    def _export(self) -> None:
+        if not self.rows:
+            return
+        path, _ = QFileDialog.getSaveFileName(self, "Export config matrix", "configs.csv", "CSV (*.csv)")
+        if path:
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(self.csv_text())

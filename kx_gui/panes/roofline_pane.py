@@ -1,0 +1,176 @@
+"""Roofline pane: every kernel and autotune config of the open file on one log-log chart
+against a GPU's roofs (one compute roof per precision, the DRAM diagonal, the ridge of
+the kernels' precision marked). Hollow points are the model's prediction; filled points
+are measurements when there are any. Datasheet or measured ceilings; hover a point for
+its name, config, FLOP/s, bytes/s and percent of roof."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QToolTip, QVBoxLayout
+
+from kx_core.model.gpu import GPU, SPECS, local_gpu
+from kx_core.model.kernel import KernelModel, gpu_for
+from kx_core.model.matrix import models
+from kx_core.model.roofline import roofs
+from kx_gui.panes.base import Pane
+from kx_gui.panes.layout_pane import distinct_colors
+
+PRECISION_PENS = {
+    "fp32": "#8e24aa",
+    "tf32": "#3949ab",
+    "bf16": "#00897b",
+    "fp16": "#43a047",
+    "fp8": "#f4511e",
+}
+
+
+class RooflinePane(Pane):
+    title = "Roofline"
+    name = "roofline"
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.gpu_pick = QComboBox()
+        self.gpu_pick.addItem("the target's GPU", None)
+        local = local_gpu()
+        if local is not None:
+            self.gpu_pick.addItem(f"local: {local.name}", local)
+        for g in SPECS.values():
+            self.gpu_pick.addItem(g.name, g)
+        self.measured_roofs = QCheckBox("measured ceilings")
+        self.measured_roofs.setToolTip(
+            "roofs from kx's measurements on this GPU (cached), else the datasheet"
+        )
+        bar = QHBoxLayout()
+        for w in (QLabel("GPU"), self.gpu_pick, self.measured_roofs):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.plot = pg.PlotWidget(background="w")
+        # everything is drawn in log10 coordinates; the axes only label them as powers of
+        # ten (a bare ScatterPlotItem ignores PlotItem.setLogMode, so none is used)
+        for axis in ("bottom", "left"):
+            self.plot.getAxis(axis).setLogMode(True)
+            self.plot.getAxis(axis).enableAutoSIPrefix(False)
+        self.plot.setLabel("bottom", "arithmetic intensity (FLOP / DRAM byte)")
+        self.plot.setLabel("left", "FLOP/s")
+        self.plot.addLegend(offset=(10, 10))
+        self.predicted = pg.ScatterPlotItem(size=12, hoverable=True, pen=pg.mkPen(width=2), brush=None)
+        self.measured = pg.ScatterPlotItem(size=12, hoverable=True, symbol="o")
+        for item in (self.predicted, self.measured):
+            item.sigHovered.connect(self._hovered)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.info)
+        layout.addWidget(self.plot, 1)
+        self.models: list[KernelModel] = []
+        self.gpu: GPU | None = None
+        self.measured_times: dict[str, float] = {}
+        self.gpu_pick.currentIndexChanged.connect(lambda *_: self.render())
+        self.measured_roofs.toggled.connect(lambda *_: self.render())
+        self.listen(session.result_changed, lambda *_: self.schedule())
+
+    def set_measured(self, times: dict[str, float]) -> None:
+        """Measured seconds per kernel display name (filled points)."""
+        self.measured_times = dict(times)
+        self.render()
+
+    def render(self) -> None:
+        result = self.session.result
+        compiled = [k for k in (result.kernels if result else []) if k.status == "compiled" and k.launch]
+        self.plot.clear()
+        self.plot.addItem(self.predicted)
+        self.plot.addItem(self.measured)
+        if not compiled:
+            self.models = []
+            self.predicted.setData([])
+            self.measured.setData([])
+            self.info.setText("no compiled, launched kernel to place")
+            return
+        self.gpu = self.gpu_pick.currentData() or gpu_for(compiled[0])
+        self.measured_roofs.setEnabled(bool(self.gpu.measured))
+        use_measured = self.measured_roofs.isChecked() and bool(self.gpu.measured)
+        self.models = models(compiled, self.gpu, self.measured_times)
+        self._draw_roofs(use_measured)
+        self._draw_points()
+        precisions = sorted({m.work.precision for m in self.models})
+        self.info.setText(
+            f"{self.gpu.name} ({'measured ceilings' if use_measured else 'datasheet'}): "
+            f"{len(self.models)} kernel/config point(s), hollow = model prediction, filled = measured. "
+            + "; ".join(
+                f"{p}: roof {roofs(self.gpu, p, use_measured)[0] / 1e12:.0f} TFLOP/s, ridge "
+                f"{roofs(self.gpu, p, use_measured)[0] / roofs(self.gpu, p, use_measured)[1]:.0f} FLOP/B"
+                for p in precisions
+            )
+        )
+
+    def _draw_roofs(self, use_measured: bool) -> None:
+        gpu = self.gpu
+        bw = roofs(gpu, "fp32", use_measured)[1]
+        xs = [m.roofline.intensity for m in self.models if np.isfinite(m.roofline.intensity)]
+        x_lo = min([0.05] + [x / 4 for x in xs])
+        peaks = {p: roofs(gpu, p, use_measured)[0] for p, _ in gpu.peaks}
+        x_hi = max([4 * max(peaks.values()) / bw] + [x * 4 for x in xs])
+        top = max(peaks.values())
+        lg = np.log10
+        self.plot.plot(lg([x_lo, top / bw]), lg([x_lo * bw, top]), pen=pg.mkPen("#555", width=2), name="DRAM")
+        for p, peak in peaks.items():
+            pen = pg.mkPen(PRECISION_PENS.get(p, "#777"), width=2)
+            self.plot.plot(lg([peak / bw, x_hi]), lg([peak, peak]), pen=pen, name=p)
+        used = {m.work.precision for m in self.models}
+        for p in used:
+            ridge = peaks.get(p, gpu.peak(p)) / bw
+            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(1.05, 0))
+            label.setPos(np.log10(ridge), np.log10(peaks.get(p, gpu.peak(p))))
+            self.plot.addItem(label)
+
+    def _draw_points(self) -> None:
+        colors = distinct_colors(max(1, len(self.models)))
+        pred, meas = [], []
+        for i, m in enumerate(self.models):
+            color = tuple(int(c) for c in colors[i])
+            x = np.log10(max(m.roofline.intensity, 1e-6))
+            pred.append(
+                {
+                    "pos": (x, np.log10(max(m.work.flops / m.predicted_s, 1.0))),
+                    "data": i,
+                    "pen": pg.mkPen(color, width=2),
+                    "brush": None,
+                }
+            )
+            if m.measured_s:
+                meas.append(
+                    {
+                        "pos": (x, np.log10(max(m.work.flops / m.measured_s, 1.0))),
+                        "data": i,
+                        "brush": pg.mkBrush(color),
+                        "pen": None,
+                    }
+                )
+        self.predicted.setData(pred)
+        self.measured.setData(meas)
+        self.plot.autoRange()
+
+    def describe(self, i: int, measured: bool) -> str:
+        m = self.models[i]
+        t = m.measured_s if measured else m.predicted_s
+        flops_s, bytes_s = m.work.flops / t, m.work.bytes / t
+        attainable = m.roofline.attainable
+        return (
+            f"{m.kernel} ({'measured' if measured else 'predicted'})\n"
+            f"{m.work.flops / 1e9:.3f} GFLOP, {m.work.bytes / 1e6:.3f} MB, {m.roofline.intensity:.1f} FLOP/B, "
+            f"{m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, {bytes_s / 1e9:.0f} GB/s, "
+            f"{100 * flops_s / attainable:.0f}% of the roof, {m.roofline.bound}-bound, {t * 1e6:.1f} us"
+        )
+
+    def _hovered(self, item, points, event) -> None:
+        if len(points):
+            QToolTip.showText(
+                event.screenPos().toPoint(), self.describe(points[0].data(), item is self.measured)
+            )
+        else:
+            QToolTip.hideText()

@@ -1,0 +1,66 @@
+"""Roofline and Autotune panes on a real autotuned compile."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from gui_helpers import open_and_wait
+from kx_core.model import autotune as t3
+from kx_core.model.gpu import H100_SXM, H200, RTX3070
+from kx_core.model.matrix import config_matrix
+from kx_testing import KERNELS
+
+
+def test_roofline_pane_places_every_config(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("roofline")
+    pane = w.roofline_pane
+    pane.render()
+    assert pane.gpu is H100_SXM and len(pane.models) == 4
+    points = pane.predicted.data
+    for p, m in zip(points, pane.models):
+        assert np.isclose(p["x"], np.log10(m.roofline.intensity))
+        assert np.isclose(p["y"], np.log10(m.work.flops / m.predicted_s))
+    assert len(pane.measured.data) == 0
+    # a measurement makes a filled point; its tooltip says how close to the roof it got
+    name = pane.models[0].kernel
+    pane.set_measured({name: 2 * pane.models[0].predicted_s})
+    assert len(pane.measured.data) == 1
+    assert "measured" in pane.describe(0, True) and "% of the roof" in pane.describe(0, True)
+    pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(H200.name))
+    assert pane.gpu is H200 and "H200" in pane.info.text()
+
+
+def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.render()
+    assert pane.kernel_pick.currentText() == "matmul_kernel"
+    expected = config_matrix(w.session.result.kernels, "matmul_kernel")
+    assert pane.rows == expected and pane.table.rowCount() == 4
+    assert pane.csv_text().splitlines()[0].startswith("kernel,config,registers")
+    assert "no measured times" in pane.rho_label.text()
+    # on an H100 every 512^3 config is launch-bound: one predicted time, rho undefined
+    times = {f"matmul_kernel[{r.config}]": 1e-5 * (1 + i) for i, r in enumerate(expected)}
+    pane.set_measured(times)
+    assert "rho is undefined" in pane.rho_label.text()
+    # on the drills' RTX 3070 they are memory-bound and differ; times ranked as predicted: rho = 1
+    pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(RTX3070.name))
+    order = sorted(pane.rows, key=lambda r: r.predicted_us)
+    assert order[0].predicted_us < order[-1].predicted_us
+    pane.set_measured({f"matmul_kernel[{r.config}]": r.predicted_us * 1e-6 * 1.3 for r in order})
+    assert (
+        "rho, predicted vs measured: 1.00 over 4" in pane.rho_label.text()
+        and not pane.scatter_plot.isHidden()
+    )
+    pane.gpu_pick.setCurrentIndex(0)
+    assert pane.run_t3()
+    best, rows, pruned = t3.autotune(
+        H100_SXM, 4096, 4096, 4096, lambda c: t3.perf_model(H100_SXM, 4096, 4096, 4096, c), repeats=1
+    )
+    assert pane.t3_result == (best, rows, pruned) and pane.t3_table.rowCount() == len(rows)
+    pane.t3_shape.setText("4096x4096")
+    assert not pane.run_t3() and "expected MxNxK" in pane.t3_info.text()
