@@ -21,13 +21,26 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def _time_config(kernel, cfg, tensors, size: int) -> float:
+    """Median ms of one config of the matmul at size^3, through do_bench."""
+    import triton
+    from triton.testing import do_bench
+
+    a, b, c = tensors
+    grid = (triton.cdiv(size, cfg.kwargs["BLOCK_M"]) * triton.cdiv(size, cfg.kwargs["BLOCK_N"]),)
+
+    def run():
+        kernel[grid](a, b, c, size, size, size, size, 1, size, 1, size, 1,
+                     num_warps=cfg.num_warps, num_stages=cfg.num_stages, **cfg.kwargs)  # fmt: skip
+
+    return do_bench(run, warmup=25, rep=200)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="2048,4096,8192")
     args = ap.parse_args()
     import torch
-    import triton
-    from triton.testing import do_bench
 
     from kx_core.compile import CompileRequest, compile_file
     from kx_core.model.gpu import local_gpu, measure_ceilings
@@ -57,17 +70,11 @@ def main() -> int:
         a = torch.randn((size, size), device="cuda", dtype=torch.float16)
         b = torch.randn((size, size), device="cuda", dtype=torch.float16)
         c = torch.empty((size, size), device="cuda", dtype=torch.float16)
-        kernel = mod.matmul_kernel.fn
         preds, meas = [], []
         print(f"\n{size}^3 fp16 matmul, {len(result.kernels)} configs")
         for k in result.kernels:
             cfg = k.config
-            grid = (triton.cdiv(size, cfg.kwargs["BLOCK_M"]) * triton.cdiv(size, cfg.kwargs["BLOCK_N"]),)
-            run = lambda cfg=cfg, grid=grid: kernel[grid](
-                a, b, c, size, size, size, size, 1, size, 1, size, 1,
-                num_warps=cfg.num_warps, num_stages=cfg.num_stages, **cfg.kwargs,
-            )  # fmt: skip
-            ms = do_bench(run, warmup=25, rep=200)
+            ms = _time_config(mod.matmul_kernel.fn, cfg, (a, b, c), size)
             m = model_kernel(k, gpu, measured_s=ms * 1e-3)
             preds.append(m.predicted_s)
             meas.append(ms * 1e-3)
