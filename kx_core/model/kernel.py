@@ -25,7 +25,7 @@ class KernelModel(Jsonable):
     config: str | None
     gpu: str
     work: WorkEstimate
-    roofline: Roofline
+    roofline: Roofline  # with the bytes the programs request (no L2 reuse: the drills' convention)
     occupancy: Occupancy | None  # None where the register count is unknown
     k1_occupancy: dict[str, Any] | None  # K1's estimate, for GEMM-shaped constexprs
     programs: int
@@ -37,6 +37,29 @@ class KernelModel(Jsonable):
     registers: int | None = None
     spills: int | None = None
     shared: int = 0
+    # compulsory DRAM bytes (each tensor argument read or written once: perfect L2
+    # reuse), its roofline, and the prediction it gives: a best case next to predicted_s
+    unique_bytes: float | None = None
+    roofline_unique: Roofline | None = None
+    predicted_min_s: float | None = None
+
+
+_ELEMENT_BYTES = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2, "int16": 2}
+
+
+def unique_bytes(kernel: CompiledKernel) -> float | None:
+    """Bytes of the launch's tensor arguments: what a kernel touching each tensor once
+    moves from DRAM. None without tensor arguments."""
+    launch = kernel.launch
+    sizes = []
+    for a in launch.args if launch else ():
+        if a.kind == "tensor" and a.shape is not None:
+            n = 1
+            for d in a.shape:
+                n *= d
+            dtype = (a.dtype or "float32").replace("torch.", "")
+            sizes.append(n * _ELEMENT_BYTES.get(dtype, 1 if "8" in dtype else 4))
+    return float(sum(sizes)) if sizes else None
 
 
 def gpu_for(kernel: CompiledKernel) -> GPU:
@@ -85,9 +108,13 @@ def model_kernel(
     tile = _tile(constexprs, num_warps, num_stages)
     k1 = gemm.occupancy(gpu, tile) if tile else None
     roof = roofline(gpu, f, b, work.precision, measured_roofs, measured_s)
+    ub = unique_bytes(kernel) if nbytes is None else None
+    ub = min(ub, b) if ub else None
+    roof_unique = roofline(gpu, f, ub, work.precision, measured_roofs, measured_s) if ub else None
     programs = work.programs
     per_wave = waves = tail = None
     predicted = roof.time_s
+    predicted_min = roof_unique.time_s if roof_unique else None
     if occ and occ.valid:
         per_wave = gpu.sm_count * occ.blocks
         waves = ceil(programs / per_wave)
@@ -95,6 +122,8 @@ def model_kernel(
         # T3's wave quantization: a partly empty last wave costs a whole one
         t_compute = f / roof.peak_flops * (waves * per_wave / programs)
         predicted = max(t_compute, b / roof.peak_bw, gpu.launch_overhead)
+        if ub:
+            predicted_min = max(t_compute, ub / roof.peak_bw, gpu.launch_overhead)
     return KernelModel(
         kernel=kernel.display_name,
         config=kernel.config.label if kernel.config else None,
@@ -112,6 +141,9 @@ def model_kernel(
         registers=meta.registers if meta else None,
         spills=meta.spills if meta else None,
         shared=meta.shared if meta else 0,
+        unique_bytes=ub,
+        roofline_unique=roof_unique,
+        predicted_min_s=predicted_min,
     )
 
 

@@ -30,7 +30,9 @@ COLUMNS = (
     "intensity",
     "bound",
     "predicted_us",
+    "best_case_us",
     "measured_us",
+    "pct_of_roof",
 )
 
 
@@ -52,7 +54,9 @@ class ConfigRow(Jsonable):
     intensity: float
     bound: str
     predicted_us: float
+    best_case_us: float | None  # with perfect L2 reuse (compulsory DRAM bytes)
     measured_us: float | None
+    pct_of_roof: float | None  # measured, against the compulsory-bytes roofline
 
     def cells(self) -> list:
         return [getattr(self, c) for c in COLUMNS]
@@ -77,7 +81,9 @@ def row_of(m: KernelModel) -> ConfigRow:
         intensity=m.roofline.intensity,
         bound=m.roofline.bound,
         predicted_us=m.predicted_s * 1e6,
+        best_case_us=m.predicted_min_s * 1e6 if m.predicted_min_s else None,
         measured_us=m.measured_s * 1e6 if m.measured_s else None,
+        pct_of_roof=m.roofline_unique.percent_of_roof if m.roofline_unique else m.roofline.percent_of_roof,
     )
 
 

@@ -159,12 +159,17 @@ class RooflinePane(Pane):
         m = self.models[i]
         t = m.measured_s if measured else m.predicted_s
         flops_s, bytes_s = m.work.flops / t, m.work.bytes / t
-        attainable = m.roofline.attainable
+        # percent of what the roofs allow with compulsory DRAM traffic (perfect L2 reuse):
+        # the requested bytes, re-reads included, would let L2 hits exceed 100%
+        roof = m.roofline_unique or m.roofline
+        best = f", best case {m.predicted_min_s * 1e6:.1f} us with perfect L2 reuse" if m.predicted_min_s else ""
         return (
             f"{m.kernel} ({'measured' if measured else 'predicted'})\n"
-            f"{m.work.flops / 1e9:.3f} GFLOP, {m.work.bytes / 1e6:.3f} MB, {m.roofline.intensity:.1f} FLOP/B, "
-            f"{m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, {bytes_s / 1e9:.0f} GB/s, "
-            f"{100 * flops_s / attainable:.0f}% of the roof, {m.roofline.bound}-bound, {t * 1e6:.1f} us"
+            f"{m.work.flops / 1e9:.3f} GFLOP, {m.work.bytes / 1e6:.3f} MB requested"
+            + (f" ({m.unique_bytes / 1e6:.3f} MB compulsory)" if m.unique_bytes else "")
+            + f", {m.roofline.intensity:.1f} FLOP/B, {m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, "
+            f"{bytes_s / 1e9:.0f} GB/s requested, {100 * flops_s / roof.attainable:.0f}% of the roof, "
+            f"{m.roofline.bound}-bound without L2 reuse, {t * 1e6:.1f} us{best}"
         )
 
     def _hovered(self, item, points, event) -> None:

@@ -62,6 +62,7 @@ def test_captured_autotune_configs_model(autotuned):
         assert m.programs == ceil(M / tile.BM) * ceil(N / tile.BN)
         assert m.k1_occupancy == gemm.occupancy(H100_SXM, tile)
         assert m.gpu == H100_SXM.name and m.roofline.bound == "launch"
+        assert m.unique_bytes == 3 * 512 * 512 * 2 and m.predicted_min_s <= m.predicted_s
 
 
 def test_occupancy_from_the_cubins_registers_by_hand(autotuned):
