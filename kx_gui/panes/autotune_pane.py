@@ -26,6 +26,7 @@ from kx_core.model import autotune as t3
 from kx_core.model.gpu import SPECS
 from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, ConfigRow, config_matrix, rho, to_csv
+from kx_core.model.occupancy import curves, occupancy
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.tables import row_table
 
@@ -66,6 +67,7 @@ class AutotunePane(Pane):
         self.table.setHorizontalHeaderLabels(COLUMNS)
         self.table.setSortingEnabled(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.scatter_plot = pg.PlotWidget(background="w")
         self.scatter_plot.setLabel("bottom", "predicted (us)")
         self.scatter_plot.setLabel("left", "measured (us)")
@@ -100,8 +102,29 @@ class AutotunePane(Pane):
         t_layout.addLayout(t_bar)
         t_layout.addWidget(self.t3_info)
         t_layout.addWidget(self.t3_table, 1)
+        # the occupancy calculator's three curves through the selected config
+        occ_page = QWidget()
+        o_layout = QHBoxLayout(occ_page)
+        self.curve_plots: dict[str, pg.PlotWidget] = {}
+        for key, label in (
+            ("threads", "threads per CTA"),
+            ("regs", "registers per thread"),
+            ("smem", "shared memory per CTA (B)"),
+        ):
+            plot = pg.PlotWidget(background="w")
+            plot.setLabel("bottom", label)
+            plot.setLabel("left", "occupancy")
+            plot.setYRange(0, 1.05)
+            o_layout.addWidget(plot)
+            self.curve_plots[key] = plot
+        self.curve_info = QLabel()
+        occ_outer = QWidget()
+        oo = QVBoxLayout(occ_outer)
+        oo.addWidget(self.curve_info)
+        oo.addWidget(occ_page, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(configs, "Configs")
+        self.tabs.addTab(occ_outer, "Occupancy")
         self.tabs.addTab(t3_page, "T3 pipeline")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -114,6 +137,7 @@ class AutotunePane(Pane):
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
         self.export_button.clicked.connect(self._export)
         self.t3_run.clicked.connect(self.run_t3)
+        self.table.itemSelectionChanged.connect(self._selected)
         self.listen(session.result_changed, lambda *_: self.schedule())
 
     def set_measured(self, times: dict[str, float]) -> None:
@@ -156,6 +180,8 @@ class AutotunePane(Pane):
                 self.table.setItem(r, c, _item(value))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
+        if self.rows:
+            self.show_curves(self.rows[0])
         measured = [(r.predicted_us, r.measured_us) for r in self.rows if r.measured_us is not None]
         self.scatter.setData([p for p, _ in measured], [m for _, m in measured])
         self.scatter_plot.setVisible(bool(measured))
@@ -170,6 +196,43 @@ class AutotunePane(Pane):
         else:
             text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"
         self.rho_label.setText(text)
+
+    def _selected(self) -> None:
+        rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
+        if rows:
+            config = self.table.item(rows[0].row(), 0).text()
+            self.show_curves(next(r for r in self.rows if r.config == config))
+
+    def show_curves(self, row: ConfigRow) -> bool:
+        """Occupancy against threads, registers and shared memory through one config."""
+        gpu = self._gpu()
+        kernel = next(
+            (
+                k
+                for k in self.session.result.kernels
+                if k.name == row.kernel and (k.config.label if k.config else "(no config)") == row.config
+            ),
+            None,
+        )
+        if gpu is None or kernel is None or row.registers is None:
+            self.curve_info.setText("no register count for this config: occupancy needs the compiled cubin")
+            return False
+        threads = kernel.metadata.num_warps * gpu.warp_size
+        point = {"threads": threads, "regs": row.registers, "smem": row.shared}
+        self.curves = curves(gpu, threads, row.registers, row.shared)
+        current = occupancy(gpu, threads, row.registers, row.shared)
+        for key, plot in self.curve_plots.items():
+            plot.clear()
+            xs, ys = self.curves[key]
+            plot.plot(xs, ys, pen=pg.mkPen("#1e88e5", width=2), stepMode=None)
+            plot.plot(
+                [point[key]], [current.fraction], pen=None, symbol="o", symbolBrush="#e53935", symbolSize=10
+            )
+        self.curve_info.setText(
+            f"{row.kernel}[{row.config}] on {gpu.name}: {threads} threads, {row.registers} registers, "
+            f"{row.shared} B shared: {current.blocks} CTAs/SM, {current.fraction:.0%} occupancy, limited by {current.limiter}"
+        )
+        return True
 
     def run_t3(self) -> bool:
         try:

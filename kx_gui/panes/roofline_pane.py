@@ -162,7 +162,9 @@ class RooflinePane(Pane):
         # percent of what the roofs allow with compulsory DRAM traffic (perfect L2 reuse):
         # the requested bytes, re-reads included, would let L2 hits exceed 100%
         roof = m.roofline_unique or m.roofline
-        best = f", best case {m.predicted_min_s * 1e6:.1f} us with perfect L2 reuse" if m.predicted_min_s else ""
+        best = (
+            f", best case {m.predicted_min_s * 1e6:.1f} us with perfect L2 reuse" if m.predicted_min_s else ""
+        )
         return (
             f"{m.kernel} ({'measured' if measured else 'predicted'})\n"
             f"{m.work.flops / 1e9:.3f} GFLOP, {m.work.bytes / 1e6:.3f} MB requested"

@@ -57,6 +57,12 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
         and not pane.scatter_plot.isHidden()
     )
     pane.gpu_pick.setCurrentIndex(0)
+    # the occupancy curves go through the selected config's point
+    row = pane.rows[0]
+    assert pane.show_curves(row)
+    xs, ys = pane.curves["regs"]
+    assert f"{row.blocks_per_sm} CTAs/SM" in pane.curve_info.text()
+    assert ys[xs.index(row.registers - row.registers % 8)] >= row.occupancy
     assert pane.run_t3()
     best, rows, pruned = t3.autotune(
         H100_SXM, 4096, 4096, 4096, lambda c: t3.perf_model(H100_SXM, 4096, 4096, 4096, c), repeats=1
