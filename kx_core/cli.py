@@ -110,9 +110,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
     p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
     p.add_argument("--json", action="store_true")
+    from kx_core.cli_bench import add_bench_command
     from kx_core.cli_model import add_model_commands
 
     add_model_commands(sub, _add_compile_options)
+    add_bench_command(sub)
     return parser
 
 
@@ -430,6 +432,10 @@ def _main(argv: list[str] | None) -> int:
         return _layout_command(args)
     if args.command == "coalesce":
         return _coalesce_command(args)
+    if args.command == "bench":
+        from kx_core.cli_bench import bench_command
+
+        return bench_command(args)
     if args.command == "autotune" and args.t3:
         from kx_core.cli_model import autotune_command
 

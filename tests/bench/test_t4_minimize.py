@@ -22,7 +22,9 @@ def test_ddmin_ir_lines():
         "tt.store %q, %4",
         "tt.return",
     ]
-    crash = lambda lines: any("tt.dot" in line for line in lines) and any("convert_layout" in line for line in lines)
+    crash = lambda lines: (
+        any("tt.dot" in line for line in lines) and any("convert_layout" in line for line in lines)
+    )
     assert t4.ddmin(ir, crash) == ["%3 = tt.dot %a, %b", "%4 = ttg.convert_layout %3"]
 
 

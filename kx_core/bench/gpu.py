@@ -1,0 +1,128 @@
+"""Timing on the local GPU with CUDA events.
+
+- The first call (compile, autotune, lazy init) is timed on its own and never mixed in.
+- Warm-up and repeat counts come from a time budget, from an estimate of one call.
+- Each timed call is bracketed by CUDA events; between calls a 256 MB buffer is zeroed
+  to flush L2 (switchable), outside the events, so every call starts cold as in a real
+  pipeline where other work evicts the cache.
+- CUDA-graph mode captures one call and times its replays, which removes the CPU
+  launch overhead (what a graph-launched model sees).
+- Results are a frozen `Timing`: median, quartiles, spread, sample count; "faster" is
+  decided with K2's compare (interquartile ranges must not overlap).
+
+Needs torch with CUDA; import it only where a GPU may be."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kx_core.bench.harness import percentile
+from kx_core.jsonable import Jsonable
+
+FLUSH_BYTES = 256 * 1024 * 1024  # larger than any current L2 (H200: 60 MB)
+
+
+@dataclass(frozen=True)
+class Timing(Jsonable):
+    median_ms: float
+    q1_ms: float
+    q3_ms: float
+    min_ms: float
+    max_ms: float
+    n: int
+    warmup: int
+    first_call_ms: float | None
+    flush_l2: bool
+    cuda_graph: bool
+    samples_ms: tuple[float, ...] = ()
+
+    @property
+    def iqr_ms(self) -> float:
+        return self.q3_ms - self.q1_ms
+
+    def summary(self) -> dict:
+        """K2's summarize() shape, for harness.compare."""
+        return {"median": self.median_ms, "q1": self.q1_ms, "q3": self.q3_ms, "iqr": self.iqr_ms}
+
+
+_flush_buffer = None
+
+
+def _flush(torch) -> None:
+    global _flush_buffer
+    if _flush_buffer is None:
+        _flush_buffer = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+    _flush_buffer.zero_()
+
+
+def time_gpu(
+    fn: Callable[[], object],
+    budget_ms: float = 400.0,
+    warmup_ms: float = 50.0,
+    flush_l2: bool = True,
+    cuda_graph: bool = False,
+    min_reps: int = 10,
+    max_reps: int = 2000,
+    first_call: bool = True,
+) -> Timing:
+    """Time fn() on the current CUDA device."""
+    import torch
+
+    first = None
+    if first_call:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
+        start.record()
+        fn()
+        end.record()
+        torch.cuda.synchronize()
+        first = start.elapsed_time(end)
+    call = fn
+    if cuda_graph:
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            fn()  # warm the allocator on the side stream before capture
+        torch.cuda.current_stream().wait_stream(stream)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            fn()
+        call = graph.replay
+    # estimate one call from 5, then size warm-up and repeats by the budget
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(5):
+        call()
+    end.record()
+    torch.cuda.synchronize()
+    estimate = max(start.elapsed_time(end) / 5, 1e-4)
+    warmup = max(1, int(warmup_ms / estimate))
+    reps = max(min_reps, min(max_reps, int(budget_ms / estimate)))
+    for _ in range(warmup):
+        call()
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    torch.cuda.synchronize()
+    for i in range(reps):
+        if flush_l2:
+            _flush(torch)
+        starts[i].record()
+        call()
+        ends[i].record()
+    torch.cuda.synchronize()
+    samples = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    return Timing(
+        median_ms=percentile(samples, 50),
+        q1_ms=percentile(samples, 25),
+        q3_ms=percentile(samples, 75),
+        min_ms=min(samples),
+        max_ms=max(samples),
+        n=len(samples),
+        warmup=warmup,
+        first_call_ms=first,
+        flush_l2=flush_l2,
+        cuda_graph=cuda_graph,
+        samples_ms=tuple(samples),
+    )

@@ -1,0 +1,228 @@
+"""`kx bench`: run a kernel file for real on the local GPU and time its launches.
+
+The file runs as `__main__` in a worker process (`python -m kx_core.bench.run`), with
+no capture driver: its tensors are real and its kernels launch. At the first launch of
+each (kernel, specialization), kx times the same call with kx_core.bench.gpu (first
+call apart, warm-up, CUDA events, L2 flush between calls), then puts every tensor
+argument back as the real launch left it, so the file's own checks see what they would
+have seen. For an autotuned kernel, `--configs all` times every config the same way
+(Triton compiles them when first called; `kx bench` compiles them in parallel processes
+first through a capture, so that is a cache hit). Results go to a JSON file.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+from kx_core.bench.gpu import Timing, time_gpu
+from kx_core.compile import diagnostics as diag
+from kx_core.compile.types import Diagnostic
+from kx_core.jsonable import Jsonable
+
+
+@dataclass(frozen=True)
+class LaunchTiming(Jsonable):
+    kernel: str
+    config: str | None  # an autotune config's label
+    grid: tuple[int, int, int]
+    timing: Timing
+    chosen: bool = False  # the config Triton's autotuner picked (or the only one)
+    launches: int = 1  # launches of this (kernel, specialization) in the file
+
+    @property
+    def display_name(self) -> str:
+        return f"{self.kernel}[{self.config}]" if self.config else self.kernel
+
+
+@dataclass(frozen=True)
+class BenchResult(Jsonable):
+    file: str
+    device: str
+    triton_version: str
+    timings: tuple[LaunchTiming, ...]
+    diagnostics: tuple[Diagnostic, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(d.fatal for d in self.diagnostics)
+
+    def seconds_by_name(self) -> dict[str, float]:
+        """Median seconds per kernel display name, for the model's measured points."""
+        return {t.display_name: t.timing.median_ms * 1e-3 for t in self.timings}
+
+
+class _Timer:
+    def __init__(
+        self, budget_ms: float, flush_l2: bool, cuda_graph: bool, kernel: str | None, all_configs: bool
+    ):
+        self.budget_ms, self.flush_l2, self.cuda_graph = budget_ms, flush_l2, cuda_graph
+        self.kernel, self.all_configs = kernel, all_configs
+        self.timings: list[LaunchTiming] = []
+        self.seen: dict[tuple, int] = {}
+        self.in_autotune = False
+
+    def wanted(self, name: str) -> bool:
+        return self.kernel is None or self.kernel == name
+
+    def time(self, call, args: tuple, kwargs: dict) -> Timing:
+        """Time call(); then restore every CUDA tensor argument to its state before."""
+        import torch
+
+        tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor) and a.is_cuda]
+        saved = [t.clone() for t in tensors]
+        try:
+            return time_gpu(
+                call, self.budget_ms, flush_l2=self.flush_l2, cuda_graph=self.cuda_graph, first_call=False
+            )
+        finally:
+            for t, s in zip(tensors, saved):
+                t.copy_(s)
+
+
+def _grid_of(jit_fn, grid, args: tuple, kwargs: dict) -> tuple[int, int, int]:
+    from kx_core.compile.kernel_record import bind_arguments
+
+    if callable(grid):
+        grid = grid(bind_arguments(jit_fn, args, kwargs))
+    g = tuple(int(x) for x in grid) + (1, 1, 1)
+    return g[:3]
+
+
+def _install(timer: _Timer) -> None:
+    from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
+
+    from kx_core.compile.kernel_record import config_of, jit_name
+
+    original_jit_run = JITFunction.run
+    original_autotune_run = Autotuner.run
+
+    def jit_run(self, *args, grid, warmup, **kwargs):
+        kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        name = jit_name(self)
+        if warmup or kernel is None or timer.in_autotune or not timer.wanted(name):
+            return kernel
+        key = (name, getattr(kernel, "hash", None) or id(kernel))
+        if key in timer.seen:
+            i = timer.seen[key]
+            t = timer.timings[i]
+            timer.timings[i] = LaunchTiming(t.kernel, t.config, t.grid, t.timing, t.chosen, t.launches + 1)
+            return kernel
+
+        def call():
+            original_jit_run(self, *args, grid=grid, warmup=False, **kwargs)
+
+        timing = timer.time(call, args, kwargs)
+        timer.seen[key] = len(timer.timings)
+        timer.timings.append(LaunchTiming(name, None, _grid_of(self, grid, args, kwargs), timing, True))
+        return kernel
+
+    def autotune_run(self, *args, **kwargs):
+        from kx_core.compile.capture import _base_jit
+
+        base = _base_jit(self)
+        name = jit_name(base)
+        key = (name, "autotune", tuple(str(a.shape) if hasattr(a, "shape") else a for a in args))
+        first = key not in timer.seen and timer.wanted(name)
+        timer.in_autotune = True
+        try:
+            result = original_autotune_run(self, *args, **kwargs)
+        finally:
+            timer.in_autotune = False
+        if not first:
+            return result
+        timer.seen[key] = len(timer.timings)
+        chosen = getattr(self, "best_config", None)
+        configs = list(self.configs) if timer.all_configs else [chosen or self.configs[0]]
+        grid = kwargs.get("grid")
+        rest = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+        for index, cfg in enumerate(self.configs):
+            if cfg not in configs:
+                continue
+            meta = {**rest, **cfg.all_kwargs()}
+
+            def call(cfg=cfg, meta=meta):
+                original_jit_run(base, *args, grid=grid, warmup=False, **meta)
+
+            timing = timer.time(call, args, meta)
+            timer.timings.append(
+                LaunchTiming(
+                    name,
+                    config_of(cfg, index).label,
+                    _grid_of(base, grid, args, meta),
+                    timing,
+                    chosen is cfg or len(self.configs) == 1,
+                )
+            )
+        return result
+
+    JITFunction.run = jit_run
+    Autotuner.run = autotune_run
+
+
+def run_file(path: str) -> list[Diagnostic]:
+    """Execute the file as __main__ for real; failures become diagnostics."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, path, "exec")
+    except SyntaxError as e:
+        return [diag.syntax_diagnostic(e, path)]
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    sys.modules["__main__"] = module
+    sys.argv = [path]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            return [Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None)]
+    except BaseException as e:  # noqa: BLE001 - every failure becomes a diagnostic
+        return [diag.runtime_diagnostic(e, path)]
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="kx-bench-worker")
+    ap.add_argument("file")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--kernel")
+    ap.add_argument("--all-configs", action="store_true")
+    ap.add_argument("--budget-ms", type=float, default=400.0)
+    ap.add_argument("--no-flush", action="store_true")
+    ap.add_argument("--cuda-graph", action="store_true")
+    args = ap.parse_args(argv)
+    import torch
+    import triton
+
+    path = os.path.abspath(args.file)
+    timer = _Timer(args.budget_ms, not args.no_flush, args.cuda_graph, args.kernel, args.all_configs)
+    _install(timer)
+    diagnostics = run_file(path)
+    torch.cuda.synchronize()
+    result = BenchResult(
+        file=path,
+        device=torch.cuda.get_device_name(),
+        triton_version=triton.__version__,
+        timings=tuple(timer.timings),
+        diagnostics=tuple(diagnostics),
+        settings={"budget_ms": args.budget_ms, "flush_l2": not args.no_flush, "cuda_graph": args.cuda_graph},
+    )
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result.to_json(), f)
+    os.replace(tmp, args.out)
+    sys.stdout.flush()
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,106 @@
+"""`kx bench`: the measuring command of the CLI (kx_core.bench)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+
+def add_bench_command(sub) -> None:
+    b = sub.add_parser("bench", help="run a file for real on the local GPU and time every launch")
+    b.add_argument("file")
+    b.add_argument("--kernel", help="only this kernel")
+    b.add_argument("--configs", choices=["chosen", "all"], default="chosen", help="autotune configs to time")
+    b.add_argument("--budget-ms", type=float, default=400.0, help="time spent per timed launch (400)")
+    b.add_argument("--no-flush", action="store_true", help="do not flush L2 between calls")
+    b.add_argument("--cuda-graph", action="store_true", help="time CUDA-graph replays of each launch")
+    b.add_argument(
+        "--interpret", action="store_true", help="no GPU: run the file through Triton's interpreter"
+    )
+    b.add_argument("--timeout", type=float, default=600.0)
+    b.add_argument("--json", action="store_true")
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    from kx_core.bench.bench import NoGPU, bench_file, has_gpu, interpret_file
+
+    if args.interpret or not has_gpu():
+        if not args.interpret:
+            print(
+                "kx: no CUDA GPU on this machine, so nothing can be timed. "
+                "`kx bench --interpret FILE` runs the file through Triton's interpreter on CPU tensors "
+                "instead, which checks its results (slowly), not its speed.",
+                file=sys.stderr,
+            )
+            return 2
+        r = interpret_file(args.file, args.timeout)
+        if args.json:
+            json.dump(r.to_json(), sys.stdout)
+            sys.stdout.write("\n")
+        else:
+            print(
+                f"{args.file}: {'ran cleanly' if r.ok else 'failed'} under Triton's interpreter (CPU) in {r.seconds:.1f} s"
+            )
+            for d in r.diagnostics:
+                print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+        return 0 if r.ok else 1
+    try:
+        result = bench_file(
+            args.file,
+            args.kernel,
+            args.configs == "all",
+            args.budget_ms,
+            not args.no_flush,
+            args.cuda_graph,
+            args.timeout,
+        )
+    except NoGPU as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return 2
+    models = _models(args.file, result)
+    if args.json:
+        out = result.to_json()
+        out["models"] = {name: m.to_json() for name, m in models.items()}
+        json.dump(out, sys.stdout)
+        sys.stdout.write("\n")
+        return 0 if result.ok else 1
+    print(
+        f"{result.file} on {result.device} (triton {result.triton_version}), L2 flushed: {result.settings.get('flush_l2')}"
+    )
+    for t in result.timings:
+        m = models.get(t.display_name)
+        tm = t.timing
+        line = (
+            f"  {t.display_name[:60]:60} median {tm.median_ms * 1e3:9.1f} us  IQR {tm.iqr_ms * 1e3:7.1f} us  n={tm.n}"
+            + ("  *" if t.chosen and t.config else "")
+        )
+        if m is not None:
+            s = tm.median_ms * 1e-3
+            roof = m.roofline_unique or m.roofline
+            line += (
+                f"  {m.work.flops / s / 1e12:7.2f} TFLOP/s {m.work.bytes / s / 1e9:8.1f} GB/s"
+                f"  {100 * m.work.flops / s / roof.attainable:5.1f}% of roof"
+            )
+        print(line)
+    for d in result.diagnostics:
+        print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+    return 0 if result.ok else 1
+
+
+def _models(path: str, result) -> dict:
+    """The model of each timed launch (local GPU, measured ceilings when cached)."""
+    from kx_core.compile import CompileRequest, compile_file
+    from kx_core.model.gpu import local_gpu
+    from kx_core.model.kernel import model_kernel
+
+    gpu = local_gpu()
+    compiled = compile_file(CompileRequest(file=path, target="local"))
+    seconds = result.seconds_by_name()
+    out = {}
+    for k in compiled.kernels:
+        if k.status == "compiled" and k.launch is not None and k.display_name in seconds:
+            out[k.display_name] = model_kernel(
+                k, gpu, measured_s=seconds[k.display_name], measured_roofs=bool(gpu.measured)
+            )
+    return out
