@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 
-from kx_testing import KERNELS, ROOT
+from kx_testing import KERNELS, ROOT, run_kx
 
 
 def kx(*args: str, cache: bool = False) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "kx_core.cli", *args] + ([] if cache else ["--no-cache"])
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+    return run_kx(*args, no_cache=not cache)
 
 
 def test_json_has_exactly_the_documented_shape():
