@@ -58,7 +58,7 @@ def _flush(torch) -> None:
 
 def time_gpu(
     fn: Callable[[], object],
-    budget_ms: float = 400.0,
+    budget_ms: float = 300.0,
     warmup_ms: float = 50.0,
     flush_l2: bool = True,
     cuda_graph: bool = False,
