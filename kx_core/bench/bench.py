@@ -56,6 +56,23 @@ def _stderr_diagnostic(kind: str, stderr: str, path: str) -> Diagnostic:
     return Diagnostic(kind, message, path, frames[-1][1] if frames else None)
 
 
+def _crash_diagnostic(returncode: int, stderr: str, path: str) -> Diagnostic:
+    """The worker died: by which signal, at which line of the user's file (from
+    faulthandler's dump of the Python stack)."""
+    import signal
+
+    from kx_core.compile.diagnostics import frame_from_fault_dump
+
+    if returncode < 0:
+        name = (
+            signal.Signals(-returncode).name
+            if -returncode in signal.Signals._value2member_map_
+            else str(-returncode)
+        )
+        return Diagnostic("crash", f"the run crashed ({name})", path, frame_from_fault_dump(stderr, path))
+    return _stderr_diagnostic("crash", stderr, path)
+
+
 def bench_file(
     path: str,
     kernel: str | None = None,
@@ -69,12 +86,6 @@ def bench_file(
     if not has_gpu():
         raise NoGPU("no CUDA GPU on this machine: nothing to time")
     path = os.path.abspath(path)
-    if all_configs:
-        # compile every config in parallel processes first (kx's capture); the real run
-        # then finds them in Triton's cache instead of compiling one by one
-        from kx_core.compile import CompileRequest, compile_file
-
-        compile_file(CompileRequest(file=path, target="local", kernel=kernel))
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "bench.json")
         cmd = [sys.executable, "-m", "kx_core.bench.run", path, "--out", out, "--budget-ms", str(budget_ms)]
@@ -93,7 +104,7 @@ def bench_file(
                 path, "", "", (), (Diagnostic("timeout", f"the run took over {timeout:.0f} s", path, None),)
             )
         if not os.path.exists(out):
-            return BenchResult(path, "", "", (), (_stderr_diagnostic("crash", p.stderr, path),))
+            return BenchResult(path, "", "", (), (_crash_diagnostic(p.returncode, p.stderr, path),))
         with open(out, encoding="utf-8") as f:
             return BenchResult.from_json(json.load(f))
 

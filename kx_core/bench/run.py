@@ -6,8 +6,8 @@ each (kernel, specialization), kx times the same call with kx_core.bench.gpu (fi
 call apart, warm-up, CUDA events, L2 flush between calls), then puts every tensor
 argument back as the real launch left it, so the file's own checks see what they would
 have seen. For an autotuned kernel, `--configs all` times every config the same way
-(Triton compiles them when first called; `kx bench` compiles them in parallel processes
-first through a capture, so that is a cache hit). Results go to a JSON file.
+(compiled all at once on threads before Triton's autotuner runs, so its own pass and
+kx's timing find them compiled). Results go to a JSON file.
 """
 
 from __future__ import annotations
@@ -86,6 +86,25 @@ class _Timer:
                 t.copy_(s)
 
 
+def compile_configs(jit_fn, args: tuple, kwargs: dict, configs: list, jobs: int | None = None) -> float:
+    """Compile every autotune config of a launch at once, on threads (Triton's compile
+    spends most of its time outside the GIL: MLIR passes, LLVM, ptxas), before any is
+    timed; returns the seconds it took. The launches that follow find them compiled."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    grid = kwargs.get("grid")
+    rest = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
+    start = time.perf_counter()
+
+    def warm(cfg):
+        jit_fn.warmup(*args, grid=grid, **{**rest, **cfg.all_kwargs()})
+
+    with ThreadPoolExecutor(max_workers=jobs or min(len(configs), os.cpu_count() or 1)) as pool:
+        list(pool.map(warm, configs))
+    return time.perf_counter() - start
+
+
 def _grid_of(jit_fn, grid, args: tuple, kwargs: dict) -> tuple[int, int, int]:
     from kx_core.compile.kernel_record import bind_arguments
 
@@ -131,6 +150,8 @@ def _install(timer: _Timer) -> None:
         name = jit_name(base)
         key = (name, "autotune", tuple(str(a.shape) if hasattr(a, "shape") else a for a in args))
         first = key not in timer.seen and timer.wanted(name)
+        if first and timer.all_configs and len(self.configs) > 1:
+            compile_configs(base, args, kwargs, list(self.configs))
         timer.in_autotune = True
         try:
             result = original_autotune_run(self, *args, **kwargs)
@@ -200,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-flush", action="store_true")
     ap.add_argument("--cuda-graph", action="store_true")
     args = ap.parse_args(argv)
+    import faulthandler
+
+    faulthandler.enable(file=sys.stderr, all_threads=True)  # a crash names the user's line
     import torch
     import triton
 
