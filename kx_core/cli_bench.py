@@ -20,6 +20,10 @@ def add_bench_command(sub) -> None:
     )
     b.add_argument("--timeout", type=float, default=600.0)
     b.add_argument("--json", action="store_true")
+    k = sub.add_parser("kernelbench", help="judge the KernelBench-style task library (CPU, numpy candidates)")
+    k.add_argument("--mode", choices=["naive", "hardened", "both"], default="both")
+    k.add_argument("--task", help="only this task")
+    k.add_argument("--json", action="store_true")
 
 
 def bench_command(args: argparse.Namespace) -> int:
@@ -104,3 +108,32 @@ def _models(path: str, result) -> dict:
                 k, gpu, measured_s=seconds[k.display_name], measured_roofs=bool(gpu.measured)
             )
     return out
+
+
+def kernelbench_command(args: argparse.Namespace) -> int:
+    from kx_core.bench.kernelbench import evaluate_library, fast_p, fast_p_at_k, library, per_task_rates
+
+    cands = [c for c in library() if args.task in (None, c.task)]
+    if not cands:
+        print(f"kx: no candidates for task {args.task!r}", file=sys.stderr)
+        return 2
+    modes = ("naive", "hardened") if args.mode == "both" else (args.mode,)
+    results = {m: evaluate_library(m, cands) for m in modes}
+    if args.json:
+        json.dump(
+            {m: [r.to_json() | {"speedup": r.speedup} for r in rs] for m, rs in results.items()}, sys.stdout
+        )
+        sys.stdout.write("\n")
+        return 0
+    show = lambda r: f"{r.speedup:.2f}x" if r.correct else r.status
+    print(f"{'task':24} {'candidate':26} " + " ".join(f"{m:>13}" for m in modes) + "  why (last mode)")
+    for i, c in enumerate(cands):
+        rs = [results[m][i] for m in modes]
+        print(f"{c.task:24} {c.name:26} " + " ".join(f"{show(r):>13}" for r in rs) + f"  {rs[-1].msg[:60]}")
+    for m, rs in results.items():
+        q = per_task_rates(rs, 1.0)
+        print(
+            f"{m}: fast_0 {fast_p(rs, 0.0):.2f}  fast_1 {fast_p(rs, 1.0):.2f}  fast_2 {fast_p(rs, 2.0):.2f}  "
+            f"fast_1@5 {fast_p_at_k(q, 5):.2f}"
+        )
+    return 0
