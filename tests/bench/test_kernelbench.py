@@ -95,3 +95,20 @@ def test_static_check():
     assert static_check('"""Faster than the reference."""\ndef forward(x, p, a):\n    return x') is None
     r = evaluate(TASK["L1_gelu"], "def forward(x, p, a):\n    return x[", "hardened", "broken")
     assert r.status == "compile_error" and "SyntaxError" in r.msg
+
+
+def test_kernelbench_command():
+    import json
+
+    from kx_testing import run_kx
+
+    p = run_kx("kernelbench", "--task", "L1_layernorm", "--json")
+    doc = json.loads(p.stdout)
+    hardened = {r["candidate"]: r["status"] for r in doc["hardened"]}
+    assert hardened == {
+        "gamma_shape_bug": "runtime_error",
+        "no_eps": "correct",
+        "one_pass_var": "wrong",
+        "two_pass": "correct",
+    }
+    assert {r["candidate"]: r["status"] for r in doc["naive"]}["one_pass_var"] == "correct"
