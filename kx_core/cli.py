@@ -436,6 +436,10 @@ def _main(argv: list[str] | None) -> int:
         from kx_core.cli_bench import bench_command
 
         return bench_command(args)
+    if args.command == "check":
+        from kx_core.cli_bench import check_command
+
+        return check_command(args)
     if args.command == "kernelbench":
         from kx_core.cli_bench import kernelbench_command
 

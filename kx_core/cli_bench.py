@@ -20,6 +20,10 @@ def add_bench_command(sub) -> None:
     )
     b.add_argument("--timeout", type=float, default=600.0)
     b.add_argument("--json", action="store_true")
+    c = sub.add_parser("check", help="compare a file's kernels with their references over many inputs")
+    c.add_argument("file")
+    c.add_argument("--timeout", type=float, default=600.0)
+    c.add_argument("--json", action="store_true")
     k = sub.add_parser("kernelbench", help="judge the KernelBench-style task library (CPU, numpy candidates)")
     k.add_argument("--mode", choices=["naive", "hardened", "both"], default="both")
     k.add_argument("--task", help="only this task")
@@ -137,3 +141,33 @@ def kernelbench_command(args: argparse.Namespace) -> int:
             f"fast_1@5 {fast_p_at_k(q, 5):.2f}"
         )
     return 0
+
+
+def check_command(args: argparse.Namespace) -> int:
+    from kx_core.bench.bench import check_file
+
+    report = check_file(args.file, args.timeout)
+    if args.json:
+        json.dump(report.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+        return 0 if report.ok else 1
+    if report.error:
+        print(f"kx: {report.file}: {report.error}", file=sys.stderr)
+        return 1
+    print(f"{report.file}: checked on {report.mode}")
+    by_check: dict[str, list] = {}
+    for r in report.results:
+        by_check.setdefault(r.check, []).append(r)
+    for name, rs in by_check.items():
+        bad = [r for r in rs if not r.ok]
+        print(f"  {name}: {len(rs) - len(bad)}/{len(rs)} (distribution, size) cases pass")
+        dists = {}
+        for r in rs:
+            dists.setdefault(r.dist, [0, 0])
+            dists[r.dist][0] += r.ok
+            dists[r.dist][1] += 1
+        print("    " + "  ".join(f"{d} {p}/{n}" for d, (p, n) in dists.items()))
+        for r in bad[:3]:
+            print(f"    FAIL {r.dist} size {r.size}: {r.reason[:100]}")
+        print(f"    tolerance: {rs[-1].rationale}")
+    return 0 if report.ok else 1

@@ -147,3 +147,27 @@ def interpret_file(path: str, timeout: float = 600.0) -> InterpretResult:
             path, False, seconds, (_stderr_diagnostic("runtime", p.stderr, path),), p.stdout[-4000:]
         )
     return InterpretResult(path, True, seconds, (), p.stdout[-4000:])
+
+
+def check_file(path: str, timeout: float = 600.0):
+    """Run the file's Checks (kx_core.bench.check) in a worker: on the GPU when there is
+    one, else through Triton's interpreter on CPU tensors (and labelled so)."""
+    from kx_core.bench.check import CheckReport
+
+    path = os.path.abspath(path)
+    env = _worker_env()
+    if not has_gpu():
+        env["TRITON_INTERPRET"] = "1"
+    mode = "gpu" if has_gpu() else "interpreter (CPU)"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "check.json")
+        cmd = [sys.executable, "-m", "kx_core.bench.check", path, "--out", out]
+        try:
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+        except subprocess.TimeoutExpired:
+            return CheckReport(path, mode, (), f"timeout: over {timeout:.0f} s")
+        if not os.path.exists(out):
+            d = _crash_diagnostic(p.returncode, p.stderr, path)
+            return CheckReport(path, mode, (), f"{d.kind}: {d.message} (line {d.line})")
+        with open(out, encoding="utf-8") as f:
+            return CheckReport.from_json(json.load(f))
