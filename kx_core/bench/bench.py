@@ -73,6 +73,122 @@ def _crash_diagnostic(returncode: int, stderr: str, path: str) -> Diagnostic:
     return _stderr_diagnostic("crash", stderr, path)
 
 
+class MeasureJob:
+    """One measuring worker (`bench` or `check`), started, polled and cancellable
+    without blocking: the CLI waits on it, the app polls it from a timer. Qt-free."""
+
+    def __init__(self, kind: str, path: str, **options) -> None:
+        if kind not in ("bench", "check"):
+            raise ValueError("kind is bench or check")
+        self.kind = kind
+        self.path = os.path.abspath(path)
+        self.options = options
+        self._tmp = tempfile.TemporaryDirectory()
+        self.out = os.path.join(self._tmp.name, f"{kind}.json")
+        self.process: subprocess.Popen | None = None
+        self.started = 0.0
+        self.cancelled = False
+        self.mode = "gpu" if has_gpu() else "interpreter (CPU)"
+
+    def command(self) -> list[str]:
+        if self.kind == "check":
+            return [sys.executable, "-m", "kx_core.bench.check", self.path, "--out", self.out]
+        o = self.options
+        cmd = [sys.executable, "-m", "kx_core.bench.run", self.path, "--out", self.out]
+        cmd += ["--budget-ms", str(o.get("budget_ms", 400.0))]
+        if o.get("kernel"):
+            cmd += ["--kernel", o["kernel"]]
+        if o.get("all_configs"):
+            cmd.append("--all-configs")
+        if not o.get("flush_l2", True):
+            cmd.append("--no-flush")
+        if o.get("cuda_graph"):
+            cmd.append("--cuda-graph")
+        return cmd
+
+    def start(self) -> MeasureJob:
+        if self.kind == "bench" and not has_gpu():
+            raise NoGPU("no CUDA GPU on this machine: nothing to time")
+        env = _worker_env()
+        if self.kind == "check" and self.mode != "gpu":
+            env["TRITON_INTERPRET"] = "1"
+        self.started = time.perf_counter()
+        # output to files, not pipes: a chatty file would fill a pipe and stall the worker
+        self._stdout = open(os.path.join(self._tmp.name, "stdout"), "w+", encoding="utf-8")  # noqa: SIM115
+        self._stderr = open(os.path.join(self._tmp.name, "stderr"), "w+", encoding="utf-8")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            self.command(),
+            stdout=self._stdout,
+            stderr=self._stderr,
+            text=True,
+            env=env,
+            start_new_session=True,  # cancel() kills the worker and anything it started
+        )
+        return self
+
+    def last_line(self) -> str:
+        """The worker's latest stderr line (progress, or the start of a traceback)."""
+        try:
+            with open(self._stderr.name, encoding="utf-8", errors="replace") as f:
+                lines = [ln for ln in f.read().splitlines() if ln.strip()]
+            return lines[-1] if lines else ""
+        except OSError:
+            return ""
+
+    @property
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started if self.started else 0.0
+
+    def done(self) -> bool:
+        return self.process is not None and self.process.poll() is not None
+
+    def cancel(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.cancelled = True
+            try:
+                os.killpg(self.process.pid, 9)
+            except (ProcessLookupError, PermissionError):
+                self.process.kill()
+
+    def wait(self, timeout: float | None = None):
+        """Block until the worker ends (killing it after `timeout`), then the result."""
+        try:
+            self.process.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.cancel()
+            self.process.wait()
+            return self._failed(Diagnostic("timeout", f"the run took over {timeout:.0f} s", self.path, None))
+        return self.result()
+
+    def result(self):
+        """The worker's result (after done()): BenchResult or CheckReport."""
+        from kx_core.bench.check import CheckReport
+
+        self._stderr.seek(0)
+        stderr = self._stderr.read()
+        self._stdout.close()
+        self._stderr.close()
+        try:
+            if os.path.exists(self.out):
+                with open(self.out, encoding="utf-8") as f:
+                    data = json.load(f)
+                return BenchResult.from_json(data) if self.kind == "bench" else CheckReport.from_json(data)
+            if self.cancelled:
+                return self._failed(Diagnostic("cancelled", "stopped", self.path, None))
+            return self._failed(_crash_diagnostic(self.process.returncode, stderr, self.path))
+        finally:
+            self._tmp.cleanup()
+
+    def _failed(self, d: Diagnostic):
+        from kx_core.bench.check import CheckReport
+
+        if self.kind == "bench":
+            return BenchResult(self.path, "", "", (), (d,))
+        return CheckReport(
+            self.path, self.mode, (), f"{d.kind}: {d.message}" + (f" (line {d.line})" if d.line else "")
+        )
+
+
 def bench_file(
     path: str,
     kernel: str | None = None,
@@ -83,30 +199,16 @@ def bench_file(
     timeout: float = 600.0,
 ) -> BenchResult:
     """Run the file for real in a worker and time its launches. Raises NoGPU."""
-    if not has_gpu():
-        raise NoGPU("no CUDA GPU on this machine: nothing to time")
-    path = os.path.abspath(path)
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "bench.json")
-        cmd = [sys.executable, "-m", "kx_core.bench.run", path, "--out", out, "--budget-ms", str(budget_ms)]
-        if kernel:
-            cmd += ["--kernel", kernel]
-        if all_configs:
-            cmd.append("--all-configs")
-        if not flush_l2:
-            cmd.append("--no-flush")
-        if cuda_graph:
-            cmd.append("--cuda-graph")
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=_worker_env())
-        except subprocess.TimeoutExpired:
-            return BenchResult(
-                path, "", "", (), (Diagnostic("timeout", f"the run took over {timeout:.0f} s", path, None),)
-            )
-        if not os.path.exists(out):
-            return BenchResult(path, "", "", (), (_crash_diagnostic(p.returncode, p.stderr, path),))
-        with open(out, encoding="utf-8") as f:
-            return BenchResult.from_json(json.load(f))
+    job = MeasureJob(
+        "bench",
+        path,
+        kernel=kernel,
+        all_configs=all_configs,
+        budget_ms=budget_ms,
+        flush_l2=flush_l2,
+        cuda_graph=cuda_graph,
+    )
+    return job.start().wait(timeout)
 
 
 @dataclass(frozen=True)
@@ -152,22 +254,4 @@ def interpret_file(path: str, timeout: float = 600.0) -> InterpretResult:
 def check_file(path: str, timeout: float = 600.0):
     """Run the file's Checks (kx_core.bench.check) in a worker: on the GPU when there is
     one, else through Triton's interpreter on CPU tensors (and labelled so)."""
-    from kx_core.bench.check import CheckReport
-
-    path = os.path.abspath(path)
-    env = _worker_env()
-    if not has_gpu():
-        env["TRITON_INTERPRET"] = "1"
-    mode = "gpu" if has_gpu() else "interpreter (CPU)"
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "check.json")
-        cmd = [sys.executable, "-m", "kx_core.bench.check", path, "--out", out]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
-        except subprocess.TimeoutExpired:
-            return CheckReport(path, mode, (), f"timeout: over {timeout:.0f} s")
-        if not os.path.exists(out):
-            d = _crash_diagnostic(p.returncode, p.stderr, path)
-            return CheckReport(path, mode, (), f"{d.kind}: {d.message} (line {d.line})")
-        with open(out, encoding="utf-8") as f:
-            return CheckReport.from_json(json.load(f))
+    return MeasureJob("check", path).start().wait(timeout)
