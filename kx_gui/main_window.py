@@ -29,6 +29,7 @@ from kx_core.compile import CompileResult
 from kx_core.compile.target import KNOWN_TARGETS, local_target
 from kx_gui.panes.autotune_pane import AutotunePane
 from kx_gui.panes.base import Pane
+from kx_gui.panes.bench_pane import BenchPane
 from kx_gui.panes.concepts_pane import ConceptsPane
 from kx_gui.panes.diff_pane import DiffPane
 from kx_gui.panes.kernels_pane import KernelsPane
@@ -79,6 +80,7 @@ class MainWindow(QMainWindow):
         self.layout_pane = LayoutPane(self.session)
         self.roofline_pane = RooflinePane(self.session)
         self.autotune_pane = AutotunePane(self.session)
+        self.bench_pane = BenchPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -98,6 +100,7 @@ class MainWindow(QMainWindow):
             self.layout_pane,
             self.roofline_pane,
             self.autotune_pane,
+            self.bench_pane,
         ):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])
@@ -114,6 +117,8 @@ class MainWindow(QMainWindow):
         s.compile_finished.connect(self._compile_finished)
         s.result_settled.connect(self._result_changed)
         s.error.connect(self._show_error)
+        s.measurements_changed.connect(self.roofline_pane.set_measured)
+        s.measurements_changed.connect(self.autotune_pane.set_measured)
         s.document_opened.connect(self._document_opened)
         self.last_error: str | None = None
         self._layout_done = False

@@ -29,6 +29,7 @@ class Session(QObject):
     kernel_changed = Signal(object, object)  # CompiledKernel | None, SourceMap | None
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     error = Signal(str)  # a message for the user (bad file, failed job)
+    measurements_changed = Signal(object)  # {kernel display name: measured seconds}
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
     conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
     access_requested = Signal(str, object, int)  # layout of a load/store, shape, element bytes

@@ -9,6 +9,7 @@ import pytest
 def make_window(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("KX_SETTINGS_DIR", str(tmp_path / "settings"))
     monkeypatch.setenv("KX_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("KX_TRIALS_DIR", str(tmp_path / "trials"))
     windows = []
 
     def make(target: str = "cuda:90", timeout_s: float = 60.0):

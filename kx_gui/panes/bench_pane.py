@@ -1,0 +1,349 @@
+"""Bench pane: time the open file's launches on the local GPU, check its kernels against
+their references, and keep a tree of trials of the file with their speedups.
+
+Runs go to a worker process (kx_core.bench.bench.MeasureJob) polled from a timer, so
+the window never waits and Stop kills the worker. A finished timing run feeds the
+Roofline and Autotune panes (Session.measurements_changed)."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QTreeWidget,
+    QTreeWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kx_core.bench.bench import MeasureJob, has_gpu
+from kx_core.bench.check import CheckReport
+from kx_core.bench.kb_tasks import DISTS
+from kx_core.bench.run import BenchResult
+from kx_core.bench.trials import TrialError, TrialStore
+from kx_gui.panes.base import Pane
+from kx_gui.widgets.tables import row_table
+
+TIMING_COLUMNS = ("kernel", "config", "grid", "median us", "IQR us", "n", "first call ms", "picked")
+POLL_MS = 100
+
+
+def trials_root() -> str:
+    """Where trial trees live: $KX_TRIALS_DIR, else ~/.local/share/kx/trials."""
+    return os.environ.get("KX_TRIALS_DIR") or os.path.join(
+        os.path.expanduser("~"), ".local", "share", "kx", "trials"
+    )
+
+
+class BenchPane(Pane):
+    title = "Bench"
+    name = "bench"
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.gpu = has_gpu()
+        self.run_button = QPushButton("Time on GPU")
+        self.run_button.setEnabled(self.gpu)
+        if not self.gpu:
+            self.run_button.setToolTip(
+                "no CUDA GPU here: nothing can be timed; Check runs in Triton's interpreter"
+            )
+        self.all_configs = QCheckBox("all autotune configs")
+        self.check_button = QPushButton("Check correctness")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.status = QLabel(
+            "no GPU: timing is off; correctness runs in Triton's interpreter" if not self.gpu else ""
+        )
+        self.status.setWordWrap(True)
+        bar = QHBoxLayout()
+        for w in (self.run_button, self.all_configs, self.check_button, self.stop_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        # timings: the table, and the distribution of the selected row's samples
+        self.timing_table = row_table(TIMING_COLUMNS, 1)
+        self.hist = pg.PlotWidget(background="w")
+        self.hist.setLabel("bottom", "time per call (us)")
+        self.hist.setLabel("left", "calls")
+        timings = QSplitter(Qt.Orientation.Vertical)
+        timings.addWidget(self.timing_table)
+        timings.addWidget(self.hist)
+        # correctness per input distribution
+        self.check_table = QTableWidget(0, 1 + len(DISTS) + 1)
+        self.check_table.setHorizontalHeaderLabels(["check", *DISTS, "edge"])
+        self.check_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.check_info = QLabel()
+        self.check_info.setWordWrap(True)
+        correctness = QWidget()
+        cl = QVBoxLayout(correctness)
+        cl.addWidget(self.check_info)
+        cl.addWidget(self.check_table, 1)
+        # trials
+        self.strategy = QLineEdit()
+        self.strategy.setPlaceholderText("what this version tries (e.g. BLOCK 2048)")
+        self.save_trial_button = QPushButton("Save as trial")
+        self.trial_tree = QTreeWidget()
+        self.trial_tree.setHeaderLabels(["trial", "strategy", "correct", "kernel us", "speedup", "status"])
+        self.trial_info = QLabel()
+        trials = QWidget()
+        tl = QVBoxLayout(trials)
+        tb = QHBoxLayout()
+        tb.addWidget(self.strategy, 1)
+        tb.addWidget(self.save_trial_button)
+        tl.addLayout(tb)
+        tl.addWidget(self.trial_info)
+        tl.addWidget(self.trial_tree, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(timings, "Timings")
+        self.tabs.addTab(correctness, "Correctness")
+        self.tabs.addTab(trials, "Trials")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.status)
+        layout.addWidget(self.tabs, 1)
+
+        self.job: MeasureJob | None = None
+        self.bench_result: BenchResult | None = None
+        self.check_report: CheckReport | None = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(POLL_MS)
+        self._timer.timeout.connect(self._poll)
+        self.run_button.clicked.connect(self.run_timing)
+        self.check_button.clicked.connect(self.run_check)
+        self.stop_button.clicked.connect(self.stop)
+        self.save_trial_button.clicked.connect(self.save_trial)
+        self.timing_table.itemSelectionChanged.connect(self._show_distribution)
+        self.listen(session.document_opened, lambda *_: self._file_changed())
+
+    # ------------------------------------------------------------ runs
+
+    def _start(self, job: MeasureJob) -> bool:
+        if self.session.path is None:
+            self.status.setText("open a kernel file first")
+            return False
+        if self.job is not None and not self.job.done():
+            self.status.setText("a run is in progress: Stop it first")
+            return False
+        try:
+            self.job = job.start()
+        except Exception as e:  # noqa: BLE001 - NoGPU and friends become a message
+            self.status.setText(str(e))
+            return False
+        self.stop_button.setEnabled(True)
+        self._timer.start()
+        self._poll()
+        return True
+
+    def run_timing(self) -> bool:
+        if not self.gpu:
+            self.status.setText(
+                "no CUDA GPU on this machine: nothing can be timed (Check correctness still runs)"
+            )
+            return False
+        return self._start(
+            MeasureJob("bench", self.session.path or "", all_configs=self.all_configs.isChecked())
+        )
+
+    def run_check(self) -> bool:
+        return self._start(MeasureJob("check", self.session.path or ""))
+
+    def stop(self) -> None:
+        if self.job is not None:
+            self.job.cancel()
+
+    def wait(self, timeout_s: float = 600.0) -> None:
+        """Block until the run in flight ends and show it (tests)."""
+        if self.job is not None and self.job.process is not None:
+            self.job.process.wait(timeout=timeout_s)
+            self._poll()
+
+    def _poll(self) -> None:
+        job = self.job
+        if job is None:
+            return
+        what = "timing" if job.kind == "bench" else f"checking ({job.mode})"
+        if not job.done():
+            last = job.last_line()
+            self.status.setText(
+                f"{what} {os.path.basename(job.path)}: {job.elapsed:.0f} s"
+                + (f" — {last[:90]}" if last else "")
+            )
+            return
+        self._timer.stop()
+        self.stop_button.setEnabled(False)
+        result = job.result()
+        self.job = None
+        if isinstance(result, BenchResult):
+            self.show_bench(result)
+        else:
+            self.show_check(result)
+
+    # ------------------------------------------------------------ results
+
+    def show_bench(self, result: BenchResult) -> None:
+        self.bench_result = result
+        self.tabs.setCurrentIndex(0)
+        self.timing_table.setRowCount(len(result.timings))
+        for r, t in enumerate(result.timings):
+            tm = t.timing
+            cells = [
+                t.kernel,
+                t.config or "",
+                "x".join(map(str, t.grid)),
+                f"{tm.median_ms * 1e3:.2f}",
+                f"{tm.iqr_ms * 1e3:.2f}",
+                str(tm.n),
+                f"{tm.first_call_ms:.1f}" if tm.first_call_ms else "-",
+                "*" if t.chosen and t.config else "",
+            ]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 3:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.timing_table.setItem(r, c, item)
+        problems = "; ".join(
+            f"{d.kind}: {d.message}" + (f" (line {d.line})" if d.line else "") for d in result.diagnostics
+        )
+        self.status.setText(
+            f"{len(result.timings)} launch(es) timed on {result.device or 'the GPU'}"
+            + (", L2 flushed between calls" if result.settings.get("flush_l2") else "")
+            + (f" — {problems}" if problems else "")
+        )
+        if result.timings:
+            self.timing_table.selectRow(0)
+            self._show_distribution()
+        if hasattr(self.session, "measurements_changed"):
+            self.session.measurements_changed.emit(result.seconds_by_name())
+
+    def _show_distribution(self) -> None:
+        self.hist.clear()
+        result = self.bench_result
+        rows = self.timing_table.selectionModel().selectedRows() if self.timing_table.selectionModel() else []
+        if result is None or not rows:
+            return
+        t = result.timings[rows[0].row()]
+        samples = np.asarray(t.timing.samples_ms) * 1e3
+        if samples.size == 0:
+            return
+        counts, edges = np.histogram(samples, bins=min(60, max(5, samples.size // 10)))
+        self.hist.plot(
+            edges, counts, stepMode="center", fillLevel=0, brush=(30, 136, 229, 120), pen="#1e88e5"
+        )
+        med = t.timing.median_ms * 1e3
+        self.hist.addItem(
+            pg.InfiniteLine(med, angle=90, pen=pg.mkPen("#e53935", width=2), label=f"median {med:.2f} us")
+        )
+
+    def show_check(self, report: CheckReport) -> None:
+        self.check_report = report
+        self.tabs.setCurrentIndex(1)
+        if report.error:
+            self.check_info.setText(report.error)
+            self.status.setText(f"check: {report.error}")
+            self.check_table.setRowCount(0)
+            return
+        names = list(dict.fromkeys(r.check for r in report.results))
+        self.check_table.setRowCount(len(names))
+        for row, name in enumerate(names):
+            self.check_table.setItem(row, 0, QTableWidgetItem(name))
+            for col, dist in enumerate((*DISTS, "edge"), start=1):
+                rs = [r for r in report.results if r.check == name and r.dist == dist]
+                passed = sum(r.ok for r in rs)
+                item = QTableWidgetItem(f"{passed}/{len(rs)}")
+                item.setTextAlignment(Qt.AlignmentFlag.AlignCenter)
+                item.setBackground(pg.mkColor("#c8e6c9" if passed == len(rs) else "#ffcdd2"))
+                failing = next((r for r in rs if not r.ok), None)
+                if failing:
+                    item.setToolTip(f"size {failing.size}: {failing.reason}")
+                self.check_table.setItem(row, col, item)
+        self.check_table.resizeColumnsToContents()
+        self.check_info.setText(
+            f"run on {report.mode}; sizes {sorted({r.size for r in report.results})}; "
+            f"tolerance: {report.results[-1].rationale if report.results else '-'}"
+        )
+        self.status.setText(
+            f"check on {report.mode}: {'all pass' if report.ok else 'failures (red cells; hover for the first)'}"
+        )
+
+    # ------------------------------------------------------------ trials
+
+    def store(self) -> TrialStore | None:
+        path = self.session.path
+        if not path:
+            return None
+        store = TrialStore(trials_root(), os.path.splitext(os.path.basename(path))[0])
+        store.init(path)
+        return store
+
+    def save_trial(self) -> str | None:
+        """Save the open file (as last saved) as a trial, with the latest timing and check."""
+        store = self.store()
+        if store is None:
+            self.trial_info.setText("open a kernel file first")
+            return None
+        tree = store.tree()
+        parent = self._selected_trial() or (tree[-1][1] if tree else None)
+        try:
+            tid = store.save(self.session.path, parent=parent, strategy=self.strategy.text())
+            kernel_us = None
+            if self.bench_result and self.bench_result.timings:
+                picked = [t for t in self.bench_result.timings if t.chosen] or list(self.bench_result.timings)
+                kernel_us = sum(t.timing.median_ms for t in picked) * 1e3
+            correctness = None if self.check_report is None else ("pass" if self.check_report.ok else "fail")
+            baseline = store.baseline_us() or (kernel_us if not tree else None)
+            if correctness or kernel_us:
+                store.result(tid, correctness, baseline_us=baseline, kernel_us=kernel_us)
+        except TrialError as e:
+            self.trial_info.setText(str(e))
+            return None
+        self.render_trials()
+        return tid
+
+    def _selected_trial(self) -> str | None:
+        item = self.trial_tree.currentItem()
+        return item.text(0) if item is not None else None
+
+    def render_trials(self) -> None:
+        self.trial_tree.clear()
+        store = self.store()
+        if store is None:
+            return
+        items: dict[str, QTreeWidgetItem] = {}
+        for _depth, tid, t in store.tree():
+            cells = [
+                tid,
+                t["strategy"],
+                t["correctness"] or "-",
+                f"{t['kernel_us']:.2f}" if t["kernel_us"] else "-",
+                f"{t['speedup']:.2f}x" if t["speedup"] else "-",
+                t["status"],
+            ]
+            parent = items.get(t["parent"])
+            item = QTreeWidgetItem(parent if parent is not None else self.trial_tree, cells)
+            items[tid] = item
+        self.trial_tree.expandAll()
+        best = store.best()
+        self.trial_info.setText(
+            f"{store.dir}: {len(items)} trial(s)"
+            + (f", best {best[0]} at {best[1]['speedup']:.2f}x" if best else "")
+        )
+
+    def _file_changed(self) -> None:
+        self.bench_result = self.check_report = None
+        self.timing_table.setRowCount(0)
+        self.check_table.setRowCount(0)
+        self.hist.clear()
+        self.render_trials()
