@@ -2,8 +2,8 @@
 
 - The first call (compile, autotune, lazy init) is timed on its own and never mixed in.
 - Warm-up and repeat counts come from a time budget, from an estimate of one call.
-- Each timed call is bracketed by CUDA events; between calls a 256 MB buffer is zeroed
-  to flush L2 (switchable), outside the events, so every call starts cold as in a real
+- Each timed call is bracketed by CUDA events; between calls a buffer twice the size of
+  the GPU's L2 is zeroed to flush it (switchable), outside the events, so every call starts cold as in a real
   pipeline where other work evicts the cache.
 - CUDA-graph mode captures one call and times its replays, which removes the CPU
   launch overhead (what a graph-launched model sees).
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from kx_core.bench.harness import percentile
 from kx_core.jsonable import Jsonable
 
-FLUSH_BYTES = 256 * 1024 * 1024  # larger than any current L2 (H200: 60 MB)
+FLUSH_MIN_BYTES = 32 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -52,7 +52,9 @@ _flush_buffer = None
 def _flush(torch) -> None:
     global _flush_buffer
     if _flush_buffer is None:
-        _flush_buffer = torch.empty(FLUSH_BYTES // 4, dtype=torch.int32, device="cuda")
+        l2 = getattr(torch.cuda.get_device_properties(torch.cuda.current_device()), "L2_cache_size", 0)
+        # twice the L2 evicts all of it; no bigger, since zeroing it is time between calls
+        _flush_buffer = torch.empty(max(2 * l2, FLUSH_MIN_BYTES) // 4, dtype=torch.int32, device="cuda")
     _flush_buffer.zero_()
 
 

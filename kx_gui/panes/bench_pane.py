@@ -238,9 +238,18 @@ class BenchPane(Pane):
         samples = np.asarray(t.timing.samples_ms) * 1e3
         if samples.size == 0:
             return
-        counts, edges = np.histogram(samples, bins=min(60, max(5, samples.size // 10)))
+        # draw up to the 99th percentile: a few slow calls (clock changes, other work)
+        # would otherwise squeeze the distribution into one bar; say how many are left out
+        hi = float(np.percentile(samples, 99))
+        shown = samples[samples <= hi]
+        counts, edges = np.histogram(shown, bins=min(60, max(5, shown.size // 10)))
         self.hist.plot(
             edges, counts, stepMode="center", fillLevel=0, brush=(30, 136, 229, 120), pen="#1e88e5"
+        )
+        left_out = samples.size - shown.size
+        self.hist.setTitle(
+            f"{t.kernel}{'[' + t.config + ']' if t.config else ''}: {samples.size} calls"
+            + (f", {left_out} slower than p99 ({hi:.1f} us) not drawn" if left_out else "")
         )
         med = t.timing.median_ms * 1e3
         self.hist.addItem(

@@ -47,7 +47,9 @@ def test_stop_kills_a_run(qtbot, make_window):
     assert pane.job is None and "stopped" in (pane.check_report.error or "")
 
 
-@pytest.mark.skipif(not BENCH_FIXTURES, reason="no timing run captured yet (scripts/capture_bench_fixtures.sh)")
+@pytest.mark.skipif(
+    not BENCH_FIXTURES, reason="no timing run captured yet (scripts/capture_bench_fixtures.sh)"
+)
 def test_a_gpu_timing_run_fills_the_table_and_feeds_the_model_panes(qtbot, make_window):
     path = next(p for p in BENCH_FIXTURES if "matmul_autotune" in p.name)
     result = BenchResult.from_json(json.loads(path.read_text()))
