@@ -136,7 +136,7 @@ def autotune_matrix(size: int = 4096) -> None:
         results = {}
         for cfg in tuner_kx.configs:
             run = lambda cfg=cfg: tuner_kx.fn.run(*args, grid=grid, warmup=False, **cfg.all_kwargs())
-            results[str(cfg)] = time_gpu(run, budget_ms=50, warmup_ms=10)
+            results[str(cfg)] = time_gpu(run, budget_ms=40, warmup_ms=10)
         wall_kx = time.perf_counter() - start
         best_kx = min(results, key=lambda k: results[k].median_ms)
         print(f"4. config matrix of the autotuned matmul at {size}^3 ({len(results)} configs)")
