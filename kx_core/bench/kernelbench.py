@@ -114,6 +114,25 @@ _BANNED_NAMES = {
 _BANNED_WORDS = ("reference", "kx_core", "evaluate", "kb_tasks")
 
 
+ALLOWED_IMPORTS = {"numpy", "math", "torch"}
+
+
+def _backend(src: str) -> str:
+    """A candidate says `BACKEND = "torch"` to get torch tensors; numpy otherwise."""
+    try:
+        tree = ast.parse(src)
+    except SyntaxError:
+        return "numpy"
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == "BACKEND" for t in stmt.targets)
+            and isinstance(stmt.value, ast.Constant)
+        ):
+            return str(stmt.value.value)
+    return "numpy"
+
+
 def static_check(src: str) -> str | None:
     """Why a source is rejected before it runs, or None. Catches the usual ways to game
     an evaluator: importing anything but numpy/math, introspection, reaching for the
@@ -127,8 +146,8 @@ def static_check(src: str) -> str | None:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
             for n in names:
-                if n.split(".")[0] not in ("numpy", "math"):
-                    return f"imports {n} (only numpy and math are allowed)"
+                if n.split(".")[0] not in ALLOWED_IMPORTS:
+                    return f"imports {n} (only numpy, math and torch are allowed)"
         elif isinstance(node, ast.Name) and node.id in _BANNED_NAMES:
             return f"uses {node.id}()"
         elif isinstance(node, ast.Name) and node.id in _BANNED_MODULES:
@@ -161,7 +180,8 @@ def _is_numpy_constant(call: ast.Call) -> bool:
 
 
 def load_candidate(src: str, namespace: dict | None = None):
-    """(forward, init or None, error message or None)."""
+    """(forward, init or None, error message or None). A torch candidate's forward and
+    init are wrapped: numpy in, torch tensors (CPU) to the candidate, numpy out."""
     ns = {"np": np, "math": math, "__name__": "candidate"}
     ns.update(namespace or {})
     try:
@@ -173,7 +193,37 @@ def load_candidate(src: str, namespace: dict | None = None):
     forward = ns.get("forward")
     if not callable(forward):
         return None, None, "defines no forward(x, params, alloc)"
-    return forward, ns.get("init"), None
+    init = ns.get("init")
+    if ns.get("BACKEND") == "torch":
+        forward, init = _torch_wrapped(forward), _torch_wrapped(init) if init else None
+    return forward, init, None
+
+
+def _to_torch(v):
+    import torch
+
+    if isinstance(v, np.ndarray):
+        return torch.from_numpy(np.ascontiguousarray(v))
+    if isinstance(v, dict):
+        return {k: _to_torch(x) for k, x in v.items()}
+    return v
+
+
+def _to_numpy(v):
+    import torch
+
+    if isinstance(v, torch.Tensor):
+        return v.detach().cpu().numpy()
+    if isinstance(v, dict):
+        return {k: _to_numpy(x) for k, x in v.items()}
+    return v
+
+
+def _torch_wrapped(fn):
+    def call(*args):
+        return _to_numpy(fn(*(_to_torch(a) for a in args)))
+
+    return call
 
 
 def _alloc(shape, dtype=np.float32):

@@ -42,6 +42,13 @@ def test_the_library_and_every_status(hardened):
     }
 
 
+def test_torch_candidates_run_on_cpu(hardened):
+    for key in (("L1_softmax", "torch_softmax"), ("L1_layernorm", "torch_layer_norm")):
+        assert hardened[key].correct and all(
+            v.split("/")[0] == v.split("/")[1] for v in hardened[key].per_dist.values()
+        )
+
+
 def _failing(r):
     return {d for d, v in r.per_dist.items() if not v.startswith(v.split("/")[1] + "/")}
 
@@ -87,7 +94,7 @@ def test_fast_p_and_at_k(hardened):
 
 def test_static_check():
     assert static_check("import numpy as np\ndef forward(x, p, a):\n    return x") is None
-    assert "only numpy and math" in static_check("import torch\n")
+    assert "only numpy, math and torch" in static_check("import subprocess\n")
     assert "global" in static_check("n = 0\ndef forward(x, p, a):\n    global n\n    return x")
     assert "mutable default" in static_check("def forward(x, p, a, memo={}):\n    return x")
     assert "attribute" in static_check("def forward(x, p, a):\n    forward.last = x\n    return x")
@@ -109,6 +116,7 @@ def test_kernelbench_command():
         "gamma_shape_bug": "runtime_error",
         "no_eps": "correct",
         "one_pass_var": "wrong",
+        "torch_layer_norm": "correct",
         "two_pass": "correct",
     }
     assert {r["candidate"]: r["status"] for r in doc["naive"]}["one_pass_var"] == "correct"
