@@ -40,6 +40,7 @@ class Snapshot:
     matches: dict[str, int] = field(default_factory=dict)  # rule -> matches found
     rule_times: dict[str, float] = field(default_factory=dict)  # rule -> seconds spent matching
     stop: str | None = None  # set on the last snapshot
+    sorts: dict[int, str] = field(default_factory=dict)  # class -> sort (egglog; empty in-house)
 
     @property
     def num_classes(self) -> int:
@@ -147,7 +148,9 @@ class EGraph:
             return [subst] if (pattern,) in self.classes[cid] else []
         op, *kids = pattern
         out = []
-        for node in self.classes[cid]:
+        for node in sorted(
+            self.classes[cid], key=repr
+        ):  # sorted: the same matches in the same order every run
             if node[0] != op or len(node) - 1 != len(kids):
                 continue
             partial = [subst]
@@ -209,9 +212,9 @@ class EGraph:
             self.rebuild()
             changed |= self.num_nodes() != nodes_before or self.num_classes() != classes_before
             if on_iteration:
-                snap = self.snapshot(
-                    iteration, snap, merged=tuple(self._merged), matches=matches, rule_times=times
-                )
+                # a class kept by one union may be absorbed by a later one: name the survivor
+                merged = tuple(sorted({(self.find(k), g) for k, g in self._merged}))
+                snap = self.snapshot(iteration, snap, merged=merged, matches=matches, rule_times=times)
             if not changed:
                 stop = "saturated"
             elif self.num_nodes() > node_limit:
@@ -244,7 +247,7 @@ class EGraph:
         while changed:
             changed = False
             for cid, nodes in self.classes.items():
-                for node in nodes:
+                for node in sorted(nodes, key=repr):  # ties go to the same node every run
                     kids = [self.find(k) for k in node[1:]]
                     if any(k not in best for k in kids):
                         continue
