@@ -32,6 +32,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.panes.bench_pane import BenchPane
 from kx_gui.panes.concepts_pane import ConceptsPane
 from kx_gui.panes.diff_pane import DiffPane
+from kx_gui.panes.egraph_pane import EgraphPane
 from kx_gui.panes.kernels_pane import KernelsPane
 from kx_gui.panes.layout_pane import LayoutPane
 from kx_gui.panes.pipeline_pane import PipelinePane
@@ -81,6 +82,7 @@ class MainWindow(QMainWindow):
         self.roofline_pane = RooflinePane(self.session)
         self.autotune_pane = AutotunePane(self.session)
         self.bench_pane = BenchPane(self.session)
+        self.egraph_pane = EgraphPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -101,6 +103,7 @@ class MainWindow(QMainWindow):
             self.roofline_pane,
             self.autotune_pane,
             self.bench_pane,
+            self.egraph_pane,
         ):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])

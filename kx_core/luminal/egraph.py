@@ -307,3 +307,45 @@ def evaluate(term, env, dtype=float):
             "log2": lambda a: dtype(math.log2(a)),
         }[op](*v)
     return dtype(env[term]) if isinstance(term, str) else dtype(term)
+
+
+def snapshot_choices(snapshot: Snapshot, cost) -> dict[int, tuple[float, ENode]]:
+    """The cheapest e-node of every class of a snapshot (either engine), by the same
+    bottom-up fixpoint as EGraph.best_choices."""
+    best: dict[int, tuple[float, ENode]] = {}
+    changed = True
+    while changed:
+        changed = False
+        for cid, nodes in snapshot.classes.items():
+            for node in nodes:  # snapshot nodes are already in a fixed order
+                kids = node[1:]
+                if any(k not in best for k in kids):
+                    continue
+                c = cost(node[0], [best[k][0] for k in kids])
+                if cid not in best or c < best[cid][0]:
+                    best[cid] = (c, node)
+                    changed = True
+    return best
+
+
+def extraction(snapshot: Snapshot, cost, root_classes) -> set[tuple[int, ENode]]:
+    """The e-nodes the cheapest programs of `root_classes` are made of."""
+    best = snapshot_choices(snapshot, cost)
+    chosen: set[tuple[int, ENode]] = set()
+    stack = [c for c in root_classes if c in best]
+    while stack:
+        c = stack.pop()
+        node = best[c][1]
+        if (c, node) in chosen:
+            continue
+        chosen.add((c, node))
+        stack.extend(k for k in node[1:] if k in best)
+    return chosen
+
+
+EGGLOG_OP_COST = {"Add": 1, "Mul": 4, "Exp2": 8, "Log2": 8, "MatMul": 10, "AddBias": 3, "Relu": 3}
+
+
+def any_op_cost(op, kids):
+    """op_cost for kx's ops and egglog's constructor names alike (literals are free)."""
+    return {**EGGLOG_OP_COST, "*": 4, "+": 1, "exp2": 8, "log2": 8}.get(op, 0) + sum(kids)

@@ -60,7 +60,9 @@ def test_example_programs():
     assert r.run()["stop"] == "saturated" and count_sort(r.snapshots[-1], "Math") == (63, 608)
     a = EgglogRun((EGG / "algebra.egg").read_text())
     a.run()
-    assert a.outputs[0].endswith('(Mul (Var "x") (Add (Var "y") (Var "z")))') and a.outputs[1].endswith('(Var "x")')
+    assert a.outputs[0].endswith('(Mul (Var "x") (Add (Var "y") (Var "z")))') and a.outputs[1].endswith(
+        '(Var "x")'
+    )
     f = EgglogRun((EGG / "matmul_relu_fusion.egg").read_text())
     f.run()
     assert all("MatMulBiasRelu" in o and "AddBias" not in o for o in f.outputs)
@@ -81,8 +83,12 @@ def test_terms_round_trip_and_bad_terms():
 def test_egraph_command():
     p = run_kx("egraph", "(+ (* x y) (* x z))", "--json")
     doc = json.loads(p.stdout)
-    assert doc["report"]["stop"] == "saturated" and doc["extraction"] == ["extract (op_cost): cost 5: (* x (+ y z))"]
-    assert doc["iterations"][0]["iteration"] == 0 and len(doc["iterations"]) == doc["report"]["iterations"] + 1
+    assert doc["report"]["stop"] == "saturated" and doc["extraction"] == [
+        "extract (op_cost): cost 5: (* x (+ y z))"
+    ]
+    assert (
+        doc["iterations"][0]["iteration"] == 0 and len(doc["iterations"]) == doc["report"]["iterations"] + 1
+    )
     p = run_kx("egraph", str(EGG / "comm_assoc.egg"))
     assert p.returncode == 0 and "saturated after 8 iteration(s)" in p.stdout
     p = run_kx("egraph", "(+ a")

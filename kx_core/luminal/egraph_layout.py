@@ -1,0 +1,251 @@
+"""Layout of an e-graph snapshot with Graphviz's dot (the `graphviz-pure` package: a port
+of Graphviz with the `dot` command line, no system install), one cluster per e-class.
+
+The pane lays out the *last* snapshot of a run once and shows every earlier one as a
+subset of it: nothing is deleted during saturation, classes only merge, so each e-node
+of iteration k has a place in the final picture (its children renamed through the
+merges that came later: `forward_map`). Stepping is then instant and nothing jumps.
+
+A graph too large to lay out interactively is drawn as far as `max_nodes` allows, in
+breadth-first order from its root classes (those no other class uses), and `hidden`
+says exactly how many classes and e-nodes were left out: nothing is dropped silently.
+With `inline_leaves`, classes holding only leaves (variables, constants) are not drawn;
+their values are written into the labels of the e-nodes that use them.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from collections import deque
+from dataclasses import dataclass
+
+from kx_core.luminal.egraph import Snapshot
+
+POINTS_PER_INCH = 72.0
+
+
+class LayoutError(RuntimeError):
+    """dot is missing or failed; the message says which."""
+
+
+@dataclass(frozen=True)
+class DrawnNode:
+    key: tuple  # (class, e-node) in final ids
+    cid: int
+    label: str
+    x: float  # centre, points, y down
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class DrawnEdge:
+    src: tuple  # the e-node's key
+    dst: int  # the child class
+    points: tuple[tuple[float, float], ...]  # cubic Bezier control points, y down
+
+
+@dataclass(frozen=True)
+class GraphLayout:
+    nodes: tuple[DrawnNode, ...]
+    edges: tuple[DrawnEdge, ...]
+    width: float
+    height: float
+    shown_nodes: int
+    total_nodes: int
+    shown_classes: int
+    total_classes: int
+    inlined: dict  # leaf-only class -> its value, when leaves are inlined
+
+    @property
+    def hidden(self) -> str:
+        """What is not drawn, in words ('' when everything is)."""
+        if self.shown_nodes == self.total_nodes and self.shown_classes == self.total_classes:
+            return ""
+        inl = f" ({len(self.inlined)} leaf classes written into labels)" if self.inlined else ""
+        return (
+            f"showing {self.shown_nodes} of {self.total_nodes} e-nodes in {self.shown_classes} of "
+            f"{self.total_classes} classes{inl}; {self.total_classes - self.shown_classes} classes further "
+            "from the roots are hidden"
+        )
+
+
+def forward_map(snapshots: list[Snapshot]):
+    """A function from any class id seen in the run to the id it ended in."""
+    fwd: dict[int, int] = {}
+    for s in snapshots:
+        for keep, gone in s.merged:
+            if keep != gone:
+                fwd[gone] = keep
+
+    def final(c: int) -> int:
+        seen = 0
+        while c in fwd and seen < 10_000:
+            c = fwd[c]
+            seen += 1
+        return c
+
+    return final
+
+
+def node_key(cid: int, enode: tuple, final) -> tuple:
+    return (final(cid), (enode[0], *(final(k) for k in enode[1:])))
+
+
+def roots(snapshot: Snapshot) -> list[int]:
+    used = {k for nodes in snapshot.classes.values() for n in nodes for k in n[1:]}
+    return [c for c in snapshot.classes if c not in used] or list(snapshot.classes)[:1]
+
+
+def _is_leaf_class(nodes) -> bool:
+    return all(len(n) == 1 for n in nodes)
+
+
+def _label(op) -> str:
+    text = str(op)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _quote(s: str) -> str:
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def select(snapshot: Snapshot, max_nodes: int, inline_leaves: bool) -> tuple[list[int], dict[int, str]]:
+    """Classes to draw, breadth first from the roots, until max_nodes e-nodes; and the
+    leaf-only classes inlined (class -> value) when inline_leaves."""
+    classes = snapshot.classes
+    inlined = {}
+    if inline_leaves:
+        inlined = {c: " | ".join(_label(n[0]) for n in ns) for c, ns in classes.items() if _is_leaf_class(ns)}
+    order, seen, budget = [], set(), max_nodes
+    queue = deque(roots(snapshot))
+    while queue:
+        c = queue.popleft()
+        if c in seen or c not in classes:
+            continue
+        seen.add(c)
+        if c in inlined:
+            continue
+        size = len(classes[c])
+        if size > budget:
+            continue  # too big for what is left: later (smaller) classes may still fit
+        budget -= size
+        order.append(c)
+        for n in sorted(classes[c], key=repr):
+            queue.extend(k for k in n[1:] if k not in seen)
+    return order, inlined
+
+
+def to_dot(snapshot: Snapshot, max_nodes: int = 400, inline_leaves: bool = False):
+    """The dot text of a snapshot, with the ids used in it."""
+    order, inlined = select(snapshot, max_nodes, inline_leaves)
+    drawn = set(order)
+    lines = [
+        "digraph egraph {",
+        "compound=true; newrank=true; nslimit=2; mclimit=0.5;",
+        'node [shape=box, style="rounded", fontsize=10, height=0.3, width=0.3, margin="0.06,0.02"];',
+        "edge [arrowsize=0.5];",
+    ]
+    names: dict[tuple, str] = {}
+    first: dict[int, str] = {}
+    for c in order:
+        lines.append(f"subgraph cluster_{c} {{ label={_quote('c' + str(c))}; fontsize=9; style=dashed;")
+        for i, n in enumerate(sorted(snapshot.classes[c], key=repr)):
+            name = f"n{c}_{i}"
+            names[(c, n)] = name
+            first.setdefault(c, name)
+            args = [inlined[k] for k in n[1:] if k in inlined]
+            label = _label(n[0]) + (f"({', '.join(args)})" if args and len(args) == len(n) - 1 else "")
+            lines.append(f"{name} [label={_quote(label)}];")
+        members = [names[(c, n)] for n in sorted(snapshot.classes[c], key=repr)]
+        if len(members) > 6:
+            # wrap a big class into a grid of about sqrt(n) per row: invisible edges put
+            # each row a rank below the last, instead of one very wide rank
+            per_row = max(3, int(len(members) ** 0.5 + 0.999))
+            for i in range(len(members) - per_row):
+                lines.append(f"{members[i]} -> {members[i + per_row]} [style=invis];")
+        lines.append("}")
+    for c in order:
+        for n in snapshot.classes[c]:
+            for k in n[1:]:
+                if k in drawn:
+                    lines.append(f"{names[(c, n)]} -> {first[k]} [lhead=cluster_{k}];")
+    lines.append("}")
+    return "\n".join(lines), names, order, inlined
+
+
+def dot_binary() -> str:
+    path = shutil.which("graphviz-pure")
+    if path is None:
+        raise LayoutError("graphviz-pure is not installed (pip install graphviz-pure): it draws the e-graph")
+    return path
+
+
+def layout(
+    snapshot: Snapshot, final=None, max_nodes: int = 400, inline_leaves: bool = False, timeout: float = 60.0
+) -> GraphLayout:
+    """Lay the snapshot out with dot; keys are in the run's final ids (`final` from
+    forward_map; identity by default)."""
+    final = final or (lambda c: c)
+    dot, names, order, inlined = to_dot(snapshot, max_nodes, inline_leaves)
+    try:
+        p = subprocess.run(
+            [dot_binary(), "-Tjson"], input=dot, capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired as e:
+        raise LayoutError(f"dot took over {timeout:.0f} s") from e
+    if p.returncode != 0:
+        raise LayoutError(f"dot failed: {p.stderr.strip()[:300]}")
+    doc = json.loads(p.stdout)
+    x0, y0, x1, y1 = (float(v) for v in doc["bb"].split(","))
+    height = y1 - y0
+    by_name = {v: k for k, v in names.items()}
+    objects = doc.get("objects", [])
+    nodes, index_of = [], {}
+    for i, obj in enumerate(objects):
+        name = obj.get("name")
+        if name not in by_name or "pos" not in obj:
+            continue
+        cid, enode = by_name[name]
+        x, y = (float(v) for v in obj["pos"].split(","))
+        index_of[obj.get("_gvid", i)] = by_name[name]
+        nodes.append(
+            DrawnNode(
+                node_key(cid, enode, final),
+                final(cid),
+                obj.get("label", str(enode[0])),
+                x - x0,
+                height - (y - y0),  # dot's y grows upwards
+                float(obj.get("width", 0.3)) * POINTS_PER_INCH,
+                float(obj.get("height", 0.3)) * POINTS_PER_INCH,
+            )
+        )
+    edges = []
+    for e in doc.get("edges", []):
+        tail, head = index_of.get(e.get("tail")), index_of.get(e.get("head"))
+        if tail is None or head is None:
+            continue
+        pts = []
+        for op in e.get("_draw_", []):
+            if op.get("op") in ("b", "B"):
+                pts = [(float(px) - x0, height - (float(py) - y0)) for px, py in op["points"]]
+        edges.append(DrawnEdge(node_key(*tail, final), final(head[0]), tuple(pts)))
+    # inlined leaf classes count as shown: their values are in the labels
+    shown_classes = len(order) + len(inlined)
+    shown_nodes = sum(len(snapshot.classes[c]) for c in order) + sum(
+        len(snapshot.classes[c]) for c in inlined
+    )
+    return GraphLayout(
+        tuple(nodes),
+        tuple(edges),
+        x1 - x0,
+        height,
+        shown_nodes,
+        snapshot.num_nodes,
+        shown_classes,
+        snapshot.num_classes,
+        inlined,
+    )

@@ -1,0 +1,343 @@
+"""E-graph pane: equality saturation step by step.
+
+Run a term with kx's engine or egglog, or open an `.egg` program (egglog). The last
+iteration is laid out once by Graphviz's dot, one dashed box per e-class; the slider
+steps through the iterations as subsets of that picture, so nothing moves: e-nodes that
+are new in an iteration are outlined green, classes merged in it boxed orange, the
+e-nodes of the cheapest program (AST size or op cost) filled yellow, and the ops matching
+the search box outlined blue. Beside it: classes and e-nodes per iteration, and each
+rule's matches and time. A graph too large to draw whole says what it left out.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QGraphicsPathItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsSimpleTextItem,
+    QGraphicsView,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSlider,
+    QSplitter,
+    QTableWidgetItem,
+    QVBoxLayout,
+)
+
+from kx_core.luminal import egraph as l2
+from kx_core.luminal.egraph_layout import GraphLayout, LayoutError, forward_map, layout, node_key, roots
+from kx_gui.panes.base import Pane
+from kx_gui.widgets.tables import row_table
+
+EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "egraph")
+COSTS = {"op cost": l2.any_op_cost, "AST size": l2.ast_size}
+NEW, MERGED, CHOSEN, FOUND = QColor("#2e7d32"), QColor("#ef6c00"), QColor("#fff59d"), QColor("#1565c0")
+
+
+class GraphView(QGraphicsView):
+    """Pan with the mouse, zoom with the wheel."""
+
+    def __init__(self, scene) -> None:
+        super().__init__(scene)
+        self.setRenderHint(QPainter.RenderHint.Antialiasing)
+        self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        factor = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
+        self.scale(factor, factor)
+
+
+class EgraphPane(Pane):
+    title = "E-graph"
+    name = "egraph"
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.source = QLineEdit("(+ (* x y) (* x z))")
+        self.source.setPlaceholderText("a term like (+ (* x y) (* x z)), or the path of an .egg program")
+        self.rules = QComboBox()
+        self.rules.addItems(["algebra", "comm_assoc"])
+        self.engine = QComboBox()
+        self.engine.addItems(["kx", "egglog"])
+        self.run_button = QPushButton("Saturate")
+        self.open_button = QPushButton("Open .egg…")
+        self.inline = QCheckBox("inline leaves")
+        self.cost = QComboBox()
+        self.cost.addItems(list(COSTS))
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("find op")
+        self.search.setMaximumWidth(120)
+        bar = QHBoxLayout()
+        for w in (self.source, self.rules, self.engine, self.run_button, self.open_button):
+            bar.addWidget(w)
+        bar2 = QHBoxLayout()
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setEnabled(False)
+        self.slider.setMinimumWidth(160)
+        self.step_label = QLabel()
+        for w in (
+            QLabel("iteration"),
+            self.slider,
+            self.step_label,
+            self.inline,
+            QLabel("extract by"),
+            self.cost,
+            self.search,
+        ):
+            bar2.addWidget(w)
+        self.info = QLabel()
+        self.info.setWordWrap(True)
+        self.scene = QGraphicsScene(self)
+        self.view = GraphView(self.scene)
+        self.growth = pg.PlotWidget(background="w")
+        self.growth.setLabel("bottom", "iteration")
+        self.growth.addLegend(offset=(5, 5))
+        self.profile = row_table(("rule", "matches", "ms"), 0)
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.growth)
+        side.addWidget(self.profile)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(side)
+        split.setSizes([650, 350])
+        layout_ = QVBoxLayout(self)
+        layout_.setContentsMargins(0, 0, 0, 0)
+        layout_.addLayout(bar)
+        layout_.addLayout(bar2)
+        layout_.addWidget(self.info)
+        layout_.addWidget(split, 1)
+
+        self.snapshots: list[l2.Snapshot] = []
+        self.layout: GraphLayout | None = None
+        self.final = lambda c: c
+        self.node_items: dict[tuple, tuple[QGraphicsPathItem, QGraphicsSimpleTextItem]] = {}
+        self.edge_items: list[tuple[tuple, QGraphicsPathItem]] = []
+        self.box_items: list[QGraphicsRectItem] = []
+        self.outputs: list[str] = []
+        self.visible: set[tuple] = set()
+        self.chosen: set[tuple] = set()
+        self.run_button.clicked.connect(self.saturate)
+        self.source.returnPressed.connect(self.saturate)
+        self.open_button.clicked.connect(self._open)
+        self.slider.valueChanged.connect(self.show_step)
+        self.cost.currentIndexChanged.connect(lambda *_: self.show_step(self.slider.value()))
+        self.search.textChanged.connect(lambda *_: self.show_step(self.slider.value()))
+        self.inline.toggled.connect(lambda *_: self._relayout())
+
+    # ------------------------------------------------------------ running
+
+    def _open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open an egglog program", EXAMPLES, "egglog (*.egg)")
+        if path:
+            self.source.setText(path)
+            self.saturate()
+
+    def saturate(self) -> bool:
+        """Run the source to saturation (or its budgets), keeping every iteration."""
+        text = self.source.text().strip()
+        snaps: list[l2.Snapshot] = []
+        self.outputs = []
+        try:
+            if text.endswith(".egg"):
+                from kx_core.luminal.egglog_backend import EgglogRun
+
+                with open(text, encoding="utf-8") as f:
+                    run = EgglogRun(f.read())
+                report = run.run(on_iteration=snaps.append)
+                self.outputs = run.outputs
+                engine = "egglog"
+            else:
+                from kx_core.luminal.terms import parse_term
+
+                term = parse_term(text)
+                rules = {"algebra": l2.ALGEBRA, "comm_assoc": l2.COMM_ASSOC}[self.rules.currentText()]
+                engine = self.engine.currentText()
+                if engine == "egglog":
+                    from kx_core.luminal.egglog_backend import EgglogRun, program_for
+
+                    report = EgglogRun(program_for([term], rules)).run(30, on_iteration=snaps.append)
+                else:
+                    g = l2.EGraph()
+                    g.add(term)
+                    report = g.run(rules, iter_limit=30, node_limit=20_000, on_iteration=snaps.append)
+        except (OSError, ValueError) as e:
+            self.info.setText(f"cannot run it: {e}")
+            return False
+        self.snapshots = snaps
+        self.final = forward_map(snaps)
+        self.engine_used = engine
+        self.report = report
+        self._plot_growth()
+        if not self._relayout():
+            return False
+        self.slider.blockSignals(True)
+        self.slider.setRange(0, len(snaps) - 1)
+        self.slider.setValue(len(snaps) - 1)
+        self.slider.setEnabled(len(snaps) > 1)
+        self.slider.blockSignals(False)
+        self.show_step(len(snaps) - 1)
+        return True
+
+    def _relayout(self) -> bool:
+        if not self.snapshots:
+            return False
+        try:
+            self.layout = layout(self.snapshots[-1], self.final, inline_leaves=self.inline.isChecked())
+        except LayoutError as e:
+            self.info.setText(str(e))
+            return False
+        self._build_scene()
+        self.show_step(self.slider.value() if self.slider.isEnabled() else len(self.snapshots) - 1)
+        self.view.resetTransform()
+        self.view.fitInView(self.scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.view.transform().m11() < 0.35 and self.layout.nodes:
+            # too small to read whole: start readable, at the first root's e-nodes
+            self.view.resetTransform()
+            self.view.scale(0.6, 0.6)
+            first = self.layout.nodes[0]
+            self.view.centerOn(first.x, first.y)
+        return True
+
+    # ------------------------------------------------------------ drawing
+
+    def _build_scene(self) -> None:
+        self.scene.clear()
+        self.node_items.clear()
+        self.edge_items.clear()
+        self.box_items.clear()
+        font = QFont()
+        font.setPointSize(8)
+        edge_pen = QPen(QColor("#78909c"), 0.8)
+        for e in self.layout.edges:
+            if len(e.points) < 4:
+                continue
+            path = QPainterPath(QPointF(*e.points[0]))
+            pts = e.points[1:]
+            for i in range(0, len(pts) - 2, 3):
+                path.cubicTo(QPointF(*pts[i]), QPointF(*pts[i + 1]), QPointF(*pts[i + 2]))
+            item = self.scene.addPath(path, edge_pen)
+            item.setZValue(0)
+            self.edge_items.append((e.src, item))
+        for n in self.layout.nodes:
+            rect = QRectF(n.x - n.w / 2, n.y - n.h / 2, n.w, n.h)
+            shape = QPainterPath()
+            shape.addRoundedRect(rect, 4, 4)
+            box = self.scene.addPath(shape, QPen(QColor("#455a64"), 1), QBrush(QColor("white")))
+            box.setZValue(2)
+            box.setToolTip(f"class c{n.cid}: {n.label}")
+            text = self.scene.addSimpleText(n.label, font)
+            text.setPos(n.x - text.boundingRect().width() / 2, n.y - text.boundingRect().height() / 2)
+            text.setZValue(3)
+            self.node_items[n.key] = (box, text)
+
+    def _plot_growth(self) -> None:
+        self.growth.clear()
+        xs = [s.iteration for s in self.snapshots]
+        self.growth.plot(
+            xs,
+            [s.num_classes for s in self.snapshots],
+            pen="#1e88e5",
+            symbol="o",
+            symbolSize=5,
+            name="classes",
+        )
+        self.growth.plot(
+            xs, [s.num_nodes for s in self.snapshots], pen="#e53935", symbol="t", symbolSize=5, name="e-nodes"
+        )
+
+    def show_step(self, k: int) -> None:
+        """Show iteration k: its e-nodes, what is new, what merged, the extraction."""
+        if not self.snapshots or self.layout is None:
+            return
+        k = max(0, min(k, len(self.snapshots) - 1))
+        snap = self.snapshots[k]
+        final = self.final
+        keys = {node_key(c, n, final): (c, n) for c, ns in snap.classes.items() for n in ns}
+        new = {node_key(c, n, final) for c, n in snap.new_nodes}
+        merged_classes = {final(keep) for keep, _ in snap.merged}
+        cost = COSTS[self.cost.currentText()]
+        self.chosen = {node_key(c, n, final) for c, n in l2.extraction(snap, cost, roots(snap))}
+        found = self.search.text().strip()
+        self.visible = set()
+        for key, (box, text) in self.node_items.items():
+            shown = key in keys
+            box.setVisible(shown)
+            text.setVisible(shown)
+            if not shown:
+                continue
+            self.visible.add(key)
+            op = str(key[1][0])
+            if found and found in op:
+                pen = QPen(FOUND, 2.5)
+            elif key in new:
+                pen = QPen(NEW, 2.5)
+            else:
+                pen = QPen(QColor("#455a64"), 1)
+            box.setPen(pen)
+            box.setBrush(QBrush(CHOSEN if key in self.chosen else QColor("white")))
+        for src, item in self.edge_items:
+            item.setVisible(src in self.visible)
+        self._draw_boxes(snap, merged_classes)
+        self._fill_profile(snap)
+        drawn = sum(1 for key in keys if key in self.node_items)
+        self.step_label.setText(
+            f"{k}/{len(self.snapshots) - 1}: {snap.num_classes} classes, {snap.num_nodes} e-nodes, "
+            f"+{len(snap.new_nodes)} new, {len(snap.merged)} merged"
+        )
+        stop = self.snapshots[-1].stop or "iteration limit"
+        hidden = self.layout.hidden
+        extracted = "; ".join(self.outputs)
+        self.info.setText(
+            f"{self.engine_used}: {stop} after {len(self.snapshots) - 1} iteration(s). Drawn here: {drawn} e-node(s)."
+            + (f" {hidden}." if hidden else "")
+            + " Green: new in this iteration; orange box: merged in it; yellow: the cheapest program"
+            + f" ({self.cost.currentText()})."
+            + (f" egglog: {extracted}" if extracted else "")
+        )
+
+    def _draw_boxes(self, snap: l2.Snapshot, merged_classes: set[int]) -> None:
+        """A dashed box around each class of iteration k (around the e-nodes it has then)."""
+        for item in self.box_items:
+            self.scene.removeItem(item)
+        self.box_items.clear()
+        by_class: dict[int, list[QRectF]] = {}
+        for c, ns in snap.classes.items():
+            for n in ns:
+                entry = self.node_items.get(node_key(c, n, self.final))
+                if entry:
+                    by_class.setdefault(c, []).append(entry[0].boundingRect())
+        for c, rects in by_class.items():
+            r = rects[0]
+            for other in rects[1:]:
+                r = r.united(other)
+            r = r.adjusted(-6, -6, 6, 6)
+            merged = self.final(c) in merged_classes
+            pen = QPen(MERGED if merged else QColor("#b0bec5"), 2 if merged else 1, Qt.PenStyle.DashLine)
+            item = self.scene.addRect(r, pen)
+            item.setZValue(1)
+            item.setToolTip(
+                f"class c{c}: {len(snap.classes[c])} e-node(s)"
+                + (" (merged in this iteration)" if merged else "")
+            )
+            self.box_items.append(item)
+
+    def _fill_profile(self, snap: l2.Snapshot) -> None:
+        rules = sorted(snap.matches.items(), key=lambda kv: -kv[1])
+        self.profile.setRowCount(len(rules))
+        for r, (name, count) in enumerate(rules):
+            self.profile.setItem(r, 0, QTableWidgetItem(name))
+            self.profile.setItem(r, 1, QTableWidgetItem(str(count)))
+            self.profile.setItem(r, 2, QTableWidgetItem(f"{snap.rule_times.get(name, 0.0) * 1e3:.2f}"))
+        self.profile.resizeColumnsToContents()

@@ -1,0 +1,55 @@
+"""E-graph pane: saturate, step the slider, and check what is drawn and highlighted."""
+
+from __future__ import annotations
+
+from kx_core.luminal import egraph as l2
+from kx_core.luminal.egraph_layout import forward_map, node_key, roots
+from kx_testing import ROOT
+
+
+def test_stepping_marks_new_nodes_and_the_extraction(qtbot, make_window):
+    w = make_window("cuda:90")
+    pane = w.egraph_pane
+    pane.source.setText("(+ (* x y) (* x z))")
+    pane.rules.setCurrentText("algebra")
+    assert pane.saturate()
+    snaps = pane.snapshots
+    assert pane.slider.maximum() == len(snaps) - 1 and snaps[-1].stop == "saturated"
+    final = forward_map(snaps)
+    for k, snap in enumerate(snaps):
+        pane.slider.setValue(k)
+        expected = {node_key(c, n, final) for c, ns in snap.classes.items() for n in ns}
+        assert pane.visible == expected  # exactly iteration k's e-nodes are shown
+        chosen = {node_key(c, n, final) for c, n in l2.extraction(snap, l2.any_op_cost, roots(snap))}
+        assert pane.chosen == chosen
+        for key in pane.visible:
+            box = pane.node_items[key][0]
+            assert (box.brush().color().name() == "#fff59d") == (key in chosen)
+    # at the end, the cheapest program is x * (y + z): one '*' and one '+' highlighted
+    ops = sorted(key[1][0] for key in pane.chosen if len(key[1]) > 1)
+    assert ops == ["*", "+"]
+    pane.cost.setCurrentText("AST size")
+    assert "AST size" in pane.info.text()
+
+
+def test_a_large_graph_says_what_it_hides(qtbot, make_window):
+    w = make_window("cuda:90")
+    pane = w.egraph_pane
+    pane.source.setText("(+ (+ (+ (+ (+ x0 x1) x2) x3) x4) x5)")
+    pane.rules.setCurrentText("comm_assoc")
+    assert pane.saturate()
+    assert pane.snapshots[-1].num_nodes == 608
+    assert "showing 400 of 608 e-nodes" in pane.info.text() and "hidden" in pane.info.text()
+    assert len(pane.node_items) == 400
+
+
+def test_egg_programs_and_bad_input(qtbot, make_window):
+    w = make_window("cuda:90")
+    pane = w.egraph_pane
+    pane.source.setText(str(ROOT / "fixtures" / "egraph" / "matmul_relu_fusion.egg"))
+    assert pane.saturate() and "MatMulBiasRelu" in pane.info.text()
+    pane.inline.setChecked(True)
+    assert pane.layout.inlined  # the Input strings are written into labels
+    pane.source.setText("(+ a")
+    assert not pane.saturate() and "never closed" in pane.info.text()
+    assert pane.snapshots  # the last good run stays on screen
