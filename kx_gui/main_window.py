@@ -35,6 +35,7 @@ from kx_gui.panes.diff_pane import DiffPane
 from kx_gui.panes.egraph_pane import EgraphPane
 from kx_gui.panes.kernels_pane import KernelsPane
 from kx_gui.panes.layout_pane import LayoutPane
+from kx_gui.panes.luminal_pane import LuminalPane
 from kx_gui.panes.pipeline_pane import PipelinePane
 from kx_gui.panes.problems_pane import ProblemsPane
 from kx_gui.panes.roofline_pane import RooflinePane
@@ -83,6 +84,7 @@ class MainWindow(QMainWindow):
         self.autotune_pane = AutotunePane(self.session)
         self.bench_pane = BenchPane(self.session)
         self.egraph_pane = EgraphPane(self.session)
+        self.luminal_pane = LuminalPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -104,6 +106,7 @@ class MainWindow(QMainWindow):
             self.autotune_pane,
             self.bench_pane,
             self.egraph_pane,
+            self.luminal_pane,
         ):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])
