@@ -154,6 +154,7 @@ class EgglogRun:
             kids = tuple(self._id(nodes[c]["eclass"]) for c in node["children"])
             classes.setdefault(self._id(node["eclass"]), []).append((node["op"], *kids))
         sorts = {self._id(c): data.get("type", "") for c, data in d.get("class_data", {}).items()}
+        op_costs = {node["op"]: float(node.get("cost", 1.0)) for node in nodes.values()}
         prev = self.snapshots[-1] if self.snapshots else None
         merged: list[tuple[int, int]] = []
         new = frozenset()
@@ -182,6 +183,7 @@ class EgglogRun:
             matches,
             times,
             sorts=sorts,
+            op_costs=op_costs,
         )
 
     def step(self) -> tuple[Snapshot, bool]:

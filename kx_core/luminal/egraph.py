@@ -41,6 +41,7 @@ class Snapshot:
     rule_times: dict[str, float] = field(default_factory=dict)  # rule -> seconds spent matching
     stop: str | None = None  # set on the last snapshot
     sorts: dict[int, str] = field(default_factory=dict)  # class -> sort (egglog; empty in-house)
+    op_costs: dict[str, float] = field(default_factory=dict)  # egglog's :cost per constructor
 
     @property
     def num_classes(self) -> int:

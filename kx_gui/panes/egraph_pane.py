@@ -135,6 +135,8 @@ class EgraphPane(Pane):
         self.cost.currentIndexChanged.connect(lambda *_: self.show_step(self.slider.value()))
         self.search.textChanged.connect(lambda *_: self.show_step(self.slider.value()))
         self.inline.toggled.connect(lambda *_: self._relayout())
+        self.scene.selectionChanged.connect(self._on_selection)
+        self.selected = None
 
     # ------------------------------------------------------------ running
 
@@ -177,6 +179,13 @@ class EgraphPane(Pane):
             return False
         self.snapshots = snaps
         self.final = forward_map(snaps)
+        # egglog runs can be extracted with the program's own :cost annotations too
+        self.cost.blockSignals(True)
+        current = self.cost.currentText()
+        self.cost.clear()
+        self.cost.addItems(list(COSTS) + (["egglog cost"] if snaps and snaps[-1].op_costs else []))
+        self.cost.setCurrentText(current if self.cost.findText(current) >= 0 else "op cost")
+        self.cost.blockSignals(False)
         self.engine_used = engine
         self.report = report
         self._plot_growth()
@@ -237,6 +246,7 @@ class EgraphPane(Pane):
             box = self.scene.addPath(shape, QPen(QColor("#455a64"), 1), QBrush(QColor("white")))
             box.setZValue(2)
             box.setToolTip(f"class c{n.cid}: {n.label}")
+            box.setFlag(QGraphicsPathItem.GraphicsItemFlag.ItemIsSelectable, True)
             text = self.scene.addSimpleText(n.label, font)
             text.setPos(n.x - text.boundingRect().width() / 2, n.y - text.boundingRect().height() / 2)
             text.setZValue(3)
@@ -267,7 +277,7 @@ class EgraphPane(Pane):
         keys = {node_key(c, n, final): (c, n) for c, ns in snap.classes.items() for n in ns}
         new = {node_key(c, n, final) for c, n in snap.new_nodes}
         merged_classes = {final(keep) for keep, _ in snap.merged}
-        cost = COSTS[self.cost.currentText()]
+        cost = self._cost_function(snap)
         self.chosen = {node_key(c, n, final) for c, n in l2.extraction(snap, cost, roots(snap))}
         found = self.search.text().strip()
         self.visible = set()
@@ -306,6 +316,27 @@ class EgraphPane(Pane):
             + f" ({self.cost.currentText()})."
             + (f" egglog: {extracted}" if extracted else "")
         )
+
+    def _cost_function(self, snap: l2.Snapshot):
+        name = self.cost.currentText()
+        if name == "egglog cost":
+            costs = snap.op_costs
+            return lambda op, kids: costs.get(op, 1.0) + sum(kids)
+        return COSTS[name]
+
+    def _on_selection(self) -> None:
+        """A clicked e-node: its class, its op and the classes it uses."""
+        items = self.scene.selectedItems()
+        for key, (box, _text) in self.node_items.items():
+            if box in items:
+                cid, enode = key
+                kids = ", ".join(f"c{k}" for k in enode[1:]) or "none (a leaf)"
+                self.selected = key
+                self.info.setText(
+                    f"selected: e-node {enode[0]} in class c{cid}; its children: {kids}. "
+                    + self.info.text().split("selected:")[0].strip()
+                )
+                return
 
     def _draw_boxes(self, snap: l2.Snapshot, merged_classes: set[int]) -> None:
         """A dashed box around each class of iteration k (around the e-nodes it has then)."""

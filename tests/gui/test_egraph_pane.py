@@ -48,6 +48,12 @@ def test_egg_programs_and_bad_input(qtbot, make_window):
     pane = w.egraph_pane
     pane.source.setText(str(ROOT / "fixtures" / "egraph" / "matmul_relu_fusion.egg"))
     assert pane.saturate() and "MatMulBiasRelu" in pane.info.text()
+    pane.cost.setCurrentText("egglog cost")  # the program's own :cost annotations
+    assert pane.cost.currentText() == "egglog cost"
+    assert any(k[1][0] == "MatMulBiasRelu" for k in pane.chosen)
+    box = next(b for key, (b, _t) in pane.node_items.items() if key[1][0] == "MatMulBiasRelu")
+    box.setSelected(True)
+    assert pane.selected[1][0] == "MatMulBiasRelu" and "selected: e-node MatMulBiasRelu" in pane.info.text()
     pane.inline.setChecked(True)
     assert pane.layout.inlined  # the Input strings are written into labels
     pane.source.setText("(+ a")
