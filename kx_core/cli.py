@@ -111,12 +111,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
     p.add_argument("--json", action="store_true")
     from kx_core.cli_bench import add_bench_command
-    from kx_core.cli_luminal import add_luminal_commands
+    from kx_core.cli_luminal import add_lit_commands, add_luminal_commands
     from kx_core.cli_model import add_model_commands
 
     add_model_commands(sub, _add_compile_options)
     add_bench_command(sub)
     add_luminal_commands(sub)
+    add_lit_commands(sub)
     return parser
 
 
@@ -438,6 +439,10 @@ def _main(argv: list[str] | None) -> int:
         from kx_core.cli_bench import bench_command
 
         return bench_command(args)
+    if args.command in ("lit", "opt"):
+        from kx_core import cli_luminal
+
+        return (cli_luminal.lit_command if args.command == "lit" else cli_luminal.opt_command)(args)
     if args.command == "egraph":
         from kx_core.cli_luminal import egraph_command
 

@@ -90,3 +90,83 @@ def egraph_command(args: argparse.Namespace) -> int:
     for line in extraction:
         print(line)
     return 0
+
+
+def add_lit_commands(sub) -> None:
+    lit = sub.add_parser(
+        "lit", help="run Triton-style lit tests (// RUN: triton-opt ... | FileCheck ...) through kx"
+    )
+    lit.add_argument("files", nargs="+", metavar="FILE.mlir")
+    lit.add_argument(
+        "--minimize", metavar="OUT.mlir", help="shrink the first failing file's input into OUT.mlir"
+    )
+    lit.add_argument("--json", action="store_true")
+    opt = sub.add_parser("opt", help="run triton-opt passes on an .mlir file (the pass playground)")
+    opt.add_argument("file", metavar="FILE.mlir")
+    opt.add_argument("passes", nargs=argparse.REMAINDER, help="triton-opt flags, e.g. -tritongpu-coalesce")
+    opt.add_argument("--list", action="store_true", help="list the flags this triton can run")
+
+
+def lit_command(args: argparse.Namespace) -> int:
+    from kx_core.lit import minimize, run_file_text
+
+    results, status = {}, 0
+    for path in args.files:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            print(f"kx: cannot read {path}: {e.strerror}", file=sys.stderr)
+            return 2
+        results[path] = run_file_text(text)
+        if any(r.status == "FAIL" for r in results[path]):
+            status = 1
+    if args.json:
+        json.dump({p: [r.to_json() for r in rs] for p, rs in results.items()}, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        for path, rs in results.items():
+            for r in rs:
+                print(f"{r.status}: {path}:{r.line}: {r.command}")
+                if r.message:
+                    print("    " + r.message.replace("\n", "\n    "))
+        counts = [r.status for rs in results.values() for r in rs]
+        print(", ".join(f"{counts.count(s)} {s.lower()}" for s in ("PASS", "FAIL", "UNSUPPORTED")))
+    if args.minimize and status:
+        path = next(p for p, rs in results.items() if any(r.status == "FAIL" for r in rs))
+        with open(path, encoding="utf-8") as f:
+            small, trials = minimize(f.read())
+        with open(args.minimize, "w", encoding="utf-8") as f:
+            f.write(small)
+        print(
+            f"minimised {path} in {trials} trials: {args.minimize} ({len(small.splitlines())} lines)",
+            file=sys.stderr,
+        )
+    return status
+
+
+def opt_command(args: argparse.Namespace) -> int:
+    from kx_core.playground import available_flags, run_passes
+
+    if args.list:
+        for flag, fn in available_flags().items():
+            print(f"-{flag:48} {fn}")
+        return 0
+    flags = [f for f in args.passes if f.startswith("-")]
+    split = "-split-input-file" in flags or "--split-input-file" in flags
+    flags = [f for f in flags if f.lstrip("-") != "split-input-file"]
+    try:
+        with open(args.file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        print(f"kx: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        return 2
+    result = run_passes(text, flags, split)
+    for u in result.unsupported:
+        print(f"kx: {u}", file=sys.stderr)
+    if result.error:
+        print(f"kx: {args.file}: {result.error}", file=sys.stderr)
+    if not result.ok:
+        return 1
+    sys.stdout.write(result.text())
+    return 0

@@ -65,11 +65,14 @@ class Check:
         )
 
 
-def _directive_re(prefix: str) -> re.Pattern:
+def _directive_re(prefix: str | list[str]) -> re.Pattern:
     # Example: "// CHECK-NEXT: tt.load" or "; MMA-COUNT-2: mma.sync". The prefix must
-    # not continue a longer word (as in LLVM: "XCHECK:" is not a CHECK).
+    # not continue a longer word (as in LLVM: "XCHECK:" is not a CHECK). Several
+    # prefixes (--check-prefixes=A,B) are checked together, in file order.
+    prefixes = [prefix] if isinstance(prefix, str) else list(prefix)
+    alternation = "|".join(re.escape(p) for p in sorted(prefixes, key=len, reverse=True))
     return re.compile(
-        r"(?<![\w-])" + re.escape(prefix) + r"(-NEXT|-SAME|-NOT|-LABEL|-DAG|-EMPTY|-COUNT-(\d+)|):(.*)$"
+        r"(?<![\w-])(?:" + alternation + r")(-NEXT|-SAME|-NOT|-LABEL|-DAG|-EMPTY|-COUNT-(\d+)|):(.*)$"
     )
 
 

@@ -17,7 +17,16 @@ LLVM_FILECHECK = shutil.which("FileCheck") or "/usr/lib/llvm-14/bin/FileCheck"
 pytestmark = pytest.mark.skipif(not Path(LLVM_FILECHECK).exists(), reason="LLVM's FileCheck is not installed")
 
 WORDS = ["tt.load", "tt.store", "%0", "%1", "#blocked", "arith.addi", "foo", "bar", "x", "y"]
-KINDS = ["CHECK", "CHECK-NEXT", "CHECK-SAME", "CHECK-NOT", "CHECK-LABEL", "CHECK-DAG", "CHECK-COUNT-2", "CHECK-EMPTY"]
+KINDS = [
+    "CHECK",
+    "CHECK-NEXT",
+    "CHECK-SAME",
+    "CHECK-NOT",
+    "CHECK-LABEL",
+    "CHECK-DAG",
+    "CHECK-COUNT-2",
+    "CHECK-EMPTY",
+]
 
 
 def _input(rng: random.Random) -> list[str]:
@@ -125,7 +134,13 @@ def test_verdicts_agree_with_llvm(tmp_path):
             disagreements.append((checks, lines, scope, expected))
     assert kinds_seen >= {k for k in KINDS}
     assert 40 <= passes <= 560  # both verdicts are well exercised
-    assert not disagreements, "\n\n".join(
-        f"LLVM says {'pass' if e else 'fail'} (var scope {s}):\n" + "\n".join(c) + "\n-- input --\n" + "\n".join(ln)
-        for c, ln, s, e in disagreements[:5]
-    ) + f"\n({len(disagreements)} disagreements)"
+    assert not disagreements, (
+        "\n\n".join(
+            f"LLVM says {'pass' if e else 'fail'} (var scope {s}):\n"
+            + "\n".join(c)
+            + "\n-- input --\n"
+            + "\n".join(ln)
+            for c, ln, s, e in disagreements[:5]
+        )
+        + f"\n({len(disagreements)} disagreements)"
+    )

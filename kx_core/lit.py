@@ -1,0 +1,170 @@
+"""A lit runner for Triton-style tests, from the triton wheel alone.
+
+`kx lit FILE.mlir...` reads each `// RUN:` line (a trailing `\\` continues it), runs the
+`triton-opt %s <flags> | FileCheck %s [options]` pipeline through kx (the pass
+playground, then kx's FileCheck) and says PASS, FAIL (with the failing check's line and
+where in the output the search stopped) or UNSUPPORTED (with why: another tool, a pass
+this triton does not have, a FileCheck option kx does not implement) for every line.
+
+`minimize` shrinks a failing input with T4's ddmin over its IR lines while the same
+failure persists (a pass crash or the same failing CHECK line), for a bug report.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+
+from kx_core.bench.minimize import ddmin
+from kx_core.filecheck import CheckFailure, filecheck
+from kx_core.jsonable import Jsonable
+from kx_core.playground import PlaygroundResult, resolve, run_passes
+
+# Example: "// RUN: triton-opt %s -split-input-file -tritongpu-coalesce | FileCheck %s"
+_RUN_RE = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
+IGNORED_FILECHECK = ("--dump-input", "-dump-input", "--allow-unused-prefixes", "--dump-input-context")
+
+
+@dataclass(frozen=True)
+class RunLine(Jsonable):
+    line: int
+    command: str
+
+
+@dataclass(frozen=True)
+class RunResult(Jsonable):
+    line: int
+    command: str
+    status: str  # PASS | FAIL | UNSUPPORTED
+    message: str = ""
+    check_line: int | None = None
+    input_line: int | None = None
+    output: str = ""
+
+
+def run_lines(text: str) -> list[RunLine]:
+    out, pending, start = [], "", 0
+    for no, line in enumerate(text.splitlines(), start=1):
+        m = _RUN_RE.match(line)
+        if not m:
+            continue
+        part = m.group(1).rstrip()
+        if not pending:
+            start = no
+        if part.endswith("\\"):
+            pending += part[:-1] + " "
+            continue
+        out.append(RunLine(start, (pending + part).strip()))
+        pending = ""
+    return out
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    flags: tuple[str, ...]
+    split: bool
+    prefixes: tuple[str, ...]
+    var_scope: bool
+
+
+def parse_pipeline(command: str) -> Pipeline:
+    """The parts of `triton-opt %s ... | FileCheck %s ...`; ValueError says what kx
+    cannot run."""
+    stages = [s.strip() for s in command.split("|")]
+    if len(stages) != 2:
+        raise ValueError("kx runs 'triton-opt ... | FileCheck ...' pipelines only")
+    opt, check = (shlex.split(s) for s in stages)
+    if not opt or opt[0] != "triton-opt" or "%s" not in opt:
+        raise ValueError(f"the first command is {opt[0] if opt else 'empty'!r}, not 'triton-opt %s ...'")
+    if not check or check[0] != "FileCheck" or "%s" not in check:
+        raise ValueError("the second command must be 'FileCheck %s ...'")
+    split = "-split-input-file" in opt or "--split-input-file" in opt
+    flags = tuple(t for t in opt[1:] if t.startswith("-") and t.lstrip("-") != "split-input-file")
+    for flag in flags:
+        if flag.lstrip("-").startswith("mlir-") or flag.lstrip("-") in (
+            "allow-unregistered-dialect",
+            "verify-each",
+        ):
+            raise ValueError(f"triton-opt option {flag} is not supported by kx")
+        resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
+    prefixes, var_scope, args = ["CHECK"], False, check[1:]
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "%s":
+            pass
+        elif a.startswith(("--check-prefix=", "-check-prefix=")):
+            prefixes = [a.split("=", 1)[1]]
+        elif a.startswith(("--check-prefixes=", "-check-prefixes=")):
+            prefixes = a.split("=", 1)[1].split(",")
+        elif a in ("--check-prefix", "-check-prefix") and i + 1 < len(args):
+            prefixes = [args[i + 1]]
+            i += 1
+        elif a in ("--enable-var-scope", "-enable-var-scope"):
+            var_scope = True
+        elif a.startswith(IGNORED_FILECHECK):
+            pass
+        else:
+            raise ValueError(f"FileCheck option {a} is not implemented by kx")
+        i += 1
+    return Pipeline(flags, split, tuple(prefixes), var_scope)
+
+
+def run_one(text: str, run: RunLine) -> RunResult:
+    try:
+        pipe = parse_pipeline(run.command)
+    except ValueError as e:
+        return RunResult(run.line, run.command, "UNSUPPORTED", str(e))
+    result: PlaygroundResult = run_passes(text, list(pipe.flags), pipe.split)
+    if result.unsupported:
+        return RunResult(run.line, run.command, "UNSUPPORTED", "; ".join(result.unsupported))
+    if result.error:
+        return RunResult(run.line, run.command, "FAIL", f"triton-opt failed: {result.error}")
+    output = result.text()
+    try:
+        filecheck(text, output, list(pipe.prefixes), pipe.var_scope)
+    except CheckFailure as e:
+        return RunResult(run.line, run.command, "FAIL", str(e), e.check_line, e.input_line, output)
+    return RunResult(run.line, run.command, "PASS", output=output)
+
+
+def run_file_text(text: str) -> list[RunResult]:
+    runs = run_lines(text)
+    if not runs:
+        return [RunResult(0, "", "UNSUPPORTED", "no RUN: line")]
+    return [run_one(text, r) for r in runs]
+
+
+def _failure_signature(result: RunResult):
+    if result.status != "FAIL":
+        return None
+    if result.message.startswith("triton-opt failed"):
+        return ("crash", result.message.split(":")[1].strip()[:40])
+    return ("check", result.check_line)
+
+
+def minimize(text: str, run: RunLine | None = None) -> tuple[str, int]:
+    """The smallest input (RUN and CHECK lines kept) on which the first failing RUN line
+    still fails the same way; and how many trials it took."""
+    runs = run_lines(text)
+    run = run or next((r for r in runs if run_one(text, r).status == "FAIL"), None)
+    if run is None:
+        raise ValueError("no RUN line fails: nothing to minimise")
+    lines = text.splitlines()
+    keep = [i for i, ln in enumerate(lines) if re.match(r"^\s*//", ln)]  # RUN, CHECK, separators
+    body = [i for i in range(len(lines)) if i not in keep]
+    target = _failure_signature(run_one(text, run))
+    trials = 0
+
+    def build(sub):
+        chosen = set(keep) | set(sub)
+        return "\n".join(ln for i, ln in enumerate(lines) if i in chosen) + "\n"
+
+    def fails(sub):
+        nonlocal trials
+        trials += 1
+        return _failure_signature(run_one(build(sub), run)) == target
+
+    smallest = ddmin(body, fails)
+    return build(smallest), trials

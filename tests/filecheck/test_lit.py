@@ -1,0 +1,79 @@
+"""kx lit and the pass playground: the lit files written for kx pass; failures name the
+check and where the search stopped; what kx cannot run is UNSUPPORTED, with why; a bad
+input or a pass that fails is a message; a failing input shrinks."""
+
+from __future__ import annotations
+
+from kx_core.lit import minimize, run_file_text
+from kx_core.playground import available_flags, resolve, run_passes
+from kx_testing import ROOT, run_kx
+
+LIT = ROOT / "fixtures" / "lit"
+
+
+def test_every_lit_file_passes_through_kx_lit():
+    files = sorted(LIT.glob("*.mlir"))
+    assert len(files) >= 10
+    p = run_kx("lit", *map(str, files))
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stdout.strip().endswith(f"{len(files)} pass, 0 fail, 0 unsupported")
+
+
+def test_a_failing_check_names_its_line_and_where_the_search_stopped(tmp_path):
+    text = (LIT / "coalesce.mlir").read_text().replace("sizePerThread = [4]", "sizePerThread = [8]")
+    (result,) = run_file_text(text)
+    assert result.status == "FAIL" and result.check_line == 6 and "expected string not found" in result.message
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(text)
+    p = run_kx("lit", str(bad))
+    assert p.returncode == 1 and "FAIL: " in p.stdout and "line 6: CHECK" in p.stdout
+
+
+def test_unsupported_lines_say_why():
+    text = (
+        "// RUN: triton-llvm-opt %s -foo | FileCheck %s\n"
+        "// RUN: triton-opt %s -tritongpu-frobnicate | FileCheck %s\n"
+        "// RUN: triton-opt %s -canonicalize | FileCheck %s --implicit-check-not=x\n"
+        "// RUN: triton-opt %s -canonicalize | FileCheck %s --check-prefix=FOLD\n"
+        "// FOLD: tt.return %arg0\n"
+        "module {\n  tt.func @f(%arg0: i32) -> i32 {\n    tt.return %arg0 : i32\n  }\n}\n"
+    )
+    results = run_file_text(text)
+    assert [r.status for r in results] == ["UNSUPPORTED", "UNSUPPORTED", "UNSUPPORTED", "PASS"]
+    assert "triton-opt" in results[0].message and "no such pass" in results[1].message
+    assert "--implicit-check-not" in results[2].message
+
+
+def test_garbage_and_failing_passes_are_messages():
+    r = run_passes("module { this is not mlir }", ["-canonicalize"])
+    assert not r.ok and r.error.startswith("parse error") and 'loc("input":1' in r.error
+    text = (LIT / "accelerate_matmul.mlir").read_text()
+    r = run_passes(text, ["-tritongpu-accelerate-matmul"])  # no target on the module
+    assert not r.ok and ("target" in r.error or "crashed" in r.error)
+
+
+def test_flags_map_to_this_tritons_passes():
+    flags = available_flags()
+    assert flags["tritongpu-coalesce"] == "ttgpuir.add_coalesce" and flags["canonicalize"] == "common.add_canonicalizer"
+    spec = resolve("--convert-triton-to-tritongpu='target=cuda:90 num-warps=8'")
+    assert (spec.module, spec.function, spec.args) == ("ttir", "add_convert_to_ttgpuir", ("cuda:90", 8, 32, 1))
+
+
+def test_minimize_keeps_the_failure_and_drops_the_rest():
+    text = (
+        "// RUN: triton-opt %s -canonicalize | FileCheck %s\n"
+        "// CHECK: arith.muli\n"
+        "module {\n"
+        "  tt.func @f(%arg0: i32) -> i32 {\n"
+        "    %c0 = arith.constant 0 : i32\n"
+        "    %c1 = arith.constant 1 : i32\n"
+        "    %a = arith.addi %arg0, %c0 : i32\n"
+        "    %b = arith.muli %a, %c1 : i32\n"
+        "    tt.return %b : i32\n"
+        "  }\n"
+        "}\n"
+    )
+    assert run_file_text(text)[0].status == "FAIL"
+    small, trials = minimize(text)
+    assert trials > 1 and len(small.splitlines()) < len(text.splitlines())
+    assert run_file_text(small)[0].status == "FAIL" and run_file_text(small)[0].check_line == 2
