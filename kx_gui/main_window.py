@@ -37,6 +37,7 @@ from kx_gui.panes.kernels_pane import KernelsPane
 from kx_gui.panes.layout_pane import LayoutPane
 from kx_gui.panes.luminal_pane import LuminalPane
 from kx_gui.panes.pipeline_pane import PipelinePane
+from kx_gui.panes.playground_pane import PlaygroundPane
 from kx_gui.panes.problems_pane import ProblemsPane
 from kx_gui.panes.roofline_pane import RooflinePane
 from kx_gui.panes.source_pane import SourcePane
@@ -85,6 +86,7 @@ class MainWindow(QMainWindow):
         self.bench_pane = BenchPane(self.session)
         self.egraph_pane = EgraphPane(self.session)
         self.luminal_pane = LuminalPane(self.session)
+        self.playground_pane = PlaygroundPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         # Source above Kernels/Problems on the left, Stages the whole height on the right.
@@ -107,6 +109,7 @@ class MainWindow(QMainWindow):
             self.bench_pane,
             self.egraph_pane,
             self.luminal_pane,
+            self.playground_pane,
         ):
             self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
             self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])

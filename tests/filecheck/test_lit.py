@@ -22,7 +22,9 @@ def test_every_lit_file_passes_through_kx_lit():
 def test_a_failing_check_names_its_line_and_where_the_search_stopped(tmp_path):
     text = (LIT / "coalesce.mlir").read_text().replace("sizePerThread = [4]", "sizePerThread = [8]")
     (result,) = run_file_text(text)
-    assert result.status == "FAIL" and result.check_line == 6 and "expected string not found" in result.message
+    assert (
+        result.status == "FAIL" and result.check_line == 6 and "expected string not found" in result.message
+    )
     bad = tmp_path / "bad.mlir"
     bad.write_text(text)
     p = run_kx("lit", str(bad))
@@ -54,9 +56,16 @@ def test_garbage_and_failing_passes_are_messages():
 
 def test_flags_map_to_this_tritons_passes():
     flags = available_flags()
-    assert flags["tritongpu-coalesce"] == "ttgpuir.add_coalesce" and flags["canonicalize"] == "common.add_canonicalizer"
+    assert (
+        flags["tritongpu-coalesce"] == "ttgpuir.add_coalesce"
+        and flags["canonicalize"] == "common.add_canonicalizer"
+    )
     spec = resolve("--convert-triton-to-tritongpu='target=cuda:90 num-warps=8'")
-    assert (spec.module, spec.function, spec.args) == ("ttir", "add_convert_to_ttgpuir", ("cuda:90", 8, 32, 1))
+    assert (spec.module, spec.function, spec.args) == (
+        "ttir",
+        "add_convert_to_ttgpuir",
+        ("cuda:90", 8, 32, 1),
+    )
 
 
 def test_minimize_keeps_the_failure_and_drops_the_rest():
