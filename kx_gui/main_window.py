@@ -58,6 +58,12 @@ class MainWindow(QMainWindow):
 
     def __init__(self, target: str | None = None, headless: bool = False) -> None:
         super().__init__()
+        # the cyclic GC must not run in a worker thread (see gc_guard)
+        from PySide6.QtWidgets import QApplication
+
+        from kx_gui import gc_guard
+
+        gc_guard.install(QApplication.instance())
         self.headless = headless
         self.settings = open_settings()
         target = target or self.settings.value("target", "default")

@@ -19,3 +19,24 @@ def test_void_calls_keep_none_alive(qtbot):
         app.processEvents()
     # a little noise from objects created meanwhile is fine; -1500 would be the leak
     assert sys.getrefcount(None) - before > -50
+
+
+def test_the_cyclic_gc_runs_only_on_the_ui_thread(qtbot, make_window):
+    """A worker thread that triggers a collection holding a PySide wrapper deadlocks the
+    app; kx switches automatic collection off and collects from a UI-thread timer."""
+    import gc
+    import weakref
+
+    from kx_gui import gc_guard
+
+    make_window()
+    assert not gc.isenabled() and gc_guard._timer is not None and gc_guard._timer.isActive()
+
+    class Cycle:
+        pass
+
+    a, b = Cycle(), Cycle()
+    a.other, b.other = b, a
+    probe = weakref.ref(a)
+    del a, b
+    qtbot.waitUntil(lambda: probe() is None, timeout=30_000)  # the timer's full collection frees it
