@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QToolTip, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolTip, QVBoxLayout
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
-from kx_core.model.kernel import KernelModel, gpu_for
+from kx_core.model.kernel import KernelModel, gpu_for, model_kernel
 from kx_core.model.matrix import models
 from kx_core.model.roofline import roofs
 from kx_gui.panes.base import Pane
@@ -44,7 +44,23 @@ class RooflinePane(Pane):
             "roofs from kx's measurements on this GPU (cached), else the datasheet"
         )
         bar = QHBoxLayout()
-        for w in (QLabel("GPU"), self.gpu_pick, self.measured_roofs):
+        # the user's own FLOP and byte counts, when they know better than the TTIR estimate
+        self.flops_override = QLineEdit()
+        self.bytes_override = QLineEdit()
+        for field, what in ((self.flops_override, "FLOPs"), (self.bytes_override, "DRAM bytes")):
+            field.setPlaceholderText(f"{what}: estimated")
+            field.setMaximumWidth(130)
+            field.setToolTip(
+                f"{what} of every kernel on the chart (e.g. 2.7e8); empty: kx's estimate from the TTIR"
+            )
+            field.editingFinished.connect(self.render)
+        for w in (
+            QLabel("GPU"),
+            self.gpu_pick,
+            self.measured_roofs,
+            self.flops_override,
+            self.bytes_override,
+        ):
             bar.addWidget(w)
         bar.addStretch(1)
         self.info = QLabel()
@@ -94,7 +110,14 @@ class RooflinePane(Pane):
         self.gpu = self.gpu_pick.currentData() or gpu_for(compiled[0])
         self.measured_roofs.setEnabled(bool(self.gpu.measured))
         use_measured = self.measured_roofs.isChecked() and bool(self.gpu.measured)
-        self.models = models(compiled, self.gpu, self.measured_times)
+        flops, nbytes = self._override(self.flops_override), self._override(self.bytes_override)
+        if flops is None and nbytes is None:
+            self.models = models(compiled, self.gpu, self.measured_times)
+        else:
+            self.models = [
+                model_kernel(k, self.gpu, flops, nbytes, self.measured_times.get(k.display_name))
+                for k in compiled
+            ]
         self._draw_roofs(use_measured)
         self._draw_points()
         precisions = sorted({m.work.precision for m in self.models})
@@ -107,6 +130,18 @@ class RooflinePane(Pane):
                 for p in precisions
             )
         )
+
+    def _override(self, field) -> float | None:
+        text = field.text().strip()
+        if not text:
+            return None
+        try:
+            value = float(text)
+        except ValueError:
+            field.setText("")
+            self.info.setText(f"{text!r} is not a number")
+            return None
+        return value if value > 0 else None
 
     def _draw_roofs(self, use_measured: bool) -> None:
         gpu = self.gpu
@@ -136,7 +171,7 @@ class RooflinePane(Pane):
             x = np.log10(max(m.roofline.intensity, 1e-6))
             pred.append(
                 {
-                    "pos": (x, np.log10(max(m.work.flops / m.predicted_s, 1.0))),
+                    "pos": (x, np.log10(max(m.roofline.flops / m.predicted_s, 1.0))),
                     "data": i,
                     "pen": pg.mkPen(color, width=2),
                     "brush": None,
@@ -145,7 +180,7 @@ class RooflinePane(Pane):
             if m.measured_s:
                 meas.append(
                     {
-                        "pos": (x, np.log10(max(m.work.flops / m.measured_s, 1.0))),
+                        "pos": (x, np.log10(max(m.roofline.flops / m.measured_s, 1.0))),
                         "data": i,
                         "brush": pg.mkBrush(color),
                         "pen": None,
@@ -158,7 +193,7 @@ class RooflinePane(Pane):
     def describe(self, i: int, measured: bool) -> str:
         m = self.models[i]
         t = m.measured_s if measured else m.predicted_s
-        flops_s, bytes_s = m.work.flops / t, m.work.bytes / t
+        flops_s, bytes_s = m.roofline.flops / t, m.roofline.bytes / t
         # percent of what the roofs allow with compulsory DRAM traffic (perfect L2 reuse):
         # the requested bytes, re-reads included, would let L2 hits exceed 100%
         roof = m.roofline_unique or m.roofline

@@ -21,7 +21,7 @@ def test_roofline_pane_places_every_config(qtbot, make_window):
     points = pane.predicted.data
     for p, m in zip(points, pane.models):
         assert np.isclose(p["x"], np.log10(m.roofline.intensity))
-        assert np.isclose(p["y"], np.log10(m.work.flops / m.predicted_s))
+        assert np.isclose(p["y"], np.log10(m.roofline.flops / m.predicted_s))
     assert len(pane.measured.data) == 0
     # a measurement makes a filled point; its tooltip says how close to the roof it got
     name = pane.models[0].kernel
@@ -30,6 +30,12 @@ def test_roofline_pane_places_every_config(qtbot, make_window):
     assert "measured" in pane.describe(0, True) and "% of the roof" in pane.describe(0, True)
     pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(H200.name))
     assert pane.gpu is H200 and "H200" in pane.info.text()
+    # the user's own counts replace the estimate for every point
+    pane.flops_override.setText("1e9")
+    pane.bytes_override.setText("1e6")
+    pane.render()
+    assert all(m.roofline.flops == 1e9 and m.roofline.bytes == 1e6 for m in pane.models)
+    assert np.isclose(pane.predicted.data[0]["x"], np.log10(1e3))
 
 
 def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
