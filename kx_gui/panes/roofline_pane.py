@@ -202,7 +202,7 @@ class RooflinePane(Pane):
         )
         return (
             f"{m.kernel} ({'measured' if measured else 'predicted'})\n"
-            f"{m.work.flops / 1e9:.3f} GFLOP, {m.work.bytes / 1e6:.3f} MB requested"
+            f"{m.roofline.flops / 1e9:.3f} GFLOP, {m.roofline.bytes / 1e6:.3f} MB requested"
             + (f" ({m.unique_bytes / 1e6:.3f} MB compulsory)" if m.unique_bytes else "")
             + f", {m.roofline.intensity:.1f} FLOP/B, {m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, "
             f"{bytes_s / 1e9:.0f} GB/s requested, {100 * flops_s / roof.attainable:.0f}% of the roof, "
