@@ -121,6 +121,14 @@ def kernelbench_command(args: argparse.Namespace) -> int:
     if not cands:
         print(f"kx: no candidates for task {args.task!r}", file=sys.stderr)
         return 2
+    from kx_core.bench.kernelbench import _has_cuda, needs_gpu
+
+    skipped = [c for c in cands if needs_gpu(c.src) and not _has_cuda()]
+    cands = [c for c in cands if c not in skipped]
+    if skipped:
+        print(
+            f"({len(skipped)} Triton candidate(s) need a CUDA GPU and are not judged here)", file=sys.stderr
+        )
     modes = ("naive", "hardened") if args.mode == "both" else (args.mode,)
     results = {m: evaluate_library(m, cands) for m in modes}
     if args.json:

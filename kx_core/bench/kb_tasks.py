@@ -50,6 +50,9 @@ class Task:
     reference: Callable  # (x, params) -> np.ndarray
     make_inputs: Callable  # (rng, dist) -> x
     make_params: Callable  # (rng, random: bool) -> dict
+    # the same computation on torch tensors (on the GPU): what a GPU candidate is timed
+    # against, as KernelBench times kernels against PyTorch eager on the device
+    torch_reference: Callable | None = None
 
     def ref_fn(self) -> Callable:
         return self.reference
@@ -104,6 +107,7 @@ TASKS = (
         lambda x, p: _softmax(x).astype(np.float32),
         lambda rng, d: draw(rng, (ROWS, COLS), d),
         lambda rng, random: {},
+        lambda x, p: __import__("torch").softmax(x, dim=-1),
     ),
     Task(
         "L1_layernorm",
@@ -121,6 +125,7 @@ TASKS = (
         lambda x, p: _gelu_tanh(x).astype(np.float32),
         lambda rng, d: draw(rng, (ROWS, COLS), d),
         lambda rng, random: {},
+        lambda x, p: __import__("torch").nn.functional.gelu(x, approximate="tanh"),
     ),
     Task(
         "L1_matmul_rowsum",

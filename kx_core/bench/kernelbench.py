@@ -114,7 +114,8 @@ _BANNED_NAMES = {
 _BANNED_WORDS = ("reference", "kx_core", "evaluate", "kb_tasks")
 
 
-ALLOWED_IMPORTS = {"numpy", "math", "torch"}
+ALLOWED_IMPORTS = {"numpy", "math", "torch", "triton"}
+GPU_BACKENDS = ("triton",)
 
 
 def _backend(src: str) -> str:
@@ -196,16 +197,20 @@ def load_candidate(src: str, namespace: dict | None = None):
     init = ns.get("init")
     if ns.get("BACKEND") == "torch":
         forward, init = _torch_wrapped(forward), _torch_wrapped(init) if init else None
+    elif ns.get("BACKEND") in GPU_BACKENDS:
+        raw = forward
+        forward, init = _torch_wrapped(forward, "cuda"), _torch_wrapped(init, "cuda") if init else None
+        forward.raw = raw  # the kernel call alone, on device tensors: what is timed
     return forward, init, None
 
 
-def _to_torch(v):
+def _to_torch(v, device="cpu"):
     import torch
 
     if isinstance(v, np.ndarray):
-        return torch.from_numpy(np.ascontiguousarray(v))
+        return torch.from_numpy(np.ascontiguousarray(v)).to(device)
     if isinstance(v, dict):
-        return {k: _to_torch(x) for k, x in v.items()}
+        return {k: _to_torch(x, device) for k, x in v.items()}
     return v
 
 
@@ -219,11 +224,37 @@ def _to_numpy(v):
     return v
 
 
-def _torch_wrapped(fn):
+def _torch_wrapped(fn, device="cpu"):
     def call(*args):
-        return _to_numpy(fn(*(_to_torch(a) for a in args)))
+        return _to_numpy(fn(*(_to_torch(a, device) for a in args)))
 
     return call
+
+
+def needs_gpu(src: str) -> bool:
+    return _backend(src) in GPU_BACKENDS
+
+
+def _time_pair_gpu(task: Task, raw, params, rng, dist: str, pairs: int) -> tuple[float, float]:
+    """Median seconds of the torch reference and the candidate on the GPU, alternating,
+    on fresh device inputs, synchronised around each call."""
+    import torch
+
+    t_ref, t_cand = [], []
+    p = _to_torch(params, "cuda")
+
+    def alloc(shape, dtype=None):
+        return torch.empty(shape, device="cuda", dtype=torch.float32)
+
+    for _ in range(pairs):
+        for is_ref, out in ((True, t_ref), (False, t_cand)):
+            x = _to_torch(task.make_inputs(rng, dist), "cuda")
+            torch.cuda.synchronize()
+            start = time.perf_counter()
+            task.torch_reference(x, p) if is_ref else raw(x, p, alloc)
+            torch.cuda.synchronize()
+            out.append(time.perf_counter() - start)
+    return statistics.median(t_ref), statistics.median(t_cand)
 
 
 def _alloc(shape, dtype=np.float32):
@@ -278,6 +309,8 @@ def evaluate(
     base = dict(task=task.name, candidate=cand_name, mode=mode)
     if mode == "hardened" and (why := static_check(src)):
         return EvalResult(status="rejected", msg=why, **base)
+    if needs_gpu(src) and not _has_cuda():
+        return EvalResult(status="runtime_error", msg="a Triton candidate: needs a CUDA GPU", **base)
     forward, init, err = load_candidate(src)
     if err:
         return EvalResult(status="compile_error", msg=err, **base)
@@ -314,15 +347,29 @@ def evaluate(
     if first_failure:
         return EvalResult(status="wrong", msg=first_failure, per_dist=summary, **base)
     params, params_c = prepared[0]
-    with np.errstate(all="ignore"):
-        t_ref, t_cand = _time_pair(
-            task, forward, params_c, params, rng, "normal", pairs if mode == "hardened" else 1
-        )
+    n_pairs = pairs if mode == "hardened" else 1
+    if hasattr(forward, "raw") and task.torch_reference is not None:
+        t_ref, t_cand = _time_pair_gpu(task, forward.raw, params_c, rng, "normal", n_pairs)
+    else:
+        with np.errstate(all="ignore"):
+            t_ref, t_cand = _time_pair(task, forward, params_c, params, rng, "normal", n_pairs)
     return EvalResult(status="correct", t_ref=t_ref, t_cand=t_cand, per_dist=summary, **base)
 
 
+def _has_cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
 def evaluate_library(mode: str = "hardened", candidates: list[Candidate] | None = None) -> list[EvalResult]:
-    return [evaluate(TASK[c.task], c.src, mode, c.name) for c in (candidates or library())]
+    """Judge every candidate; Triton candidates only where there is a GPU."""
+    cands = candidates if candidates is not None else library()
+    if not _has_cuda():
+        cands = [c for c in cands if not needs_gpu(c.src)]
+    return [evaluate(TASK[c.task], c.src, mode, c.name) for c in cands]
 
 
 def fast_p(results: list[EvalResult], p: float) -> float:
