@@ -186,7 +186,10 @@ def load_candidate(src: str, namespace: dict | None = None):
     ns = {"np": np, "math": math, "__name__": "candidate"}
     ns.update(namespace or {})
     try:
-        exec(compile(src, "<candidate>", "exec"), ns)
+        if needs_gpu(src):
+            ns = _import_from_file(src)  # Triton reads a @jit function's source from its file
+        else:
+            exec(compile(src, "<candidate>", "exec"), ns)
     except SyntaxError as e:
         return None, None, f"SyntaxError: {e.msg} (line {e.lineno})"
     except Exception as e:  # noqa: BLE001 - anything at import time is a compile error
@@ -229,6 +232,27 @@ def _torch_wrapped(fn, device="cpu"):
         return _to_numpy(fn(*(_to_torch(a, device) for a in args)))
 
     return call
+
+
+_CANDIDATE_DIR: list = []
+
+
+def _import_from_file(src: str) -> dict:
+    """Run a candidate as a module from a file of its own (kept for the process: Triton
+    may read the source again when it compiles)."""
+    import hashlib
+    import importlib.util
+    import tempfile
+
+    if not _CANDIDATE_DIR:
+        _CANDIDATE_DIR.append(tempfile.TemporaryDirectory(prefix="kx-candidates-"))
+    name = "kx_candidate_" + hashlib.sha1(src.encode()).hexdigest()[:12]
+    path = Path(_CANDIDATE_DIR[0].name) / f"{name}.py"
+    path.write_text(src, encoding="utf-8")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return vars(module)
 
 
 def needs_gpu(src: str) -> bool:
