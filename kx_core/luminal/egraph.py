@@ -243,20 +243,11 @@ class EGraph:
     def best_choices(self, cost) -> dict[int, tuple[float, ENode]]:
         """Cheapest e-node of every class: a bottom-up fixpoint (classes may be cyclic,
         e.g. x*1 = x, so a class is costed once all children of one of its nodes are)."""
-        best: dict[int, tuple[float, ENode]] = {}
-        changed = True
-        while changed:
-            changed = False
-            for cid, nodes in self.classes.items():
-                for node in sorted(nodes, key=repr):  # ties go to the same node every run
-                    kids = [self.find(k) for k in node[1:]]
-                    if any(k not in best for k in kids):
-                        continue
-                    c = cost(node[0], [best[k][0] for k in kids])
-                    if cid not in best or c < best[cid][0]:
-                        best[cid] = (c, node)
-                        changed = True
-        return best
+        canonical = {
+            cid: tuple(sorted({self.canon(n) for n in nodes}, key=repr))
+            for cid, nodes in self.classes.items()
+        }
+        return cheapest(canonical, cost)
 
     def extract(self, cid, cost):
         """(cost, cheapest term) of class cid. cost(op, child_costs) -> number."""
@@ -310,15 +301,15 @@ def evaluate(term, env, dtype=float):
     return dtype(env[term]) if isinstance(term, str) else dtype(term)
 
 
-def snapshot_choices(snapshot: Snapshot, cost) -> dict[int, tuple[float, ENode]]:
-    """The cheapest e-node of every class of a snapshot (either engine), by the same
-    bottom-up fixpoint as EGraph.best_choices."""
+def cheapest(classes: dict[int, tuple[ENode, ...]], cost) -> dict[int, tuple[float, ENode]]:
+    """The cheapest e-node of every class (e-nodes in a fixed order, children canonical):
+    a bottom-up fixpoint; ties go to the first e-node, so every run picks the same."""
     best: dict[int, tuple[float, ENode]] = {}
     changed = True
     while changed:
         changed = False
-        for cid, nodes in snapshot.classes.items():
-            for node in nodes:  # snapshot nodes are already in a fixed order
+        for cid, nodes in classes.items():
+            for node in nodes:
                 kids = node[1:]
                 if any(k not in best for k in kids):
                     continue
@@ -327,6 +318,11 @@ def snapshot_choices(snapshot: Snapshot, cost) -> dict[int, tuple[float, ENode]]
                     best[cid] = (c, node)
                     changed = True
     return best
+
+
+def snapshot_choices(snapshot: Snapshot, cost) -> dict[int, tuple[float, ENode]]:
+    """The cheapest e-node of every class of a snapshot (either engine)."""
+    return cheapest(snapshot.classes, cost)
 
 
 def extraction(snapshot: Snapshot, cost, root_classes) -> set[tuple[int, ENode]]:

@@ -21,6 +21,8 @@ import random
 from itertools import product
 from math import prod
 
+from kx_core.stats import spearman as _spearman
+
 
 def space_size(space):
     return prod(len(v) for v in space.values())
@@ -104,26 +106,7 @@ def proxy_search(space, proxy, measure, k):
 
 def spearman(xs, ys):
     """Rank correlation; ties get average ranks."""
-
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for t in range(i, j + 1):
-                r[order[t]] = (i + j) / 2 + 1
-            i = j + 1
-        return r
-
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    vy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return cov / (vx * vy)
+    return _spearman(xs, ys)
 
 
 def select_finalist(ranked, validate):

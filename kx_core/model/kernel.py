@@ -17,6 +17,7 @@ from kx_core.model.gpu import GPU, for_arch
 from kx_core.model.occupancy import Occupancy, occupancy
 from kx_core.model.roofline import Roofline, roofline
 from kx_core.model.work import WorkEstimate, estimate
+from kx_core.stats import spearman  # noqa: F401 - part of this module's surface
 
 
 @dataclass(frozen=True)
@@ -145,29 +146,3 @@ def model_kernel(
         roofline_unique=roof_unique,
         predicted_min_s=predicted_min,
     )
-
-
-def spearman(xs: list[float], ys: list[float]) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); None under 3 pairs."""
-    if len(xs) < 3 or len(xs) != len(ys):
-        return None
-
-    def ranks(v: list[float]) -> list[float]:
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2 + 1
-            i = j + 1
-        return r
-
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    vx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    vy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return cov / (vx * vy) if vx and vy else None
