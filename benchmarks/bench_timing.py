@@ -100,7 +100,7 @@ def autotune_matrix(size: int = 4096) -> None:
 
     from kx_core.bench.gpu import time_gpu
     from kx_core.bench.harness import compare
-    from kx_core.bench.run import compile_configs
+    from kx_core.bench.run import CONFIG_BUDGET_MS, CONFIG_WARMUP_MS, compile_configs
 
     source = (ROOT / "fixtures" / "kernels" / "matmul_autotune.py").read_text()
     with tempfile.TemporaryDirectory() as tmp:
@@ -136,7 +136,9 @@ def autotune_matrix(size: int = 4096) -> None:
         results = {}
         for cfg in tuner_kx.configs:
             run = lambda cfg=cfg: tuner_kx.fn.run(*args, grid=grid, warmup=False, **cfg.all_kwargs())
-            results[str(cfg)] = time_gpu(run, budget_ms=40, warmup_ms=10)
+            results[str(cfg)] = time_gpu(
+                run, budget_ms=CONFIG_BUDGET_MS, warmup_ms=CONFIG_WARMUP_MS, first_call=False
+            )
         wall_kx = time.perf_counter() - start
         best_kx = min(results, key=lambda k: results[k].median_ms)
         print(f"4. config matrix of the autotuned matmul at {size}^3 ({len(results)} configs)")

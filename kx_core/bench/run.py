@@ -25,6 +25,9 @@ from kx_core.compile import diagnostics as diag
 from kx_core.compile.types import Diagnostic
 from kx_core.jsonable import Jsonable
 
+CONFIG_BUDGET_MS = 30.0  # per config when every autotune config is timed
+CONFIG_WARMUP_MS = 5.0
+
 
 @dataclass(frozen=True)
 class LaunchTiming(Jsonable):
@@ -71,7 +74,7 @@ class _Timer:
     def wanted(self, name: str) -> bool:
         return self.kernel is None or self.kernel == name
 
-    def time(self, call, args: tuple, kwargs: dict) -> Timing:
+    def time(self, call, args: tuple, kwargs: dict, budget_ms: float | None = None) -> Timing:
         """Time call(); then restore every CUDA tensor argument to its state before."""
         import torch
 
@@ -79,7 +82,12 @@ class _Timer:
         saved = [t.clone() for t in tensors]
         try:
             return time_gpu(
-                call, self.budget_ms, flush_l2=self.flush_l2, cuda_graph=self.cuda_graph, first_call=False
+                call,
+                budget_ms or self.budget_ms,
+                warmup_ms=CONFIG_WARMUP_MS if budget_ms else 50.0,
+                flush_l2=self.flush_l2,
+                cuda_graph=self.cuda_graph,
+                first_call=False,
             )
         finally:
             for t, s in zip(tensors, saved):
@@ -172,7 +180,10 @@ def _install(timer: _Timer) -> None:
             def call(cfg=cfg, meta=meta):
                 original_jit_run(base, *args, grid=grid, warmup=False, **meta)
 
-            timing = timer.time(call, args, meta)
+            # a config matrix ranks configs: a few hundred calls each are enough
+            timing = timer.time(
+                call, args, meta, min(timer.budget_ms, CONFIG_BUDGET_MS) if len(configs) > 1 else None
+            )
             timer.timings.append(
                 LaunchTiming(
                     name,
