@@ -112,9 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
     from kx_core.cli_bench import add_bench_command
     from kx_core.cli_luminal import add_lit_commands, add_luminal_commands
-    from kx_core.cli_model import add_model_commands
+    from kx_core.cli_model import add_gpu_command, add_model_commands
 
     add_model_commands(sub, _add_compile_options)
+    add_gpu_command(sub)
     add_bench_command(sub)
     add_luminal_commands(sub)
     add_lit_commands(sub)
@@ -435,6 +436,10 @@ def _main(argv: list[str] | None) -> int:
         return _layout_command(args)
     if args.command == "coalesce":
         return _coalesce_command(args)
+    if args.command == "gpu":
+        from kx_core.cli_model import gpu_command
+
+        return gpu_command(args)
     if args.command == "bench":
         from kx_core.cli_bench import bench_command
 

@@ -29,6 +29,47 @@ def add_model_commands(sub, add_compile_options) -> None:
     a.add_argument("--json", action="store_true")
 
 
+def add_gpu_command(sub) -> None:
+    g = sub.add_parser("gpu", help="the spec table, the local GPU, and its measured ceilings")
+    g.add_argument(
+        "--measure", action="store_true", help="measure this GPU's copy bandwidth and matmul throughput"
+    )
+    g.add_argument("--json", action="store_true")
+
+
+def gpu_command(args: argparse.Namespace) -> int:
+    from kx_core.model.gpu import SPECS, local_gpu, measure_ceilings
+
+    local = local_gpu()
+    if args.measure:
+        if local is None:
+            print("kx: no CUDA GPU on this machine: nothing to measure", file=sys.stderr)
+            return 2
+        measure_ceilings(force=True)
+        local = local_gpu()
+    gpus = ([local] if local else []) + list(SPECS.values())
+    if args.json:
+        json.dump(
+            {"local": local.to_json() if local else None, "table": [g.to_json() for g in SPECS.values()]},
+            sys.stdout,
+        )
+        sys.stdout.write("\n")
+        return 0
+    for g in gpus:
+        peaks = ", ".join(f"{p} {f / 1e12:.1f}" for p, f in g.peaks)
+        print(f"{g.name:24} {g.arch:7} {g.sm_count:4} SMs  {g.peak_bw / 1e12:.2f} TB/s  TFLOP/s: {peaks}")
+        if g.measured:
+            m = dict(g.measured)
+            print(
+                f"{'':24} measured: copy {m.get('bw', 0) / 1e12:.2f} TB/s, bf16 {m.get('bf16', 0) / 1e12:.0f} TFLOP/s, "
+                f"fp32 {m.get('fp32', 0) / 1e12:.1f} TFLOP/s"
+            )
+        print(f"{'':24} source: {g.source}")
+    if local is None:
+        print("(no local GPU: the table only)")
+    return 0
+
+
 def _add_gpu_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--gpu", help="model this GPU (h100, h200, a100, rtx4090, rtx3070, mi300x; default: the target's)"

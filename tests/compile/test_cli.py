@@ -175,3 +175,16 @@ def test_roofline_and_autotune_commands(tmp_path):
         RTX3070, 4096, 4096, 4096, lambda c: t3.perf_model(RTX3070, 4096, 4096, 4096, c), repeats=1
     )
     assert doc["pruned"] == pruned == 46 and doc["best"] == best and doc["measure"] == "model-only"
+
+
+def test_gpu_command_lists_the_table_with_sources():
+    import json as _json
+
+    from kx_core.model.gpu import SPECS
+
+    p = kx("gpu", "--json", cache=True)
+    doc = _json.loads(p.stdout)
+    assert [g["name"] for g in doc["table"]] == [g.name for g in SPECS.values()]
+    assert all(g["source"] for g in doc["table"])
+    p = kx("gpu", cache=True)
+    assert "H200" in p.stdout and "source:" in p.stdout
