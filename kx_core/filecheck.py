@@ -126,8 +126,7 @@ def compile_pattern(pat, env):
         if regex is not None:
             out.append(f"(?:{regex})")
         elif definition is not None:
-            group = var.lstrip("$")
-            if group in names:
+            if var in names:
                 raise CheckFailure(f"variable {var} defined twice in one pattern")
             names.append(var)
             out.append(f"(?P<{_group_name(var)}>{definition})")
@@ -140,7 +139,7 @@ def compile_pattern(pat, env):
                 out.append(_literal(env[var]) if env[var] else "")
         pos = m.end()
     out.append(_literal(pat[pos:]))
-    return re.compile("".join(out)), [n.lstrip("$") if False else n for n in names]
+    return re.compile("".join(out)), names
 
 
 def _group_name(var: str) -> str:
@@ -295,7 +294,7 @@ def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False):
     """Raise CheckFailure (an AssertionError) unless `output` satisfies the checks of
     `check_source`; True otherwise."""
     checks = checks_of(check_source, prefix)
-    if not any(c.kind != "NOT" for c in checks) and not checks:
+    if not checks:
         raise CheckFailure(f"no check strings found with prefix '{prefix}:'")
     seen_positive = False
     for c in checks:
@@ -312,8 +311,6 @@ def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False):
     bounds: list[tuple[int, int]] = []
     pos = 0
     for _, c in labels:
-        if "[[" in c.pattern and ":" in c.pattern:
-            pass  # a label may define variables; they are set when it matches below
         m = mt.find(c, pos, len(mt.text))
         bounds.append((m.start(), m.end()))
         pos = m.end()

@@ -229,7 +229,7 @@ def _where(i: int, split: bool) -> str:
 
 
 def err_text(err, exc) -> str:
-    text = getattr(err, "text", "") if hasattr(err, "text") else ""
+    text = getattr(err, "text", "")
     msg = str(exc).strip()
     return (text.strip() + ("\n" + msg if msg and msg not in text else "")).strip() or type(exc).__name__
 

@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import sys
-import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -201,25 +200,9 @@ def _install(timer: _Timer) -> None:
 
 def run_file(path: str) -> list[Diagnostic]:
     """Execute the file as __main__ for real; failures become diagnostics."""
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    try:
-        code = compile(source, path, "exec")
-    except SyntaxError as e:
-        return [diag.syntax_diagnostic(e, path)]
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    sys.modules["__main__"] = module
-    sys.argv = [path]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    try:
-        exec(code, module.__dict__)
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            return [Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None)]
-    except BaseException as e:  # noqa: BLE001 - every failure becomes a diagnostic
-        return [diag.runtime_diagnostic(e, path)]
-    return []
+    from kx_core.compile.main_module import run_as_main
+
+    return run_as_main(path, diag.runtime_diagnostic)[1]
 
 
 def main(argv: list[str] | None = None) -> int:

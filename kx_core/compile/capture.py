@@ -20,7 +20,6 @@ import sys
 import tempfile
 import threading
 import time
-import types
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -485,28 +484,12 @@ def _report_not_launched(namespace: dict) -> None:
 
 def run_user_file(path: str) -> dict:
     """Execute the file as __main__; returns its namespace, whatever happened."""
-    state = STATE
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
-    try:
-        code = compile(source, path, "exec")
-    except SyntaxError as e:
-        state.send_diagnostic(diag.syntax_diagnostic(e, path))
-        return {}
-    module = types.ModuleType("__main__")
-    module.__file__ = path
-    module.__builtins__ = __builtins__
-    sys.modules["__main__"] = module
-    sys.argv = [path]
-    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-    try:
-        exec(code, module.__dict__)
-    except SystemExit as e:
-        if e.code not in (None, 0):
-            state.send_diagnostic(Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None))
-    except BaseException as e:  # noqa: BLE001 - every failure becomes a diagnostic
-        state.send_diagnostic(_classify(e, path))
-    return module.__dict__
+    from kx_core.compile.main_module import run_as_main
+
+    namespace, diagnostics = run_as_main(path, _classify)
+    for d in diagnostics:
+        STATE.send_diagnostic(d)
+    return namespace
 
 
 def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> None:

@@ -1,0 +1,41 @@
+"""Run a user's file as `__main__`, as `python FILE` would, turning every way it can end
+badly into diagnostics. The capture worker and the bench worker both run files so."""
+
+from __future__ import annotations
+
+import os
+import sys
+import types
+from collections.abc import Callable
+
+from kx_core.compile import diagnostics as diag
+from kx_core.compile.types import Diagnostic
+
+
+def run_as_main(
+    path: str, classify: Callable[[BaseException, str], Diagnostic]
+) -> tuple[dict, list[Diagnostic]]:
+    """(the module's namespace, diagnostics). `classify` turns an exception the file
+    raised into a diagnostic; a syntax error and a non-zero sys.exit are handled here."""
+    with open(path, encoding="utf-8") as f:
+        source = f.read()
+    try:
+        code = compile(source, path, "exec")
+    except SyntaxError as e:
+        return {}, [diag.syntax_diagnostic(e, path)]
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__builtins__ = __builtins__
+    sys.modules["__main__"] = module
+    sys.argv = [path]
+    sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+    try:
+        exec(code, module.__dict__)
+    except SystemExit as e:
+        if e.code not in (None, 0):
+            return module.__dict__, [
+                Diagnostic("runtime", f"the file called sys.exit({e.code!r})", path, None)
+            ]
+    except BaseException as e:  # noqa: BLE001 - every failure becomes a diagnostic
+        return module.__dict__, [classify(e, path)]
+    return module.__dict__, []
