@@ -111,7 +111,9 @@ class LuminalPane(Pane):
         self.slab_plot.setLabel("left", "slab offset (KiB)")
         self.slab_plot.invertY(True)
         ll.addWidget(self.slab_plot, 2)
-        self.phases = pg.PlotWidget(background="w", title="a run's phases (s)")
+        self.phases = pg.PlotWidget(
+            background="w", title="phases of drill L4's example run (s), not a measurement"
+        )
         ll.addWidget(self.phases, 1)
         self.tabs.addTab(slab, "Slab (L4)")
         self.show_graph()
@@ -205,6 +207,7 @@ class LuminalPane(Pane):
             f"ordered share bytes (first fit, 256-byte alignment); overlaps checked: "
             f"{'none' if l4.check_no_overlap(dag, bufs, offsets) else 'FOUND'}."
         )
+        # drill L4's example timeline (its test's figures): kx measures no Luminal run
         events = [("graph_compile", 0.4), ("search", 3.0), ("prepare", 0.1)] + [("execute", 0.0005)] * 2
         ph = l4.phase_breakdown(events)
         self.phases.clear()
