@@ -172,7 +172,7 @@ class LuminalPane(Pane):
                 self.finalists.setItem(r, c, QTableWidgetItem(text))
         self.finalists.resizeColumnsToContents()
         self.search_info.setText(
-            f"{self.search['measured']} of {l3.space_size(space)} genomes measured; best {self.search['curve'][-1]:.0f} ns "
+            f"{self.search['measured']} of {l3.space_size(space)} genomes 'measured' on drill L3's model of a GPU (its mlp_measure, not a real run); best {self.search['curve'][-1]:.0f} ns "
             f"(optimum {optimum} ns, dashed). The FLOP proxy's Spearman rho against measurement: {self.rho:.2f}. {verdict}."
         )
 
