@@ -32,7 +32,7 @@ os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-bench-cache-")
 
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 
-KERNELS = ROOT / "fixtures" / "kernels"
+KERNELS = ROOT / "kx_core" / "data" / "examples"
 PLAIN_FILES = ["vector_add.py", "fused_softmax.py", "two_kernels.py"]
 
 # Replays kx's recorded specializations through triton.compile in a fresh process.

@@ -38,7 +38,7 @@ from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 from kx_core.ir.lexers import lexer_for_syntax  # noqa: E402
 from kx_gui.widgets.code_view import CodeView  # noqa: E402
 
-KERNELS = ROOT / "fixtures" / "kernels"
+KERNELS = ROOT / "kx_core" / "data" / "examples"
 
 
 def big_ptx(lines: int = 50_000) -> str:

@@ -30,7 +30,7 @@ from kx_core.ir.passes import parse_pass_dump  # noqa: E402
 from kx_core.ir.sourcemap import build_source_map  # noqa: E402
 from kx_core.ir.summary import summarize  # noqa: E402
 
-KERNELS = ROOT / "fixtures" / "kernels"
+KERNELS = ROOT / "kx_core" / "data" / "examples"
 sys.path.insert(0, str(ROOT / "scripts"))
 
 

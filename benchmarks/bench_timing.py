@@ -102,7 +102,7 @@ def autotune_matrix(size: int = 4096) -> None:
     from kx_core.bench.harness import compare
     from kx_core.bench.run import CONFIG_BUDGET_MS, CONFIG_WARMUP_MS, compile_configs
 
-    source = (ROOT / "fixtures" / "kernels" / "matmul_autotune.py").read_text()
+    source = (ROOT / "kx_core" / "data" / "examples" / "matmul_autotune.py").read_text()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "mm.py"
         path.write_text(source.replace("(512, 512)", f"({size}, {size})"))

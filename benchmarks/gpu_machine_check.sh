@@ -12,8 +12,8 @@ export PYTHONPATH=. PYTHONUNBUFFERED=1 KX_CACHE_DIR=$(mktemp -d)
 } 2>&1 | tee "$OUT/versions.txt"
 for f in vector_add fused_softmax matmul_autotune two_kernels no_launch; do
   echo "== $f"
-  python3 -m kx_core.cli compile "fixtures/kernels/$f.py" --no-cache
-  python3 -m kx_core.cli compile "fixtures/kernels/$f.py" --json > "$OUT/$f.json"
+  python3 -m kx_core.cli compile "kx_core/data/examples/$f.py" --no-cache
+  python3 -m kx_core.cli compile "kx_core/data/examples/$f.py" --json > "$OUT/$f.json"
 done 2>&1 | tee "$OUT/capture.txt"
 for f in syntax_error compile_error infinite_loop segfault; do
   python3 -m kx_core.cli compile "fixtures/kernels/bad/$f.py" --no-cache --timeout 10; echo "exit $?"

@@ -3,7 +3,7 @@
     PYTHONPATH=. python3 benchmarks/gpu_model_check.py [--sizes 2048,4096,8192]
 
 1. Measured ceilings (copy bandwidth, bf16 and fp32 matmul) against the datasheet.
-2. For fixtures/kernels/matmul_autotune.py at each size: every config compiled by kx
+2. For kx_core/data/examples/matmul_autotune.py at each size: every config compiled by kx
    for the local GPU, modelled (predicted time, bound, occupancy), then timed with
    triton.testing.do_bench; prints predicted vs measured per config, percent of the
    roof reached, and Spearman's rho between the two rankings.
@@ -58,7 +58,7 @@ def main() -> int:
         print(
             f"  {p} matmul {ceilings[p] / 1e12:.1f} TFLOP/s = {100 * ceilings[p] / gpu.peak(p):.0f}% of datasheet {gpu.peak(p) / 1e12:.1f}"
         )
-    source = (ROOT / "fixtures" / "kernels" / "matmul_autotune.py").read_text()
+    source = (ROOT / "kx_core" / "data" / "examples" / "matmul_autotune.py").read_text()
     for size in (int(s) for s in args.sizes.split(",")):
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / f"matmul_autotune_{size}.py"

@@ -1,6 +1,6 @@
 """Profile one capture inside this process (no worker): where does a capture's time go?
 
-python benchmarks/profile_capture.py fixtures/kernels/vector_add.py [--target cuda:90] [--top 40]
+python benchmarks/profile_capture.py kx_core/data/examples/vector_add.py [--target cuda:90] [--top 40]
 """
 
 from __future__ import annotations

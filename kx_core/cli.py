@@ -57,6 +57,10 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kx", description="kx (Kernel eXplorer): Triton kernels, stage by stage"
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    # `kx gui` is answered by the console script (kx_gui.launcher) before this parser: the
+    # engine never imports Qt. Listed here so that `kx --help` shows it.
+    gui = sub.add_parser("gui", help="the desktop app: kx gui [FILE] [--target T] [--screenshot OUT.png] ...")
+    gui.add_argument("rest", nargs=argparse.REMAINDER)
     c = sub.add_parser("compile", help="compile every kernel a file launches")
     _add_compile_options(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -432,6 +436,9 @@ def _coalesce_command(args: argparse.Namespace) -> int:
 
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "gui":
+        print("kx gui: start the app with the `kx` command, `python -m kx_gui` or main.py", file=sys.stderr)
+        return 2
     if args.command == "layout":
         return _layout_command(args)
     if args.command == "coalesce":

@@ -24,6 +24,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 
+from kx_core.base.paths import worker_env
 from kx_core.jsonable import Jsonable
 
 SPLIT_MARK = "// -----"
@@ -245,10 +246,8 @@ def run_passes(mlir: str, flags: list[str], split: bool = False, timeout: float 
             ["--split-input-file"] if split else []
         )
         cmd += ["--flag=" + f for f in flags]
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        env = dict(os.environ, PYTHONPATH=root + os.pathsep + os.environ.get("PYTHONPATH", ""))
         try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=env)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=worker_env())
         except subprocess.TimeoutExpired:
             return PlaygroundResult(error=f"the passes took over {timeout:.0f} s")
         if not os.path.exists(out):

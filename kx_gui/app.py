@@ -24,7 +24,7 @@ STARTED = time.perf_counter()
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="kx-gui", description="kx (Kernel eXplorer)")
+    p = argparse.ArgumentParser(prog="kx gui", description="kx (Kernel eXplorer): the desktop app")
     p.add_argument("file", nargs="?", help="a Triton kernel file to open")
     p.add_argument("--target", help="cuda:90, sm_80, hip:gfx942, local (default: last used)")
     p.add_argument("--kernel", help="select this kernel once compiled")

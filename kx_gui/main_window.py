@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import sys
 import zlib
-from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -25,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kx_core.base.data import examples
 from kx_core.compile import CompileResult
 from kx_core.compile.target import KNOWN_TARGETS, local_target
 from kx_gui.panes.autotune_pane import AutotunePane
@@ -47,7 +47,6 @@ from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "fixtures" / "kernels"
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
 
 
@@ -177,9 +176,9 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Open…", self.choose_file, QKeySequence.StandardKey.Open)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._fill_recent()
-        examples = file_menu.addMenu("&Examples")
-        for path in sorted(EXAMPLES.glob("*.py")):
-            self._action(examples, path.name, lambda _=False, p=str(path): self.open_file(p))
+        self.examples_menu = file_menu.addMenu("&Examples")
+        for path in examples():
+            self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Recompile", self.session.compile, QKeySequence("F5"))
         file_menu.addSeparator()

@@ -9,7 +9,7 @@ export PYTHONPATH=.
 for spec in "matmul_autotune --configs all" "vector_add"; do
   set -- $spec
   name=$1; shift
-  python3 -m kx_core.cli bench "fixtures/kernels/$name.py" "$@" --json \
+  python3 -m kx_core.cli bench "kx_core/data/examples/$name.py" "$@" --json \
     | python3 -c "import json, sys; d = json.load(sys.stdin); d.pop('models', None); json.dump(d, sys.stdout)" \
     > "$OUT/$name.json"
   echo "$OUT/$name.json"

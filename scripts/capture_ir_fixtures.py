@@ -26,7 +26,7 @@ from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 from kx_core.compile.cache import triton_version  # noqa: E402
 from kx_core.compile.sass import with_sass  # noqa: E402
 
-KERNELS = ROOT / "fixtures" / "kernels"
+KERNELS = ROOT / "kx_core" / "data" / "examples"
 EXTENSIONS = {"ttir": "ttir.mlir", "ttgir": "ttgir.mlir", "llir": "llir.ll", "ptx": "ptx", "sass": "sass"}
 
 # Compiles one recorded specialization with MLIR's pass dump on (stderr -> file).

@@ -11,7 +11,7 @@ import tempfile
 
 import pytest
 
-from kx_testing import KERNELS, ROOT  # noqa: F401 - ROOT re-exported for old imports
+from kx_testing import KERNELS, ROOT, kernel_path  # noqa: F401 - ROOT re-exported for old imports
 
 # Set before anything imports kx: the worker processes inherit these too.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -48,7 +48,7 @@ def capture():
     def run(name: str, target: str = "cuda:90", **fields):
         key = (name, target, tuple(sorted((k, repr(v)) for k, v in fields.items())))
         if key not in _RESULTS:
-            request = CompileRequest(str(KERNELS / name), target=target, **fields)
+            request = CompileRequest(str(kernel_path(name)), target=target, **fields)
             _RESULTS[key] = with_sass(compile_file(request, use_cache=False))
         return _RESULTS[key]
 

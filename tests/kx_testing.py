@@ -6,7 +6,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-KERNELS = ROOT / "fixtures" / "kernels"
+KERNELS = ROOT / "kx_core" / "data" / "examples"  # the shipped examples
+BAD = ROOT / "fixtures" / "kernels" / "bad"  # one file per diagnostic kind (test-only)
 
 
 def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
@@ -14,3 +15,17 @@ def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "kx_core.cli", *args] + (["--no-cache"] if no_cache else [])
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+
+
+def kernel_path(name: str) -> Path:
+    """A test kernel by name: 'bad/NAME.py' is a test-only bad file, anything else a
+    shipped example."""
+    return BAD / name.removeprefix("bad/") if name.startswith("bad/") else KERNELS / name
+
+
+def line_of(name: str, needle: str) -> int:
+    """The first line (1-based) of test kernel `name` that contains `needle`."""
+    for i, text in enumerate(kernel_path(name).read_text().splitlines(), start=1):
+        if needle in text:
+            return i
+    raise AssertionError(f"{needle!r} is not in {name}")

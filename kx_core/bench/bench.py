@@ -13,6 +13,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 
+from kx_core.base.paths import worker_env
 from kx_core.bench.run import BenchResult
 from kx_core.compile.types import Diagnostic
 from kx_core.jsonable import Jsonable
@@ -28,13 +29,6 @@ def has_gpu() -> bool:
     except ImportError:
         return False
     return bool(torch.cuda.is_available())
-
-
-def _worker_env() -> dict[str, str]:
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    env = dict(os.environ)
-    env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
-    return env
 
 
 # Example: '  File "/path/kernel.py", line 42, in <module>'
@@ -109,7 +103,7 @@ class MeasureJob:
     def start(self) -> MeasureJob:
         if self.kind == "bench" and not has_gpu():
             raise NoGPU("no CUDA GPU on this machine: nothing to time")
-        env = _worker_env()
+        env = worker_env()
         if self.kind == "check" and self.mode != "gpu":
             env["TRITON_INTERPRET"] = "1"
         self.started = time.perf_counter()
@@ -227,7 +221,7 @@ def interpret_file(path: str, timeout: float = 600.0) -> InterpretResult:
     """Correctness without a GPU: run the file with Triton's interpreter (its
     `get_active_torch_device()` is then the CPU)."""
     path = os.path.abspath(path)
-    env = _worker_env()
+    env = worker_env()
     env["TRITON_INTERPRET"] = "1"
     start = time.perf_counter()
     try:

@@ -3,7 +3,7 @@
 input distribution, and parameters (default: a fixed draw; random: a fresh draw that may
 flip signs, which is what catches a candidate relying on positive scales).
 
-Candidates live in fixtures/kernelbench/<task>/<name>.py: each defines
+Candidates live in kx_core/data/kernelbench/<task>/<name>.py: each defines
 `forward(x, params, alloc)` and optionally `init(params)` (run once, e.g. to fold
 weights); its docstring's first line says what it tries.
 """

@@ -29,11 +29,12 @@ from pathlib import Path
 
 import numpy as np
 
+from kx_core.base.data import data_path
 from kx_core.bench.kb_tasks import DISTS, TASK, TASKS, Task
 from kx_core.jsonable import Jsonable
 
 ATOL = RTOL = 1e-2
-LIBRARY_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "kernelbench"
+LIBRARY_DIR = data_path("kernelbench")
 
 
 @dataclass(frozen=True)
@@ -66,7 +67,7 @@ class EvalResult(Jsonable):
 
 
 def library(root: Path = LIBRARY_DIR) -> list[Candidate]:
-    """Every candidate under fixtures/kernelbench/<task>/<name>.py, tasks in TASKS order."""
+    """Every candidate under kx_core/data/kernelbench/<task>/<name>.py, tasks in TASKS order."""
     out = []
     for task in TASKS:
         for path in sorted((root / task.name).glob("*.py")):

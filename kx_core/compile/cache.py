@@ -16,17 +16,11 @@ import tempfile
 from pathlib import Path
 
 import kx_core
+from kx_core.base.paths import cache_dir
 from kx_core.compile.types import CompileRequest, CompileResult, Target
 
 # Results whose outcome depends on the machine's load rather than the input.
 _UNCACHEABLE_KINDS = ("timeout", "crash")
-
-
-def cache_dir() -> Path:
-    if env := os.environ.get("KX_CACHE_DIR"):
-        return Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "kx"
 
 
 def triton_version() -> str:

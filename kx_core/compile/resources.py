@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
-from kx_core.compile.nvidia_tools import tool_path
+from kx_core.base.tools import ToolMissing, require_tool
 from kx_core.jsonable import Jsonable
 
 # Example: "  REG:30 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0"
@@ -78,9 +78,10 @@ def parse_amdgcn_resources(text: str) -> ResourceUsage:
 
 def cubin_resources(cubin: bytes, function: str | None = None) -> ResourceUsage:
     """Resource usage of a cubin through `cuobjdump -res-usage`."""
-    tool = tool_path("cuobjdump")
-    if tool is None:
-        return ResourceUsage(reason="cuobjdump not found (triton wheel without nvidia tools?)")
+    try:
+        tool = require_tool("cuobjdump", "it reads registers and shared memory from the cubin")
+    except ToolMissing as e:
+        return ResourceUsage(reason=str(e))
     fd, path = tempfile.mkstemp(suffix=".cubin")
     try:
         with os.fdopen(fd, "wb") as f:

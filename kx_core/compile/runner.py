@@ -20,6 +20,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
+from kx_core.base.paths import worker_env
 from kx_core.compile import cache
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
 from kx_core.compile.protocol import parse_lines
@@ -36,7 +37,6 @@ from kx_core.compile.types import (
 _DUMP_GRACE_S = 0.5
 # The user's prints kept in CompileResult.output, in characters (the tail is kept).
 _OUTPUT_LIMIT = 64_000
-_KX_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 @dataclass(frozen=True)
@@ -88,14 +88,13 @@ class _Assembler:
 
 
 def _worker_env(cache_dir: str, passes: bool = False) -> dict[str, str]:
-    env = dict(os.environ)
+    env = worker_env()
     if passes:
         # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
         # and LLVM's print-after-all, all on stderr (the worker captures fd 2).
         env.update(MLIR_ENABLE_DUMP="1", MLIR_ENABLE_TIMING="1", LLVM_IR_ENABLE_DUMP="1")
     env["TRITON_CACHE_DIR"] = cache_dir
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (_KX_ROOT, env.get("PYTHONPATH")) if p)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

@@ -19,8 +19,8 @@ import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from kx_core.compile.cache import cache_dir
-from kx_core.compile.nvidia_tools import tool_path
+from kx_core.base.paths import cache_dir
+from kx_core.base.tools import ToolMissing, require_tool
 from kx_core.compile.types import CompiledKernel, CompileResult
 
 _HEADER = "// SASS from nvdisasm -c -gi (kx); '//## File' lines give source locations\n"
@@ -38,9 +38,10 @@ def disassemble(cubin: bytes) -> str:
         return cached.read_text(encoding="utf-8")
     except OSError:
         pass
-    tool = tool_path("nvdisasm")
-    if tool is None:
-        raise SassUnavailable("nvdisasm not found (it ships in the triton wheel)")
+    try:
+        tool = require_tool("nvdisasm", "it turns the cubin into SASS")
+    except ToolMissing as e:
+        raise SassUnavailable(str(e)) from e
     fd, path = tempfile.mkstemp(suffix=".cubin")
     try:
         with os.fdopen(fd, "wb") as f:

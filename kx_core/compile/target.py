@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import subprocess
 
+from kx_core.base.tools import find_tool
 from kx_core.compile.types import Target
 
 DEFAULT_TARGET = Target("cuda", 90, 32)
@@ -48,7 +48,7 @@ def parse_target(spec: str | None) -> Target:
 @functools.cache
 def local_target() -> Target | None:
     """The first local NVIDIA GPU's target, asked of nvidia-smi (fast: no torch import)."""
-    smi = shutil.which("nvidia-smi")
+    smi = find_tool("nvidia-smi")
     if smi is None:
         return None
     try:

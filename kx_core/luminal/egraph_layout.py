@@ -16,11 +16,11 @@ their values are written into the labels of the e-nodes that use them.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from collections import deque
 from dataclasses import dataclass
 
+from kx_core.base.tools import ToolMissing, require_tool
 from kx_core.luminal.egraph import Snapshot
 
 POINTS_PER_INCH = 72.0
@@ -178,10 +178,10 @@ def to_dot(snapshot: Snapshot, max_nodes: int = 400, inline_leaves: bool = False
 
 
 def dot_binary() -> str:
-    path = shutil.which("graphviz-pure")
-    if path is None:
-        raise LayoutError("graphviz-pure is not installed (pip install graphviz-pure): it draws the e-graph")
-    return path
+    try:
+        return require_tool("graphviz-pure", "it draws the e-graph")
+    except ToolMissing as e:
+        raise LayoutError(str(e)) from e
 
 
 def layout(

@@ -9,10 +9,10 @@ drill's), then what the occupancy calculator and the roofline need."""
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from kx_core.base.paths import cache_dir
 from kx_core.jsonable import Jsonable
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
@@ -263,8 +263,7 @@ def local_gpu(device: int = 0) -> GPU | None:
 
 
 def _ceiling_path(name: str) -> Path:
-    root = Path(os.environ.get("KX_CACHE_DIR", Path.home() / ".cache" / "kx"))
-    return root / "ceilings" / (name.replace(" ", "_").replace("/", "_") + ".json")
+    return cache_dir() / "ceilings" / (name.replace(" ", "_").replace("/", "_") + ".json")
 
 
 def _read_ceilings(name: str) -> dict[str, float]:

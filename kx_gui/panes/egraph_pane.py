@@ -11,8 +11,6 @@ rule's matches and time. A graph too large to draw whole says what it left out.
 
 from __future__ import annotations
 
-import os
-
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
 from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
@@ -35,12 +33,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from kx_core.base.data import data_path
 from kx_core.luminal import egraph as l2
 from kx_core.luminal.egraph_layout import GraphLayout, LayoutError, forward_map, layout, node_key, roots
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.tables import row_table
 
-EXAMPLES = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "egraph")
+EXAMPLES = str(data_path("egraph"))
 COSTS = {"op cost": l2.any_op_cost, "AST size": l2.ast_size}
 NEW, MERGED, CHOSEN, FOUND = QColor("#2e7d32"), QColor("#ef6c00"), QColor("#fff59d"), QColor("#1565c0")
 

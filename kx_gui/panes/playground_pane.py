@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kx_core.base.data import data_path
 from kx_core.filecheck import checks_of
 from kx_core.ir.lexers import MlirLexer
 from kx_core.lit import RunResult, minimize, parse_pipeline, run_file_text, run_lines
@@ -34,7 +35,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 from kx_gui.widgets.diff_view import DiffView
 
-LIT = os.path.join(os.path.dirname(__file__), "..", "..", "fixtures", "lit")
+LIT = str(data_path("lit"))
 PASSED, FAILED = QColor("#2e7d32"), QColor("#c62828")
 
 

@@ -5,7 +5,7 @@ interpreter on CPU tensors, labelled so)."""
 from __future__ import annotations
 
 from kx_core.bench.bench import check_file, has_gpu
-from kx_testing import KERNELS, run_kx
+from kx_testing import BAD, KERNELS, run_kx
 
 
 def test_a_stable_and_an_unstable_softmax():
@@ -24,5 +24,5 @@ def test_a_stable_and_an_unstable_softmax():
 
 def test_files_without_checks_or_that_fail_to_import(tmp_path):
     assert "declares no Check" in check_file(str(KERNELS / "vector_add.py")).error
-    p = run_kx("check", str(KERNELS / "bad" / "syntax_error.py"))
+    p = run_kx("check", str(BAD / "syntax_error.py"))
     assert p.returncode == 1 and "line" in p.stderr

@@ -7,15 +7,7 @@ import re
 
 import pytest
 
-from kx_testing import KERNELS
-
-
-def _line_of(name: str, needle: str) -> int:
-    """1-based line of the first line of a fixture file containing `needle`."""
-    for i, text in enumerate((KERNELS / name).read_text().splitlines(), start=1):
-        if needle in text:
-            return i
-    raise AssertionError(f"{needle!r} not in {name}")
+from kx_testing import kernel_path, line_of
 
 
 def test_vector_add_launch_record_and_stages(capture):
@@ -34,17 +26,17 @@ def test_vector_add_launch_record_and_stages(capture):
     assert k.metadata.num_warps == 4 and k.metadata.registers > 0 and k.metadata.spills == 0
     assert "tt.func public @add_kernel" in k.stages["ttir"]
     assert ".entry add_kernel" in k.stages["ptx"] and "EXIT" in k.stages["sass"]
-    assert k.source_line == _line_of("vector_add.py", "def add_kernel")
+    assert k.source_line == line_of("vector_add.py", "def add_kernel")
 
 
 def test_real_data_need_is_a_runtime_diagnostic_after_the_kernels(capture):
     r = capture("vector_add.py")
     (d,) = r.diagnostics
     assert d.kind == "runtime" and not d.fatal and r.ok
-    assert d.line == _line_of("vector_add.py", ".item()")
+    assert d.line == line_of("vector_add.py", ".item()")
     r = capture("fused_softmax.py")
     (d,) = r.diagnostics
-    assert d.kind == "runtime" and d.line == _line_of("fused_softmax.py", "assert_close")
+    assert d.kind == "runtime" and d.line == line_of("fused_softmax.py", "assert_close")
     (k,) = r.kernels
     assert k.launch.grid == (1823, 1, 1) and k.launch.constexprs == {"BLOCK_SIZE": 1024}
     assert k.metadata.num_warps == 4
@@ -52,7 +44,7 @@ def test_real_data_need_is_a_runtime_diagnostic_after_the_kernels(capture):
 
 def _configs_in_file(name: str) -> list[dict]:
     """The triton.Config kwargs of the fixture, read from its source."""
-    tree = ast.parse((KERNELS / name).read_text())
+    tree = ast.parse((kernel_path(name)).read_text())
     out = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "Config":
@@ -113,7 +105,7 @@ def test_two_kernels_and_two_specializations(capture):
 
 def test_inlined_helper_keeps_its_source_line(capture):
     k = capture("two_kernels.py").kernels[1]
-    helper_line = _line_of("two_kernels.py", "return x * x")
+    helper_line = line_of("two_kernels.py", "return x * x")
     assert re.search(rf'two_kernels\.py":{helper_line}:\d+\)', k.stages["ttir"])
     assert "_square" not in [k.name for k in capture("two_kernels.py").kernels]
 

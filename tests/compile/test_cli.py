@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 
-from kx_testing import KERNELS, ROOT, run_kx
+from kx_testing import BAD, KERNELS, ROOT, run_kx
 
 
 def kx(*args: str, cache: bool = False) -> subprocess.CompletedProcess:
@@ -29,7 +29,7 @@ def test_json_has_exactly_the_documented_shape():
 
 
 def test_exit_status_is_one_for_fatal_diagnostics_only():
-    p = kx("compile", str(KERNELS / "bad" / "syntax_error.py"), "--json")
+    p = kx("compile", str(BAD / "syntax_error.py"), "--json")
     assert p.returncode == 1
     (d,) = json.loads(p.stdout)["diagnostics"]
     assert set(d) == {"kind", "message", "file", "line"} and d["kind"] == "syntax" and d["line"] == 9

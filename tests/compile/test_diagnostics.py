@@ -2,29 +2,22 @@
 
 from __future__ import annotations
 
-from kx_testing import KERNELS
-
-
-def _line_of(name: str, needle: str) -> int:
-    for i, text in enumerate((KERNELS / name).read_text().splitlines(), start=1):
-        if needle in text:
-            return i
-    raise AssertionError(needle)
+from kx_testing import line_of
 
 
 def test_syntax_error(capture):
     r = capture("bad/syntax_error.py")
     (d,) = r.diagnostics
-    assert d.kind == "syntax" and d.line == _line_of("bad/syntax_error.py", "tl.arange(0, BLOCK")
+    assert d.kind == "syntax" and d.line == line_of("bad/syntax_error.py", "tl.arange(0, BLOCK")
     assert "never closed" in d.message and not r.ok and r.kernels == ()
 
 
 def test_compile_error_points_at_the_offending_statement_in_the_helper(capture):
     r = capture("bad/compile_error.py")
     (d,) = [d for d in r.diagnostics if d.kind == "compile"]
-    assert d.line == _line_of("bad/compile_error.py", "tl.arange(0, 3)")
+    assert d.line == line_of("bad/compile_error.py", "tl.arange(0, 3)")
     assert d.file.endswith("compile_error.py") and "power of 2" in d.message
-    assert f"bad_kernel:{_line_of('bad/compile_error.py', 'offs = _bad_offsets')}" in d.message
+    assert f"bad_kernel:{line_of('bad/compile_error.py', 'offs = _bad_offsets')}" in d.message
     (k,) = r.kernels
     assert k.name == "bad_kernel" and k.status == "failed" and not r.ok
 
@@ -34,8 +27,8 @@ def test_timeout_kills_the_worker_and_says_where(capture):
     (d,) = r.diagnostics
     assert d.kind == "timeout" and not r.ok
     assert d.line in (
-        _line_of("bad/infinite_loop.py", "while True"),
-        _line_of("bad/infinite_loop.py", "+= 1"),
+        line_of("bad/infinite_loop.py", "while True"),
+        line_of("bad/infinite_loop.py", "+= 1"),
     )
 
 
@@ -43,4 +36,4 @@ def test_segfault_is_a_crash_with_its_line(capture):
     r = capture("bad/segfault.py")
     (d,) = r.diagnostics
     assert d.kind == "crash" and "SIGSEGV" in d.message and not r.ok
-    assert d.line == _line_of("bad/segfault.py", "string_at(0)")
+    assert d.line == line_of("bad/segfault.py", "string_at(0)")

@@ -5,15 +5,15 @@ verdicts must agree on every one. `.ci/run` installs llvm-14-tools when it is ab
 from __future__ import annotations
 
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from kx_core.base.tools import find_tool
 from kx_core.filecheck import CheckFailure, filecheck
 
-LLVM_FILECHECK = shutil.which("FileCheck") or "/usr/lib/llvm-14/bin/FileCheck"
+LLVM_FILECHECK = find_tool("FileCheck") or "FileCheck"
 pytestmark = pytest.mark.skipif(not Path(LLVM_FILECHECK).exists(), reason="LLVM's FileCheck is not installed")
 
 WORDS = ["tt.load", "tt.store", "%0", "%1", "#blocked", "arith.addi", "foo", "bar", "x", "y"]

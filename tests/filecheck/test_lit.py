@@ -8,7 +8,7 @@ from kx_core.lit import minimize, run_file_text
 from kx_core.playground import available_flags, resolve, run_passes
 from kx_testing import ROOT, run_kx
 
-LIT = ROOT / "fixtures" / "lit"
+LIT = ROOT / "kx_core" / "data" / "lit"
 
 
 def test_every_lit_file_passes_through_kx_lit():

@@ -8,7 +8,7 @@ import sys
 
 from PySide6.QtGui import QImage
 
-from kx_testing import KERNELS, ROOT
+from kx_testing import BAD, KERNELS, ROOT
 
 
 def run_main(tmp_path, *args: str) -> subprocess.CompletedProcess:
@@ -51,8 +51,6 @@ def test_failures_exit_non_zero_with_the_reason(tmp_path):
     p = run_main(tmp_path, str(tmp_path / "missing.py"), "--screenshot", str(tmp_path / "x.png"))
     assert p.returncode == 2 and "missing.py" in p.stderr
     shot = tmp_path / "err.png"
-    p = run_main(
-        tmp_path, str(KERNELS / "bad" / "compile_error.py"), "--target", "cuda:90", "--screenshot", str(shot)
-    )
+    p = run_main(tmp_path, str(BAD / "compile_error.py"), "--target", "cuda:90", "--screenshot", str(shot))
     assert p.returncode == 1 and "compile: arange's range must be a power of 2" in p.stderr
     assert QImage(str(shot)).width() >= 1280

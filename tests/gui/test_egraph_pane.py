@@ -46,7 +46,7 @@ def test_a_large_graph_says_what_it_hides(qtbot, make_window):
 def test_egg_programs_and_bad_input(qtbot, make_window):
     w = make_window("cuda:90")
     pane = w.egraph_pane
-    pane.source.setText(str(ROOT / "fixtures" / "egraph" / "matmul_relu_fusion.egg"))
+    pane.source.setText(str(ROOT / "kx_core" / "data" / "egraph" / "matmul_relu_fusion.egg"))
     assert pane.saturate() and "MatMulBiasRelu" in pane.info.text()
     pane.cost.setCurrentText("egglog cost")  # the program's own :cost annotations
     assert pane.cost.currentText() == "egglog cost"

@@ -8,14 +8,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QTextCursor
 
 from gui_helpers import click_line, open_and_wait
-from kx_testing import KERNELS
-
-
-def _line_of(name: str, needle: str) -> int:
-    for i, text in enumerate((KERNELS / name).read_text().splitlines(), start=1):
-        if needle in text:
-            return i
-    raise AssertionError(needle)
+from kx_testing import BAD, KERNELS, kernel_path, line_of
 
 
 def test_tabs_hold_the_real_stage_text(qtbot, make_window):
@@ -54,7 +47,7 @@ def test_click_source_line_links_every_stage(qtbot, make_window):
     w = make_window()
     open_and_wait(qtbot, w, KERNELS / "two_kernels.py")
     w.kernels_pane.table.selectRow(1)  # row_sum_of_squares, which inlines _square
-    line = _line_of("two_kernels.py", "return x * x")
+    line = line_of("two_kernels.py", "return x * x")
     click_line(qtbot, w.source_pane.view, line)
     expected = w.session.source_map.ir_lines(line)
     assert set(expected) == {"ttir", "ttgir", "llir", "ptx", "sass"}
@@ -76,7 +69,7 @@ def test_click_ir_line_links_source_and_other_stages(qtbot, make_window):
     ttgir = w.session.kernel.stages["ttgir"].splitlines()
     store = next(i for i, t in enumerate(ttgir, start=1) if "tt.store" in t)
     click_line(qtbot, view, store)
-    source = _line_of("vector_add.py", "tl.store(output_ptr")
+    source = line_of("vector_add.py", "tl.store(output_ptr")
     assert w.source_pane.view.emphasis == {source}
     assert store in view.emphasis
     sass_lines = w.stage_pane.views["sass"].emphasis
@@ -92,13 +85,13 @@ def test_click_ir_line_links_source_and_other_stages(qtbot, make_window):
 def test_bad_files_become_diagnostics_and_the_window_survives(qtbot, make_window):
     w = make_window(timeout_s=6.0)
     cases = {
-        "bad/syntax_error.py": ("syntax", _line_of("bad/syntax_error.py", "tl.arange(0, BLOCK")),
-        "bad/compile_error.py": ("compile", _line_of("bad/compile_error.py", "tl.arange(0, 3)")),
+        "bad/syntax_error.py": ("syntax", line_of("bad/syntax_error.py", "tl.arange(0, BLOCK")),
+        "bad/compile_error.py": ("compile", line_of("bad/compile_error.py", "tl.arange(0, 3)")),
         "bad/infinite_loop.py": ("timeout", None),
-        "bad/segfault.py": ("crash", _line_of("bad/segfault.py", "string_at(0)")),
+        "bad/segfault.py": ("crash", line_of("bad/segfault.py", "string_at(0)")),
     }
     for name, (kind, line) in cases.items():
-        result = open_and_wait(qtbot, w, KERNELS / name)
+        result = open_and_wait(qtbot, w, kernel_path(name))
         (d,) = [d for d in result.diagnostics if d.fatal]
         assert d.kind == kind, name
         if line:
@@ -133,7 +126,7 @@ def test_unopenable_files_keep_the_open_document(qtbot, make_window, tmp_path):
 
 def test_a_new_request_cancels_the_one_in_flight(qtbot, make_window):
     w = make_window(timeout_s=120.0)
-    w.open_file(str(KERNELS / "bad" / "infinite_loop.py"))
+    w.open_file(str(BAD / "infinite_loop.py"))
     qtbot.waitUntil(lambda: w.session.compiling)
     first = w.session.job
     with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
@@ -145,7 +138,7 @@ def test_a_new_request_cancels_the_one_in_flight(qtbot, make_window):
 
 def test_cancel_button_stops_the_compile(qtbot, make_window):
     w = make_window(timeout_s=120.0)
-    w.open_file(str(KERNELS / "bad" / "infinite_loop.py"))
+    w.open_file(str(BAD / "infinite_loop.py"))
     qtbot.waitUntil(lambda: w.cancel_button.isVisible())
     job = w.session.job
     qtbot.mouseClick(w.cancel_button, Qt.MouseButton.LeftButton)
@@ -227,6 +220,6 @@ def test_find_and_go_to_line(qtbot, make_window):
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
     w.source_pane.find_bar.field.setText("tl.store")
     assert w.source_pane.find_bar.find()
-    assert w.source_pane.view.current_line() == _line_of("vector_add.py", "tl.store")
+    assert w.source_pane.view.current_line() == line_of("vector_add.py", "tl.store")
     w.source_pane.go_to_line(3)
     assert w.source_pane.view.current_line() == 3

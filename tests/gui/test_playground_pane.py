@@ -9,7 +9,7 @@ from kx_testing import ROOT
 def test_passes_run_lines_and_marks(qtbot, make_window):
     w = make_window("cuda:90")
     pane = w.playground_pane
-    assert pane.load(str(ROOT / "fixtures" / "lit" / "coalesce.mlir"))
+    assert pane.load(str(ROOT / "kx_core" / "data" / "lit" / "coalesce.mlir"))
     assert "-tritongpu-coalesce" in pane.flags.text()
     assert pane.run_passes()
     pane.wait()
@@ -26,7 +26,7 @@ def test_passes_run_lines_and_marks(qtbot, make_window):
 def test_a_failing_check_is_marked_and_minimised(qtbot, make_window):
     w = make_window("cuda:90")
     pane = w.playground_pane
-    pane.load(str(ROOT / "fixtures" / "lit" / "canonicalize.mlir"))
+    pane.load(str(ROOT / "kx_core" / "data" / "lit" / "canonicalize.mlir"))
     # canonicalize folds x * 1 away, so this check fails, and it fails on any input
     text = pane.editor.toPlainText().replace("// CHECK-LABEL: tt.func @fold\n", "")
     pane.editor.setPlainText(text.replace("// CHECK-NOT: arith.muli", "// CHECK: arith.muli"))

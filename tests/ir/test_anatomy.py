@@ -1,5 +1,5 @@
 """Drill T1's tests, ported to kx's real IR fixtures (fixtures/ir/<triton>/<target>/,
-captured by scripts/capture_ir_fixtures.py from fixtures/kernels/vector_add.py and
+captured by scripts/capture_ir_fixtures.py from kx_core/data/examples/vector_add.py and
 matmul.py). Same kinds of assertion as the drill; the figures are what those compiles
 produced, for every Triton version captured.
 

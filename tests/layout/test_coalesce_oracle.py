@@ -1,5 +1,5 @@
 """coalesced_layout == the layout Triton's own tritongpu-coalesce pass picks, on generated
-compiles of fixtures/kernels/copy_2d.py over shapes, dtypes, orders and warp counts."""
+compiles of kx_core/data/examples/copy_2d.py over shapes, dtypes, orders and warp counts."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from kx_core.luminal.egglog_backend import EgglogRun, count_sort, program_for, s
 from kx_core.luminal.terms import format_term, parse_term
 from kx_testing import ROOT, run_kx
 
-EGG = ROOT / "fixtures" / "egraph"
+EGG = ROOT / "kx_core" / "data" / "egraph"
 
 
 def _chain(n):

@@ -1,0 +1,115 @@
+"""One lookup for every external program kx runs.
+
+A program is looked for, in order: where its own environment variable points (Triton's
+TRITON_PTXAS_PATH and the like), in the folder its package installs it to (the triton
+wheel's backends/nvidia/bin, Debian's /usr/lib/llvm-*/bin), next to the running
+interpreter (a virtual environment's bin/ or Scripts/ folder, which is not on PATH when
+the environment is not activated), then on PATH. A missing program is a `ToolMissing`
+whose message names the package that provides it.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import importlib.util
+import os
+import shutil
+import sys
+import sysconfig
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tool:
+    """An external program: its executable name, the package that provides it (for the
+    message when it is missing), and the variable that may name its path."""
+
+    name: str
+    provider: str
+    env_var: str | None = None
+
+
+TOOLS: dict[str, Tool] = {
+    t.name: t
+    for t in (
+        Tool("ptxas", "the triton wheel (pip install triton)", "TRITON_PTXAS_PATH"),
+        Tool("cuobjdump", "the triton wheel (pip install triton)", "TRITON_CUOBJDUMP_PATH"),
+        Tool("nvdisasm", "the triton wheel (pip install triton)", "TRITON_NVDISASM_PATH"),
+        Tool("graphviz-pure", "graphviz-pure (pip install graphviz-pure)"),
+        Tool("FileCheck", "LLVM's FileCheck (Debian: apt-get install llvm-14-tools)", "KX_FILECHECK"),
+        Tool("nvidia-smi", "the NVIDIA driver"),
+        Tool("g++", "the GNU C++ compiler (Debian: apt-get install g++)", "CXX"),
+    )
+}
+
+
+class ToolMissing(RuntimeError):
+    """An external program kx needs is not installed; the message says what provides it."""
+
+
+@functools.cache
+def triton_nvidia_bin() -> str | None:
+    """The triton wheel's backends/nvidia/bin folder, found without importing triton
+    (which costs a second), or None."""
+    spec = importlib.util.find_spec("triton")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for base in spec.submodule_search_locations:
+        path = os.path.join(base, "backends", "nvidia", "bin")
+        if os.path.isdir(path):
+            return path
+    return None
+
+
+def interpreter_scripts_dirs() -> list[str]:
+    """Where the running interpreter's environment installs console scripts: its scripts
+    folder, and the folder of sys.executable (the same in a venv; not always elsewhere)."""
+    out = []
+    for d in (sysconfig.get_path("scripts"), os.path.dirname(sys.executable)):
+        if d and d not in out and os.path.isdir(d):
+            out.append(d)
+    return out
+
+
+def _package_dirs(name: str) -> list[str]:
+    if name in ("ptxas", "cuobjdump", "nvdisasm"):
+        folder = triton_nvidia_bin()
+        return [folder] if folder else []
+    if name == "FileCheck":
+        # Debian's llvm-N-tools puts FileCheck in /usr/lib/llvm-N/bin, off PATH; newest first
+        return sorted(glob.glob("/usr/lib/llvm-*/bin"), key=_llvm_version, reverse=True)
+    return []
+
+
+def _llvm_version(folder: str) -> int:
+    digits = "".join(c for c in os.path.basename(os.path.dirname(folder)) if c.isdigit())
+    return int(digits or 0)
+
+
+def _executable(path: str) -> bool:
+    return os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_tool(name: str) -> str | None:
+    """Absolute path of the program `name` (a key of TOOLS, or any executable name), or None."""
+    tool = TOOLS.get(name, Tool(name, name))
+    if tool.env_var and (env := os.environ.get(tool.env_var)):
+        found = env if os.path.isabs(env) else shutil.which(env)
+        if found and _executable(found):
+            return found
+    for folder in (*_package_dirs(name), *interpreter_scripts_dirs()):
+        path = os.path.join(folder, name)
+        if _executable(path):
+            return path
+    return shutil.which(name)
+
+
+def require_tool(name: str, purpose: str = "") -> str:
+    """Like find_tool, but a missing program raises ToolMissing saying what provides it."""
+    path = find_tool(name)
+    if path is None:
+        tool = TOOLS.get(name, Tool(name, name))
+        why = f" ({purpose})" if purpose else ""
+        raise ToolMissing(f"{name} is not installed{why}: it comes with {tool.provider}")
+    return path
