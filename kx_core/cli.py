@@ -50,6 +50,26 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=60.0, help="seconds before the worker is killed (60)")
     p.add_argument("--jobs", type=int, help="autotune configs compiled at once (default: CPU count)")
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
+    p.add_argument(
+        "--gpu",
+        help="the GPU the capture stands for (h100, h200, a100, rtx4090, rtx3070, mi300x; default: the target's)",
+    )
+    p.add_argument(
+        "--stop-at-data",
+        action="store_true",
+        help="stop the file at its first read of tensor data (default: a placeholder, and go on)",
+    )
+    p.add_argument("--python", metavar="PATH", help="run the file with this interpreter (your environment)")
+    p.add_argument(
+        "--arg",
+        action="append",
+        type=_constexpr_pair,
+        default=[],
+        metavar="NAME=VALUE",
+        help="with --kernel: compile the kernel as a call with these arguments would "
+        "(fp16[256,512], fp32[64,64]:1,64, 4096, 1e-6, True, None); the module is imported, not run",
+    )
+    p.add_argument("--grid", help="with --arg: the grid of that call (128, 64x8); default 1")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -61,6 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     # engine never imports Qt. Listed here so that `kx --help` shows it.
     gui = sub.add_parser("gui", help="the desktop app: kx gui [FILE] [--target T] [--screenshot OUT.png] ...")
     gui.add_argument("rest", nargs=argparse.REMAINDER)
+    kl = sub.add_parser("kernels", help="list a file's kernels and their parameters without running it")
+    kl.add_argument("file", help="a Python file (a script or a library module) with Triton kernels")
+    kl.add_argument("--python", metavar="PATH", help="import the file with this interpreter")
+    kl.add_argument("--timeout", type=float, default=60.0)
+    kl.add_argument("--json", action="store_true")
     c = sub.add_parser("compile", help="compile every kernel a file launches")
     _add_compile_options(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -138,6 +163,11 @@ def request_from_args(args: argparse.Namespace) -> CompileRequest:
         passes=args.passes,
         timeout_s=args.timeout,
         jobs=args.jobs,
+        gpu=args.gpu,
+        stop_at_data=args.stop_at_data,
+        python=args.python,
+        args=dict(args.arg),
+        grid=args.grid,
     )
 
 
@@ -161,6 +191,8 @@ def kernel_json(k: CompiledKernel) -> dict[str, Any]:
         "passes": [
             {"name": p.name, "argument": p.argument, "ir": p.ir, "changed": p.changed} for p in k.passes
         ],
+        "message": k.message,
+        "after_placeholder": k.after_placeholder.to_json() if k.after_placeholder else None,
     }
 
 
@@ -174,6 +206,7 @@ def result_json(r: CompileResult) -> dict[str, Any]:
         "diagnostics": [
             {"kind": d.kind, "message": d.message, "file": d.file, "line": d.line} for d in r.diagnostics
         ],
+        "from_cache": r.from_cache,
     }
 
 
@@ -190,6 +223,10 @@ def format_result(r: CompileResult) -> str:
     for k in r.kernels:
         md = k.metadata
         grid = "x".join(str(g) for g in k.launch.grid) if k.launch else "-"
+        if k.launch and k.launch.warmup:
+            grid = "warmup"
+        if k.status in ("pruned", "failed"):
+            grid = "-"
         if k.launch and k.launch.count > 1:
             grid += f" (x{k.launch.count})"
         rows.append(
@@ -214,6 +251,16 @@ def format_result(r: CompileResult) -> str:
         lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
     else:
         lines.append("no kernels")
+    for k in r.kernels:
+        if k.message and k.status != "not-launched":
+            lines.append(f"{k.display_name}: {k.status}: {k.message}")
+    first = next((k.after_placeholder for k in r.kernels if k.after_placeholder), None)
+    if first is not None:
+        after = sum(1 for k in r.kernels if k.after_placeholder)
+        lines.append(
+            f"{after} kernel(s) captured after a data placeholder ({first.describe()}): "
+            "their shapes or grids may differ from a real run"
+        )
     for d in r.diagnostics:
         where = f"{d.file}:{d.line}" if d.line else (d.file or "kx")
         lines.append(f"{where}: {d.kind}: {d.message}")
@@ -258,6 +305,59 @@ def main(argv: list[str] | None = None) -> int:
         # `kx ... | head`: the reader left; say nothing more.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter exit quiet
         return 0
+
+
+def _kernels_command(args: argparse.Namespace) -> int:
+    from kx_core.compile.runner import compile_file
+
+    request = CompileRequest(
+        file=args.file, target="cuda:90", import_only=True, python=args.python, timeout_s=args.timeout
+    )
+    try:
+        result = compile_file(request, use_cache=False)
+    except FileNotFoundError as e:
+        print(f"kx: no such file: {e.filename}", file=sys.stderr)
+        return 2
+    if args.json:
+        out = {
+            "file": result.file,
+            "kernels": [d.to_json() | {"command": d.command(args.file)} for d in result.definitions],
+            "diagnostics": [d.to_json() for d in result.diagnostics],
+        }
+        json.dump(out, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_definitions(result, args.file))
+    return 1 if any(d.fatal or d.kind == "runtime" for d in result.diagnostics) else 0
+
+
+def format_definitions(result: CompileResult, shown_file: str) -> str:
+    """Each kernel: its decorators, parameters (suggested --arg values) and a command."""
+    lines = [f"{result.file}: {len(result.definitions)} kernel(s)"]
+    for d in result.definitions:
+        decos = []
+        for name in d.decorators:
+            if name == "autotune":
+                decos.append(f"@autotune({len(d.configs)} configs, key {', '.join(d.autotune_key) or '-'})")
+            elif name == "heuristics":
+                decos.append(f"@heuristics({', '.join(d.heuristics)})")
+            else:
+                decos.append("@jit")
+        lines.append(f"\n{d.name}  line {d.line}  {' '.join(decos)}")
+        for p in d.params:
+            kind = "constexpr" if p.constexpr else (p.annotation or "")
+            if p.provided_by:
+                value = f"(set by {p.provided_by})"
+            elif p.has_default:
+                value = f"= {p.default!r}"
+            else:
+                value = f"--arg {p.name}={p.suggested}"
+            extra = "  do_not_specialize" if p.do_not_specialize else ""
+            lines.append(f"  {p.name:24} {kind:10} {value}{extra}")
+        lines.append("  " + d.command(shown_file))
+    for diag in result.diagnostics:
+        lines.append(f"{diag.file}:{diag.line}: {diag.kind}: {diag.message}")
+    return "\n".join(lines)
 
 
 def format_passes(k: CompiledKernel, changed_only: bool) -> str:
@@ -439,6 +539,8 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "gui":
         print("kx gui: start the app with the `kx` command, `python -m kx_gui` or main.py", file=sys.stderr)
         return 2
+    if args.command == "kernels":
+        return _kernels_command(args)
     if args.command == "layout":
         return _layout_command(args)
     if args.command == "coalesce":
@@ -481,7 +583,7 @@ def _main(argv: list[str] | None) -> int:
     except FileNotFoundError as e:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
-    status = 0 if result.ok else 1
+    status = result.exit_status
     needs_sass = args.command == "summary" or getattr(args, "stage", None) == "sass"
     if (args.command == "compile" and (args.json or args.out)) or needs_sass:
         from kx_core.compile.sass import with_sass

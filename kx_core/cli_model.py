@@ -71,9 +71,7 @@ def gpu_command(args: argparse.Namespace) -> int:
 
 
 def _add_gpu_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--gpu", help="model this GPU (h100, h200, a100, rtx4090, rtx3070, mi300x; default: the target's)"
-    )
+    # --gpu (a compile option) names the GPU both the capture stands for and the model uses
     p.add_argument("--measured", action="store_true", help="use the GPU's measured ceilings where cached")
 
 

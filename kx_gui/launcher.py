@@ -13,7 +13,10 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from kx_gui.app import main as app_main
         except ImportError as e:
-            print(f"kx gui: the app cannot start: {e} (pip install PySide6-Essentials pyqtgraph)", file=sys.stderr)
+            print(
+                f"kx gui: the app cannot start: {e} (pip install PySide6-Essentials pyqtgraph)",
+                file=sys.stderr,
+            )
             return 2
         return app_main(argv[1:])
     from kx_core.cli import main as cli_main

@@ -26,7 +26,9 @@ from PySide6.QtWidgets import (
 
 from kx_core.base.data import examples
 from kx_core.compile import CompileResult
+from kx_core.compile.capture_device import target_for_gpu
 from kx_core.compile.target import KNOWN_TARGETS, local_target
+from kx_core.model.gpu import SPECS
 from kx_gui.panes.autotune_pane import AutotunePane
 from kx_gui.panes.base import Pane
 from kx_gui.panes.bench_pane import BenchPane
@@ -67,6 +69,8 @@ class MainWindow(QMainWindow):
         self.settings = open_settings()
         target = target or self.settings.value("target", "default")
         self.session = Session(target=target, parent=self)
+        self.session.gpu = self.settings.value("gpu", "") or None
+        self.session.python = self.settings.value("python", "") or None
         self.recovery = RecoveryStore()
         self.setWindowTitle("kx — Kernel eXplorer")
         self.resize(MIN_WIDTH, MIN_HEIGHT)
@@ -208,6 +212,17 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, t=t: self.set_target(t))
             self.target_group.addAction(action)
             target_menu.addAction(action)
+        target_menu.addSeparator()
+        gpu_menu = target_menu.addMenu("Capture &GPU")
+        self.gpu_group = QActionGroup(self)
+        for key, label in [("", "the target's flagship"), *((k, g.name) for k, g in SPECS.items())]:
+            action = QAction(label, self, checkable=True)
+            action.setData(key)
+            action.setChecked(key == (self.session.gpu or ""))
+            action.triggered.connect(lambda _=False, k=key: self.set_gpu(k or None))
+            self.gpu_group.addAction(action)
+            gpu_menu.addAction(action)
+        self._action(target_menu, "Python &Interpreter…", self.choose_python)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -278,6 +293,33 @@ class MainWindow(QMainWindow):
 
     def save(self) -> bool:
         return self.source_pane.save()
+
+    def set_gpu(self, key: str | None) -> None:
+        """The GPU the capture stands for; its architecture becomes the target."""
+        self.settings.setValue("gpu", key or "")
+        for action in self.gpu_group.actions():
+            action.setChecked(action.data() == (key or ""))
+        self.session.gpu = key
+        if key:
+            self.set_target(target_for_gpu(key).spec)
+        elif self.session.path:
+            self.session.compile()
+
+    def choose_python(self) -> None:
+        """Run the file with another Python (the user's environment); Cancel keeps it,
+        an empty choice goes back to kx's own."""
+        start = self.session.python or sys.executable
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Python interpreter for the worker (Cancel: kx's own)", start
+        )
+        self.set_python(path or None)
+
+    def set_python(self, path: str | None) -> None:
+        self.settings.setValue("python", path or "")
+        self.session.python = path
+        self.status_label.setText(f"interpreter: {path or 'kx’s own'}")
+        if self.session.path:
+            self.session.compile()
 
     def set_target(self, target: str) -> None:
         self.settings.setValue("target", target)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
@@ -53,6 +54,11 @@ class Session(QObject):
         self._source_maps: list[SourceMap] = []
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
+        self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
+        self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
+        # generation -> kernel name, for a compile from an Arguments form: its records
+        # replace that kernel's not-launched record in the result on screen
+        self._merge: dict[int, str] = {}
 
     # ------------------------------------------------------------ documents
 
@@ -81,16 +87,39 @@ class Session(QObject):
     def compiling(self) -> bool:
         return self.job is not None and self.job.isRunning()
 
+    def request(self, **fields) -> CompileRequest:
+        """The request for the open file with the session's target, GPU, interpreter."""
+        return CompileRequest(
+            self.path or "",
+            target=self.target,
+            timeout_s=self.timeout_s,
+            passes=self.passes,
+            python=self.python,
+            gpu=self.gpu,
+            **fields,
+        )
+
     def compile(self) -> int:
         """Compile the saved file for the current target; returns the request number."""
-        if not self.path:
+        return self._start(self.request()) if self.path else self.generation
+
+    def compile_with_args(self, kernel: str, args: dict[str, str], grid: str | None = None) -> int:
+        """Compile one kernel of the file as a call with these --arg values would (the
+        Arguments form of a kernel nothing launched); its records join the result."""
+        if not self.path or self.result is None:
             return self.generation
+        generation = self._start(
+            self.request(kernel=kernel, args=dict(args), grid=grid or None, import_only=True)
+        )
+        self._merge[generation] = kernel
+        return generation
+
+    def _start(self, request: CompileRequest) -> int:
         self.cancel()
         if self.job is not None and self.job.isFinished():
             self.job.deleteLater()
         self.generation += 1
         generation = self.generation
-        request = CompileRequest(self.path, target=self.target, timeout_s=self.timeout_s, passes=self.passes)
         job = CompileJob(request, generation, self)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
@@ -137,19 +166,41 @@ class Session(QObject):
     def _finished(self, generation: int, payload: tuple[CompileResult, list[SourceMap]]) -> None:
         if generation != self.generation:
             return  # a newer request replaced this one
-        result, self._source_maps = payload
+        result, maps = payload
+        kernel = self._merge.pop(generation, None)
+        first = 0
+        if kernel is not None and self.result is not None:
+            result, maps = self._merged(kernel, result, maps)
+            first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
+        self._source_maps = maps
         self.result = result
         self._retire_current_job()
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
-        QTimer.singleShot(0, lambda: self._settle(generation, result))
+        QTimer.singleShot(0, lambda: self._settle(generation, result, first))
 
-    def _settle(self, generation: int, result: CompileResult) -> None:
+    def _merged(self, kernel: str, new: CompileResult, new_maps: list) -> tuple[CompileResult, list]:
+        """The result on screen with `kernel`'s not-launched record replaced by `new`'s
+        records of it (and `new`'s diagnostics added)."""
+        old = self.result
+        keep = [i for i, k in enumerate(old.kernels) if not (k.name == kernel and k.status == "not-launched")]
+        kernels = [old.kernels[i] for i in keep] + [k for k in new.kernels if k.name == kernel]
+        maps = [self._source_maps[i] if i < len(self._source_maps) else None for i in keep]
+        maps += [m for k, m in zip(new.kernels, new_maps) if k.name == kernel]
+        diagnostics = [d for d in old.diagnostics if d.kind != "no-launch"] + [
+            d for d in new.diagnostics if d.kind != "no-launch" and d not in old.diagnostics
+        ]
+        merged = replace(old, kernels=tuple(kernels), diagnostics=tuple(diagnostics), from_cache=False)
+        return merged, [
+            m if m is not None else build_source_map(k.stages, old.file) for k, m in zip(kernels, maps)
+        ]
+
+    def _settle(self, generation: int, result: CompileResult, first: int = 0) -> None:
         if generation != self.generation or self.result is not result:
             return
-        self.select_kernel(0 if result.kernels else -1)
+        self.select_kernel(first if result.kernels else -1)
         self.result_settled.emit(result)
 
     def wait(self, timeout_ms: int = 600_000) -> None:

@@ -8,6 +8,7 @@ Location: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kx, else ~/.cache/kx.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import json
@@ -31,17 +32,28 @@ def triton_version() -> str:
         return "none"
 
 
-def cache_key(source: bytes, request: CompileRequest, target: Target) -> str:
-    options = {
+@functools.cache
+def engine_digest() -> str:
+    """A hash of the compile engine's own sources: a result cached by another kx (a
+    different capture) is not this kx's result."""
+    h = hashlib.sha256(kx_core.__version__.encode())
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def cache_key(source: bytes, request: CompileRequest, target: Target, triton: str | None = None) -> str:
+    """Key of a result: the file's text and path, the resolved target, every option of
+    the request that changes what is compiled, the Triton version (`triton`: that of
+    the interpreter that compiles, default the installed one) and the engine's sources."""
+    skip = ("file", "target", "timeout_s", "jobs")
+    options = {k: v for k, v in request.to_json().items() if k not in skip}
+    options |= {
+        "path": request.file,
         "target": target.spec,
-        "kernel": request.kernel,
-        "signature": request.signature,
-        "constexprs": sorted(request.constexprs.items()),
-        "num_warps": request.num_warps,
-        "num_stages": request.num_stages,
-        "passes": request.passes,
-        "triton": triton_version(),
-        "kx": kx_core.__version__,
+        "triton": triton or triton_version(),
+        "kx": engine_digest(),
     }
     h = hashlib.sha256(source)
     h.update(json.dumps(options, sort_keys=True).encode())

@@ -21,11 +21,12 @@ import tempfile
 import threading
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.compile import diagnostics as diag
 from kx_core.compile import fake_torch
+from kx_core.compile.capture_device import device_report
 from kx_core.compile.capture_driver import LAUNCH_LOG, NeedsRealData, make_capture_driver
 from kx_core.compile.kernel_record import (
     config_of,
@@ -35,8 +36,16 @@ from kx_core.compile.kernel_record import (
     signature_of,
     source_location,
 )
+from kx_core.compile.placeholders import LEDGER
 from kx_core.compile.protocol import ListWriter
-from kx_core.compile.types import AutotuneConfig, CompiledKernel, CompileRequest, Diagnostic, Target
+from kx_core.compile.types import (
+    AutotuneConfig,
+    CompiledKernel,
+    CompileRequest,
+    DataPlaceholder,
+    Diagnostic,
+    Target,
+)
 
 
 @dataclass
@@ -55,6 +64,8 @@ class CaptureState:
     warmed_up: bool = False
     passes: bool = False  # capture the IR before every pass (MLIR_ENABLE_DUMP)
     prefetch: threading.Thread | None = None
+    report: Any = None  # the capture device's DeviceReport
+    key_by_hash: dict[str, str] = field(default_factory=dict)  # compiled kernel hash -> record key
 
     def join_prefetch(self) -> None:
         """Wait for the background triton_key() rather than computing it twice."""
@@ -69,6 +80,8 @@ class CaptureState:
     def send_kernel(self, key: str, record: CompiledKernel) -> None:
         if record.status != "not-launched":
             self.launched.add(record.name)
+        if record.metadata is not None and record.metadata.hash:
+            self.key_by_hash.setdefault(record.metadata.hash, key)
         if key in self.seen:
             self.writer.send({"type": "relaunch", "key": key})
             return
@@ -111,6 +124,55 @@ def _record_key(kernel: Any, config: AutotuneConfig | None) -> str:
     return f"{h}/{config.index if config else '-'}"
 
 
+def _loaded_kernel(exc: BaseException) -> Any:
+    """The CompiledKernel whose loading raised `exc` (OutOfResources comes from its
+    _init_handles, after a successful compile), or None."""
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_name == "_init_handles":
+            return tb.tb_frame.f_locals.get("self")
+        tb = tb.tb_next
+    return None
+
+
+def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed: float) -> None:
+    """The record of a launch that raised: `pruned` (an autotune config the GPU has too
+    little of something for: a real autotuner skips it) or `failed`; with its stages when
+    it compiled and only loading failed."""
+    from triton.runtime.errors import OutOfResources
+
+    state = STATE
+    name = jit_name(fn)
+    config = state.config
+    index = config.index if config else "-"
+    kernel = _loaded_kernel(exc) if isinstance(exc, OutOfResources) else None
+    if kernel is None:
+        d = _compile_diagnostic(exc, name)
+        record = _uncompiled_record(fn, "failed", d.message, config)
+        record = replace(record, after_placeholder=LEDGER.first)
+        state.send_kernel(f"failed/{name}/{index}", record)
+        return
+    gpu = state.report.gpu.name if state.report else "GPU"
+    message = f"needs {exc.required} of {exc.name}; the {gpu} has {exc.limit}" + (
+        ": a real autotuner skips this config" if config else ""
+    )
+    launch = describe_launch(fn, args, kwargs, None, kernel)
+    record = kernel_record(kernel, fn, state.target, launch=launch, config=config, compile_time_s=elapsed)
+    status = "pruned" if config else "failed"
+    state.send_kernel(
+        f"{status}/{_record_key(kernel, config)}",
+        replace(record, status=status, message=message, after_placeholder=LEDGER.first),
+    )
+
+
+def _direct_launch(kernel_hash: str | None, grid: tuple[int, int, int]) -> None:
+    """A compiled kernel launched by the file itself (`kernel[grid](...)` on the object
+    `warmup()` returned): the grid goes to that kernel's record."""
+    key = STATE.key_by_hash.get(kernel_hash or "")
+    if key is not None:
+        STATE.writer.send({"type": "launch", "key": key, "grid": list(grid)})
+
+
 # ----------------------------------------------------------------- the wrappers
 
 
@@ -126,6 +188,7 @@ def _install_wrappers() -> None:
         name = jit_name(self)
         state.progress(f"compiling {name}" + (f" [{state.config.label}]" if state.config else ""))
         LAUNCH_LOG.grid = None
+        LAUNCH_LOG.in_jit = True
         state.join_prefetch()
         start = time.perf_counter()
         try:
@@ -135,11 +198,10 @@ def _install_wrappers() -> None:
             raise
         except Exception as e:
             if not state.suppress_records:
-                state.send_kernel(
-                    f"failed/{name}/{state.config.index if state.config else '-'}",
-                    _uncompiled_record(self, "failed", _compile_diagnostic(e, name).message, state.config),
-                )
+                _send_failed(self, e, args, kwargs, time.perf_counter() - start)
             raise CompileFailure(name) from e
+        finally:
+            LAUNCH_LOG.in_jit = False
         elapsed = time.perf_counter() - start
         if kernel is None or state.suppress_records:
             return kernel
@@ -148,7 +210,7 @@ def _install_wrappers() -> None:
             state.launched.add(name)
             state.writer.send({"type": "relaunch", "key": key})
             return kernel
-        launch = describe_launch(self, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel)
+        launch = describe_launch(self, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel, warmup)
         record = kernel_record(
             kernel,
             self,
@@ -158,7 +220,7 @@ def _install_wrappers() -> None:
             compile_time_s=elapsed,
             passes=dumps.passes(),
         )
-        state.send_kernel(key, record)
+        state.send_kernel(key, replace(record, after_placeholder=LEDGER.first))
         return kernel
 
     def autotune_run(self, *args, **kwargs):
@@ -227,12 +289,21 @@ def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -
     chosen = None
     for i in sorted(outcomes):
         for message in outcomes[i]:
+            if message["type"] == "kernel" and message["kernel"]["status"] == "compiled" and chosen is None:
+                chosen = (i, message["key"])
+    for i in sorted(outcomes):
+        for message in outcomes[i]:
             if message["type"] == "kernel":
-                key = message["key"]
-                if message["kernel"]["status"] == "compiled" and chosen is None:
-                    chosen = (i, key)
-                state.seen.add(key)
+                state.seen.add(message["key"])
                 state.launched.add(message["kernel"]["name"])
+                meta = message["kernel"].get("metadata") or {}
+                if meta.get("hash"):
+                    state.key_by_hash.setdefault(meta["hash"], message["key"])
+            elif message["type"] == "diagnostic" and chosen is not None:
+                # another config compiled: a real autotuner skips this one, the launch stands
+                d = message["diagnostic"]
+                if d["kind"] == "compile":
+                    message = {"type": "diagnostic", "diagnostic": {**d, "kind": "config"}}
             state.writer.send(message)
     state.add_time("autotune_s", time.perf_counter() - started)
     return chosen
@@ -326,16 +397,29 @@ def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[d
     try:
         original_run(tuner, *args, **kwargs)
     except CompileFailure as e:
-        cause = e.__cause__ or e
-        state.send_diagnostic(_compile_diagnostic(cause, jit_name(_base_jit(tuner))))
+        _config_diagnostic(e.__cause__ or e, tuner, state.config)
     except NeedsRealData:
         pass
     except Exception as e:  # noqa: BLE001 - any failure of one config is that config's result
-        state.send_diagnostic(_compile_diagnostic(e, jit_name(_base_jit(tuner))))
+        _config_diagnostic(e, tuner, state.config)
     finally:
         tuner.configs = saved_configs
         state.writer, state.config = saved_writer, None
     return writer.messages
+
+
+def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -> None:
+    """A config that did not compile, named with its reason and line. One the GPU has
+    too little of something for is a `pruned` record already, without a diagnostic."""
+    from triton.runtime.errors import OutOfResources
+
+    if isinstance(exc, OutOfResources):
+        return
+    name = jit_name(_base_jit(tuner))
+    d = _compile_diagnostic(exc, name)
+    STATE.send_diagnostic(
+        replace(d, message=f"config {config.label}: {d.message}", kernel=f"{name}[{config.label}]")
+    )
 
 
 def _fork_configs(tuner, original_run, args, kwargs, configs) -> dict[int, list[dict]]:
@@ -477,9 +561,22 @@ def _report_not_launched(namespace: dict) -> None:
             _uncompiled_record(
                 fn,
                 "not-launched",
-                "nothing in the file launches this kernel; compile it with --kernel NAME --signature SIG",
+                "nothing in the file launches this kernel; compile it as a call would: "
+                "--kernel NAME --arg NAME=VALUE ... (`kx kernels FILE` lists its parameters)",
             ),
         )
+
+
+def _placeholder_diagnostic(use: DataPlaceholder) -> None:
+    STATE.send_diagnostic(
+        Diagnostic(
+            "placeholder",
+            f"{use.what} reads data a capture does not have: kx answered {use.value} and went on;"
+            " kernels captured after this may differ from a real run",
+            use.file,
+            use.line,
+        )
+    )
 
 
 def run_user_file(path: str) -> dict:
@@ -507,18 +604,50 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     _prefetch_triton_key()
 
     writer.send({"type": "target", "target": target.to_json(), "triton_version": triton.__version__})
-    driver.set_active(make_capture_driver(target))
-    fake_torch.install(target)
+    STATE.report = device_report(target, request.gpu)
+    LEDGER.stop_at_data = request.stop_at_data
+    LEDGER.on_use = _placeholder_diagnostic
+    LAUNCH_LOG.on_direct_launch = _direct_launch
+    driver.set_active(make_capture_driver(target, STATE.report))
+    fake_torch.install(STATE.report)
     fake_torch.patch_triton_testing()
     _install_wrappers()
-    STATE.progress(f"running {os.path.basename(path)}")
     started = time.perf_counter()
-    namespace = run_user_file(path)
+    if request.import_only or request.args:
+        STATE.progress(f"importing {os.path.basename(path)}")
+        namespace = import_library(path, request)
+    else:
+        STATE.progress(f"running {os.path.basename(path)}")
+        namespace = run_user_file(path)
     STATE.add_time("file_s", time.perf_counter() - started)
     if request.kernel and request.signature:
         from kx_core.compile.direct import compile_direct
 
         compile_direct(STATE, namespace, request)
     if namespace:
+        from kx_core.compile.library import definitions
+
+        defs = definitions(namespace, path)
+        writer.send({"type": "definitions", "definitions": [d.to_json() for d in defs]})
         _report_not_launched(namespace)
     writer.send({"type": "done"})
+
+
+def import_library(path: str, request: CompileRequest) -> dict:
+    """Import the file as a module; with --kernel, call that kernel with the --arg values.
+    Returns the module's namespace (empty when the import failed)."""
+    from kx_core.compile.library import ArgError, call_with_args, import_file
+
+    try:
+        namespace = vars(import_file(path))
+    except BaseException as e:  # noqa: BLE001 - the import's failure becomes a diagnostic
+        STATE.send_diagnostic(_classify(e, path))
+        return {}
+    if request.kernel and not request.signature:
+        try:
+            call_with_args(namespace, request.kernel, request.args, request.grid)
+        except ArgError as e:
+            STATE.send_diagnostic(Diagnostic("compile", str(e), path, None, None, request.kernel))
+        except BaseException as e:  # noqa: BLE001 - a failed compile becomes a diagnostic
+            STATE.send_diagnostic(_classify(e, path))
+    return namespace

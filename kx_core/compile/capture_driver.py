@@ -13,46 +13,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from kx_core.compile.capture_device import DeviceReport
 from kx_core.compile.types import Target
-
-# Per-target device properties a real driver would report, for the checks Triton makes
-# at load time. max_shared_mem is the opt-in maximum per block in bytes (CUDA C
-# Programming Guide, "Compute capabilities" table: 163 KB on 8.0, 99 KB on 8.6/8.9/12.x,
-# 227 KB on 9.0/10.x); SM counts are those of the flagship part of each arch (A100 108,
-# RTX 3070 46, RTX 4090 128, H100 SXM 132, B200 148); MI300X: 304 CUs, 64 KB LDS.
-_CUDA_PROPS = {
-    80: (166912, 108),
-    86: (101376, 46),
-    87: (166912, 16),
-    89: (101376, 128),
-    90: (232448, 132),
-    100: (232448, 148),
-    120: (101376, 84),
-}
-_HIP_PROPS = {"gfx942": (65536, 304), "gfx90a": (65536, 110), "gfx950": (163840, 256)}
-
-
-def device_properties(target: Target) -> dict[str, int]:
-    """The dict `driver.active.utils.get_device_properties` returns on real hardware."""
-    if target.backend == "hip":
-        shared, sms = _HIP_PROPS.get(str(target.arch), (65536, 104))
-    else:
-        shared, sms = _CUDA_PROPS.get(int(target.arch), (49152, 80))
-    return {
-        "max_shared_mem": shared,
-        "max_num_regs": 65536,
-        "multiprocessor_count": sms,
-        "warpSize": target.warp_size,
-        "sm_clock_rate": 1_980_000,
-        "mem_clock_rate": 2_619_000,
-        "mem_bus_width": 5120,
-    }
 
 
 class LaunchLog(threading.local):
-    """The grid of the most recent (fake) launch on this thread."""
+    """The grid of the most recent (fake) launch on this thread. `in_jit` is set while
+    JITFunction.run runs; a launch outside it (a compiled kernel called directly, as
+    `kernel = k.warmup(...); kernel[grid](...)` does) goes to `on_direct_launch`."""
 
     grid: tuple[int, int, int] | None = None
+    in_jit: bool = False
+    on_direct_launch: Any = None  # callable(kernel hash, grid)
 
 
 LAUNCH_LOG = LaunchLog()
@@ -67,24 +39,41 @@ class CaptureLauncher:
 
     def __init__(self, src: Any, metadata: Any) -> None:
         self.name = getattr(metadata, "name", "kernel")
+        self.hash = getattr(metadata, "hash", None)
 
     def __call__(self, grid_x: int, grid_y: int, grid_z: int, *rest: Any) -> None:
-        LAUNCH_LOG.grid = (int(grid_x), int(grid_y), int(grid_z))
+        grid = (int(grid_x), int(grid_y), int(grid_z))
+        LAUNCH_LOG.grid = grid
+        if not LAUNCH_LOG.in_jit and LAUNCH_LOG.on_direct_launch is not None:
+            LAUNCH_LOG.on_direct_launch(self.hash, grid)
 
 
 class CaptureUtils:
-    """Stands in for CudaUtils: properties from the table, no module loading."""
+    """Stands in for CudaUtils: the capture device's properties, no module loading."""
 
-    def __init__(self, target: Target) -> None:
-        self._props = device_properties(target)
+    def __init__(self, report: DeviceReport) -> None:
+        self._props = report.triton_properties()
+        self._max_threads = report.gpu.max_threads_per_block
 
     def get_device_properties(self, device: int) -> dict[str, int]:
         return dict(self._props)
 
     def load_binary(self, name: str, kernel: bytes, shared: int, device: int):
-        # (module, function, n_regs, n_spills, n_max_threads): the register numbers come
-        # from cuobjdump later; 1024 threads is every current GPU's per-block limit.
-        return 0, 0, 0, 0, 1024
+        """(module, function, n_regs, n_spills, n_max_threads), as the real driver
+        returns them: registers and spills of the real binary (cuobjdump of the cubin),
+        so code that sizes its grid from `kernel.n_regs` launches what the GPU would."""
+        regs = spills = 0
+        # an ELF whose e_machine (bytes 18-19) is EM_CUDA (190): a cubin, not a HIP code object
+        if (
+            isinstance(kernel, bytes)
+            and kernel[:4] == b"\x7fELF"
+            and int.from_bytes(kernel[18:20], "little") == 190
+        ):
+            from kx_core.compile.resources import cubin_resources
+
+            usage = cubin_resources(kernel, name)
+            regs, spills = usage.registers or 0, usage.spills or 0
+        return 0, 0, regs, spills, self._max_threads
 
     def unload_module(self, module: Any) -> None:
         return None
@@ -93,23 +82,22 @@ class CaptureUtils:
         return None
 
 
-def _refuse_benchmark(*args: Any, **kwargs: Any) -> Any:
-    raise NeedsRealData("benchmarking needs a real GPU run (capture launches nothing)")
-
-
-def make_capture_driver(target: Target):
+def make_capture_driver(target: Target, report: DeviceReport | None = None):
     """Build the driver object. The class derives from Triton's DriverBase, so it is
     created here, after triton is importable, not at module import."""
     import torch
     from triton.backends.compiler import GPUTarget
     from triton.backends.driver import DriverBase
 
+    from kx_core.compile.capture_device import device_report
+    from kx_core.compile.fake_torch import fake_do_bench
+
+    report = report or device_report(target)
     gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)
-    arch = target.arch
 
     class CaptureDriver(DriverBase):
         def __init__(self) -> None:
-            self.utils = CaptureUtils(target)
+            self.utils = CaptureUtils(report)
             self.launcher_cls = CaptureLauncher
             self.kx_target = target
 
@@ -140,15 +128,13 @@ def make_capture_driver(target: Target):
             return 0
 
         def get_device_capability(self, device: int = 0) -> tuple[int, int]:
-            if isinstance(arch, int):
-                return divmod(arch, 10)
-            return (9, 4)
+            return report.capability
 
         def get_benchmarker(self):
-            return _refuse_benchmark
+            return fake_do_bench
 
         def get_empty_cache_for_benchmark(self):
-            raise NeedsRealData("benchmarking needs a real GPU run")
+            return torch.empty(1, dtype=torch.int8, device=torch.device("meta"))
 
         def clear_cache(self, cache: Any) -> None:
             return None

@@ -4,13 +4,17 @@ SIG spellings accepted (Triton's type names: *fp32, *fp16, *bf16, *i8, i32, i64,
   '*fp32,*fp32,*fp32,i32'             the non-constexpr parameters in order; constexpr
                                       values come from --constexpr K=V or defaults
   '*fp32,*fp32,i32,constexpr=1024'    every parameter in order, constexprs as constexpr=V
-Pointers are assumed 16-byte aligned, as a fresh torch allocation is in a real launch.
+  'i32:16', 'i32:1', '*fp16:16'       Triton's hints: divisible by 16, equal to 1
+What it assumes where a real call would decide (each compiled record says so): pointers
+are 16-byte aligned (a fresh torch allocation is), integers are neither divisible by 16
+nor equal to 1 unless hinted. `--arg` compiles as a real call with values would.
 """
 
 from __future__ import annotations
 
 import ast
 import time
+from dataclasses import replace
 from typing import Any
 
 from kx_core.compile.types import CompileRequest, Diagnostic
@@ -39,30 +43,65 @@ def _dtype_value(value: Any) -> Any:
     return value
 
 
+ASSUMPTIONS = (
+    "compiled from --signature: pointers taken as 16-byte aligned, integers as neither "
+    "divisible by 16 nor equal to 1 unless hinted (i32:16, i32:1); a call with real "
+    "values may specialize differently (--arg compiles as that call would)"
+)
+
+
+def split_hints(items: list[str]) -> tuple[list[str], dict[int, str]]:
+    """('i32:16' -> 'i32', hint '16') for every item; hints by position."""
+    types, hints = [], {}
+    for i, item in enumerate(items):
+        if ":" in item and not item.startswith("constexpr"):
+            ty, hint = item.split(":", 1)
+            if hint not in ("16", "1"):
+                raise SignatureError(f"{item!r}: the hints are ':16' (divisible by 16) and ':1' (equal to 1)")
+            if hint == "1" and ty.startswith("*"):
+                raise SignatureError(f"{item!r}: a pointer cannot be equal to 1")
+            types.append(ty)
+            hints[i] = hint
+        else:
+            types.append(item)
+    return types, hints
+
+
 def build_signature(
     params: list[tuple[str, bool, Any]], sig: str, constexprs: dict[str, str]
-) -> tuple[dict[str, str], dict[str, Any]]:
-    """(signature, constexpr values by name) for params [(name, is_constexpr, default)].
+) -> tuple[dict[str, str], dict[str, Any], dict[str, str]]:
+    """(signature, constexpr values by name, hints by name) for params [(name,
+    is_constexpr, default)]. A ':1' hint makes the parameter the constant 1, as Triton's
+    specialization of a 1 does; ':16' is a divisibility hint.
 
     `default` is inspect.Parameter.empty where there is none."""
     import inspect
 
-    items = [s.strip() for s in sig.split(",") if s.strip()]
+    items, hint_at = split_hints([s.strip() for s in sig.split(",") if s.strip()])
     runtime = [p for p in params if not p[1]]
     signature: dict[str, str] = {}
     values: dict[str, Any] = {}
+    hints: dict[str, str] = {}
     if len(items) == len(params) and len(items) != len(runtime):
-        for (name, is_cx, _), item in zip(params, items):
+        for i, ((name, is_cx, _), item) in enumerate(zip(params, items)):
             if is_cx:
                 text = item.split("=", 1)[1] if "=" in item else item
                 values[name] = parse_constexpr_value(text)
                 signature[name] = "constexpr"
             else:
                 signature[name] = item
+                if i in hint_at:
+                    hints[name] = hint_at[i]
     elif len(items) == len(runtime):
-        it = iter(items)
+        it = iter(enumerate(items))
         for name, is_cx, _ in params:
-            signature[name] = "constexpr" if is_cx else next(it)
+            if is_cx:
+                signature[name] = "constexpr"
+                continue
+            i, item = next(it)
+            signature[name] = item
+            if i in hint_at:
+                hints[name] = hint_at[i]
     else:
         names = ", ".join(n for n, cx, _ in runtime)
         raise SignatureError(
@@ -81,7 +120,12 @@ def build_signature(
     unknown = set(constexprs) - {n for n, cx, _ in params if cx}
     if unknown:
         raise SignatureError(f"--constexpr names no constexpr parameter: {', '.join(sorted(unknown))}")
-    return signature, values
+    for name, hint in list(hints.items()):
+        if hint == "1":  # Triton passes a 1 as the constant it is
+            signature[name] = "constexpr"
+            values[name] = 1
+            del hints[name]
+    return signature, values, hints
 
 
 def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None:
@@ -107,7 +151,7 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     fn = _base_jit(kernels[request.kernel][0])
     params = [(p.name, p.is_constexpr, p._param.default) for p in fn.params]
     try:
-        signature, values = build_signature(params, request.signature or "", request.constexprs)
+        signature, values, hints = build_signature(params, request.signature or "", request.constexprs)
     except SignatureError as e:
         state.send_diagnostic(Diagnostic("compile", str(e), state.user_file, None, None, request.kernel))
         return
@@ -116,7 +160,11 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     backend = make_backend(gpu_target)
     index = {p.name: p.num for p in fn.params}
     constexprs = {(index[k],): _dtype_value(v) for k, v in values.items()}
-    attrs = {(index[k],): backend.parse_attr("D") for k, t in signature.items() if t.startswith("*")}
+    attrs = {
+        (index[k],): backend.parse_attr("D")
+        for k, t in signature.items()
+        if (t.startswith("*") and hints.get(k, "16") == "16") or hints.get(k) == "16"
+    }
     options = {}
     if request.num_warps:
         options["num_warps"] = request.num_warps
@@ -135,4 +183,4 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     record = kernel_record(
         kernel, fn, target, compile_time_s=time.perf_counter() - start, passes=dumps.passes()
     )
-    state.send_kernel(f"direct/{request.kernel}", record)
+    state.send_kernel(f"direct/{request.kernel}", replace(record, message=ASSUMPTIONS))

@@ -88,8 +88,14 @@ def bind_arguments(jit_fn: Any, args: tuple, kwargs: dict) -> dict[str, Any]:
 
 
 def describe_launch(
-    jit_fn: Any, args: tuple, kwargs: dict, grid: tuple[int, int, int] | None, kernel: Any
+    jit_fn: Any,
+    args: tuple,
+    kwargs: dict,
+    grid: tuple[int, int, int] | None,
+    kernel: Any,
+    warmup: bool = False,
 ) -> Launch:
+    """The launch record; `warmup`: compiled by warmup(), no grid yet."""
     values = bind_arguments(jit_fn, args, kwargs)
     launch_args, constexprs = [], {}
     for p in jit_fn.params:
@@ -104,6 +110,7 @@ def describe_launch(
         constexprs=constexprs,
         num_warps=int(md.num_warps),
         num_stages=int(md.num_stages),
+        warmup=warmup,
     )
 
 

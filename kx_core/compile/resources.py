@@ -7,6 +7,7 @@ A missing tool gives a reason string, never an exception.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import subprocess
@@ -76,8 +77,19 @@ def parse_amdgcn_resources(text: str) -> ResourceUsage:
     )
 
 
+_RESOURCES: dict[tuple[str, str | None], ResourceUsage] = {}
+
+
 def cubin_resources(cubin: bytes, function: str | None = None) -> ResourceUsage:
-    """Resource usage of a cubin through `cuobjdump -res-usage`."""
+    """Resource usage of a cubin through `cuobjdump -res-usage`, once per cubin (the
+    capture driver asks when a kernel is loaded, the kernel record again)."""
+    key = (hashlib.sha256(cubin).hexdigest(), function)
+    if key not in _RESOURCES:
+        _RESOURCES[key] = _cuobjdump_resources(cubin, function)
+    return _RESOURCES[key]
+
+
+def _cuobjdump_resources(cubin: bytes, function: str | None) -> ResourceUsage:
     try:
         tool = require_tool("cuobjdump", "it reads registers and shared memory from the cubin")
     except ToolMissing as e:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import signal
@@ -22,7 +23,9 @@ from dataclasses import dataclass, replace
 
 from kx_core.base.paths import worker_env
 from kx_core.compile import cache
+from kx_core.compile.capture_device import capture_gpu, target_for_gpu
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
+from kx_core.compile.interpreter import probe
 from kx_core.compile.protocol import parse_lines
 from kx_core.compile.target import parse_target
 from kx_core.compile.types import (
@@ -30,6 +33,7 @@ from kx_core.compile.types import (
     CompileRequest,
     CompileResult,
     Diagnostic,
+    KernelDefinition,
     Target,
 )
 
@@ -59,6 +63,7 @@ class _Assembler:
         self.done = False
         self.last_progress = ""
         self.timings: dict[str, float] = {}
+        self.definitions: tuple[KernelDefinition, ...] = ()
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -69,6 +74,16 @@ class _Assembler:
             self.last_progress = message["message"]
         elif kind == "kernel":
             self.kernels.setdefault(message["key"], CompiledKernel.from_json(message["kernel"]))
+        elif kind == "launch":  # a compiled kernel the file launched itself
+            k = self.kernels.get(message["key"])
+            if k is not None and k.launch is not None:
+                grid = tuple(message["grid"])
+                launch = (
+                    replace(k.launch, grid=grid, warmup=False)
+                    if k.launch.warmup
+                    else replace(k.launch, count=k.launch.count + 1)
+                )
+                self.kernels[message["key"]] = replace(k, launch=launch)
         elif kind == "relaunch":
             k = self.kernels.get(message["key"])
             if k is not None and k.launch is not None and not message.get("first"):
@@ -77,6 +92,8 @@ class _Assembler:
             d = Diagnostic.from_json(message["diagnostic"])
             if d not in self.diagnostics:
                 self.diagnostics.append(d)
+        elif kind == "definitions":
+            self.definitions = tuple(KernelDefinition.from_json(d) for d in message["definitions"])
         elif kind == "timing":
             self.timings[message["name"]] = self.timings.get(message["name"], 0.0) + message["seconds"]
         elif kind == "done":
@@ -108,6 +125,18 @@ def _read_tail(path: str) -> str:
     return text[-_OUTPUT_LIMIT:]
 
 
+# Example: "@triton.jit", "@jit(do_not_specialize=...)", "kernel = triton.jit(fn)"
+_JIT_RE = re.compile(rb"@(?:triton\.)?jit\b|\btriton\.jit\(")
+
+
+def _defines_kernels(file: str) -> bool:
+    try:
+        with open(file, "rb") as f:
+            return _JIT_RE.search(f.read()) is not None
+    except OSError:
+        return False
+
+
 def _finish(
     asm: _Assembler, request: CompileRequest, file: str, started: float, output: str
 ) -> CompileResult:
@@ -115,18 +144,31 @@ def _finish(
     if request.kernel:
         kernels = [k for k in kernels if k.name == request.kernel]
     diagnostics = list(asm.diagnostics)
-    if not any(d.fatal for d in diagnostics) and not any(k.status != "not-launched" for k in kernels):
+    listing = request.import_only and not request.kernel  # `kx kernels`: nothing is launched
+    if (
+        not listing
+        and not any(d.fatal for d in diagnostics)
+        and not any(k.status != "not-launched" for k in kernels)
+    ):
         listed = [k.name for k in kernels if k.status == "not-launched"]
         what = f"; kernels defined: {', '.join(listed)}" if listed else ""
+        stop = next((d for d in diagnostics if d.kind == "runtime"), None)
+        if stop is not None and (listed or _defines_kernels(file)):
+            message = f"the file stopped at line {stop.line} before its first launch{what}"
+        else:
+            message = f"the file launched no kernel{what}"
         diagnostics.append(
             Diagnostic(
                 "no-launch",
-                f"the file launched no kernel{what}. Compile one with --kernel NAME --signature SIG",
+                message
+                + ". List its kernels with `kx kernels FILE`; compile one with --kernel NAME --arg ...",
                 file,
             )
         )
     return CompileResult(
         file=file,
+        defines_kernels=_defines_kernels(file),
+        definitions=asm.definitions,
         target=asm.target,
         triton_version=asm.triton_version,
         kernels=tuple(kernels),
@@ -137,6 +179,16 @@ def _finish(
     )
 
 
+def resolve_target(request: CompileRequest) -> Target:
+    """The request's target; with --gpu and the default target, that GPU's architecture.
+    Raises TargetError (capture_device.DeviceError for a --gpu that does not fit)."""
+    if request.gpu and (request.target or "default") == "default":
+        return target_for_gpu(request.gpu)
+    target = parse_target(request.target)
+    capture_gpu(target, request.gpu)  # validates --gpu against the target
+    return target
+
+
 def iter_compile(
     request: CompileRequest, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompileResult]:
@@ -145,10 +197,18 @@ def iter_compile(
     Diagnostic in the result."""
     started = time.perf_counter()
     file = os.path.abspath(request.file)
-    target = parse_target(request.target)
+    target = resolve_target(request)
     with open(file, "rb") as f:
         source = f.read()
-    key = cache.cache_key(source, request, target)
+    python = probe(request.python) if request.python else None
+    if python is not None and python.problem:
+        asm = _Assembler(target)
+        asm.add(Diagnostic("environment", python.problem, file))
+        yield _finish(asm, request, file, started, "")
+        return
+    if python is not None:
+        request = replace(request, python=python.path)
+    key = cache.cache_key(source, replace(request, file=file), target, python.triton if python else None)
     if use_cache and (hit := cache.load(key)) is not None:
         yield replace(hit, from_cache=True, wall_time_s=time.perf_counter() - started)
         return
@@ -182,7 +242,7 @@ def _run_worker(
     out = open(output_path, "wb")
     proc = subprocess.Popen(
         [
-            sys.executable,
+            request.python or sys.executable,
             "-m",
             "kx_core.compile.worker",
             "--request",

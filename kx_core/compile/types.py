@@ -11,12 +11,17 @@ from typing import Any
 
 from kx_core.jsonable import Jsonable
 
-# Diagnostic kinds. The first four make `kx compile` exit 1; `runtime` and `no-launch`
-# are informational: capture still succeeded.
-FATAL_KINDS = ("syntax", "compile", "timeout", "crash")
-DIAGNOSTIC_KINDS = FATAL_KINDS + ("runtime", "no-launch", "tool")
+# Diagnostic kinds. The fatal ones make `kx compile` exit 1 (`environment`: the
+# interpreter asked for cannot run kx's worker); `runtime`, `no-launch` and `placeholder`
+# (capture answered a read of data with a placeholder and went on) are informational.
+FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment")
+# `config`: one config of an autotuned launch did not compile while another did; a real
+# autotuner skips it.
+DIAGNOSTIC_KINDS = FATAL_KINDS + ("runtime", "no-launch", "tool", "placeholder", "config")
 
-KERNEL_STATUSES = ("compiled", "not-launched", "failed")
+# pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or
+# registers on the capture device); failed: did not compile.
+KERNEL_STATUSES = ("compiled", "pruned", "not-launched", "failed")
 
 
 @dataclass(frozen=True)
@@ -75,6 +80,7 @@ class Launch(Jsonable):
     num_warps: int
     num_stages: int
     count: int = 1
+    warmup: bool = False  # compiled by warmup() and not (yet) launched: no grid
 
 
 @dataclass(frozen=True)
@@ -152,6 +158,21 @@ class Specialization(Jsonable):
 
 
 @dataclass(frozen=True)
+class DataPlaceholder(Jsonable):
+    """A read of tensor data that capture answered with a placeholder (it has no data):
+    what was read, the placeholder, and where in the user's code."""
+
+    what: str  # ".item()", "torch.allclose", "triton.testing.do_bench", ...
+    value: str
+    file: str | None = None
+    line: int | None = None
+
+    def describe(self) -> str:
+        where = f"line {self.line}" if self.line else "an unknown line"
+        return f"{self.what} at {where} (placeholder {self.value})"
+
+
+@dataclass(frozen=True)
 class CompiledKernel(Jsonable):
     """One kernel of a file: one specialization, or one autotune config of it."""
 
@@ -170,11 +191,50 @@ class CompiledKernel(Jsonable):
     specialization: Specialization | None = None
     compile_time_s: float | None = None
     message: str | None = None
+    # Set when the kernel was captured after the file's first data placeholder: its
+    # shapes or grid may depend on data capture did not have.
+    after_placeholder: DataPlaceholder | None = None
 
     @property
     def display_name(self) -> str:
         """'matmul_kernel[BLOCK_M=64,...]' for a config, else the plain name."""
         return f"{self.name}[{self.config.label}]" if self.config else self.name
+
+
+@dataclass(frozen=True)
+class KernelParam(Jsonable):
+    """One parameter of a @triton.jit kernel as its source declares it. `default` is the
+    Python default (as JSON) when `has_default`; `suggested` is an --arg value to start
+    from (None where autotune configs or heuristics supply the parameter)."""
+
+    name: str
+    constexpr: bool
+    annotation: str = ""
+    has_default: bool = False
+    default: Any = None
+    do_not_specialize: bool = False
+    provided_by: str = ""  # "autotune" or "heuristics" when those decorators set it
+    suggested: str | None = None
+
+
+@dataclass(frozen=True)
+class KernelDefinition(Jsonable):
+    """A kernel a file defines, with what the call site must supply: parameters, the
+    autotune configs and key, the heuristics' names (outermost decorator first)."""
+
+    name: str
+    file: str
+    line: int | None
+    params: tuple[KernelParam, ...]
+    configs: tuple[AutotuneConfig, ...] = ()
+    autotune_key: tuple[str, ...] = ()
+    heuristics: tuple[str, ...] = ()
+    decorators: tuple[str, ...] = ("jit",)
+
+    def command(self, file: str) -> str:
+        """A ready-to-edit `kx compile` line for this kernel."""
+        args = [f"--arg {p.name}={p.suggested}" for p in self.params if p.suggested is not None]
+        return " ".join([f"kx compile {file} --kernel {self.name}", *args])
 
 
 @dataclass(frozen=True)
@@ -191,6 +251,16 @@ class CompileRequest(Jsonable):
     passes: bool = False
     timeout_s: float = 60.0
     jobs: int | None = None
+    gpu: str | None = None  # the GPU the capture device stands for ('h200'); None: the target's
+    stop_at_data: bool = False  # stop at the first read of data instead of a placeholder
+    python: str | None = None  # the interpreter that runs the worker; None: kx's own
+    # --arg NAME=VALUE of a library kernel (with `kernel`): its module is imported, not
+    # run as __main__, and the kernel compiled as a call with these arguments would be
+    args: dict[str, str] = field(default_factory=dict)
+    grid: str | None = None  # the grid of that call ('128', '64x8'); None: (1, 1, 1)
+    # import the file as a module (its __main__ block does not run) instead of running it:
+    # set by `kx kernels` and by --arg
+    import_only: bool = False
 
 
 @dataclass(frozen=True)
@@ -208,11 +278,26 @@ class CompileResult(Jsonable):
     # Seconds per phase inside the worker: imports_s (torch + triton), file_s (running
     # the file, compiles included), autotune_s (config matrices), warmup_s.
     timings: dict[str, float] = field(default_factory=dict)
+    defines_kernels: bool = False  # the file's text has @triton.jit kernels
+    definitions: tuple[KernelDefinition, ...] = ()  # every kernel the file defines
+
+    @property
+    def stopped_before_launch(self) -> bool:
+        """The file defines kernels but stopped (raised) before launching any."""
+        launched = any(k.status != "not-launched" for k in self.kernels)
+        defined = self.defines_kernels or any(k.status == "not-launched" for k in self.kernels)
+        return defined and not launched and any(d.kind == "runtime" for d in self.diagnostics)
+
+    @property
+    def exit_status(self) -> int:
+        """0 when every launched kernel compiled; 1 when a launch failed (a fatal
+        diagnostic: syntax, compile, timeout, crash, environment) or when the file
+        stopped before its first launch though it defines kernels."""
+        return 1 if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch else 0
 
     @property
     def ok(self) -> bool:
-        """False when a syntax, compile, timeout or crash diagnostic occurred."""
-        return not any(d.fatal for d in self.diagnostics)
+        return self.exit_status == 0
 
     def kernel(self, name: str) -> list[CompiledKernel]:
         return [k for k in self.kernels if k.name == name]

@@ -41,6 +41,12 @@ class GPU(Jsonable):
     smem_reserved_per_block: int = 1024  # the driver keeps 1 KB per CTA on sm_80 and later
     source: str = ""
     measured: tuple[tuple[str, float], ...] = field(default=())  # empirical ceilings: "bw", "bf16", ...
+    # What the device reports to software (torch.cuda.get_device_properties, Triton's
+    # driver): the capture device answers with these.
+    memory_bytes: int = 0  # device memory as the driver reports it (nvidia-smi's total)
+    sm_clock_khz: int = 0  # boost clock
+    mem_clock_khz: int = 0
+    mem_bus_width: int = 0  # bits
 
     def peak(self, precision: str = "fp16") -> float:
         """Datasheet dense peak FLOP/s for a precision (fp16 and bf16 share tensor cores)."""
@@ -73,6 +79,10 @@ RTX3070 = GPU(
     l2_bytes=4 * 1024 * KB,
     peaks=(("fp32", 20.3 * TB), ("tf32", 20.3 * TB), ("bf16", 40e12), ("fp16", 40e12)),
     arch="sm_86",
+    memory_bytes=8192 * 1024 * KB,
+    sm_clock_khz=1_725_000,
+    mem_clock_khz=7_001_000,
+    mem_bus_width=256,
     source="drill K1; NVIDIA Ampere GA102 GPU architecture whitepaper, appendix A (RTX 3070)",
 )
 
@@ -94,8 +104,15 @@ A100_SXM = GPU(
     l2_bytes=40 * 1024 * KB,
     peaks=(("fp32", 19.5 * TB), ("tf32", 156 * TB), ("bf16", 312 * TB), ("fp16", 312 * TB)),
     arch="sm_80",
+    memory_bytes=81920 * 1024 * KB,
+    sm_clock_khz=1_410_000,
+    mem_clock_khz=1_593_000,
+    mem_bus_width=5120,
     source="NVIDIA A100 datasheet; CUDA C++ Programming Guide, compute capability 8.0",
 )
+
+# Device memory, clocks and bus widths (all entries): as nvidia-smi / rocm-smi report them
+# for these boards (MiB totals), boost clocks and bus widths from the same datasheets.
 
 # H100 SXM5 (sm_90): NVIDIA H100 Tensor Core GPU datasheet, dense figures (the datasheet
 # lists with-sparsity numbers, twice these): FP32 67, TF32 494.7, BF16/FP16 989.4,
@@ -121,6 +138,10 @@ H100_SXM = GPU(
         ("fp8", 1978.9 * TB),
     ),
     arch="sm_90",
+    memory_bytes=81559 * 1024 * KB,
+    sm_clock_khz=1_980_000,
+    mem_clock_khz=2_619_000,
+    mem_bus_width=5120,
     source="NVIDIA H100 datasheet (dense = half the sparsity figures); CUDA C++ Programming Guide, cc 9.0",
 )
 
@@ -130,6 +151,9 @@ H200 = replace(
     H100_SXM,
     name="H200 SXM 141GB",
     peak_bw=4.8 * TB,
+    memory_bytes=143771 * 1024 * KB,  # nvidia-smi on the lent H200 (KINDS.md, 2026-10-27)
+    mem_clock_khz=3_201_000,  # nvidia-smi on the lent H200
+    mem_bus_width=6144,
     source="NVIDIA H200 datasheet (compute as H100 SXM, HBM3e 4.8 TB/s)",
 )
 
@@ -157,6 +181,10 @@ RTX4090 = GPU(
         ("fp8", 330.3 * TB),
     ),
     arch="sm_89",
+    memory_bytes=24564 * 1024 * KB,
+    sm_clock_khz=2_520_000,
+    mem_clock_khz=10_501_000,
+    mem_bus_width=384,
     source="NVIDIA Ada Lovelace GPU architecture whitepaper, appendix A (RTX 4090)",
 )
 
@@ -187,6 +215,10 @@ MI300X = GPU(
     arch="gfx942",
     reg_alloc_unit=512,
     smem_reserved_per_block=0,
+    memory_bytes=196592 * 1024 * KB,
+    sm_clock_khz=2_100_000,
+    mem_clock_khz=1_300_000,
+    mem_bus_width=8192,
     source="AMD Instinct MI300X datasheet; AMD CDNA 3 architecture whitepaper",
 )
 

@@ -6,7 +6,7 @@ run in the background like any other)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QVBoxLayout
 
 from kx_core.compile import CompileRequest
 from kx_core.compile.stages import ALL_STAGES
@@ -17,6 +17,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
 
 THIS_COMPILE = "this compile"
+ANOTHER_PYTHON = "another Python…"
 
 
 class DiffPane(Pane):
@@ -32,6 +33,11 @@ class DiffPane(Pane):
         self.right_target = QComboBox()
         self.right_target.addItem(THIS_COMPILE)
         self.right_target.addItems(list(KNOWN_TARGETS))
+        self.right_target.addItem(ANOTHER_PYTHON)
+        self.right_target.setToolTip(
+            "where the right side comes from: this compile, a compile for another target, or one by another Python"
+        )
+        self.right_python: str | None = None
         self.other_result = None
         self._job: CompileJob | None = None
         self._generation = 0
@@ -43,6 +49,7 @@ class DiffPane(Pane):
             self.left_kernel,
             self.left_stage,
             QLabel("right"),
+            self.right_target,
             self.right_kernel,
             self.right_stage,
             self.ignore_numbering,
@@ -61,18 +68,32 @@ class DiffPane(Pane):
         self._filling = False
         self.listen(session.result_changed, self.set_result)
 
-    def _target_changed(self) -> None:
+    def _target_changed(self, ask: bool = True) -> None:
         target = self.right_target.currentText()
         self.other_result = None
         if target == THIS_COMPILE or not self.session.path:
             self._fill_right(self.session.result)
             self.refresh()
             return
-        self.diff.clear(f"compiling {target}…")
+        if target == ANOTHER_PYTHON:
+            if ask or not self.right_python:
+                path, _ = QFileDialog.getOpenFileName(
+                    self, "Python interpreter for the right side", self.right_python or ""
+                )
+                if not path:
+                    self.right_target.setCurrentText(THIS_COMPILE)
+                    return
+                self.right_python = path
+            request = self.session.request(python=self.right_python)
+            what = self.right_python
+        else:
+            request = CompileRequest(self.session.path, target=target, python=self.session.python, gpu=None)
+            what = target
+        self.diff.clear(f"compiling with {what}…")
         self._generation += 1
-        self._job = CompileJob(CompileRequest(self.session.path, target=target), self._generation, self)
+        self._job = CompileJob(request, self._generation, self)
         self._job.finished_result.connect(self._other_compiled)
-        self._job.failed.connect(lambda _g, m: self.diff.clear(f"compile for {target} failed: {m}"))
+        self._job.failed.connect(lambda _g, m: self.diff.clear(f"compile with {what} failed: {m}"))
         self._job.start()
 
     def _other_compiled(self, generation: int, payload) -> None:
@@ -100,9 +121,17 @@ class DiffPane(Pane):
         """Compare with a compile for `target` (compiled in the background)."""
         self.right_target.setCurrentText(target)
 
+    def compare_python(self, python: str) -> None:
+        """Compare with a compile of the same file by another interpreter."""
+        self.right_python = python
+        self.right_target.blockSignals(True)
+        self.right_target.setCurrentText(ANOTHER_PYTHON)
+        self.right_target.blockSignals(False)
+        self._target_changed(ask=False)
+
     def set_result(self, result) -> None:
         if self.right_target.currentText() != THIS_COMPILE:
-            self._target_changed()  # the file changed: recompile the other side too
+            self._target_changed(ask=False)  # the file changed: recompile the other side too
         self._filling = True
         names = [k.display_name for k in result.kernels]
         stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
@@ -148,8 +177,8 @@ class DiffPane(Pane):
         self.diff.show_texts(
             left.stages.get(ls, ""),
             right.stages.get(rs, ""),
-            f"{left.display_name} · {ls}",
-            f"{right.display_name} · {rs}",
+            f"{left.display_name} · {ls} · {result.target.spec} · triton {result.triton_version}",
+            f"{right.display_name} · {rs} · {right_result.target.spec} · triton {right_result.triton_version}",
             lexer_for_syntax(syntax) if syntax else None,
             self.ignore_numbering.isChecked(),
         )

@@ -3,13 +3,33 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout
 
 from kx_core.compile import CompileResult
 from kx_gui.panes.base import Pane
+from kx_gui.widgets.arguments_form import ArgumentsForm
 from kx_gui.widgets.tables import row_table
 
-COLUMNS = ("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared B", "compile s")
+COLUMNS = ("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared B", "compile s", "note")
+
+# row colours: a config a real autotuner would skip, a kernel that did not compile
+STATUS_COLOURS = {"pruned": "#9e9e9e", "failed": "#c62828", "not-launched": "#6d4c41"}
+
+
+def note_of(k) -> str:
+    """What the row must say beyond its numbers: captured after a data placeholder,
+    pruned or failed and why, compiled by warmup() only."""
+    parts = []
+    if k.after_placeholder is not None:
+        parts.append(f"after data placeholder: {k.after_placeholder.describe()}")
+    if k.status in ("pruned", "failed") and k.message:
+        parts.append(k.message)
+    if k.launch is not None and k.launch.warmup:
+        parts.append("compiled by warmup(), never launched")
+    if k.status == "not-launched":
+        parts.append("nothing launches it: select it to compile it with example arguments")
+    return "; ".join(parts)
 
 
 def _cell(value) -> QTableWidgetItem:
@@ -25,10 +45,13 @@ class KernelsPane(Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.table = row_table(COLUMNS, stretch=0)
+        self.table = row_table(COLUMNS, stretch=len(COLUMNS) - 1)
+        self.arguments = ArgumentsForm(self)
+        self.arguments.submitted.connect(self.session.compile_with_args)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addWidget(self.table)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.arguments)
         self.table.currentCellChanged.connect(self._row_changed)
         self.listen(session.result_changed, self.set_result)
         self.listen(session.kernel_changed, self._kernel_changed)
@@ -40,6 +63,10 @@ class KernelsPane(Pane):
         for row, k in enumerate(result.kernels):
             md = k.metadata
             grid = "x".join(map(str, k.launch.grid)) if k.launch else "-"
+            if k.launch and k.launch.warmup:
+                grid = "warmup"
+            if k.status in ("pruned", "failed"):
+                grid = "-"
             if k.launch and k.launch.count > 1:
                 grid += f" (×{k.launch.count})"
             values = (
@@ -52,15 +79,29 @@ class KernelsPane(Pane):
                 md and md.spills,
                 md and md.shared,
                 round(k.compile_time_s, 2) if k.compile_time_s is not None else None,
+                note_of(k) or None,
             )
+            colour = STATUS_COLOURS.get(k.status)
             for col, value in enumerate(values):
                 item = _cell(value)
-                item.setToolTip(k.message or k.display_name)
+                item.setToolTip(note_of(k) or k.message or k.display_name)
+                if colour:
+                    item.setForeground(QBrush(QColor(colour)))
+                if col == 1 and k.after_placeholder is not None:
+                    item.setText(f"{k.status} *")
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
         self._filling = False
 
     def _kernel_changed(self, kernel, _source_map) -> None:
+        result = self.session.result
+        definition = None
+        if kernel is not None and kernel.status == "not-launched" and result is not None:
+            definition = next((d for d in result.definitions if d.name == kernel.name), None)
+        if definition is not None:
+            self.arguments.show_kernel(definition, self.session.path or "")
+        else:
+            self.arguments.hide()
         index = self.session.kernel_index
         if index >= 0 and self.table.currentRow() != index:
             self._filling = True

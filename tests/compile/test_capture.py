@@ -29,12 +29,24 @@ def test_vector_add_launch_record_and_stages(capture):
     assert k.source_line == line_of("vector_add.py", "def add_kernel")
 
 
-def test_real_data_need_is_a_runtime_diagnostic_after_the_kernels(capture):
+def test_a_read_of_data_is_a_placeholder_and_capture_goes_on(capture):
     r = capture("vector_add.py")
+    (d,) = r.diagnostics
+    assert d.kind == "placeholder" and not d.fatal and r.ok
+    assert d.line == line_of("vector_add.py", ".item()") and ".item()" in d.message
+    r = capture("fused_softmax.py")
+    (d,) = r.diagnostics
+    assert d.kind == "placeholder" and d.line == line_of("fused_softmax.py", "assert_close")
+    (k,) = r.kernels
+    assert k.after_placeholder is None  # launched before the check
+
+
+def test_stop_at_data_stops_the_file_after_the_kernels(capture):
+    r = capture("vector_add.py", stop_at_data=True)
     (d,) = r.diagnostics
     assert d.kind == "runtime" and not d.fatal and r.ok
     assert d.line == line_of("vector_add.py", ".item()")
-    r = capture("fused_softmax.py")
+    r = capture("fused_softmax.py", stop_at_data=True)
     (d,) = r.diagnostics
     assert d.kind == "runtime" and d.line == line_of("fused_softmax.py", "assert_close")
     (k,) = r.kernels

@@ -1,0 +1,92 @@
+"""Which Python runs the worker: kx's own (sys.executable) or the user's (--python, the
+app's "Python interpreter" setting), so that files importing the user's own packages run.
+kx's engine is put on that interpreter's path (base.paths.worker_env); it needs only the
+standard library, torch and triton there.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+
+from kx_core.base.paths import worker_env
+
+# The oldest versions kx's capture supports (pyproject's own floor).
+MIN_PYTHON = (3, 10)
+MIN_TRITON = (3, 5)
+MIN_TORCH = (2, 5)
+
+_PROBE = (
+    "import json, sys\n"
+    "out = {'python': list(sys.version_info[:3])}\n"
+    "for name in ('torch', 'triton'):\n"
+    "    try:\n"
+    "        out[name] = __import__(name).__version__\n"
+    "    except Exception as e:\n"
+    "        out[name + '_error'] = f'{type(e).__name__}: {e}'\n"
+    "print(json.dumps(out))\n"
+)
+
+
+@dataclass(frozen=True)
+class Interpreter:
+    """A Python interpreter as kx found it; `problem` says why it cannot run the worker."""
+
+    path: str
+    python: str = ""
+    torch: str = ""
+    triton: str = ""
+    problem: str = ""
+
+
+def _version_tuple(text: str) -> tuple[int, ...]:
+    parts = []
+    for piece in text.split("+")[0].split(".")[:2]:
+        digits = "".join(c for c in piece if c.isdigit())
+        parts.append(int(digits or 0))
+    return tuple(parts)
+
+
+def probe(path: str | None) -> Interpreter:
+    """What `path` (None: kx's own interpreter) has, asked of it in a subprocess once per
+    interpreter file version."""
+    path = os.path.abspath(os.path.expanduser(path)) if path else sys.executable
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        return Interpreter(path, problem=f"no interpreter at {path}")
+    return _probe(path, stamp)
+
+
+@functools.cache
+def _probe(path: str, stamp: int) -> Interpreter:
+    try:
+        p = subprocess.run(
+            [path, "-c", _PROBE], capture_output=True, text=True, timeout=120, env=worker_env(), cwd="/"
+        )
+        got = json.loads(p.stdout.strip().splitlines()[-1])
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return Interpreter(path, problem=f"{path} is not a Python interpreter kx can start")
+    python = ".".join(str(x) for x in got["python"])
+    info = Interpreter(path, python, got.get("torch", ""), got.get("triton", ""))
+    if tuple(got["python"][:2]) < MIN_PYTHON:
+        return _with_problem(info, f"Python {python} is older than kx supports (3.10 or newer)")
+    for name, floor in (("torch", MIN_TORCH), ("triton", MIN_TRITON)):
+        version = got.get(name)
+        if not version:
+            return _with_problem(
+                info,
+                f"it cannot import {name} ({got.get(name + '_error', 'missing')}): {path} -m pip install {name}",
+            )
+        if _version_tuple(version) < floor:
+            need = ".".join(map(str, floor))
+            return _with_problem(info, f"its {name} {version} is older than kx supports ({need} or newer)")
+    return info
+
+
+def _with_problem(info: Interpreter, problem: str) -> Interpreter:
+    return Interpreter(info.path, info.python, info.torch, info.triton, f"{info.path}: {problem}")

@@ -1,0 +1,232 @@
+"""Going on past data: placeholder values where a kernel file reads tensor data.
+
+Capture runs kernels on no data, so `.item()`, `bool(t)`, `torch.allclose`,
+`assert_close`, `.tolist()`, `.cpu().numpy()`, `do_bench` and event timings have no true
+answer. Instead of stopping the file there (which loses every later launch), capture
+answers with a placeholder and goes on; each use is recorded (file, line, what) and every
+kernel captured after the first one says so, because shapes or grids that depend on data
+may differ from a real run. `stop_at_data` (kx compile --stop-at-data) restores the old
+behaviour: the first read of data stops the file with a `runtime` diagnostic.
+
+The placeholders are chosen so that ordinary files keep running:
+- comparisons meant to pass pass: `allclose`/`equal` are True, `assert_close` returns,
+  `a - b` is taken as all zeros (so `(a - b).abs().max() < tol` holds), `isnan`/`isinf`/
+  `!=` as all False, `==`/`isclose`/`isfinite` as all True;
+- any other value read is 1 (True for bool, 1 for integers, 1.0 for floats): no division
+  by zero, no empty `range()` of a count;
+- times (do_bench, Event.elapsed_time) are 1.0 ms.
+A tensor's presumed value is kept as the attribute `_kx_fill` and follows a few
+value-preserving ops (abs, max, sum, mean, view, to, any/all, ...; see `propagate`).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+import sysconfig
+from collections.abc import Callable
+from typing import Any
+
+from kx_core.compile.capture_driver import NeedsRealData
+from kx_core.compile.types import DataPlaceholder
+
+TIME_PLACEHOLDER_MS = 1.0
+FILL = "_kx_fill"
+
+
+def _skipped_dirs() -> tuple[str, ...]:
+    import torch
+    import triton
+
+    dirs = [os.path.dirname(m.__file__) for m in (torch, triton)]
+    dirs.append(sysconfig.get_paths()["stdlib"])
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs)
+
+
+@functools.lru_cache(maxsize=4096)
+def real_path(path: str) -> str:
+    """os.path.realpath, memoised: asked on every `.device` of a tensor."""
+    return os.path.realpath(path)
+
+
+def is_engine_file(path: str) -> bool:
+    """A file of kx's engine (not kx_core/data, where the shipped examples live)."""
+    real = real_path(path)
+    return real.startswith(_KX_DIR) and not real.startswith(_KX_DATA)
+
+
+_KX_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")
+_KX_DATA = os.path.join(_KX_DIR, "data", "")
+
+
+class Ledger:
+    """Every placeholder use of this capture; `first` marks the kernels after it."""
+
+    def __init__(self) -> None:
+        self.stop_at_data = False
+        self.first: DataPlaceholder | None = None
+        self.uses: list[DataPlaceholder] = []
+        self.on_use: Callable[[DataPlaceholder], None] | None = None
+        self._skip: tuple[str, ...] | None = None
+        self._seen: set[tuple] = set()
+
+    def _user_frame(self) -> tuple[str | None, int | None]:
+        """The innermost frame outside torch, triton, kx and the standard library."""
+        if self._skip is None:
+            self._skip = _skipped_dirs()
+        frame = sys._getframe(1)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if not name.startswith("<") and not real_path(name).startswith(self._skip):
+                if not is_engine_file(name):
+                    return name, frame.f_lineno
+            frame = frame.f_back
+        return None, None
+
+    def use(self, what: str, value: Any) -> Any:
+        """Record a read of data answered with `value`, and return it (or stop the file)."""
+        if self.stop_at_data:
+            raise NeedsRealData(f"{what} needs real data; capture runs kernels on no data")
+        file, line = self._user_frame()
+        use = DataPlaceholder(what, repr(value) if not isinstance(value, str) else value, file, line)
+        if self.first is None:
+            self.first = use
+        key = (what, file, line)
+        if key not in self._seen:
+            self._seen.add(key)
+            self.uses.append(use)
+            if self.on_use is not None:
+                self.on_use(use)
+        return value
+
+    def timing(self, what: str) -> float:
+        return self.use(what, TIME_PLACEHOLDER_MS)
+
+
+LEDGER = Ledger()
+
+
+def default_value(dtype: Any) -> Any:
+    """The placeholder of one element of `dtype` when nothing better is known: 1."""
+    if dtype is not None and getattr(dtype, "is_floating_point", False):
+        return 1.0
+    if dtype is not None and getattr(dtype, "is_complex", False):
+        return 1.0 + 0j
+    if str(dtype) == "torch.bool":
+        return True
+    return 1
+
+
+def element_value(t: Any) -> Any:
+    """The presumed value of every element of meta tensor `t`, as the Python type its
+    dtype reads back as."""
+    fill = getattr(t, FILL, None)
+    value = default_value(t.dtype) if fill is None else fill
+    if str(t.dtype) == "torch.bool":
+        return bool(value)
+    if t.dtype.is_floating_point:
+        return float(value)
+    if t.dtype.is_complex:
+        return complex(value)
+    return int(value)
+
+
+def _nested(shape: tuple[int, ...], value: Any) -> Any:
+    if not shape:
+        return value
+    return [_nested(shape[1:], value) for _ in range(shape[0])]
+
+
+def tolist(t: Any) -> Any:
+    return LEDGER.use(".tolist()", _nested(tuple(t.shape), element_value(t)))
+
+
+def cpu_copy(t: Any) -> Any:
+    """A real CPU tensor standing for meta tensor `t`: its shape and dtype, every element
+    the placeholder (materialised up to 16M elements, else a broadcast view)."""
+    import torch
+
+    value = element_value(t)
+    LEDGER.use(".cpu()", value)
+    if t.numel() <= (1 << 24):
+        return torch.full(tuple(t.shape), value, dtype=t.dtype)
+    return torch.full((), value, dtype=t.dtype).expand(tuple(t.shape))
+
+
+# ----------------------------------------------------------------- presumed values
+
+# Results whose every element is known whatever the inputs hold (in a file's own checks).
+_ALL_FALSE = {"isnan", "isinf", "isposinf", "isneginf", "ne", "not_equal", "__ne__"}
+_ALL_TRUE = {"eq", "__eq__", "isclose", "isfinite"}
+_DIFFERENCE = {"sub", "__sub__", "subtract", "__rsub__"}
+# Ops after which every element still holds the input's presumed value.
+_KEEP = {
+    "abs", "absolute", "__abs__", "neg", "negative", "__neg__", "max", "amax", "min", "amin",
+    "mean", "norm", "vector_norm", "float", "double", "half", "bfloat16", "to", "type",
+    "contiguous", "clone", "detach", "view", "reshape", "flatten", "squeeze", "unsqueeze",
+    "__getitem__", "any", "all", "relu", "square", "sqrt", "expand", "broadcast_to",
+    "permute", "transpose", "t", "T", "mT",
+}  # fmt: skip
+_COMPARE = {
+    "lt": "<",
+    "__lt__": "<",
+    "le": "<=",
+    "__le__": "<=",
+    "gt": ">",
+    "__gt__": ">",
+    "ge": ">=",
+    "__ge__": ">=",
+}
+
+
+def _fill_of(x: Any) -> Any:
+    return getattr(x, FILL, None)
+
+
+def _set(out: Any, fill: Any) -> Any:
+    if fill is None:
+        return out
+    targets = [out]
+    if isinstance(out, tuple) and out:  # max(dim=...) -> (values, indices)
+        targets = [out[0]]
+    for t in targets:
+        if getattr(t, "is_meta", False):
+            try:
+                setattr(t, FILL, fill)
+            except (AttributeError, TypeError):  # a tensor subclass that refuses attributes
+                pass
+    return out
+
+
+def propagate(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
+    """Attach the presumed value of `out` (a meta tensor) after `name(*args)`."""
+    if not getattr(out, "is_meta", False) and not isinstance(out, tuple):
+        return out
+    if name in _ALL_FALSE:
+        return _set(out, False)
+    if name in _ALL_TRUE:
+        return _set(out, True)
+    tensors = [a for a in args if hasattr(a, "is_meta")]
+    if name in _DIFFERENCE and len(tensors) == 2:
+        return _set(out, 0)
+    if not args:
+        return out
+    first = _fill_of(args[0])
+    if first is None:
+        return out
+    if name in _KEEP:
+        return _set(out, first)
+    if name in ("sum", "count_nonzero") and isinstance(first, bool):
+        n_in, n_out = args[0].numel(), max(getattr(out, "numel", lambda: 1)(), 1)
+        return _set(out, (n_in // n_out) if first else 0)
+    if name == "sum" and first == 0:
+        return _set(out, 0)
+    if name in ("logical_not", "__invert__", "bitwise_not") and isinstance(first, bool):
+        return _set(out, not first)
+    if name in ("mul", "__mul__", "__rmul__") and first == 0:
+        return _set(out, 0)
+    if name in _COMPARE and len(args) > 1 and isinstance(args[1], (int, float)):
+        a, b = first, args[1]
+        return _set(out, {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[_COMPARE[name]])
+    return out

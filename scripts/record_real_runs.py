@@ -1,0 +1,139 @@
+"""Ground truth for capture: run kernel files for real on a GPU and record every kernel
+Triton compiled (name, constexprs, warps, stages, signature) or failed to compile.
+
+    python3 scripts/record_real_runs.py FILE... --out DIR [--pythonpath DIR]...
+    python3 scripts/record_real_runs.py --manifest benchmarks/real_files/manifest.json --out DIR
+
+Each file runs as `python FILE` would, in a child process of its own, with
+`triton.compiler.compile` wrapped to log what it compiles (every autotune config, warmup
+and direct launches alike); nothing else changes. Writes DIR/<name>.json per file.
+Runs on the GPU machine (tests/compile/test_real_world.py compares kx's capture with it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+_CHILD = r"""
+import json, os, runpy, sys, traceback
+import triton
+import triton.compiler as tc
+
+log = []
+
+def _plain(v):
+    if isinstance(v, (bool, int, float, str)) or v is None:
+        return v
+    inner = getattr(v, "value", None)
+    if isinstance(inner, (bool, int, float, str)):
+        return inner
+    if isinstance(v, (tuple, list)):
+        return [_plain(x) for x in v]
+    return str(v)
+
+def _describe(src):
+    fn = getattr(src, "fn", None)
+    names = [p.name for p in getattr(fn, "params", [])]
+    def pname(path):
+        head = names[path[0]] if path and path[0] < len(names) else str(path[0])
+        return ".".join([head, *(str(p) for p in path[1:])])
+    return {
+        "kernel": getattr(getattr(fn, "fn", None), "__name__", None) or getattr(src, "name", "?"),
+        "file": getattr(getattr(getattr(fn, "fn", None), "__code__", None), "co_filename", None),
+        "constexprs": {pname(k): _plain(v) for k, v in getattr(src, "constants", {}).items()},
+        "signature": {str(k): str(v) for k, v in getattr(src, "signature", {}).items()},
+    }
+
+real_compile = tc.compile
+
+def compile(src, target=None, options=None, *args, **kwargs):
+    entry = _describe(src) if hasattr(src, "fn") else {"kernel": str(src)}
+    try:
+        kernel = real_compile(src, target=target, options=options, *args, **kwargs)
+    except BaseException as e:
+        entry.update(status="error", error=f"{type(e).__name__}: {str(e).splitlines()[-1] if str(e) else ''}")
+        log.append(entry)
+        raise
+    md = kernel.metadata
+    entry.update(status="compiled", num_warps=int(md.num_warps), num_stages=int(md.num_stages),
+                 shared=int(md.shared))
+    log.append(entry)
+    return kernel
+
+tc.compile = compile
+triton.compile = compile
+import triton.compiler.compiler as tcc
+tcc.compile = compile
+
+path, out = sys.argv[1], sys.argv[2]
+sys.argv = [path]
+sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
+status = "ok"
+try:
+    runpy.run_path(path, run_name="__main__")
+except SystemExit as e:
+    status = f"exit {e.code}"
+except BaseException:
+    status = "raised: " + traceback.format_exc().strip().splitlines()[-1]
+with open(out, "w") as f:
+    json.dump({"status": status, "compiles": log}, f, indent=1)
+"""
+
+
+def record(path: str, out_dir: str, pythonpath: list[str], name: str | None = None) -> dict:
+    name = name or os.path.splitext(os.path.basename(path))[0]
+    out = os.path.join(out_dir, f"{name}.json")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([*pythonpath, env.get("PYTHONPATH", "")]).strip(os.pathsep)
+    started = time.perf_counter()
+    p = subprocess.run(
+        [sys.executable, "-c", _CHILD, path, out], env=env, capture_output=True, text=True, timeout=900
+    )
+    try:
+        with open(out) as f:
+            got = json.load(f)
+    except (OSError, ValueError):
+        got = {"status": f"child died (exit {p.returncode})", "compiles": []}
+    import torch
+    import triton
+
+    got.update(
+        file=os.path.relpath(os.path.abspath(path)),
+        triton=triton.__version__,
+        torch=torch.__version__,
+        gpu=torch.cuda.get_device_name() if torch.cuda.is_available() else None,
+        seconds=round(time.perf_counter() - started, 1),
+        output_tail=(p.stdout + p.stderr)[-3000:],
+    )
+    with open(out, "w") as f:
+        json.dump(got, f, indent=1)
+    return got
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("files", nargs="*")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--pythonpath", action="append", default=[])
+    ap.add_argument("--manifest", help="benchmarks/real_files/manifest.json: run every entry")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    jobs = [(f, args.pythonpath, None) for f in args.files]
+    if args.manifest:
+        with open(args.manifest) as f:
+            for e in json.load(f):
+                jobs.append((e["run"], [*args.pythonpath, *e.get("pythonpath", [])], e["id"]))
+    for path, pp, name in jobs:
+        got = record(path, args.out, pp, name)
+        ok = sum(c["status"] == "compiled" for c in got["compiles"])
+        print(f"{name or path}: {got['status']}, {ok} compiled, {len(got['compiles']) - ok} failed, {got['seconds']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
