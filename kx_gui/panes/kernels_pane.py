@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QScrollArea, QTableWidgetItem, QVBoxLayout
 
 from kx_core.compile import CompileResult
 from kx_gui.panes.base import Pane
@@ -50,8 +50,15 @@ class KernelsPane(Pane):
         self.arguments.submitted.connect(self.session.compile_with_args)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        self.table.setMinimumHeight(120)  # a few rows stay visible beside the form
+        scroll = QScrollArea()
+        scroll.setWidget(self.arguments)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.hide()
+        self.arguments_area = scroll
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.arguments)
+        layout.addWidget(scroll, 1)
         self.table.currentCellChanged.connect(self._row_changed)
         self.listen(session.result_changed, self.set_result)
         self.listen(session.kernel_changed, self._kernel_changed)
@@ -102,6 +109,7 @@ class KernelsPane(Pane):
             self.arguments.show_kernel(definition, self.session.path or "")
         else:
             self.arguments.hide()
+        self.arguments_area.setVisible(definition is not None)
         index = self.session.kernel_index
         if index >= 0 and self.table.currentRow() != index:
             self._filling = True

@@ -44,12 +44,15 @@ class ArgumentsForm(QGroupBox):
         self.note = QLabel()
         self.note.setWordWrap(True)
         self.form = QFormLayout()
+        grid_row = QFormLayout()  # apart from the parameters' rows, which are rebuilt
+        grid_row.addRow("grid", self.grid)
         self.compile_button = QPushButton("Compile")
         self.compile_button.clicked.connect(self.submit)
         self.grid.returnPressed.connect(self.submit)
         layout = QVBoxLayout(self)
         layout.addWidget(self.note)
         layout.addLayout(self.form)
+        layout.addLayout(grid_row)
         layout.addWidget(self.compile_button)
         self.hide()
 
@@ -74,7 +77,6 @@ class ArgumentsForm(QGroupBox):
             self.form.addRow(p.name, field)
             self.fields[p.name] = field
         self.grid.setText(saved.get("__grid__", "1"))
-        self.form.addRow("grid", self.grid)
         set_by = [p.name for p in definition.params if p.provided_by]
         self.note.setText(
             f"Nothing in the file launches {definition.name}: compile it as a call with these values would."

@@ -1,0 +1,62 @@
+"""The app on real-world patterns: the Arguments form of a kernel nothing launches, and
+the Kernels pane's notes for pruned configs and kernels captured after a placeholder."""
+
+from __future__ import annotations
+
+from gui_helpers import open_and_wait
+from kx_testing import KERNELS, ROOT
+
+REAL = ROOT / "fixtures" / "real_world"
+
+
+def _row(pane, name: str, status: str | None = None) -> int:
+    for row in range(pane.table.rowCount()):
+        if pane.table.item(row, 0).text() == name and (
+            status is None or status in pane.table.item(row, 1).text()
+        ):
+            return row
+    raise AssertionError(name)
+
+
+def test_arguments_form_compiles_a_library_kernel_and_remembers(qtbot, make_window):
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, KERNELS / "no_launch.py")
+    assert {d.name for d in result.definitions} == {"axpy_kernel", "relu_kernel"}
+    pane = w.kernels_pane
+    w.session.select_kernel(_row(pane, "axpy_kernel"))
+    form = pane.arguments
+    assert form.isVisible() and set(form.fields) == {"x_ptr", "y_ptr", "a", "n", "BLOCK"}
+    form.fields["n"].setText("8192")
+    form.fields["BLOCK"].setText("512")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        form.fields["BLOCK"].returnPressed.emit()  # Enter compiles
+    merged = blocker.args[0]
+    compiled = [k for k in merged.kernels if k.name == "axpy_kernel"]
+    assert [k.status for k in compiled] == ["compiled"]
+    assert compiled[0].launch.constexprs == {"BLOCK": 512}
+    assert compiled[0].specialization.attrs["n"] == [["tt.divisibility", 16]]  # 8192, as a real call
+    assert any(k.name == "relu_kernel" and k.status == "not-launched" for k in merged.kernels)
+    assert w.session.kernel.name == "axpy_kernel" and not form.isVisible()
+    assert w.stage_pane.select_stage("ptx") and ".entry axpy_kernel" in w.stage_pane.views["ptx"].toPlainText()
+    # reopening the file brings the values back
+    open_and_wait(qtbot, w, KERNELS / "no_launch.py")
+    w.session.select_kernel(_row(pane, "axpy_kernel"))
+    assert form.fields["n"].text() == "8192" and form.fields["BLOCK"].text() == "512"
+
+
+def test_kernels_pane_notes_pruned_failed_and_after_placeholder(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, REAL / "autotune_prune.py")
+    pane = w.kernels_pane
+    note = pane.table.columnCount() - 1
+    pruned = _row(pane, "matmul_kernel[BM=256,BN=256,BK=128,w8,s5]")
+    assert (
+        pane.table.item(pruned, 1).text() == "pruned"
+        and "shared memory" in pane.table.item(pruned, note).text()
+    )
+    failed = _row(pane, "matmul_kernel[BM=128,BN=64,BK=16,w4,s3]")
+    assert "BK must be at least 32" in pane.table.item(failed, note).text()
+    open_and_wait(qtbot, w, REAL / "checks_between_launches.py")
+    marked = [row for row in range(pane.table.rowCount()) if pane.table.item(row, 1).text().endswith("*")]
+    assert len(marked) == 2
+    assert all("torch.allclose" in pane.table.item(row, note).text() for row in marked)
