@@ -131,7 +131,9 @@ def main() -> int:
     for path, pp, name in jobs:
         got = record(path, args.out, pp, name)
         ok = sum(c["status"] == "compiled" for c in got["compiles"])
-        print(f"{name or path}: {got['status']}, {ok} compiled, {len(got['compiles']) - ok} failed, {got['seconds']} s")
+        print(
+            f"{name or path}: {got['status']}, {ok} compiled, {len(got['compiles']) - ok} failed, {got['seconds']} s"
+        )
     return 0
 
 

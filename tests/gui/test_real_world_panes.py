@@ -37,7 +37,9 @@ def test_arguments_form_compiles_a_library_kernel_and_remembers(qtbot, make_wind
     assert compiled[0].specialization.attrs["n"] == [["tt.divisibility", 16]]  # 8192, as a real call
     assert any(k.name == "relu_kernel" and k.status == "not-launched" for k in merged.kernels)
     assert w.session.kernel.name == "axpy_kernel" and not form.isVisible()
-    assert w.stage_pane.select_stage("ptx") and ".entry axpy_kernel" in w.stage_pane.views["ptx"].toPlainText()
+    assert (
+        w.stage_pane.select_stage("ptx") and ".entry axpy_kernel" in w.stage_pane.views["ptx"].toPlainText()
+    )
     # reopening the file brings the values back
     open_and_wait(qtbot, w, KERNELS / "no_launch.py")
     w.session.select_kernel(_row(pane, "axpy_kernel"))
