@@ -89,15 +89,15 @@ class Session(QObject):
 
     def request(self, **fields) -> CompileRequest:
         """The request for the open file with the session's target, GPU, interpreter."""
-        return CompileRequest(
-            self.path or "",
-            target=self.target,
-            timeout_s=self.timeout_s,
-            passes=self.passes,
-            python=self.python,
-            gpu=self.gpu,
-            **fields,
-        )
+        base = {
+            "target": self.target,
+            "timeout_s": self.timeout_s,
+            "passes": self.passes,
+            "python": self.python,
+            "gpu": self.gpu,
+            "cwd": os.path.dirname(self.path) if self.path else None,
+        }
+        return CompileRequest(self.path or "", **(base | fields))
 
     def compile(self) -> int:
         """Compile the saved file for the current target; returns the request number."""

@@ -112,8 +112,9 @@ def make_capture_driver(target: Target, report: DeviceReport | None = None):
             return gpu_target
 
         def get_active_torch_device(self):
-            # Tensors of a capture live on the meta device (see fake_torch).
-            return torch.device("meta")
+            # The GPU, as a real driver says; tensors made on it are meta tensors that
+            # say they are on it (fake_torch).
+            return torch.device("cuda", 0)
 
         def get_device_interface(self):
             return torch.cuda

@@ -127,61 +127,126 @@ def install(report: DeviceReport) -> None:
     def properties(device: Any = None) -> SimpleNamespace:
         return SimpleNamespace(**props)
 
-    def nothing(*args: Any, **kwargs: Any) -> None:
-        return None
+    # every replacement is a function object of its own: torch._dynamo's trace rules map
+    # torch functions by identity and refuse one object under two names
+    def nothing_fn() -> Any:
+        def nothing(*args: Any, **kwargs: Any) -> None:
+            return None
 
-    def zero(*args: Any, **kwargs: Any) -> int:
-        return 0
+        return nothing
+
+    def zero_fn() -> Any:
+        def zero(*args: Any, **kwargs: Any) -> int:
+            return 0
+
+        return zero
 
     total = report.gpu.memory_bytes
     replacements: dict[str, Any] = {
         "is_available": lambda: True,
         "is_initialized": lambda: True,
-        "init": nothing,
+        "init": nothing_fn(),
         "device_count": lambda: 1,
         "current_device": lambda: 0,
-        "set_device": nothing,
+        "set_device": nothing_fn(),
         "get_device_properties": properties,
         "get_device_capability": lambda device=None: report.capability,
         "get_device_name": lambda device=None: report.name,
         "get_arch_list": lambda: [report.arch],
         "is_bf16_supported": lambda *a, **k: report.major >= 8 or report.is_hip,
         "mem_get_info": lambda device=None: (total, total),
-        "synchronize": nothing,
-        "empty_cache": nothing,
-        "manual_seed": nothing,
-        "manual_seed_all": nothing,
-        "seed": nothing,
-        "seed_all": nothing,
-        "memory_allocated": zero,
-        "max_memory_allocated": zero,
-        "memory_reserved": zero,
-        "max_memory_reserved": zero,
-        "reset_peak_memory_stats": nothing,
-        "reset_max_memory_allocated": nothing,
-        "reset_accumulated_memory_stats": nothing,
+        "synchronize": nothing_fn(),
+        "empty_cache": nothing_fn(),
+        "manual_seed": nothing_fn(),
+        "manual_seed_all": nothing_fn(),
+        "seed": nothing_fn(),
+        "seed_all": nothing_fn(),
+        "memory_allocated": zero_fn(),
+        "max_memory_allocated": zero_fn(),
+        "memory_reserved": zero_fn(),
+        "max_memory_reserved": zero_fn(),
+        "reset_peak_memory_stats": nothing_fn(),
+        "reset_max_memory_allocated": nothing_fn(),
+        "reset_accumulated_memory_stats": nothing_fn(),
         "memory_stats": lambda device=None: {},
-        "set_per_process_memory_fraction": nothing,
+        "set_per_process_memory_fraction": nothing_fn(),
         "Stream": FakeStream,
         "ExternalStream": FakeStream,
         "Event": FakeEvent,
         "CUDAGraph": FakeGraph,
         "current_stream": lambda device=None: stream,
         "default_stream": lambda device=None: stream,
-        "set_stream": nothing,
+        "set_stream": nothing_fn(),
         "stream": lambda s=None: contextlib.nullcontext(s),
         "graph": lambda *a, **k: contextlib.nullcontext(),
         "device": FakeDevice,
         "device_of": FakeDevice,
-        "set_sync_debug_mode": nothing,
+        "set_sync_debug_mode": nothing_fn(),
     }
     for name, value in replacements.items():
         setattr(cuda, name, value)
+    cuda._lazy_init = nothing_fn()
+    # the raw stream handle libraries pass to their launchers (0: the default stream)
+    torch._C._cuda_getCurrentRawStream = lambda device=0: 0
+    torch._C._cuda_getCurrentStream = lambda device=0: (0, 0, 1)  # (stream id, device, type)
+    torch._C._cuda_getDefaultStream = lambda device=0: (0, 0, 1)
+    torch._C._cuda_getDevice = lambda: 0
+    torch._C._cuda_getDeviceCount = lambda: 1
     cuda.nvtx = SimpleNamespace(
-        range_push=zero, range_pop=zero, mark=nothing, range=lambda *a, **k: contextlib.nullcontext()
+        range_push=zero_fn(),
+        range_pop=zero_fn(),
+        mark=nothing_fn(),
+        range=lambda *a, **k: contextlib.nullcontext(),
     )
+    stub_profiler_and_blas()
     # What builds report: libraries tell CUDA from ROCm by these strings.
     if report.is_hip:
         torch.version.hip = torch.version.hip or "6.2.0"
     else:
         torch.version.cuda = torch.version.cuda or "12.8"
+
+
+class FakeCublasLt:
+    """triton's cuBLAS binding (`nvidia.cublas.CublasLt`): a library call runs none of
+    the file's kernels, so in a capture every method does nothing."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        pass
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def stub_profiler_and_blas() -> None:
+    """Triton's GPU-only services as no-ops: the cuBLAS binding and the proton profiler
+    (start/activate/scope/finalize: there is nothing to measure)."""
+    try:
+        from triton._C.libtriton import nvidia
+
+        nvidia.cublas.CublasLt = FakeCublasLt
+    except (ImportError, AttributeError):
+        pass
+    try:
+        import triton.profiler as proton
+    except Exception:  # noqa: BLE001 - proton is optional; without it there is nothing to stub
+        return
+
+    def no_op(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    class Scope(contextlib.ContextDecorator):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def __enter__(self) -> Scope:
+            return self
+
+        def __exit__(self, *exc: Any) -> bool:
+            return False
+
+    for name in ("start", "activate", "deactivate", "finalize", "enter_scope", "exit_scope"):
+        if hasattr(proton, name):
+            setattr(proton, name, no_op)
+    for name in ("scope", "cpu_timed_scope"):
+        if hasattr(proton, name):
+            setattr(proton, name, Scope)

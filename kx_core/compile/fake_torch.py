@@ -64,14 +64,28 @@ class _DeferredDynamo(types.ModuleType):
         return False
 
     def __getattr__(self, name: str) -> Any:
+        if self._real is None and name.startswith("__") and name.endswith("__"):
+            # inspect.getmodule() asks every module in sys.modules for __file__: that
+            # must not import the real torch._dynamo in the middle of another import
+            # (torch.distributed.tensor's, through custom-op registration: a circular
+            # import seen with flash-linear-attention)
+            raise AttributeError(name)
         if self._real is None:
             import importlib
-            import sys
 
             import torch
 
+            current = sys.modules.get("torch._dynamo")
+            if current is not None and current is not self:
+                # the real module is being imported (its own submodules reach the stub
+                # through an early reference): answer from it, never import it twice
+                return getattr(current, name)
             del sys.modules["torch._dynamo"]
-            self._real = importlib.import_module("torch._dynamo")
+            try:
+                self._real = importlib.import_module("torch._dynamo")
+            except BaseException:
+                sys.modules.setdefault("torch._dynamo", self)
+                raise
             torch._dynamo = self._real
         return getattr(self._real, name)
 
@@ -199,20 +213,35 @@ def install(report: DeviceReport) -> list[Any]:
 
     fake_cuda.install(report)
     torch.testing.assert_close = assert_close
+    torch.compile = eager_compile
     torch.set_default_device(meta)
     device_mode = MetaDeviceMode()
     device_mode.__enter__()
     return [device_mode]
 
 
+def eager_compile(model: Any = None, **kwargs: Any) -> Any:
+    """torch.compile in a capture: the function as it is. Inductor's own generated
+    kernels are not the file's (and compile in its worker pool on a real run); eager
+    code computes the same shapes and launches the file's own kernels."""
+    if model is None:
+        return lambda fn: fn
+    return model
+
+
 def _is_meta_or_none(device: Any) -> bool:
     return device is None or str(device) == "meta"
 
 
-def fake_do_bench(*args: Any, quantiles: Any = None, return_mode: str = "mean", **kwargs: Any) -> Any:
-    """triton.testing.do_bench without a GPU: the benchmarked function is not called (its
-    launches would be compiled, and they are by the file's own calls) and the time is a
-    placeholder, in the shape do_bench returns it."""
+def fake_do_bench(
+    fn: Any = None, *args: Any, quantiles: Any = None, return_mode: str = "mean", **kwargs: Any
+) -> Any:
+    """triton.testing.do_bench without a GPU: the benchmarked function is called once, as
+    a real run's first call would (so the kernels a benchmark launches are compiled and
+    recorded, as a real run compiles them), and the time is a placeholder in the shape
+    do_bench returns it."""
+    if callable(fn):
+        fn()
     ms = LEDGER.timing("triton.testing.do_bench")
     if quantiles is not None:
         out = [ms] * len(quantiles)
@@ -220,10 +249,34 @@ def fake_do_bench(*args: Any, quantiles: Any = None, return_mode: str = "mean", 
     return [ms] if return_mode == "all" else ms
 
 
+def _run_benchmark(
+    self: Any,
+    bench: Any,
+    save_path: str = "",
+    show_plots: bool = False,
+    print_data: bool = False,
+    **kwargs: Any,
+) -> None:
+    """triton.testing.Mark._run without plots, tables or files: every call the benchmark
+    makes (each x value, each line) is made, so its kernels are compiled; nothing is
+    written to the user's folder and neither pandas nor matplotlib is needed."""
+    names = list(bench.x_names)
+    for x in bench.x_vals:
+        values = x if isinstance(x, (list, tuple)) else [x] * len(names)
+        for y in bench.line_vals:
+            self.fn(**dict(zip(names, values)), **{bench.line_arg: y}, **bench.args, **kwargs)
+    print(
+        f"{bench.plot_name}: {len(bench.x_vals)} x {len(bench.line_vals)} calls made (kx capture: no timings)"
+    )
+
+
 def patch_triton_testing() -> None:
-    """Triton's timing and checking helpers as placeholders (see placeholders)."""
+    """Triton's timing and checking helpers as placeholders (see placeholders), and its
+    benchmark runner as plain calls."""
     import triton.testing as tt
 
+    if hasattr(tt, "Mark"):
+        tt.Mark._run = _run_benchmark
     tt.do_bench = fake_do_bench
     if hasattr(tt, "do_bench_cudagraph"):
         tt.do_bench_cudagraph = fake_do_bench

@@ -12,8 +12,9 @@ The placeholders are chosen so that ordinary files keep running:
 - comparisons meant to pass pass: `allclose`/`equal` are True, `assert_close` returns,
   `a - b` is taken as all zeros (so `(a - b).abs().max() < tol` holds), `isnan`/`isinf`/
   `!=` as all False, `==`/`isclose`/`isfinite` as all True;
-- any other value read is 1 (True for bool, 1 for integers, 1.0 for floats): no division
-  by zero, no empty `range()` of a count;
+- any other value read is True for bool, 3 for integers and 1.0 for floats: no division
+  by zero, no empty `range()` of a count, and an integer that, like most real counts,
+  is neither 1 nor divisible by 16 (Triton specializes both);
 - times (do_bench, Event.elapsed_time) are 1.0 ms.
 A tensor's presumed value is kept as the attribute `_kx_fill` and follows a few
 value-preserving ops (abs, max, sum, mean, view, to, any/all, ...; see `propagate`).
@@ -107,15 +108,18 @@ class Ledger:
 LEDGER = Ledger()
 
 
+INT_PLACEHOLDER = 3  # not 1 and not a multiple of 16: no specialization a real count rarely has
+
+
 def default_value(dtype: Any) -> Any:
-    """The placeholder of one element of `dtype` when nothing better is known: 1."""
+    """The placeholder of one element of `dtype` when nothing better is known."""
     if dtype is not None and getattr(dtype, "is_floating_point", False):
         return 1.0
     if dtype is not None and getattr(dtype, "is_complex", False):
         return 1.0 + 0j
     if str(dtype) == "torch.bool":
         return True
-    return 1
+    return INT_PLACEHOLDER
 
 
 def element_value(t: Any) -> Any:

@@ -23,8 +23,9 @@ from dataclasses import dataclass, replace
 
 from kx_core.base.paths import worker_env
 from kx_core.compile import cache
-from kx_core.compile.capture_device import capture_gpu, target_for_gpu
+from kx_core.compile.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
+from kx_core.compile.fake_smi import write_fake_smi
 from kx_core.compile.interpreter import probe
 from kx_core.compile.protocol import parse_lines
 from kx_core.compile.target import parse_target
@@ -238,11 +239,17 @@ def _run_worker(
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(replace(request, file=file).to_json(), f)
     jobs = request.jobs or os.cpu_count() or 1
+    python = request.python or sys.executable
+    env = _worker_env(os.path.join(work, "triton-cache"), request.passes)
+    if target.backend == "cuda":  # the capture device answers nvidia-smi too
+        report = device_report(target, request.gpu)
+        smi = write_fake_smi(os.path.join(work, "bin"), report, python)
+        env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
     read_fd, write_fd = os.pipe()
     out = open(output_path, "wb")
     proc = subprocess.Popen(
         [
-            request.python or sys.executable,
+            python,
             "-m",
             "kx_core.compile.worker",
             "--request",
@@ -258,8 +265,8 @@ def _run_worker(
         stdout=out,
         stderr=subprocess.STDOUT,
         pass_fds=(write_fd,),
-        env=_worker_env(os.path.join(work, "triton-cache"), request.passes),
-        cwd=os.path.dirname(file),
+        env=env,
+        cwd=request.cwd or os.getcwd(),
         start_new_session=True,  # its own process group: killing it kills forked children
     )
     os.close(write_fd)

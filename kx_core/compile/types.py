@@ -261,6 +261,9 @@ class CompileRequest(Jsonable):
     # import the file as a module (its __main__ block does not run) instead of running it:
     # set by `kx kernels` and by --arg
     import_only: bool = False
+    # the worker's working directory; None: the caller's, as `python FILE` keeps it (the
+    # app passes the file's folder)
+    cwd: str | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,6 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QVBoxLayout
 
-from kx_core.compile import CompileRequest
 from kx_core.compile.stages import ALL_STAGES
 from kx_core.compile.target import KNOWN_TARGETS
 from kx_core.ir.lexers import lexer_for_syntax
@@ -87,7 +86,7 @@ class DiffPane(Pane):
             request = self.session.request(python=self.right_python)
             what = self.right_python
         else:
-            request = CompileRequest(self.session.path, target=target, python=self.session.python, gpu=None)
+            request = self.session.request(target=target, gpu=None)
             what = target
         self.diff.clear(f"compiling with {what}…")
         self._generation += 1

@@ -234,3 +234,28 @@ def test_an_interpreter_without_torch_is_an_environment_diagnostic(tmp_path):
     )
     assert p.returncode == 1
     assert "environment" in p.stdout and "cannot import torch" in p.stdout
+
+
+GROUND = sorted((REAL / "ground").glob("*.json"))
+
+
+def test_ground_truth_covers_every_file():
+    assert {g.stem for g in GROUND} == {p.stem for p in REAL.glob("*.py")}
+
+
+@pytest.mark.parametrize("ground", GROUND, ids=[g.stem for g in GROUND])
+def test_capture_compiles_exactly_what_the_real_run_compiled(ground, tmp_path):
+    """The set of (kernel, constexprs, signature, warps, stages) a real run on an H200
+    compiled (scripts/record_real_runs.py) is the set kx's capture compiles here, for the
+    same GPU (--gpu h200); failed compiles are failed records."""
+    from kx_core.compile.real_runs import compare
+
+    record = json.loads(ground.read_text())
+    assert record["gpu"] == "NVIDIA H200" and record["status"] == "ok"
+    fields = {"target": "cuda:90", "gpu": "h200"}
+    if ground.stem == "needs_other_env":
+        fields["python"] = str(_venv(tmp_path / "user", [REAL / "other_env"]))
+    r = capture(f"{ground.stem}.py", **fields)
+    c = compare(record, list(r.kernels))
+    assert not c.missing and not c.extra, (sorted(c.missing), sorted(c.extra))
+    assert c.complete and c.captured_failures == c.real_failures

@@ -1,0 +1,93 @@
+"""kx on the public-file corpus, as a user runs it, against what real runs compiled.
+
+    python benchmarks/real_files/measure.py [--only ID,...] [--extra-site DIR] [--timeout 600]
+
+For each manifest entry: `kx compile RUN --target cuda:90 --gpu h200` (the GPU the ground
+truth was recorded on), with the entry's PYTHONPATH and --extra-site (the packages a
+user of that library has: pandas, matplotlib, tabulate, einops), from the repo root; then
+the distinct compiles (kernel, constexprs, signature, warps, stages) are compared with
+ground_h200.json (scripts/record_real_runs.py on the H200). Prints a Markdown table and
+writes measure.json. Upstream files come from .realfiles/ (extract.py rebuilds it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kx_core.compile import CompileRequest, compile_file  # noqa: E402
+from kx_core.compile.real_runs import compare  # noqa: E402
+
+
+def measure(entry: dict, ground: dict, extra: list[str], timeout: float) -> dict:
+    paths = [str(ROOT / p) for p in entry["pythonpath"]] + extra
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    os.environ.setdefault("MPLBACKEND", "Agg")
+    started = time.perf_counter()
+    request = CompileRequest(
+        str(ROOT / entry["run"]), target="cuda:90", gpu="h200", timeout_s=timeout, cwd=str(ROOT)
+    )
+    result = compile_file(request, use_cache=False)
+    seconds = time.perf_counter() - started
+    c = compare(ground, list(result.kernels))
+    stops = [d for d in result.diagnostics if d.fatal or d.kind == "runtime"]
+    return {
+        "id": entry["id"],
+        "real": len(c.real),
+        "captured": len(c.captured & c.real),
+        "extra": len(c.extra),
+        "missing": sorted(map(list, c.missing))[:5],
+        "real_failed": sum(c.real_failures.values()),
+        "captured_failed": sum(c.captured_failures.values()),
+        "complete": c.complete,
+        "exit": result.exit_status,
+        "seconds": round(seconds, 1),
+        "placeholders": sum(d.kind == "placeholder" for d in result.diagnostics),
+        "stop": f"{stops[0].kind} line {stops[0].line}: {stops[0].message[:90]}" if stops else "",
+        "real_status": ground["status"][:60],
+    }
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", default="")
+    ap.add_argument("--extra-site", action="append", default=[])
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--out", default=str(HERE / "measure.json"))
+    args = ap.parse_args()
+    manifest = json.loads((HERE / "manifest.json").read_text())
+    ground = json.loads((HERE / "ground_h200.json").read_text())
+    only = {x for x in args.only.split(",") if x}
+    rows = []
+    for e in manifest:
+        if (only and e["id"] not in only) or e["id"] not in ground:
+            continue
+        row = measure(e, ground[e["id"]], args.extra_site, args.timeout)
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    Path(args.out).write_text(json.dumps(rows, indent=1))
+    print(
+        "\n| entry | real run compiled | kx captured (of those) | failed real/kx | kx exit | s | kx stopped at |"
+    )
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        mark = "" if r["complete"] else " **incomplete**"
+        print(
+            f"| {r['id']} | {r['real']} | {r['captured']}{mark} | {r['real_failed']}/{r['captured_failed']} "
+            f"| {r['exit']} | {r['seconds']} | {r['stop'] or '-'} |"
+        )
+    done = sum(r["complete"] for r in rows)
+    print(f"\ncomplete: {done} of {len(rows)} ({100 * done / max(len(rows), 1):.0f}%)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

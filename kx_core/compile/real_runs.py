@@ -1,0 +1,80 @@
+"""Comparing a capture with what a real GPU run compiled.
+
+scripts/record_real_runs.py records, on a GPU machine, every kernel a file's real run
+compiled (kernel name, constexprs, signature, warps, stages) or failed to compile. These
+functions put kx's capture of the same file into the same terms, so a test or a
+measurement can say whether kx shows everything the real run compiled.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from kx_core.compile.types import CompiledKernel
+
+
+def _canon(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+def recorded_key(c: dict) -> tuple:
+    """The identity of one compile in a real run's record."""
+    return (
+        c["kernel"],
+        _canon(c.get("constexprs") or {}),
+        _canon(c.get("signature") or {}),
+        c.get("num_warps"),
+        c.get("num_stages"),
+    )
+
+
+def captured_key(k: CompiledKernel) -> tuple | None:
+    """The same identity for a kernel kx compiled (compiled or pruned), else None."""
+    if k.specialization is None or k.metadata is None:
+        return None
+    spec = k.specialization
+    return (
+        k.name,
+        _canon(spec.constexprs),
+        _canon(spec.signature),
+        k.metadata.num_warps,
+        k.metadata.num_stages,
+    )
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Distinct compiles of the real run and of kx's capture, and the differences."""
+
+    real: frozenset
+    captured: frozenset
+    real_failures: Counter  # kernel name -> compiles that raised in the real run
+    captured_failures: Counter
+
+    @property
+    def missing(self) -> frozenset:
+        return self.real - self.captured
+
+    @property
+    def extra(self) -> frozenset:
+        return self.captured - self.real
+
+    @property
+    def complete(self) -> bool:
+        """kx shows everything the real run compiled (and failed to compile)."""
+        return not self.missing and all(self.captured_failures[k] >= n for k, n in self.real_failures.items())
+
+
+def compare(record: dict, kernels: list[CompiledKernel]) -> Comparison:
+    real = frozenset(recorded_key(c) for c in record["compiles"] if c["status"] == "compiled")
+    captured = frozenset(
+        key for k in kernels if k.status in ("compiled", "pruned") and (key := captured_key(k))
+    )
+    # a real run retries a failing specialization on every launch: count distinct ones
+    distinct_failed = {recorded_key(c) for c in record["compiles"] if c["status"] != "compiled"}
+    real_failures = Counter(key[0] for key in distinct_failed)
+    captured_failures = Counter(k.name for k in kernels if k.status == "failed")
+    return Comparison(real, captured, real_failures, captured_failures)
