@@ -1,6 +1,6 @@
 """kx on the public-file corpus, as a user runs it, against what real runs compiled.
 
-    python benchmarks/real_files/measure.py [--only ID,...] [--extra-site DIR] [--timeout 600]
+    python benchmarks/real_files/measure.py [--only ID,...] [--extra-site DIR] [--timeout 600] [--python PY]
 
 For each manifest entry: `kx compile RUN --target cuda:90 --gpu h200` (the GPU the ground
 truth was recorded on), with the entry's PYTHONPATH and --extra-site (the packages a
@@ -8,6 +8,8 @@ user of that library has: pandas, matplotlib, tabulate, einops), from the repo r
 the distinct compiles (kernel, constexprs, signature, warps, stages) are compared with
 ground_h200.json (scripts/record_real_runs.py on the H200). Prints a Markdown table and
 writes measure.json. Upstream files come from .realfiles/ (extract.py rebuilds it).
+--python runs the files with another interpreter (kx compile --python): one with the
+ground truth's Triton (3.6) compares like for like.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 from kx_core.compile.real_runs import compare  # noqa: E402
 
 
-def measure(entry: dict, ground: dict, extra: list[str], timeout: float) -> dict:
+def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python: str | None) -> dict:
     paths = [str(ROOT / p) for p in entry["pythonpath"]] + extra
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     os.environ.setdefault("MPLBACKEND", "Agg")
@@ -53,6 +55,7 @@ def measure(entry: dict, ground: dict, extra: list[str], timeout: float) -> dict
         "placeholders": sum(d.kind == "placeholder" for d in result.diagnostics),
         "stop": f"{stops[0].kind} line {stops[0].line}: {stops[0].message[:90]}" if stops else "",
         "real_status": ground["status"][:60],
+        "triton": result.triton_version,
     }
 
 
@@ -62,6 +65,7 @@ def main() -> int:
     ap.add_argument("--extra-site", action="append", default=[])
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=str(HERE / "measure.json"))
+    ap.add_argument("--python", help="the interpreter that runs the files (default: this one)")
     args = ap.parse_args()
     manifest = json.loads((HERE / "manifest.json").read_text())
     ground = json.loads((HERE / "ground_h200.json").read_text())
@@ -70,7 +74,7 @@ def main() -> int:
     for e in manifest:
         if (only and e["id"] not in only) or e["id"] not in ground:
             continue
-        row = measure(e, ground[e["id"]], args.extra_site, args.timeout)
+        row = measure(e, ground[e["id"]], args.extra_site, args.timeout, args.python)
         rows.append(row)
         print(json.dumps(row), flush=True)
     Path(args.out).write_text(json.dumps(rows, indent=1))

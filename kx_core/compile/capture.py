@@ -66,6 +66,7 @@ class CaptureState:
     prefetch: threading.Thread | None = None
     report: Any = None  # the capture device's DeviceReport
     key_by_hash: dict[str, str] = field(default_factory=dict)  # compiled kernel hash -> record key
+    compiled_keys: set[str] = field(default_factory=set)  # records with status 'compiled'
 
     def join_prefetch(self) -> None:
         """Wait for the background triton_key() rather than computing it twice."""
@@ -80,6 +81,8 @@ class CaptureState:
     def send_kernel(self, key: str, record: CompiledKernel) -> None:
         if record.status != "not-launched":
             self.launched.add(record.name)
+        if record.status == "compiled":
+            self.compiled_keys.add(key)
         if record.metadata is not None and record.metadata.hash:
             self.key_by_hash.setdefault(record.metadata.hash, key)
         if key in self.seen:
@@ -236,7 +239,8 @@ def _install_wrappers() -> None:
             return original_autotune_run(self, *args, **kwargs)
         tune_key = _autotune_key(self, args, kwargs)
         if tune_key not in state.autotune_seen:
-            state.autotune_seen[tune_key] = _compile_configs(self, original_autotune_run, args, kwargs)
+            tried = _configs_a_real_run_tries(self, args, kwargs)
+            state.autotune_seen[tune_key] = _compile_configs(self, original_autotune_run, args, kwargs, tried)
         chosen = state.autotune_seen[tune_key]
         if chosen is None:
             raise CompileFailure(f"no config of {jit_name(_base_jit(self))} compiled")
@@ -271,31 +275,67 @@ def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
     return (id(tuner), tuple(key))
 
 
-def _compile_configs(tuner: Any, original_run: Any, args: tuple, kwargs: dict) -> tuple[int, str] | None:
-    """Compile every config of an autotuned launch; returns (index, record key) of the
-    first config that compiled, or None. Uses forked children where fork exists."""
+def _configs_a_real_run_tries(tuner: Any, args: tuple, kwargs: dict) -> list[int]:
+    """Indices of the configs Triton's autotuner would benchmark for this launch: its
+    prune_configs_by (early_config_prune, perf_model top-k) applied as Autotuner.run
+    applies it. The others are listed as pruned, not compiled, as a real run skips them."""
+    configs = list(tuner.configs)
+    if not (getattr(tuner, "early_config_prune", None) or getattr(tuner, "perf_model", None)):
+        return list(range(len(configs)))
+    tuner.nargs = dict(zip(tuner.arg_names, args))
+    try:
+        kept = tuner.prune_configs(kwargs)
+    except Exception:  # noqa: BLE001 - a pruning function that fails: try them all
+        return list(range(len(configs)))
+    tried = [i for i, c in enumerate(configs) if any(c is k for k in kept)]
+    fn = _base_jit(tuner)
+    for i, cfg in enumerate(configs):
+        if i not in tried:
+            config = config_of(cfg, i)
+            record = _uncompiled_record(
+                fn,
+                "pruned",
+                "the kernel's prune_configs_by leaves it out for this launch: a real run does not compile it",
+                config,
+            )
+            STATE.send_kernel(f"skipped/{record.name}/{i}", record)
+    return tried or list(range(len(configs)))
+
+
+def _compile_configs(
+    tuner: Any, original_run: Any, args: tuple, kwargs: dict, tried: list[int]
+) -> tuple[int, str] | None:
+    """Compile the configs `tried` of an autotuned launch; returns (index, record key)
+    of the first config that compiled, or None. Uses forked children where fork exists."""
     state = STATE
     configs = list(tuner.configs)
     name = jit_name(_base_jit(tuner))
-    state.progress(f"autotune: compiling {len(configs)} configs of {name}, {state.jobs} at a time")
+    state.progress(f"autotune: compiling {len(tried)} configs of {name}, {state.jobs} at a time")
     outcomes: dict[int, list[dict]] = {}
     started = time.perf_counter()
     if hasattr(os, "fork") and state.jobs > 1:
         _warm_up_once()
-        outcomes = _fork_configs(tuner, original_run, args, kwargs, configs)
+        outcomes = _fork_configs(tuner, original_run, args, kwargs, [(i, configs[i]) for i in tried])
     else:
-        for i, cfg in enumerate(configs):
-            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, cfg, i)
+        for i in tried:
+            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, configs[i], i)
     chosen = None
     for i in sorted(outcomes):
         for message in outcomes[i]:
-            if message["type"] == "kernel" and message["kernel"]["status"] == "compiled" and chosen is None:
+            # a config compiled before (an earlier launch with another autotune key) comes
+            # back as a relaunch of its record
+            ok = (message["type"] == "kernel" and message["kernel"]["status"] == "compiled") or (
+                message["type"] == "relaunch" and message["key"] in state.compiled_keys
+            )
+            if ok and chosen is None:
                 chosen = (i, message["key"])
     for i in sorted(outcomes):
         for message in outcomes[i]:
             if message["type"] == "kernel":
                 state.seen.add(message["key"])
                 state.launched.add(message["kernel"]["name"])
+                if message["kernel"]["status"] == "compiled":
+                    state.compiled_keys.add(message["key"])
                 meta = message["kernel"].get("metadata") or {}
                 if meta.get("hash"):
                     state.key_by_hash.setdefault(meta["hash"], message["key"])
@@ -422,9 +462,10 @@ def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -
     )
 
 
-def _fork_configs(tuner, original_run, args, kwargs, configs) -> dict[int, list[dict]]:
+def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[dict]]:
     state = STATE
-    pending = list(enumerate(configs))
+    configs = list(tuner.configs)
+    pending = list(indexed)
     running: dict[int, tuple[int, str]] = {}
     outcomes: dict[int, list[dict]] = {}
     sys.stdout.flush()

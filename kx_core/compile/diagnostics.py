@@ -88,9 +88,14 @@ def compile_error_diagnostic(
     located = [e for e in errors if getattr(getattr(e, "node", None), "lineno", None)]
     messages = [getattr(e, "error_message", None) for e in errors]
     message = next((m for m in reversed(messages) if m), None)
+    if message is None and located:
+        # an error without a message (a bare tl.static_assert): say which statement
+        innermost = located[-1]
+        statement = _source_line(innermost)
+        message = f"{type(innermost).__name__}: {statement}" if statement else None
     if message is None:
         tail = _exception_chain(exc)[-1]
-        message = f"{type(tail).__name__}: {tail}" if not _is_compilation_error(tail) else str(tail)
+        message = f"{type(tail).__name__}: {tail}" if not _is_compilation_error(tail) else _last_line(str(tail))
     fns = list(jit_functions)
     for err in reversed(located):
         fn = next((f for f in fns if jit_source(f) == err.src), None)
@@ -117,6 +122,19 @@ def compile_error_diagnostic(
             kernel,
         )
     return Diagnostic("compile", message, None, None, None, kernel)
+
+
+def _source_line(err: Any) -> str:
+    """The statement a CompilationError points at, from the source it carries."""
+    src, line = getattr(err, "src", None), getattr(getattr(err, "node", None), "lineno", None)
+    lines = src.splitlines() if isinstance(src, str) else []
+    return lines[line - 1].strip() if line and 0 < line <= len(lines) else ""
+
+
+def _last_line(text: str) -> str:
+    """The last line of Triton's 'at L:C:\n<source>\n    ^\n<message>' that says something."""
+    lines = [t.strip() for t in text.splitlines() if t.strip() and set(t.strip()) != {"^"}]
+    return lines[-1] if lines else text
 
 
 def syntax_diagnostic(exc: SyntaxError, file: str) -> Diagnostic:

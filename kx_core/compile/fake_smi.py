@@ -33,8 +33,8 @@ if unknown:
     print(f'Field "{unknown[0]}" is not a valid field to query.', file=sys.stderr)
     sys.exit(2)
 values = [FIELDS[n] for n in names]
-if "nounits" in fmt:
-    values = [v.split(" ")[0] for v in values]
+if "nounits" in fmt:  # '143771 MiB' -> '143771'; names keep their spaces
+    values = [v.rsplit(" ", 1)[0] if v.split(" ")[-1] in ("MiB", "MHz", "%%", "W") else v for v in values]
 if "noheader" not in fmt:
     print(", ".join(names))
 print(", ".join(values))

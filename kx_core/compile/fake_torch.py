@@ -214,10 +214,55 @@ def install(report: DeviceReport) -> list[Any]:
     fake_cuda.install(report)
     torch.testing.assert_close = assert_close
     torch.compile = eager_compile
+    _gpu_kernels_serve_meta(torch)
     torch.set_default_device(meta)
     device_mode = MetaDeviceMode()
     device_mode.__enter__()
+    _mode_in_backward(device_mode)
     return [device_mode]
+
+
+def _mode_in_backward(mode: Any) -> None:
+    """Keep the mode on inside custom autograd backward functions. `loss.backward()` goes
+    through the mode's handler, and a mode is off while its handler runs, so without this
+    a Function's backward would allocate on the real GPU and read meta data unguarded."""
+    import torch
+    from torch.autograd import function as autograd_function
+
+    original = autograd_function.BackwardCFunction.apply
+
+    def apply(self: Any, *args: Any) -> Any:
+        if torch._C._len_torch_function_stack() == 0:
+            with mode:
+                return original(self, *args)
+        return original(self, *args)
+
+    autograd_function.BackwardCFunction.apply = apply
+
+
+# Dispatch keys of the real GPU, and the keys capture tensors (meta) dispatch on.
+_GPU_TO_META_KEYS = {"CUDA": "Meta", "AutogradCUDA": "AutogradMeta", "HIP": "Meta"}
+
+
+def _gpu_kernels_serve_meta(torch: Any) -> None:
+    """Python kernels a library registers for the GPU's dispatch key (FlagGems registers
+    its Triton implementations of aten ops for 'CUDA' under `use_gems()`) are registered
+    for the capture's meta tensors instead, so the op runs the library's code (and
+    launches its kernels) as it would on the GPU, not torch's meta shape function."""
+    original = torch.library.Library.impl
+
+    def impl(self: Any, op_name: Any, fn: Any, dispatch_key: str = "", *args: Any, **kwargs: Any) -> Any:
+        key = _GPU_TO_META_KEYS.get(dispatch_key, dispatch_key)
+        if key != dispatch_key:
+            try:
+                return original(self, op_name, fn, key, *args, **kwargs)
+            except RuntimeError:
+                # torch refuses some meta registrations (an op without a default
+                # overload, or a composite one): keep the GPU registration for those
+                pass
+        return original(self, op_name, fn, dispatch_key, *args, **kwargs)
+
+    torch.library.Library.impl = impl
 
 
 def eager_compile(model: Any = None, **kwargs: Any) -> Any:
