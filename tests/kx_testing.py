@@ -29,3 +29,19 @@ def line_of(name: str, needle: str) -> int:
         if needle in text:
             return i
     raise AssertionError(f"{needle!r} is not in {name}")
+
+
+def make_venv(path: Path, extra: list[Path] = ()) -> Path:
+    """A bare venv (no pip) whose site-packages see this interpreter's packages plus the
+    folders `extra`: another interpreter for --python, in a second. Returns its python."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
+    py = path / "bin" / "python"
+    site = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
+    Path(site, "kx_test.pth").write_text("\n".join([*ours, *map(str, extra)]) + "\n")
+    return py

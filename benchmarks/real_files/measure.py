@@ -35,7 +35,12 @@ def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python:
     os.environ.setdefault("MPLBACKEND", "Agg")
     started = time.perf_counter()
     request = CompileRequest(
-        str(ROOT / entry["run"]), target="cuda:90", gpu="h200", timeout_s=timeout, cwd=str(ROOT)
+        str(ROOT / entry["run"]),
+        target="cuda:90",
+        gpu="h200",
+        timeout_s=timeout,
+        cwd=str(ROOT),
+        python=python,
     )
     result = compile_file(request, use_cache=False)
     seconds = time.perf_counter() - started

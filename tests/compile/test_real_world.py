@@ -5,16 +5,14 @@ kernels compile from example arguments, statuses tell the truth."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.model.gpu import SPECS
-from kx_testing import ROOT, run_kx
+from kx_testing import ROOT, make_venv, run_kx
 
 REAL = ROOT / "fixtures" / "real_world"
 
@@ -197,26 +195,11 @@ def test_a_file_that_stops_before_its_first_launch_exits_one(tmp_path):
     assert any(d.kind == "no-launch" and "stopped at line 10" in d.message for d in r.diagnostics)
 
 
-def _venv(path: Path, extra: list[Path]) -> Path:
-    """A bare venv whose site-packages sees this interpreter's packages plus `extra`."""
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True, timeout=120)
-    py = path / "bin" / "python"
-    site = subprocess.run(
-        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    ours = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
-    Path(site, "kx_test.pth").write_text("\n".join([*ours, *map(str, extra)]) + "\n")
-    return py
-
-
 def test_another_interpreter_runs_the_file(tmp_path):
     mine = capture("needs_other_env.py")
     assert not mine.kernels and "kx_probe_pkg" in mine.diagnostics[0].message
     assert mine.exit_status == 1  # stopped before its first launch
-    py = _venv(tmp_path / "user", [REAL / "other_env"])
+    py = make_venv(tmp_path / "user", [REAL / "other_env"])
     theirs = compile_file(
         CompileRequest(str(REAL / "needs_other_env.py"), target="cuda:90", python=str(py)), use_cache=False
     )
@@ -254,7 +237,7 @@ def test_capture_compiles_exactly_what_the_real_run_compiled(ground, tmp_path):
     assert record["gpu"] == "NVIDIA H200" and record["status"] == "ok"
     fields = {"target": "cuda:90", "gpu": "h200"}
     if ground.stem == "needs_other_env":
-        fields["python"] = str(_venv(tmp_path / "user", [REAL / "other_env"]))
+        fields["python"] = str(make_venv(tmp_path / "user", [REAL / "other_env"]))
     r = capture(f"{ground.stem}.py", **fields)
     c = compare(record, list(r.kernels))
     assert not c.missing and not c.extra, (sorted(c.missing), sorted(c.extra))

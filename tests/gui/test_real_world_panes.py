@@ -62,3 +62,24 @@ def test_kernels_pane_notes_pruned_failed_and_after_placeholder(qtbot, make_wind
     marked = [row for row in range(pane.table.rowCount()) if pane.table.item(row, 1).text().endswith("*")]
     assert len(marked) == 2
     assert all("torch.allclose" in pane.table.item(row, note).text() for row in marked)
+
+
+def test_diff_pane_puts_another_interpreters_compile_beside(qtbot, make_window, tmp_path):
+    """The right side compiled by another Python: here one whose environment has a
+    package kx's own lacks, so only it can run the file."""
+    from kx_testing import make_venv
+
+    py = make_venv(tmp_path / "user", [REAL / "other_env"])
+    w = make_window("cuda:90")
+    w.session.python = str(py)
+    result = open_and_wait(qtbot, w, REAL / "needs_other_env.py")
+    assert result.ok and result.kernels[0].name == "probe_copy"
+    pane = w.diff_pane
+    with qtbot.waitSignal(pane.other_compiled, timeout=300_000) as blocker:
+        pane.compare_python(str(py))
+    other = blocker.args[0]
+    assert other.kernels[0].stages["ptx"] == result.kernels[0].stages["ptx"]
+    assert pane.right_target.currentText() == "another Python…"
+    pane.compare(0, "ttgir", 0, "ttgir")
+    assert f"triton {other.triton_version}" in pane.diff.right_title.text()
+    assert "cuda:90" in pane.diff.left_title.text()
