@@ -47,7 +47,7 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--num-warps", type=int)
     p.add_argument("--num-stages", type=int)
     p.add_argument("--passes", action="store_true", help="also capture the IR before every pass")
-    p.add_argument("--timeout", type=float, default=60.0, help="seconds before the worker is killed (60)")
+    p.add_argument("--timeout", type=float, default=180.0, help="seconds before the worker is killed (180)")
     p.add_argument("--jobs", type=int, help="autotune configs compiled at once (default: CPU count)")
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
     p.add_argument(

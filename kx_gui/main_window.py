@@ -373,6 +373,10 @@ class MainWindow(QMainWindow):
         fatal = [d for d in result.diagnostics if d.fatal]
         summary = f"{len(result.kernels)} kernels for {result.target.spec} (triton {result.triton_version})"
         summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
+        after = [k for k in result.kernels if k.after_placeholder is not None]
+        if after:
+            first = after[0].after_placeholder
+            summary += f"; {len(after)} captured after a data placeholder (* — {first.what} at line {first.line})"
         if fatal:
             d = fatal[0]
             summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"

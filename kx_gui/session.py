@@ -39,7 +39,7 @@ class Session(QObject):
     )  # register, shared layout, shape, bits, alloc shape
 
     def __init__(
-        self, target: str = "default", parent: QObject | None = None, timeout_s: float = 60.0
+        self, target: str = "default", parent: QObject | None = None, timeout_s: float = 180.0
     ) -> None:
         super().__init__(parent)
         self.target = target

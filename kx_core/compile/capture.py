@@ -57,7 +57,9 @@ class CaptureState:
     user_file: str
     jobs: int
     config: AutotuneConfig | None = None
-    suppress_records: bool = False
+    # the launch right after its configs were compiled: its record exists (a child sent
+    # it), so this launch is that record's first, not another one
+    first_launch: bool = False
     seen: set[str] = field(default_factory=set)
     launched: set[str] = field(default_factory=set)
     autotune_seen: dict[tuple, str] = field(default_factory=dict)
@@ -200,18 +202,17 @@ def _install_wrappers() -> None:
         except NeedsRealData:
             raise
         except Exception as e:
-            if not state.suppress_records:
-                _send_failed(self, e, args, kwargs, time.perf_counter() - start)
+            _send_failed(self, e, args, kwargs, time.perf_counter() - start)
             raise CompileFailure(name) from e
         finally:
             LAUNCH_LOG.in_jit = False
         elapsed = time.perf_counter() - start
-        if kernel is None or state.suppress_records:
+        if kernel is None:
             return kernel
         key = _record_key(kernel, state.config)
         if key in state.seen:
             state.launched.add(name)
-            state.writer.send({"type": "relaunch", "key": key})
+            state.writer.send({"type": "relaunch", "key": key, "first": state.first_launch})
             return kernel
         launch = describe_launch(self, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel, warmup)
         record = kernel_record(
@@ -238,21 +239,25 @@ def _install_wrappers() -> None:
                     state.config = None
             return original_autotune_run(self, *args, **kwargs)
         tune_key = _autotune_key(self, args, kwargs)
-        if tune_key not in state.autotune_seen:
+        first = tune_key not in state.autotune_seen
+        if first:
             tried = _configs_a_real_run_tries(self, args, kwargs)
             state.autotune_seen[tune_key] = _compile_configs(self, original_autotune_run, args, kwargs, tried)
         chosen = state.autotune_seen[tune_key]
         if chosen is None:
             raise CompileFailure(f"no config of {jit_name(_base_jit(self))} compiled")
-        index, key = chosen
-        saved, state.suppress_records = self.configs, True
+        # Later launches with the same autotune key run the chosen config, as Triton's
+        # cache does, even where the specialization changed (a constexpr outside the key):
+        # that compile is recorded like any other.
+        index, _key = chosen
+        saved = self.configs
         self.configs = [configs[index]]
+        state.config, state.first_launch = config_of(configs[index], index), first
         try:
-            result = original_autotune_run(self, *args, **kwargs)
+            return original_autotune_run(self, *args, **kwargs)
         finally:
-            self.configs, state.suppress_records = saved, False
-        state.writer.send({"type": "relaunch", "key": key, "first": True})
-        return result
+            self.configs = saved
+            state.config, state.first_launch = None, False
 
     JITFunction.run = jit_run
     Autotuner.run = autotune_run

@@ -95,7 +95,9 @@ def compile_error_diagnostic(
         message = f"{type(innermost).__name__}: {statement}" if statement else None
     if message is None:
         tail = _exception_chain(exc)[-1]
-        message = f"{type(tail).__name__}: {tail}" if not _is_compilation_error(tail) else _last_line(str(tail))
+        message = (
+            f"{type(tail).__name__}: {tail}" if not _is_compilation_error(tail) else _last_line(str(tail))
+        )
     fns = list(jit_functions)
     for err in reversed(located):
         fn = next((f for f in fns if jit_source(f) == err.src), None)

@@ -215,6 +215,7 @@ def install(report: DeviceReport) -> list[Any]:
     torch.testing.assert_close = assert_close
     torch.compile = eager_compile
     _gpu_kernels_serve_meta(torch)
+    _lazy_distributed_submodules()
     torch.set_default_device(meta)
     device_mode = MetaDeviceMode()
     device_mode.__enter__()
@@ -263,6 +264,29 @@ def _gpu_kernels_serve_meta(torch: Any) -> None:
         return original(self, op_name, fn, dispatch_key, *args, **kwargs)
 
     torch.library.Library.impl = impl
+
+
+def _lazy_distributed_submodules() -> None:
+    """`torch.distributed.tensor` as an attribute without an import: on a real run
+    torch._dynamo's import has loaded it by the time a library checks
+    `isinstance(x, torch.distributed.tensor.DTensor)` (Liger does); with dynamo deferred,
+    the attribute is imported on first use instead."""
+    try:
+        import torch.distributed as dist
+    except ImportError:
+        return
+    previous = getattr(dist, "__getattr__", None)
+
+    def lazy(name: str) -> Any:
+        if name in ("tensor", "fsdp", "device_mesh"):
+            import importlib
+
+            return importlib.import_module(f"torch.distributed.{name}")
+        if previous is not None:
+            return previous(name)
+        raise AttributeError(f"module 'torch.distributed' has no attribute {name!r}")
+
+    dist.__getattr__ = lazy
 
 
 def eager_compile(model: Any = None, **kwargs: Any) -> Any:
