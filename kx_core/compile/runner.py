@@ -112,6 +112,9 @@ def _worker_env(cache_dir: str, passes: bool = False) -> dict[str, str]:
         # and LLVM's print-after-all, all on stderr (the worker captures fd 2).
         env.update(MLIR_ENABLE_DUMP="1", MLIR_ENABLE_TIMING="1", LLVM_IR_ENABLE_DUMP="1")
     env["TRITON_CACHE_DIR"] = cache_dir
+    # Libraries that keep autotuning results on disk would keep the capture's placeholder
+    # timings (and skip benchmarking, so compile less, next time): a folder of the job's.
+    env["FLAGGEMS_CACHE_DIR"] = os.path.join(os.path.dirname(cache_dir), "flaggems-cache")
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
     env["PYTHONUNBUFFERED"] = "1"
     return env
