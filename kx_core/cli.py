@@ -70,6 +70,12 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
         "(fp16[256,512], fp32[64,64]:1,64, 4096, 1e-6, True, None); the module is imported, not run",
     )
     p.add_argument("--grid", help="with --arg: the grid of that call (128, 64x8); default 1")
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        metavar="MIB",
+        help="the worker's memory limit in MiB (default: 3/4 of this machine's; 0: none)",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -168,6 +174,7 @@ def request_from_args(args: argparse.Namespace) -> CompileRequest:
         python=args.python,
         args=dict(args.arg),
         grid=args.grid,
+        memory_limit_mb=args.memory_limit,
     )
 
 

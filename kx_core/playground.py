@@ -19,12 +19,11 @@ import json
 import os
 import re
 import shlex
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass
 
-from kx_core.base.paths import worker_env
+from kx_core.base import workers
 from kx_core.jsonable import Jsonable
 
 SPLIT_MARK = "// -----"
@@ -242,17 +241,14 @@ def run_passes(mlir: str, flags: list[str], split: bool = False, timeout: float 
         out = os.path.join(tmp, "out.json")
         with open(src, "w", encoding="utf-8") as f:
             f.write(mlir)
-        cmd = [sys.executable, "-m", "kx_core.playground", src, "--out", out] + (
-            ["--split-input-file"] if split else []
-        )
-        cmd += ["--flag=" + f for f in flags]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=worker_env())
-        except subprocess.TimeoutExpired:
+        args = [src, "--out", out] + (["--split-input-file"] if split else [])
+        args += ["--flag=" + f for f in flags]
+        run = workers.run("kx_core.playground", args, timeout, cwd=tmp)
+        if run.timed_out:
             return PlaygroundResult(error=f"the passes took over {timeout:.0f} s")
         if not os.path.exists(out):
-            tail = "\n".join(p.stderr.strip().splitlines()[-6:])
-            how = f"signal {-p.returncode}" if p.returncode < 0 else f"exit {p.returncode}"
+            tail = "\n".join(run.output.strip().splitlines()[-6:])
+            how = f"signal {-run.returncode}" if run.returncode < 0 else f"exit {run.returncode}"
             return PlaygroundResult(error=f"the pass pipeline crashed ({how}):\n{tail}")
         with open(out, encoding="utf-8") as f:
             return PlaygroundResult.from_json(json.load(f))

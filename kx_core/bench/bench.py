@@ -8,12 +8,11 @@ import json
 import os
 import re
 import subprocess
-import sys
 import tempfile
 import time
 from dataclasses import dataclass
 
-from kx_core.base.paths import worker_env
+from kx_core.base import workers
 from kx_core.bench.run import BenchResult
 from kx_core.compile.types import Diagnostic
 from kx_core.jsonable import Jsonable
@@ -84,11 +83,12 @@ class MeasureJob:
         self.cancelled = False
         self.mode = "gpu" if has_gpu() else "interpreter (CPU)"
 
-    def command(self) -> list[str]:
+    def command(self) -> tuple[str, list[str]]:
+        """(worker module, its arguments)."""
         if self.kind == "check":
-            return [sys.executable, "-m", "kx_core.bench.check", self.path, "--out", self.out]
+            return "kx_core.bench.check", [self.path, "--out", self.out]
         o = self.options
-        cmd = [sys.executable, "-m", "kx_core.bench.run", self.path, "--out", self.out]
+        cmd = [self.path, "--out", self.out]
         cmd += ["--budget-ms", str(o.get("budget_ms", 400.0))]
         if o.get("kernel"):
             cmd += ["--kernel", o["kernel"]]
@@ -98,36 +98,28 @@ class MeasureJob:
             cmd.append("--no-flush")
         if o.get("cuda_graph"):
             cmd.append("--cuda-graph")
-        return cmd
+        return "kx_core.bench.run", cmd
 
     def start(self) -> MeasureJob:
         if self.kind == "bench" and not has_gpu():
             raise NoGPU("no CUDA GPU on this machine: nothing to time")
-        env = worker_env()
+        env = dict(os.environ)
         if self.kind == "check" and self.mode != "gpu":
             env["TRITON_INTERPRET"] = "1"
         self.started = time.perf_counter()
-        # output to files, not pipes: a chatty file would fill a pipe and stall the worker
-        self._stdout = open(os.path.join(self._tmp.name, "stdout"), "w+", encoding="utf-8")  # noqa: SIM115
-        self._stderr = open(os.path.join(self._tmp.name, "stderr"), "w+", encoding="utf-8")  # noqa: SIM115
-        self.process = subprocess.Popen(
-            self.command(),
-            stdout=self._stdout,
-            stderr=self._stderr,
-            text=True,
-            env=env,
-            start_new_session=True,  # cancel() kills the worker and anything it started
+        # output to a file, not a pipe: a chatty file would fill a pipe and stall the worker
+        self._output = os.path.join(self._tmp.name, "output.txt")
+        module, args = self.command()
+        # no memory limit: CUDA maps far more address space than it uses
+        self.process = workers.start(
+            module, args, output=self._output, env=env, cwd=os.path.dirname(self.path), job_dir=self._tmp.name
         )
         return self
 
     def last_line(self) -> str:
-        """The worker's latest stderr line (progress, or the start of a traceback)."""
-        try:
-            with open(self._stderr.name, encoding="utf-8", errors="replace") as f:
-                lines = [ln for ln in f.read().splitlines() if ln.strip()]
-            return lines[-1] if lines else ""
-        except OSError:
-            return ""
+        """The worker's latest output line (progress, or the start of a traceback)."""
+        lines = [ln for ln in workers.read_tail(self._output, 4096).splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
 
     @property
     def elapsed(self) -> float:
@@ -139,10 +131,7 @@ class MeasureJob:
     def cancel(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.cancelled = True
-            try:
-                os.killpg(self.process.pid, 9)
-            except (ProcessLookupError, PermissionError):
-                self.process.kill()
+            workers.stop(self.process)
 
     def wait(self, timeout: float | None = None):
         """Block until the worker ends (killing it after `timeout`), then the result."""
@@ -158,10 +147,8 @@ class MeasureJob:
         """The worker's result (after done()): BenchResult or CheckReport."""
         from kx_core.bench.check import CheckReport
 
-        self._stderr.seek(0)
-        stderr = self._stderr.read()
-        self._stdout.close()
-        self._stderr.close()
+        workers.stop(self.process)  # what the file started goes with the worker
+        stderr = workers.read_tail(self._output)
         try:
             if os.path.exists(self.out):
                 with open(self.out, encoding="utf-8") as f:
@@ -221,28 +208,15 @@ def interpret_file(path: str, timeout: float = 600.0) -> InterpretResult:
     """Correctness without a GPU: run the file with Triton's interpreter (its
     `get_active_torch_device()` is then the CPU)."""
     path = os.path.abspath(path)
-    env = worker_env()
-    env["TRITON_INTERPRET"] = "1"
-    start = time.perf_counter()
-    try:
-        p = subprocess.run(
-            [sys.executable, "-m", "kx_core.bench.interpret", path],
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-            env=env,
-            cwd=os.path.dirname(path),
-        )
-    except subprocess.TimeoutExpired:
+    env = dict(os.environ, TRITON_INTERPRET="1")
+    run = workers.run("kx_core.bench.interpret", [path], timeout, env=env, cwd=os.path.dirname(path))
+    if run.timed_out:
+        return InterpretResult(path, False, timeout, (Diagnostic("timeout", f"over {timeout:.0f} s", path, None),))
+    if run.returncode != 0:
         return InterpretResult(
-            path, False, timeout, (Diagnostic("timeout", f"over {timeout:.0f} s", path, None),)
+            path, False, run.seconds, (_stderr_diagnostic("runtime", run.output, path),), run.output[-4000:]
         )
-    seconds = time.perf_counter() - start
-    if p.returncode != 0:
-        return InterpretResult(
-            path, False, seconds, (_stderr_diagnostic("runtime", p.stderr, path),), p.stdout[-4000:]
-        )
-    return InterpretResult(path, True, seconds, (), p.stdout[-4000:])
+    return InterpretResult(path, True, run.seconds, (), run.output[-4000:])
 
 
 def check_file(path: str, timeout: float = 600.0):

@@ -556,6 +556,11 @@ def _compile_diagnostic(exc: BaseException, kernel: str | None) -> Diagnostic:
 
 
 def _classify(exc: BaseException, user_file: str) -> Diagnostic:
+    if _out_of_memory(exc):
+        d = diag.runtime_diagnostic(exc, user_file)
+        limit = os.environ.get("KX_MEMORY_LIMIT_MB")
+        note = f" (the worker's limit is {limit} MiB: --memory-limit)" if limit else ""
+        return replace(d, kind="out-of-memory", message=d.message + note)
     if isinstance(exc, CompileFailure):
         d = _compile_diagnostic(exc.__cause__ or exc, str(exc))
         if d.line is None or not diag.same_file(d.file, user_file):
@@ -566,6 +571,13 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
     if isinstance(exc, NeedsRealData) or "meta tensor" in str(exc) or "'meta'" in str(exc):
         return diag.runtime_diagnostic(exc, user_file, "capture stopped here: ")
     return diag.runtime_diagnostic(exc, user_file)
+
+
+def _out_of_memory(exc: BaseException) -> bool:
+    """A MemoryError, or torch's allocator failing (a RuntimeError saying so)."""
+    return isinstance(exc, MemoryError) or (
+        isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc).lower()
+    )
 
 
 # ----------------------------------------------------------------- the user's file

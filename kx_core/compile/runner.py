@@ -21,7 +21,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
-from kx_core.base.paths import worker_env
+from kx_core.base import workers
 from kx_core.compile import cache
 from kx_core.compile.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
@@ -106,7 +106,7 @@ class _Assembler:
 
 
 def _worker_env(cache_dir: str, passes: bool = False) -> dict[str, str]:
-    env = worker_env()
+    env = dict(os.environ)
     if passes:
         # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
         # and LLVM's print-after-all, all on stderr (the worker captures fd 2).
@@ -118,15 +118,6 @@ def _worker_env(cache_dir: str, passes: bool = False) -> dict[str, str]:
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
     env["PYTHONUNBUFFERED"] = "1"
     return env
-
-
-def _read_tail(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-    except OSError:
-        return ""
-    return text[-_OUTPUT_LIMIT:]
 
 
 # Example: "@triton.jit", "@jit(do_not_specialize=...)", "kernel = triton.jit(fn)"
@@ -237,114 +228,106 @@ def _run_worker(
 ) -> Iterator[CompileProgress | CompileResult]:
     asm = _Assembler(target)
     work = tempfile.mkdtemp(prefix="kx-job-")
-    request_path = os.path.join(work, "request.json")
     output_path = os.path.join(work, "output.txt")
-    with open(request_path, "w", encoding="utf-8") as f:
-        json.dump(replace(request, file=file).to_json(), f)
-    jobs = request.jobs or os.cpu_count() or 1
-    python = request.python or sys.executable
-    env = _worker_env(os.path.join(work, "triton-cache"), request.passes)
-    if target.backend == "cuda":  # the capture device answers nvidia-smi too
-        report = device_report(target, request.gpu)
-        smi = write_fake_smi(os.path.join(work, "bin"), report, python)
-        env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
     read_fd, write_fd = os.pipe()
-    out = open(output_path, "wb")
-    proc = subprocess.Popen(
-        [
-            python,
-            "-m",
-            "kx_core.compile.worker",
-            "--request",
-            request_path,
-            "--target",
-            json.dumps(target.to_json()),
-            "--fd",
-            str(write_fd),
-            "--jobs",
-            str(jobs),
-        ],
-        stdin=subprocess.DEVNULL,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-        pass_fds=(write_fd,),
-        env=env,
-        cwd=request.cwd or os.getcwd(),
-        start_new_session=True,  # its own process group: killing it kills forked children
-    )
-    os.close(write_fd)
-    deadline = time.monotonic() + request.timeout_s
-    buffer = b""
+    try:
+        proc = _start_worker(request, target, file, work, output_path, write_fd)
+    finally:
+        os.close(write_fd)
     timed_out = False
     try:
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select([read_fd], [], [], min(remaining, 0.25))
-            if not ready:
-                # a heartbeat: lets the consumer cancel (close us) while the file is silent
-                yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
-                continue
-            chunk = os.read(read_fd, 1 << 16)
-            if not chunk:
-                break  # the worker closed the pipe: it exited
-            messages, buffer = parse_lines(buffer + chunk)
-            for m in messages:
-                asm.feed(m)
-            yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
+        timed_out = yield from _pump(proc, read_fd, asm, request.timeout_s, started)
         if timed_out:
-            _stop(proc, dump_first=True)
-        returncode = proc.wait()
+            workers.stop(proc, dump_first=True, grace_s=_DUMP_GRACE_S)
+        proc.wait()
     finally:
-        if proc.poll() is None:  # the caller closed the generator: cancel
-            _stop(proc, dump_first=False)
+        # after the worker's exit, a cancel, or a timeout: nothing it started outlives it
+        workers.stop(proc)
         os.close(read_fd)
-        out.close()
-    output = _read_tail(output_path)
+    output = workers.read_tail(output_path, _OUTPUT_LIMIT)
     shutil.rmtree(work, ignore_errors=True)
-    if timed_out:
-        line = frame_from_fault_dump(output, file)
-        asm.add(
-            Diagnostic(
-                "timeout",
-                f"the file ran past the {request.timeout_s:g} s timeout; the worker was killed"
-                + (f" while running line {line}" if line else ""),
-                file,
-                line,
-            )
-        )
-    elif returncode != 0 or not asm.done:
-        line = frame_from_fault_dump(output, file)
-        how = f"signal {signal.Signals(-returncode).name}" if returncode < 0 else f"exit status {returncode}"
-        tail = output.strip().splitlines()[-1:] if returncode > 0 else []
-        asm.add(
-            Diagnostic(
-                "crash",
-                f"the worker died ({how})"
-                + (f" at line {line}" if line else "")
-                + (f": {tail[0]}" if tail else ""),
-                file,
-                line,
-            )
-        )
+    d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
+    if d is not None:
+        asm.add(d)
     return _finish(asm, request, file, started, output)
 
 
-def _stop(proc: subprocess.Popen, dump_first: bool) -> None:
-    """Kill the worker's whole process group, after asking it for its stack if wanted."""
-    try:
-        if dump_first and hasattr(signal, "SIGUSR1"):
-            os.kill(proc.pid, signal.SIGUSR1)
-            try:
-                proc.wait(_DUMP_GRACE_S)
-            except subprocess.TimeoutExpired:
-                pass
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait()
+def _start_worker(
+    request: CompileRequest, target: Target, file: str, work: str, output_path: str, write_fd: int
+) -> subprocess.Popen:
+    request_path = os.path.join(work, "request.json")
+    with open(request_path, "w", encoding="utf-8") as f:
+        json.dump(replace(request, file=file).to_json(), f)
+    python = request.python or sys.executable
+    env = _worker_env(os.path.join(work, "triton-cache"), request.passes)
+    if target.backend == "cuda":  # the capture device answers nvidia-smi too
+        smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
+        env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
+    args = ["--request", request_path, "--target", json.dumps(target.to_json())]
+    args += ["--fd", str(write_fd), "--jobs", str(request.jobs or os.cpu_count() or 1)]
+    return workers.start(
+        "kx_core.compile.worker",
+        args,
+        output=output_path,
+        python=python,
+        env=env,
+        cwd=request.cwd or os.getcwd(),
+        pass_fds=(write_fd,),
+        job_dir=work,
+        memory_limit_mb=request.memory_limit_mb
+        if request.memory_limit_mb is not None
+        else workers.default_memory_limit_mb(),
+    )
+
+
+def _pump(
+    proc: subprocess.Popen, read_fd: int, asm: _Assembler, timeout_s: float, started: float
+) -> Iterator[CompileProgress]:
+    """Feed the worker's messages to `asm` until the worker exits (its own exit decides,
+    not the pipe: a process the file started may hold the pipe open); True on timeout."""
+    deadline = time.monotonic() + timeout_s
+    buffer = b""
+    while True:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            return True
+        exited = proc.poll() is not None
+        ready, _, _ = select.select([read_fd], [], [], 0 if exited else min(remaining, 0.25))
+        chunk = os.read(read_fd, 1 << 16) if ready else b""
+        if chunk:
+            messages, buffer = parse_lines(buffer + chunk)
+            for m in messages:
+                asm.feed(m)
+        elif exited or ready:  # nothing more: the worker is gone (or closed the pipe)
+            if exited or proc.poll() is not None or asm.done:
+                return False
+        # a heartbeat: lets the consumer cancel (close us) while the file is silent
+        yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
+
+
+def _ending_diagnostic(
+    request: CompileRequest, file: str, returncode: int, timed_out: bool, done: bool, output: str
+) -> Diagnostic | None:
+    """The diagnostic for how the worker ended: timeout, out of memory, or a crash."""
+    line = frame_from_fault_dump(output, file)
+    if timed_out:
+        return Diagnostic(
+            "timeout",
+            f"the file ran past the {request.timeout_s:g} s timeout; the worker was killed"
+            + (f" while running line {line}" if line else ""),
+            file,
+            line,
+        )
+    if returncode == 0 and done:
+        return None
+    how = f"signal {signal.Signals(-returncode).name}" if returncode < 0 else f"exit status {returncode}"
+    tail = output.strip().splitlines()[-1:] if returncode > 0 else []
+    return Diagnostic(
+        "crash",
+        f"the worker died ({how})" + (f" at line {line}" if line else "") + (f": {tail[0]}" if tail else ""),
+        file,
+        line,
+    )
 
 
 def compile_file(request: CompileRequest, use_cache: bool = True) -> CompileResult:

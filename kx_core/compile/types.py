@@ -14,7 +14,7 @@ from kx_core.jsonable import Jsonable
 # Diagnostic kinds. The fatal ones make `kx compile` exit 1 (`environment`: the
 # interpreter asked for cannot run kx's worker); `runtime`, `no-launch` and `placeholder`
 # (capture answered a read of data with a placeholder and went on) are informational.
-FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment")
+FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory")
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
 DIAGNOSTIC_KINDS = FATAL_KINDS + ("runtime", "no-launch", "tool", "placeholder", "config")
@@ -264,6 +264,8 @@ class CompileRequest(Jsonable):
     # the worker's working directory; None: the caller's, as `python FILE` keeps it (the
     # app passes the file's folder)
     cwd: str | None = None
+    # the worker's address-space limit in MiB; None: 3/4 of the machine's memory, 0: none
+    memory_limit_mb: int | None = None
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,9 @@ def main(argv: list[str] | None = None) -> int:
     with open(args.request, encoding="utf-8") as f:
         request = CompileRequest.from_json(json.load(f))
     target = Target.from_json(json.loads(args.target))
+    # Processes the user's file starts (exec'd) must not hold the message pipe open: the
+    # parent reads until the worker exits, and a held pipe would look like a live worker.
+    os.set_inheritable(args.fd, False)
     writer = MessageWriter(args.fd)
 
     from kx_core.compile.capture import capture

@@ -1,0 +1,67 @@
+"""A worker's ties to the kx process that started it (the worker side of workers.py).
+
+- It dies with its parent: the kernel sends SIGTERM when the parent dies (Linux
+  PR_SET_PDEATHSIG) and a watchdog thread notices the parent's pid change; either way the
+  worker removes its job folder (KX_JOB_DIR) and kills its whole process group: the
+  forked autotune children and every process the user's file started.
+- Its address space is limited (KX_MEMORY_LIMIT_MB): running out is a MemoryError in
+  the user's file, which the capture reports as `out-of-memory` at its line, rather
+  than a machine thrashing until the timeout.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import shutil
+import signal
+import sys
+import threading
+import time
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _die(*_args: object) -> None:
+    job = os.environ.get("KX_JOB_DIR")
+    if job:
+        shutil.rmtree(job, ignore_errors=True)
+    try:
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+    finally:
+        os._exit(1)
+
+
+def _watch(parent: int) -> None:
+    while True:
+        time.sleep(0.5)
+        if os.getppid() != parent:
+            _die()
+
+
+def hold() -> None:
+    """Tie this process to its parent and apply the memory limit (see the docstring)."""
+    parent = os.getppid()
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        except (OSError, AttributeError):
+            pass
+    signal.signal(signal.SIGTERM, _die)
+    if os.getppid() != parent:  # the parent died before the request took
+        _die()
+    threading.Thread(target=_watch, args=(parent,), name="kx-lifeline", daemon=True).start()
+    limit = os.environ.get("KX_MEMORY_LIMIT_MB")
+    if limit:
+        set_memory_limit(int(limit))
+
+
+def set_memory_limit(megabytes: int) -> None:
+    import resource
+
+    size = megabytes * (1 << 20)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (size, size))
+    except (ValueError, OSError):
+        pass

@@ -1,0 +1,130 @@
+"""The one way kx starts a worker process (compile, bench, check, pass playground,
+layout and e-graph services): `start` launches an engine module through
+launch/kx_run.py with kx's engine on the interpreter's path, in a process group of its
+own, output to a file; `stop` kills the group; `read_tail` reads the output bounded;
+`run` is the blocking form.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from kx_core.base.paths import worker_env
+
+LAUNCHER = str(Path(__file__).resolve().parent / "launch" / "kx_run.py")
+# The most of a worker's output kept, in bytes (the tail): a file that prints 512 MiB
+# must not cost kx 512 MiB.
+OUTPUT_LIMIT = 64_000
+
+
+def default_memory_limit_mb() -> int:
+    """Three quarters of the machine's memory, in MiB ($KX_MEMORY_LIMIT_MB overrides)."""
+    if env := os.environ.get("KX_MEMORY_LIMIT_MB"):
+        return int(env)
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 0
+    return int(total * 3 / 4) >> 20
+
+
+def command(module: str, args: list[str], python: str | None = None) -> list[str]:
+    return [python or sys.executable, LAUNCHER, module, *args]
+
+
+def start(
+    module: str,
+    args: list[str],
+    *,
+    output: str,
+    python: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    pass_fds: tuple[int, ...] = (),
+    job_dir: str | None = None,
+    memory_limit_mb: int | None = None,
+) -> subprocess.Popen:
+    """Start `python -m module args` the safe way (see the module docstring); stdout and
+    stderr go to the file `output`."""
+    env = worker_env(env)
+    if job_dir:
+        env["KX_JOB_DIR"] = job_dir
+    if memory_limit_mb:
+        env["KX_MEMORY_LIMIT_MB"] = str(memory_limit_mb)
+    else:
+        env.pop("KX_MEMORY_LIMIT_MB", None)
+    with open(output, "wb") as out:
+        return subprocess.Popen(
+            command(module, args, python),
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            pass_fds=pass_fds,
+            env=env,
+            cwd=cwd,
+            start_new_session=True,  # its own group: stop() kills it and all it started
+        )
+
+
+def stop(proc: subprocess.Popen, dump_first: bool = False, grace_s: float = 0.5) -> None:
+    """Kill the worker's whole process group (after SIGUSR1, which makes faulthandler
+    print its stack, when `dump_first`); also what it left behind after a normal exit."""
+    try:
+        if dump_first and proc.poll() is None and hasattr(signal, "SIGUSR1"):
+            os.kill(proc.pid, signal.SIGUSR1)
+            try:
+                proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                pass
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    proc.wait()
+
+
+def read_tail(path: str, limit: int = OUTPUT_LIMIT) -> str:
+    """The last `limit` bytes of a file, as text."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - limit))
+            data = f.read()
+    except OSError:
+        return ""
+    return data.decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True)
+class WorkerRun:
+    """A finished worker: its exit status (negative: the signal), whether it ran out of
+    time, the tail of its output, and how long it took."""
+
+    returncode: int
+    timed_out: bool
+    output: str
+    seconds: float
+
+
+def run(
+    module: str, args: list[str], timeout: float, *, env: dict[str, str] | None = None, cwd: str | None = None
+) -> WorkerRun:
+    """Start a worker and wait for it (killed after `timeout` seconds)."""
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="kx-run-") as tmp:
+        output = os.path.join(tmp, "output.txt")
+        proc = start(module, args, output=output, env=env, cwd=cwd or tmp)
+        try:
+            proc.wait(timeout)
+            timed_out = False
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        stop(proc)
+        return WorkerRun(proc.returncode, timed_out, read_tail(output), time.perf_counter() - started)
