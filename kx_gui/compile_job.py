@@ -32,9 +32,12 @@ class CompileJob(QObject):
     failed = Signal(int, str)
     finished = Signal()
 
-    def __init__(self, request: CompileRequest, generation: int, parent: QObject | None = None) -> None:
+    def __init__(
+        self, request: CompileRequest, generation: int, parent: QObject | None = None, use_cache: bool = True
+    ) -> None:
         super().__init__(parent)
         self.request = request
+        self.use_cache = use_cache
         self.generation = generation
         self._cancelled = threading.Event()
         self._queue: queue.Queue = queue.Queue()
@@ -85,7 +88,7 @@ class CompileJob(QObject):
 
     def _run(self) -> None:
         put = self._queue.put
-        gen = iter_compile(self.request)
+        gen = iter_compile(self.request, use_cache=self.use_cache)
         try:
             for item in gen:
                 if self._cancelled.is_set():

@@ -184,7 +184,7 @@ class MainWindow(QMainWindow):
         for path in examples():
             self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
-        self._action(file_menu, "Recompile", self.session.compile, QKeySequence("F5"))
+        self._action(file_menu, "Recompile", lambda: self.session.compile(use_cache=False), QKeySequence("F5"))
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 

@@ -99,9 +99,10 @@ class Session(QObject):
         }
         return CompileRequest(self.path or "", **(base | fields))
 
-    def compile(self) -> int:
-        """Compile the saved file for the current target; returns the request number."""
-        return self._start(self.request()) if self.path else self.generation
+    def compile(self, use_cache: bool = True) -> int:
+        """Compile the saved file for the current target; returns the request number.
+        `use_cache=False` (Recompile, F5) compiles for real even when a result is cached."""
+        return self._start(self.request(), use_cache) if self.path else self.generation
 
     def compile_with_args(self, kernel: str, args: dict[str, str], grid: str | None = None) -> int:
         """Compile one kernel of the file as a call with these --arg values would (the
@@ -114,13 +115,13 @@ class Session(QObject):
         self._merge[generation] = kernel
         return generation
 
-    def _start(self, request: CompileRequest) -> int:
+    def _start(self, request: CompileRequest, use_cache: bool = True) -> int:
         self.cancel()
         if self.job is not None and self.job.isFinished():
             self.job.deleteLater()
         self.generation += 1
         generation = self.generation
-        job = CompileJob(request, generation, self)
+        job = CompileJob(request, generation, self, use_cache)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
         job.failed.connect(self._failed)

@@ -211,7 +211,9 @@ def interpret_file(path: str, timeout: float = 600.0) -> InterpretResult:
     env = dict(os.environ, TRITON_INTERPRET="1")
     run = workers.run("kx_core.bench.interpret", [path], timeout, env=env, cwd=os.path.dirname(path))
     if run.timed_out:
-        return InterpretResult(path, False, timeout, (Diagnostic("timeout", f"over {timeout:.0f} s", path, None),))
+        return InterpretResult(
+            path, False, timeout, (Diagnostic("timeout", f"over {timeout:.0f} s", path, None),)
+        )
     if run.returncode != 0:
         return InterpretResult(
             path, False, run.seconds, (_stderr_diagnostic("runtime", run.output, path),), run.output[-4000:]

@@ -1,8 +1,12 @@
 """The result cache: reopening an unchanged file costs a JSON read, not a compile.
 
-Key: the file's content, the resolved target, the request's options, the installed Triton
-version and kx's own version. Only the file itself is hashed: a kernel file that imports
-a sibling module whose content changed needs `--no-cache` (or a touch of the file).
+Key: the file's path and content, the resolved target, every option of the request (the
+interpreter included), that interpreter's Triton version and kx's engine sources. An
+entry also records every module the run imported from outside the standard library,
+site-packages and kx (the worker lists them), with their hashes: a change to a sibling
+module the file imports makes the entry stale. Entries are pruned oldest first past
+MAX_BYTES. A cache folder kx cannot use means compiling without it (CacheUnusable says
+why once), never a failed compile.
 Location: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kx, else ~/.cache/kx.
 """
 
@@ -60,26 +64,78 @@ def cache_key(source: bytes, request: CompileRequest, target: Target, triton: st
     return h.hexdigest()
 
 
+# The most the results folder may hold, in bytes; past it the oldest entries go.
+MAX_BYTES = 512 * 1024 * 1024
+
+
+class CacheUnusable(OSError):
+    """The cache folder cannot be read or written (a file where the folder should be, no
+    permission, a full disk): compile without it."""
+
+
 def _path(key: str) -> Path:
     return cache_dir() / "results" / f"{key}.json"
 
 
-def load(key: str) -> CompileResult | None:
-    """The cached result for a key, or None (a corrupt entry counts as a miss)."""
+def file_hash(path: str) -> str | None:
     try:
-        with open(_path(key), encoding="utf-8") as f:
-            return CompileResult.from_json(json.load(f))
-    except (OSError, ValueError, TypeError, KeyError):
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
         return None
 
 
-def store(key: str, result: CompileResult) -> None:
-    """Save a result atomically, unless it holds a timeout or crash."""
+def load(key: str) -> CompileResult | None:
+    """The cached result for a key, or None: missing, corrupt, or stale (a module the run
+    imported has changed since)."""
+    try:
+        with open(_path(key), encoding="utf-8") as f:
+            entry = json.load(f)
+        if any(file_hash(p) != h for p, h in entry.get("sources", {}).items()):
+            return None
+        return CompileResult.from_json(entry["result"])
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+
+
+def store(key: str, result: CompileResult, sources: list[str] = ()) -> None:
+    """Save a result atomically with the hashes of the modules it depends on, unless it
+    holds a timeout or crash. Raises CacheUnusable when the folder cannot take it."""
     if any(d.kind in _UNCACHEABLE_KINDS for d in result.diagnostics):
         return
     path = _path(key)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(result.to_json(), f)
-    os.replace(tmp, path)
+    entry = {"result": result.to_json(), "sources": {p: file_hash(p) for p in sources}}
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(entry, f)
+        os.replace(tmp, path)
+    except OSError as e:
+        raise CacheUnusable(
+            f"the result cache at {path.parent} cannot be written ({e}); compiling without it"
+        ) from e
+    prune(path.parent)
+
+
+def prune(folder: Path, limit: int = MAX_BYTES) -> int:
+    """Delete the oldest entries until the folder holds at most 80% of `limit`; returns
+    how many went. Runs when a store pushes the folder past `limit`."""
+    try:
+        entries = [(p.stat().st_mtime, p.stat().st_size, p) for p in folder.glob("*.json")]
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return 0
+    removed = 0
+    for _, size, p in sorted(entries):
+        if total <= limit * 0.8:
+            break
+        try:
+            p.unlink()
+        except OSError:
+            continue
+        total -= size
+        removed += 1
+    return removed

@@ -688,7 +688,36 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         defs = definitions(namespace, path)
         writer.send({"type": "definitions", "definitions": [d.to_json() for d in defs]})
         _report_not_launched(namespace)
+    writer.send({"type": "sources", "files": user_modules(path)})
     writer.send({"type": "done"})
+
+
+def user_modules(path: str) -> list[str]:
+    """Files of the modules this run imported that are the user's: not the standard
+    library, site-packages or kx's engine (the result cache re-hashes them)."""
+    import sysconfig
+
+    from kx_core.compile.placeholders import is_engine_file, real_path
+
+    paths = sysconfig.get_paths()
+    skip = tuple(
+        os.path.join(real_path(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
+    )
+    found = set()
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if not isinstance(name, str) or not name.endswith(".py") or not os.path.exists(name):
+            continue
+        real = real_path(name)
+        if (
+            real.startswith(skip)
+            or "site-packages" in real
+            or is_engine_file(real)
+            or real == real_path(path)
+        ):
+            continue
+        found.add(real)
+    return sorted(found)
 
 
 def import_library(path: str, request: CompileRequest) -> dict:

@@ -9,6 +9,7 @@ import types
 from collections.abc import Callable
 
 from kx_core.compile import diagnostics as diag
+from kx_core.compile.source_file import SourceDecodeError, decode_source
 from kx_core.compile.types import Diagnostic
 
 
@@ -17,10 +18,12 @@ def run_as_main(
 ) -> tuple[dict, list[Diagnostic]]:
     """(the module's namespace, diagnostics). `classify` turns an exception the file
     raised into a diagnostic; a syntax error and a non-zero sys.exit are handled here."""
-    with open(path, encoding="utf-8") as f:
-        source = f.read()
+    with open(path, "rb") as f:
+        data = f.read()
     try:
-        code = compile(source, path, "exec")
+        code = compile(decode_source(data, path), path, "exec")
+    except SourceDecodeError as e:
+        return {}, [Diagnostic("syntax", str(e), path, e.line)]
     except SyntaxError as e:
         return {}, [diag.syntax_diagnostic(e, path)]
     module = types.ModuleType("__main__")

@@ -28,6 +28,7 @@ from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
 from kx_core.compile.fake_smi import write_fake_smi
 from kx_core.compile.interpreter import probe
 from kx_core.compile.protocol import parse_lines
+from kx_core.compile.source_file import SourceDecodeError, decode_source
 from kx_core.compile.target import parse_target
 from kx_core.compile.types import (
     CompiledKernel,
@@ -65,6 +66,7 @@ class _Assembler:
         self.last_progress = ""
         self.timings: dict[str, float] = {}
         self.definitions: tuple[KernelDefinition, ...] = ()
+        self.sources: list[str] = []
 
     def feed(self, message: dict) -> None:
         kind = message.get("type")
@@ -93,6 +95,8 @@ class _Assembler:
             d = Diagnostic.from_json(message["diagnostic"])
             if d not in self.diagnostics:
                 self.diagnostics.append(d)
+        elif kind == "sources":  # modules of the user's the run imported (the cache checks them)
+            self.sources = [p for p in message["files"] if isinstance(p, str)]
         elif kind == "definitions":
             self.definitions = tuple(KernelDefinition.from_json(d) for d in message["definitions"])
         elif kind == "timing":
@@ -208,19 +212,25 @@ def iter_compile(
         yield replace(hit, from_cache=True, wall_time_s=time.perf_counter() - started)
         return
     try:
-        compile(source, file, "exec")
-    except SyntaxError as e:
+        compile(decode_source(source, file), file, "exec")
+    except (SyntaxError, SourceDecodeError) as e:
         asm = _Assembler(target)
-        asm.add(syntax_diagnostic(e, file))
+        bad = isinstance(e, SourceDecodeError)
+        asm.add(Diagnostic("syntax", str(e), file, e.line) if bad else syntax_diagnostic(e, file))
         result = _finish(asm, request, file, started, "")
-        if use_cache:
-            cache.store(key, result)
-        yield result
+        yield _stored(result, key, [file]) if use_cache else result
         return
-    result = yield from _run_worker(request, target, file, started)
-    if use_cache:
-        cache.store(key, result)
-    yield result
+    result, sources = yield from _run_worker(request, target, file, started)
+    yield _stored(result, key, sources) if use_cache else result
+
+
+def _stored(result: CompileResult, key: str, sources: list[str]) -> CompileResult:
+    """Store a result; a cache folder kx cannot use becomes a `tool` warning on it."""
+    try:
+        cache.store(key, result, sources)
+    except cache.CacheUnusable as e:
+        return replace(result, diagnostics=(*result.diagnostics, Diagnostic("tool", str(e))))
+    return result
 
 
 def _run_worker(
@@ -249,7 +259,7 @@ def _run_worker(
     d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
     if d is not None:
         asm.add(d)
-    return _finish(asm, request, file, started, output)
+    return _finish(asm, request, file, started, output), [file, *asm.sources]
 
 
 def _start_worker(

@@ -38,9 +38,36 @@ def read_kernel_file(path: str, max_bytes: int = MAX_KERNEL_FILE_BYTES) -> str:
     if b"\x00" in data[:8192]:
         raise KernelFileError(f"{os.path.basename(path)} is a binary file (it contains NUL bytes)")
     try:
-        return data.decode("utf-8")
+        return decode_source(data, path)
+    except SourceDecodeError as e:
+        raise KernelFileError(str(e)) from e
+
+
+class SourceDecodeError(ValueError):
+    """Python source that does not decode; `line` is where (1-based)."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def decode_source(data: bytes, path: str = "<file>") -> str:
+    """A Python file's text, decoded as Python decodes it: a UTF-8 byte-order mark is
+    dropped, a PEP 263 coding cookie is honoured, UTF-8 otherwise. Raises
+    SourceDecodeError with the line of the first byte that does not decode."""
+    import io
+    import tokenize
+
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as e:  # an unknown coding cookie
+        raise SourceDecodeError(f"{os.path.basename(path)}: {e.msg}", e.lineno) from e
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        raise KernelFileError(
-            f"{os.path.basename(path)} is not UTF-8: byte 0x{data[e.start]:02x} on line {line}"
+        raise SourceDecodeError(
+            f"{os.path.basename(path)} is not {encoding}: byte 0x{data[e.start]:02x} on line {line}"
+            " (save it as UTF-8, or declare its encoding: # -*- coding: latin-1 -*-)",
+            line,
         ) from e

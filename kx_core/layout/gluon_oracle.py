@@ -29,7 +29,21 @@ def _kernel():
 
 def triton_says_trivial(src: str, dst: str, shape: list[int], aliases: dict[str, str] | None = None) -> bool:
     """True when Triton calls the 2-D conversion src -> dst at `shape` trivial (no data
-    moves between threads), False when its assert_trivial check fails."""
+    moves between threads), False when its assert_trivial check fails. Compiled in kx's
+    layout service (a child process)."""
+    from kx_core.layout import isolated
+    from kx_core.layout.linear import LayoutError
+
+    try:
+        return isolated.call("triton_says_trivial", src, dst, list(shape), aliases or {})
+    except isolated.ServiceDied as e:
+        raise LayoutError(f"{e} on {src} -> {dst} at {list(shape)}") from e
+
+
+def triton_says_trivial_here(
+    src: str, dst: str, shape: list[int], aliases: dict[str, str] | None = None
+) -> bool:
+    """triton_says_trivial in this process (the layout service runs it)."""
     import triton
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource

@@ -110,12 +110,50 @@ def gluon_layout(layout: dict[str, Any], aliases: dict[str, str], shape: list[in
     raise LayoutError(f"layout kind {kind!r} has no distributed ownership kx can compute")
 
 
+# The most elements a layout is computed for: 2^24 (4096x4096) fills a heatmap many times
+# over; beyond it Triton's C++ and kx's arrays grow without bound.
+MAX_ELEMENTS = 1 << 24
+
+
+def check_shape(shape: list[int], rank: int | None = None) -> None:
+    """Refuse what Triton would abort on or what cannot be drawn: non-powers of two,
+    sizes past MAX_ELEMENTS, a rank that differs from the layout's."""
+    if not shape or any(int(n) <= 0 or int(n) & (int(n) - 1) for n in shape):
+        raise LayoutError(f"shape {list(shape)}: every dimension must be a positive power of two")
+    if np.prod([int(n) for n in shape], dtype=np.float64) > MAX_ELEMENTS:
+        raise LayoutError(f"shape {list(shape)}: over {MAX_ELEMENTS:,} elements")
+    if rank is not None and rank != len(shape):
+        raise LayoutError(f"the layout has rank {rank} but the shape {list(shape)} has rank {len(shape)}")
+
+
+def layout_rank(layout: dict[str, Any]) -> int | None:
+    """The rank a layout attribute declares (its per-dimension lists), if it says."""
+    for key in ("warpsPerCTA", "order", "sizePerThread", "threadsPerWarp"):
+        value = layout.get(key)
+        if isinstance(value, (list, tuple)):
+            return len(value)
+    return None
+
+
 def linear_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> LinearBases:
     """Triton's linear layout of a layout attribute (text, or an alias found in
-    `aliases`: alias -> attribute text) at `shape`. Raises LayoutError."""
+    `aliases`: alias -> attribute text) at `shape`, computed in kx's layout service (a
+    child process: Triton aborts on some inputs). Raises LayoutError."""
+    from kx_core.layout import isolated
+
     aliases = aliases or {}
-    if any(n <= 0 or n & (n - 1) for n in shape):
-        raise LayoutError(f"shape {shape}: every dimension must be a power of two")
+    layout = _resolve(attr.strip(), aliases)
+    check_shape(list(shape), layout_rank(layout) if layout.get("kind") != "linear" else None)
+    try:
+        return isolated.call("linear_bases", attr, list(shape), aliases)
+    except isolated.ServiceDied as e:
+        raise LayoutError(f"{e} on {attr.strip()} at {list(shape)}") from e
+
+
+def linear_bases_here(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> LinearBases:
+    """linear_bases in this process (the layout service runs it)."""
+    aliases = aliases or {}
+    check_shape(list(shape))
     layout = _resolve(attr.strip(), aliases)
     try:
         from triton._C.libtriton import gluon_ir, ir

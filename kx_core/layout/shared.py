@@ -76,7 +76,18 @@ def is_shared(attr: str, aliases: dict[str, str] | None = None) -> bool:
 
 
 def shared_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> SharedBases:
-    """Offset bases of a shared layout (text or alias) at `shape`. Raises LayoutError."""
+    """Offset bases of a shared layout (text or alias) at `shape`, from Triton in kx's
+    layout service (a child process). Raises LayoutError."""
+    from kx_core.layout import isolated
+
+    try:
+        return isolated.call("shared_bases", attr, list(shape), aliases or {})
+    except isolated.ServiceDied as e:
+        raise LayoutError(f"{e} on {attr.strip()} at {list(shape)}") from e
+
+
+def shared_bases_here(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> SharedBases:
+    """shared_bases in this process (the layout service runs it)."""
     aliases = aliases or {}
     if any(n <= 0 or n & (n - 1) for n in shape):
         raise LayoutError(f"shape {shape}: every dimension must be a power of two")
