@@ -20,6 +20,7 @@ def add_luminal_commands(sub) -> None:
     )
     e.add_argument("--steps", type=int, help="iterations at most (a term: 20; an .egg: its own run counts)")
     e.add_argument("--node-limit", type=int, default=10_000)
+    e.add_argument("--seconds", type=float, default=20.0, help="stop the run after this long (20)")
     e.add_argument(
         "--cost", choices=["ast_size", "op_cost"], default="op_cost", help="extraction cost (kx engine)"
     )
@@ -27,43 +28,36 @@ def add_luminal_commands(sub) -> None:
 
 
 def egraph_command(args: argparse.Namespace) -> int:
-    from kx_core.luminal import egraph as l2
-    from kx_core.luminal.terms import format_term, parse_term
+    from kx_core.luminal.egraph_run import TermError, check_term, run
 
-    snaps = []
-    extraction = []
-    if args.term.endswith(".egg"):
-        from kx_core.luminal.egglog_backend import EgglogRun
-
-        try:
+    is_program = args.term.endswith(".egg")
+    try:
+        if is_program:
             with open(args.term, encoding="utf-8") as f:
-                run = EgglogRun(f.read())
-            report = run.run(args.steps, args.node_limit, snaps.append)
-        except (OSError, ValueError) as e:
-            print(f"kx: {args.term}: {e}", file=sys.stderr)
-            return 1
-        extraction = run.outputs
-        engine = "egglog"
-    else:
-        try:
-            term = parse_term(args.term)
-        except ValueError as e:
-            print(f"kx: cannot read the term: {e}", file=sys.stderr)
-            return 2
-        rules = {"comm_assoc": l2.COMM_ASSOC, "algebra": l2.ALGEBRA}[args.rules]
-        if args.engine == "egglog":
-            from kx_core.luminal.egglog_backend import EgglogRun, program_for
-
-            run = EgglogRun(program_for([term], rules) + "(extract $t0)\n")
-            report = run.run(args.steps or 20, args.node_limit, snaps.append)
-            extraction = run.outputs
+                source = f.read()
         else:
-            g = l2.EGraph()
-            root = g.add(term)
-            report = g.run(rules, args.steps or 20, args.node_limit, snaps.append)
-            cost, best = g.extract(root, getattr(l2, args.cost))
-            extraction = [f"extract ({args.cost}): cost {cost}: {format_term(best)}"]
-        engine = args.engine
+            source = args.term
+            check_term(source)
+        result = run(
+            source,
+            is_program,
+            seconds=args.seconds,
+            rules=args.rules,
+            engine=args.engine,
+            steps=args.steps,
+            node_limit=args.node_limit,
+            cost=args.cost,
+        )
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"kx: {args.term}: {e}", file=sys.stderr)
+        return 2
+    except TermError as e:
+        print(f"kx: cannot read the term: {e}", file=sys.stderr)
+        return 2
+    except ValueError as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return 1
+    engine, snaps, report, extraction = result.engine, result.snapshots, result.report, result.extraction
     if args.json:
         json.dump(
             {

@@ -184,7 +184,9 @@ class MainWindow(QMainWindow):
         for path in examples():
             self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
-        self._action(file_menu, "Recompile", lambda: self.session.compile(use_cache=False), QKeySequence("F5"))
+        self._action(
+            file_menu, "Recompile", lambda: self.session.compile(use_cache=False), QKeySequence("F5")
+        )
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -376,7 +378,9 @@ class MainWindow(QMainWindow):
         after = [k for k in result.kernels if k.after_placeholder is not None]
         if after:
             first = after[0].after_placeholder
-            summary += f"; {len(after)} captured after a data placeholder (* — {first.what} at line {first.line})"
+            summary += (
+                f"; {len(after)} captured after a data placeholder (* — {first.what} at line {first.line})"
+            )
         if fatal:
             d = fatal[0]
             summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"

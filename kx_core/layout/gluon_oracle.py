@@ -31,13 +31,13 @@ def triton_says_trivial(src: str, dst: str, shape: list[int], aliases: dict[str,
     """True when Triton calls the 2-D conversion src -> dst at `shape` trivial (no data
     moves between threads), False when its assert_trivial check fails. Compiled in kx's
     layout service (a child process)."""
-    from kx_core.layout import isolated
+    from kx_core.base import service
     from kx_core.layout.linear import LayoutError
 
     try:
-        return isolated.call("triton_says_trivial", src, dst, list(shape), aliases or {})
-    except isolated.ServiceDied as e:
-        raise LayoutError(f"{e} on {src} -> {dst} at {list(shape)}") from e
+        return service.call("layout", "triton_says_trivial", src, dst, list(shape), aliases or {})
+    except service.ServiceDied as e:
+        raise LayoutError(f"Triton's layout code {e} on {src} -> {dst} at {list(shape)}") from e
 
 
 def triton_says_trivial_here(

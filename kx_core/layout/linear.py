@@ -139,15 +139,15 @@ def linear_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = N
     """Triton's linear layout of a layout attribute (text, or an alias found in
     `aliases`: alias -> attribute text) at `shape`, computed in kx's layout service (a
     child process: Triton aborts on some inputs). Raises LayoutError."""
-    from kx_core.layout import isolated
+    from kx_core.base import service
 
     aliases = aliases or {}
     layout = _resolve(attr.strip(), aliases)
     check_shape(list(shape), layout_rank(layout) if layout.get("kind") != "linear" else None)
     try:
-        return isolated.call("linear_bases", attr, list(shape), aliases)
-    except isolated.ServiceDied as e:
-        raise LayoutError(f"{e} on {attr.strip()} at {list(shape)}") from e
+        return service.call("layout", "linear_bases", attr, list(shape), aliases)
+    except service.ServiceDied as e:
+        raise LayoutError(f"Triton's layout code {e} on {attr.strip()} at {list(shape)}") from e
 
 
 def linear_bases_here(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> LinearBases:

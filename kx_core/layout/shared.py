@@ -78,12 +78,12 @@ def is_shared(attr: str, aliases: dict[str, str] | None = None) -> bool:
 def shared_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> SharedBases:
     """Offset bases of a shared layout (text or alias) at `shape`, from Triton in kx's
     layout service (a child process). Raises LayoutError."""
-    from kx_core.layout import isolated
+    from kx_core.base import service
 
     try:
-        return isolated.call("shared_bases", attr, list(shape), aliases or {})
-    except isolated.ServiceDied as e:
-        raise LayoutError(f"{e} on {attr.strip()} at {list(shape)}") from e
+        return service.call("layout", "shared_bases", attr, list(shape), aliases or {})
+    except service.ServiceDied as e:
+        raise LayoutError(f"Triton's layout code {e} on {attr.strip()} at {list(shape)}") from e
 
 
 def shared_bases_here(attr: str, shape: list[int], aliases: dict[str, str] | None = None) -> SharedBases:

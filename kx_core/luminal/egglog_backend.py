@@ -100,7 +100,12 @@ def split_commands(text: str) -> list[str]:
 
 
 # Example: "(run 10)" or "(run my-rules 5)"
-_RUN_RE = re.compile(r"^\(run(?:\s+[\w-]+)?\s+(\d+)\s*\)$")
+# Example: "(run 5)", "(run my-rules 3)"
+_RUN_RE = re.compile(r"^\(run(?:\s+([\w-]+))?\s+(\d+)\s*\)$")
+# Example: "(run-schedule (saturate (run)))", "(run-schedule (repeat 4 (run fold)))"
+_SCHEDULE_RE = re.compile(r"^\(run-schedule\b")
+# Example: "(run)", "(run fold)", "(run fold 2)" inside a schedule
+_SCHEDULE_RUN_RE = re.compile(r"\(run(?:\s+([A-Za-z_][\w-]*))?(?:\s+\d+)?\s*\)")
 _AFTER = ("(extract", "(check", "(print", "(query-extract")
 
 
@@ -110,6 +115,8 @@ class EgglogRun:
 
     text: str
     steps: int = 0  # iterations the program's own (run N) commands asked for
+    unbounded: bool = False  # a (run-schedule ...): as many iterations as it is given
+    rulesets: list[str] = field(default_factory=list)  # what one step runs ("" = the default)
     after: list[str] = field(default_factory=list)  # commands run after the last step
     snapshots: list[Snapshot] = field(default_factory=list)
     outputs: list[str] = field(default_factory=list)
@@ -124,13 +131,24 @@ class EgglogRun:
         for cmd in split_commands(self.text):
             flat = " ".join(cmd.split())
             if m := _RUN_RE.match(flat):
-                self.steps += int(m.group(1))
+                self.steps += int(m.group(2))
+                self._ruleset(m.group(1) or "")
+            elif _SCHEDULE_RE.match(flat):
+                # a schedule runs until it says stop (saturate may never): kx steps its
+                # rulesets one (run R 1) at a time, within the caller's bounds
+                self.unbounded = True
+                for name in _SCHEDULE_RUN_RE.findall(flat) or [""]:
+                    self._ruleset(name)
             elif flat.startswith(_AFTER):
                 self.after.append(cmd)
             else:
                 body.append(cmd)
         self._run_text("\n".join(body))
         self.snapshots.append(self.snapshot(0))
+
+    def _ruleset(self, name: str) -> None:
+        if name not in self.rulesets:
+            self.rulesets.append(name)
 
     def _run_text(self, text: str):
         try:
@@ -189,9 +207,15 @@ class EgglogRun:
     def step(self) -> tuple[Snapshot, bool]:
         """One `(run 1)`: the snapshot after it and whether anything changed."""
         start = time.perf_counter()
-        out = self._run_text("(run 1)")
+        reports = []
+        for name in self.rulesets or [""]:
+            out = self._run_text(f"(run {name} 1)" if name else "(run 1)")
+            if out:
+                reports.append(out[-1].report)
         seconds = time.perf_counter() - start
-        report = out[-1].report if out else None
+        report = reports[-1] if reports else None
+        if len(reports) > 1 and any(r.updated for r in reports):
+            report = next(r for r in reports if r.updated)
         snap = self.snapshot(len(self.snapshots), report, seconds)
         self.snapshots.append(snap)
         return snap, bool(report.updated) if report is not None else False
@@ -201,7 +225,9 @@ class EgglogRun:
     ) -> dict:
         """Step until saturated, `steps` iterations (default: the program's own run
         counts, else 10) or past node_limit; then the program's extract/check commands."""
-        steps = steps if steps is not None else (self.steps or 10)
+        steps = (
+            steps if steps is not None else (self.steps or 10) if not self.unbounded else max(self.steps, 30)
+        )
         if on_iteration:
             on_iteration(self.snapshots[0])
         stop = "iter_limit"

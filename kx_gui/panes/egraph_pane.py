@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from kx_core.base.data import data_path
 from kx_core.luminal import egraph as l2
 from kx_core.luminal.egraph_layout import GraphLayout, LayoutError, forward_map, layout, node_key, roots
+from kx_core.luminal.egraph_run import run as run_egraph
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.tables import row_table
 
@@ -61,6 +62,7 @@ class GraphView(QGraphicsView):
 class EgraphPane(Pane):
     title = "E-graph"
     name = "egraph"
+    seconds = 10.0  # the longest a saturation may run before the child is stopped
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -148,34 +150,28 @@ class EgraphPane(Pane):
     def saturate(self) -> bool:
         """Run the source to saturation (or its budgets), keeping every iteration."""
         text = self.source.text().strip()
-        snaps: list[l2.Snapshot] = []
         self.outputs = []
         try:
-            if text.endswith(".egg"):
-                from kx_core.luminal.egglog_backend import EgglogRun
-
+            is_program = text.endswith(".egg")
+            if is_program:
                 with open(text, encoding="utf-8") as f:
-                    run = EgglogRun(f.read())
-                report = run.run(on_iteration=snaps.append)
-                self.outputs = run.outputs
-                engine = "egglog"
+                    source = f.read()
             else:
-                from kx_core.luminal.terms import parse_term
-
-                term = parse_term(text)
-                rules = {"algebra": l2.ALGEBRA, "comm_assoc": l2.COMM_ASSOC}[self.rules.currentText()]
-                engine = self.engine.currentText()
-                if engine == "egglog":
-                    from kx_core.luminal.egglog_backend import EgglogRun, program_for
-
-                    report = EgglogRun(program_for([term], rules)).run(30, on_iteration=snaps.append)
-                else:
-                    g = l2.EGraph()
-                    g.add(term)
-                    report = g.run(rules, iter_limit=30, node_limit=20_000, on_iteration=snaps.append)
-        except (OSError, ValueError) as e:
+                source = text
+            # in kx's e-graph service child, under hard limits: a schedule that never
+            # saturates costs seconds, not the window
+            result = run_egraph(
+                source,
+                is_program,
+                seconds=self.seconds,
+                rules=self.rules.currentText(),
+                engine="egglog" if is_program else self.engine.currentText(),
+            )
+        except (OSError, UnicodeDecodeError, ValueError) as e:
             self.info.setText(f"cannot run it: {e}")
             return False
+        snaps, report, engine = result.snapshots, result.report, result.engine
+        self.outputs = result.outputs
         self.snapshots = snaps
         self.final = forward_map(snaps)
         # egglog runs can be extracted with the program's own :cost annotations too

@@ -59,3 +59,25 @@ def test_egg_programs_and_bad_input(qtbot, make_window):
     pane.source.setText("(+ a")
     assert not pane.saturate() and "never closed" in pane.info.text()
     assert pane.snapshots  # the last good run stays on screen
+
+
+def test_a_saturation_that_never_ends_is_stopped(qtbot, make_window, tmp_path):
+    """A schedule that never saturates costs the pane its time limit, not the window."""
+    import time
+
+    egg = tmp_path / "grow.egg"
+    egg.write_text(
+        "(datatype Math (Num i64) (Add Math Math))\n(let e (Num 1))\n"
+        "(rule ((= x (Num n))) ((Num (+ n 1))))\n"
+        "(rule ((= a (Num n)) (= b (Num m))) ((Add a b)))\n"
+        "(rule ((= a (Add x y)) (= b (Add z w))) ((Add a b)))\n"
+        "(run-schedule (saturate (run)))\n"
+    )
+    w = make_window("cuda:90")
+    pane = w.egraph_pane
+    pane.seconds = 2
+    pane.source.setText(str(egg))
+    started = time.perf_counter()
+    pane.saturate()
+    assert time.perf_counter() - started < 60
+    assert "ran past 2 s" in pane.info.text() or len(pane.snapshots) > 1

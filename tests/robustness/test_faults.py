@@ -185,3 +185,30 @@ def test_running_out_of_memory_is_a_located_diagnostic(tmp_path):
     r = compile_(f, memory_limit_mb=4096)
     (d,) = [d for d in r.diagnostics if d.fatal]
     assert d.kind == "out-of-memory" and d.line == 3 and "4096 MiB" in d.message
+
+
+GROWING = """\
+(datatype Math (Num i64) (Add Math Math))
+(let e (Num 1))
+(rule ((= x (Num n))) ((Num (+ n 1))))
+(rule ((= a (Num n)) (= b (Num m))) ((Add a b)))
+(rule ((= a (Add x y)) (= b (Add z w))) ((Add a b)))
+(run-schedule (saturate (run)))
+"""
+
+
+def test_egglog_runs_under_hard_limits(tmp_path):
+    egg = tmp_path / "grow.egg"
+    egg.write_text(GROWING)
+    p = run_kx("egraph", str(egg), "--steps", "3", "--json")
+    assert p.returncode == 0 and json.loads(p.stdout)["report"]["iterations"] == 3
+    started = time.perf_counter()
+    p = run_kx("egraph", str(egg), "--steps", "100000", "--node-limit", "100000000", "--seconds", "3")
+    assert p.returncode == 1 and "ran past 3 s" in p.stderr and time.perf_counter() - started < 60
+    deep = "(" * 3000 + "x" + ")" * 3000
+    p = run_kx("egraph", deep)
+    assert p.returncode == 2 and "nests deeper" in p.stderr
+    panic = tmp_path / "panic.egg"
+    panic.write_text("(datatype M (N i64))\n(let a (N (/ 1 0)))\n")
+    p = run_kx("egraph", str(panic))
+    assert p.returncode == 1 and "Panic" in p.stderr and "Traceback" not in p.stderr

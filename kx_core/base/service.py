@@ -1,15 +1,15 @@
-"""Triton's layout code in a process of its own. `to_linear_layout` and Gluon compiles
-abort the whole process (SIGABRT) on some inputs (a rank that does not match the shape,
-`versionMajor = 99`, 65536x65536); run in the app or the CLI that would take them down.
-A service child, started on first use and again after it dies, runs these calls; a
-crash is a LayoutError that says so, and the caller goes on.
+"""Engine calls in a child process: code that can abort the process (Triton's C++ on a
+bad layout) or run without bound (an egglog schedule that never saturates) runs in a
+service child, started on first use and again after it dies. A crash is ServiceDied, an
+over-long call ServiceTimeout (the child is killed); the caller goes on.
 
-    python kx_run.py kx_core.layout.isolated --fd N     (the child: workers.start runs it)
+    python kx_run.py kx_core.base.service --fd N     (the child: workers.start runs it)
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import socket
 import tempfile
@@ -19,30 +19,38 @@ from typing import Any
 
 from kx_core.base import workers
 
-# What the child may be asked to run: name -> "module:function".
+# What a child may be asked to run: name -> "module:function".
 CALLS = {
     "linear_bases": "kx_core.layout.linear:linear_bases_here",
     "shared_bases": "kx_core.layout.shared:shared_bases_here",
     "triton_says_trivial": "kx_core.layout.gluon_oracle:triton_says_trivial_here",
+    "egraph_run": "kx_core.luminal.egraph_run:run_here",
 }
 
 
 class ServiceDied(RuntimeError):
-    """The child ended while it ran a call (Triton aborted)."""
+    """The child ended while it ran a call."""
 
 
-class _Service:
-    def __init__(self) -> None:
+class ServiceTimeout(RuntimeError):
+    """A call ran past its time; the child was killed."""
+
+
+class Service:
+    """One child process that runs CALLS, one call at a time."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
         self.lock = threading.Lock()
         self.proc = None
         self.conn: Connection | None = None
-        self.tmp = tempfile.mkdtemp(prefix="kx-layout-")
+        self.tmp = tempfile.mkdtemp(prefix=f"kx-{name}-")
 
     def _start(self) -> None:
         parent, child = socket.socketpair()
         try:
             self.proc = workers.start(
-                "kx_core.layout.isolated",
+                "kx_core.base.service",
                 ["--fd", str(child.fileno())],
                 output=os.path.join(self.tmp, "output.txt"),
                 cwd=self.tmp,
@@ -53,50 +61,53 @@ class _Service:
             child.close()
         self.conn = Connection(parent.detach())
 
-    def call(self, name: str, *args: Any) -> Any:
+    def _dead(self, how: str) -> str:
+        tail = [
+            ln
+            for ln in workers.read_tail(os.path.join(self.tmp, "output.txt"), 2000).splitlines()
+            if ln.strip()
+        ]
+        self.proc = None
+        return how + (f": {tail[-1]}" if tail else "")
+
+    def call(self, name: str, *args: Any, timeout: float | None = None) -> Any:
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self._start()
             try:
                 self.conn.send((name, args))
+                if timeout is not None and not self.conn.poll(timeout):
+                    workers.stop(self.proc)
+                    self._dead("")
+                    raise ServiceTimeout(f"ran past {timeout:g} s and was stopped")
                 ok, value = self.conn.recv()
             except (EOFError, OSError) as e:
                 code = self.proc.wait()
-                self.proc = None
                 how = f"signal {-code}" if code < 0 else f"exit status {code}"
-                tail = [
-                    ln
-                    for ln in workers.read_tail(os.path.join(self.tmp, "output.txt"), 2000).splitlines()
-                    if ln.strip()
-                ]
-                raise ServiceDied(
-                    f"Triton's layout code crashed ({how}){': ' + tail[-1] if tail else ''}"
-                ) from e
+                raise ServiceDied(self._dead(f"crashed ({how})")) from e
         if not ok:
             raise value
         return value
 
 
-_SERVICE: _Service | None = None
+_SERVICES: dict[str, Service] = {}
 
 
-def call(name: str, *args: Any) -> Any:
-    """Run CALLS[name](*args) in the service child; its exceptions are raised here."""
-    global _SERVICE
-    if _SERVICE is None:
-        _SERVICE = _Service()
-    return _SERVICE.call(name, *args)
+def call(service: str, name: str, *args: Any, timeout: float | None = None) -> Any:
+    """Run CALLS[name](*args) in the child `service` ("layout", "egraph"); its
+    exceptions are raised here."""
+    if service not in _SERVICES:
+        _SERVICES[service] = Service(service)
+    return _SERVICES[service].call(name, *args, timeout=timeout)
 
 
 def _resolve(name: str):
-    import importlib
-
     module, fn = CALLS[name].split(":")
     return getattr(importlib.import_module(module), fn)
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="kx-layout-service")
+    ap = argparse.ArgumentParser(prog="kx-service")
     ap.add_argument("--fd", type=int, required=True)
     args = ap.parse_args(argv)
     conn = Connection(args.fd)
