@@ -9,8 +9,7 @@
     kx layout LAYOUT --shape 64x64 [--json] | kx layout --alias '#blocked1' --from FILE.ttgir --shape 64x64
     kx coalesce --shape 64x64 [--order 1,0] [--elem-bits 16] [--contiguity N] [--divisibility B] [--num-warps W]
 
-Exit status: 0 when the file compiled (runtime and no-launch diagnostics included), 1
-when a syntax, compile, timeout or crash diagnostic occurred, 2 for a bad command line.
+Exit statuses (every verb): see kx_core.cli_args.
 """
 
 from __future__ import annotations
@@ -22,6 +21,7 @@ import re
 import sys
 from typing import Any
 
+from kx_core import cli_args
 from kx_core.compile.stages import ALL_STAGES, stage_names
 from kx_core.compile.target import TargetError
 from kx_core.compile.types import CompiledKernel, CompileRequest, CompileResult
@@ -44,11 +44,15 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", help="only this kernel (with --signature: compile it directly)")
     p.add_argument("--signature", help="non-constexpr parameter types in order, e.g. '*fp32,*fp32,i32'")
     p.add_argument("--constexpr", action="append", type=_constexpr_pair, default=[], metavar="K=V")
-    p.add_argument("--num-warps", type=int)
-    p.add_argument("--num-stages", type=int)
+    p.add_argument("--num-warps", type=cli_args.power_of_two)
+    p.add_argument("--num-stages", type=cli_args.positive_int)
     p.add_argument("--passes", action="store_true", help="also capture the IR before every pass")
-    p.add_argument("--timeout", type=float, default=180.0, help="seconds before the worker is killed (180)")
-    p.add_argument("--jobs", type=int, help="autotune configs compiled at once (default: CPU count)")
+    p.add_argument(
+        "--timeout", type=cli_args.seconds, default=180.0, help="seconds before the worker is killed (180)"
+    )
+    p.add_argument(
+        "--jobs", type=cli_args.positive_int, help="autotune configs compiled at once (default: CPU count)"
+    )
     p.add_argument("--no-cache", action="store_true", help="ignore and do not write the result cache")
     p.add_argument(
         "--gpu",
@@ -90,7 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
     kl = sub.add_parser("kernels", help="list a file's kernels and their parameters without running it")
     kl.add_argument("file", help="a Python file (a script or a library module) with Triton kernels")
     kl.add_argument("--python", metavar="PATH", help="import the file with this interpreter")
-    kl.add_argument("--timeout", type=float, default=60.0)
+    kl.add_argument("--timeout", type=cli_args.seconds, default=60.0)
     kl.add_argument("--json", action="store_true")
     c = sub.add_parser("compile", help="compile every kernel a file launches")
     _add_compile_options(c)
@@ -108,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     lay.add_argument(
         "layout", nargs="?", help="attribute text, e.g. '#ttg.blocked<{...}>', or an alias with --from"
     )
-    lay.add_argument("--shape", required=True, help="tensor shape, e.g. 64x64")
+    lay.add_argument("--shape", required=True, type=cli_args.shape, help="tensor shape, e.g. 64x64")
     lay.add_argument("--alias", help="a layout alias of the TTGIR given with --from, e.g. '#blocked1'")
     lay.add_argument("--from", dest="from_file", metavar="FILE.ttgir", help="TTGIR text to read aliases from")
     lay.add_argument("--warp", type=int, default=0, help="the warp whose lane table is printed (0)")
@@ -128,17 +132,23 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="LAYOUT",
         help="for a shared layout: the register layout of the tensor a warp reads/writes there (bank conflicts)",
     )
-    lay.add_argument("--bits", type=int, default=16, help="element size in bits for a shared layout (16)")
+    lay.add_argument(
+        "--bits", type=cli_args.element_bits, default=16, help="element size in bits for a shared layout (16)"
+    )
     lay.add_argument("--json", action="store_true")
     co = sub.add_parser("coalesce", help="the layout Triton's coalesce pass gives a load, term by term")
-    co.add_argument("--shape", required=True, help="tensor shape, e.g. 64x64")
+    co.add_argument("--shape", required=True, type=cli_args.shape, help="tensor shape, e.g. 64x64")
     co.add_argument("--order", default=None, help="dims fastest first, e.g. 1,0 (default: row-major)")
-    co.add_argument("--elem-bits", type=int, default=32, help="element size in bits (32)")
+    co.add_argument("--elem-bits", type=cli_args.element_bits, default=32, help="element size in bits (32)")
     co.add_argument(
-        "--contiguity", type=int, help="contiguous elements along order[0] (default: the whole dim)"
+        "--contiguity",
+        type=cli_args.positive_int,
+        help="contiguous elements along order[0] (default: the whole dim)",
     )
-    co.add_argument("--divisibility", type=int, default=16, help="pointer alignment in bytes (16)")
-    co.add_argument("--num-warps", type=int, default=4)
+    co.add_argument(
+        "--divisibility", type=cli_args.power_of_two, default=16, help="pointer alignment in bytes (16)"
+    )
+    co.add_argument("--num-warps", type=cli_args.power_of_two, default=4)
     co.add_argument("--json", action="store_true")
     p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
     _add_compile_options(p)
@@ -306,12 +316,27 @@ def _compile(args: argparse.Namespace) -> CompileResult:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command line; the exit statuses are cli_args' (one table for every verb)."""
     try:
         return _main(argv)
     except BrokenPipeError:
         # `kx ... | head`: the reader left; say nothing more.
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter exit quiet
-        return 0
+        return cli_args.EXIT_OK
+    except KeyboardInterrupt:
+        print("kx: interrupted", file=sys.stderr)
+        return cli_args.EXIT_INTERRUPTED
+    except (OSError, UnicodeDecodeError) as e:  # a file kx was given cannot be read or written
+        name = getattr(e, "filename", None)
+        print(f"kx: {name + ': ' if name else ''}{getattr(e, 'strerror', None) or e}", file=sys.stderr)
+        return cli_args.EXIT_USAGE
+    except Exception as e:  # noqa: BLE001 - a fault of kx's own: one line, not a traceback
+        where = e.__traceback__
+        while where is not None and where.tb_next is not None:
+            where = where.tb_next
+        at = f" ({os.path.basename(where.tb_frame.f_code.co_filename)}:{where.tb_lineno})" if where else ""
+        print(f"kx: internal error{at}: {type(e).__name__}: {e} (please report it)", file=sys.stderr)
+        return cli_args.EXIT_INTERNAL
 
 
 def _kernels_command(args: argparse.Namespace) -> int:
@@ -404,18 +429,15 @@ def _layout_command(args: argparse.Namespace) -> int:
     from kx_core.ir.anatomy import layout_alias_texts
     from kx_core.layout.linear import LayoutError, linear_bases, ownership
 
-    try:
-        shape = [int(x) for x in args.shape.lower().split("x")]
-    except ValueError:
-        print(f"kx: --shape {args.shape!r}: expected sizes like 64x64", file=sys.stderr)
-        return 2
+    shape = args.shape
     aliases: dict[str, str] = {}
     if args.from_file:
+        from kx_core.base.textfile import InputFileError, read_text
+
         try:
-            with open(args.from_file, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            print(f"kx: cannot read {args.from_file}: {e.strerror}", file=sys.stderr)
+            text = read_text(args.from_file)
+        except InputFileError as e:
+            print(f"kx: {e}", file=sys.stderr)
             return 2
         aliases = layout_alias_texts(text)
     attr = args.alias or args.layout
@@ -515,11 +537,11 @@ def _conversion_command(args: argparse.Namespace, attr: str, own, shape: list[in
 def _coalesce_command(args: argparse.Namespace) -> int:
     from kx_core.layout.blocked import coalesced_layout, explain_elements_per_thread
 
+    shape = args.shape
     try:
-        shape = [int(x) for x in args.shape.lower().split("x")]
         order = [int(x) for x in args.order.split(",")] if args.order else list(range(len(shape)))[::-1]
     except ValueError:
-        print("kx: --shape like 64x64 and --order like 1,0", file=sys.stderr)
+        print("kx: --order like 1,0", file=sys.stderr)
         return 2
     if sorted(order) != list(range(len(shape))):
         print(f"kx: --order {order} is not a permutation of the {len(shape)} dims", file=sys.stderr)

@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from kx_core.base.textfile import InputFileError, read_text
+
 
 def add_luminal_commands(sub) -> None:
     e = sub.add_parser(
@@ -33,8 +35,7 @@ def egraph_command(args: argparse.Namespace) -> int:
     is_program = args.term.endswith(".egg")
     try:
         if is_program:
-            with open(args.term, encoding="utf-8") as f:
-                source = f.read()
+            source = read_text(args.term)
         else:
             source = args.term
             check_term(source)
@@ -48,8 +49,8 @@ def egraph_command(args: argparse.Namespace) -> int:
             node_limit=args.node_limit,
             cost=args.cost,
         )
-    except (OSError, UnicodeDecodeError) as e:
-        print(f"kx: {args.term}: {e}", file=sys.stderr)
+    except InputFileError as e:
+        print(f"kx: {e}", file=sys.stderr)
         return 2
     except TermError as e:
         print(f"kx: cannot read the term: {e}", file=sys.stderr)
@@ -107,10 +108,9 @@ def lit_command(args: argparse.Namespace) -> int:
     results, status = {}, 0
     for path in args.files:
         try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            print(f"kx: cannot read {path}: {e.strerror}", file=sys.stderr)
+            text = read_text(path)
+        except InputFileError as e:
+            print(f"kx: {e}", file=sys.stderr)
             return 2
         results[path] = run_file_text(text)
         if any(r.status == "FAIL" for r in results[path]):
@@ -150,10 +150,9 @@ def opt_command(args: argparse.Namespace) -> int:
     split = "-split-input-file" in flags or "--split-input-file" in flags
     flags = [f for f in flags if f.lstrip("-") != "split-input-file"]
     try:
-        with open(args.file, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as e:
-        print(f"kx: cannot read {args.file}: {e.strerror}", file=sys.stderr)
+        text = read_text(args.file)
+    except InputFileError as e:
+        print(f"kx: {e}", file=sys.stderr)
         return 2
     result = run_passes(text, flags, split)
     for u in result.unsupported:

@@ -445,8 +445,13 @@ class MainWindow(QMainWindow):
         if not (ask or dialog)(edit):
             self.recovery.clear(edit.path)
             return False
-        if not self.session.open_file(edit.path):
-            return False
+        if os.path.exists(edit.path):
+            if not self.session.open_file(edit.path):
+                return False
+        else:
+            # the file is gone: the text comes back as an unsaved buffer; Save recreates it
+            self.session.open_unsaved(edit.path, edit.text)
+            self.status_label.setText(f"{edit.path} no longer exists: the recovered text is unsaved (Ctrl+S writes it)")
         self.source_pane.replace_text(edit.text)
         return True
 

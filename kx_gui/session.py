@@ -76,6 +76,14 @@ class Session(QObject):
         self.compile()
         return True
 
+    def open_unsaved(self, path: str, text: str) -> None:
+        """Show text for a file that is not on disk (recovered edits of a deleted file):
+        nothing compiles until it is saved there."""
+        self.cancel()
+        self.path = os.path.abspath(path)
+        self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
+        self.document_opened.emit(self.path, "")
+
     def set_target(self, target: str) -> None:
         self.target = target
         if self.path:

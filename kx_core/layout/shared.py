@@ -147,9 +147,26 @@ def placement(attr: str, shape: list[int], aliases: dict[str, str] | None = None
     """kx's own model of where a shared layout puts each element: offsets (in elements),
     an array of `shape`. Works on every triton kx supports (3.6's to_linear_layout aborts
     on shared layouts); tests check it against Triton's linear layout where it runs."""
+    from kx_core.layout.linear import check_shape
+
+    check_shape(list(shape))
     layout = _resolve(attr.strip(), aliases or {})
     kind = layout["kind"]
     rank = len(shape)
+    try:
+        return _placement(layout, kind, attr, shape, rank)
+    except (KeyError, ValueError, TypeError, IndexError) as e:
+        raise LayoutError(f"{kind} layout kx cannot place at {list(shape)}: {e}") from e
+
+
+def _placement(layout: dict, kind: str, attr: str, shape: list[int], rank: int) -> np.ndarray:
+    for field in ("vec", "perPhase", "maxPhase", "elementBitWidth"):
+        if field in layout and int(layout[field]) <= 0:
+            raise LayoutError(f"{field} = {layout[field]}: it must be positive")
+    if "swizzlingByteWidth" in layout and int(layout["swizzlingByteWidth"]) not in (0, 32, 64, 128):
+        raise LayoutError(f"swizzlingByteWidth = {layout['swizzlingByteWidth']}: one of 0, 32, 64, 128")
+    if "order" in layout and sorted(int(x) for x in layout["order"]) != list(range(rank)):
+        raise LayoutError(f"order {layout['order']} is not a permutation of the shape's {rank} dims")
     if kind == "swizzled_shared":
         order = [int(x) for x in layout["order"]]
         return _swizzled(

@@ -187,6 +187,25 @@ def test_recovery_after_a_crash_offers_the_text_back(qtbot, make_window):
     assert w2.source_pane.text().endswith("# typed before the crash") and w2.source_pane.dirty
 
 
+def test_recovery_of_a_deleted_file_shows_its_text_unsaved(qtbot, make_window, tmp_path):
+    f = tmp_path / "gone.py"
+    f.write_text((KERNELS / "vector_add.py").read_text())
+    w = make_window()
+    open_and_wait(qtbot, w, f)
+    w.source_pane.view.appendPlainText("# typed before the crash")
+    qtbot.waitUntil(lambda: bool(w.recovery.pending()), timeout=5_000)
+    f.unlink()
+    w2 = make_window()
+    assert w2.offer_recovery(ask=lambda e: True)
+    assert w2.source_pane.text().endswith("# typed before the crash") and w2.source_pane.dirty
+    assert "no longer exists" in w2.status_label.text()
+    with qtbot.waitSignal(w2.result_shown, timeout=300_000):
+        assert w2.source_pane.save()  # Save writes it back and compiles
+    assert f.exists() and not w2.recovery.pending()
+    w3 = make_window()
+    assert not w3.offer_recovery(ask=lambda e: True)  # not asked again
+
+
 def test_settings_remember_recent_files_and_target(qtbot, make_window):
     w = make_window()
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
