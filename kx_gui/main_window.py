@@ -451,7 +451,9 @@ class MainWindow(QMainWindow):
         else:
             # the file is gone: the text comes back as an unsaved buffer; Save recreates it
             self.session.open_unsaved(edit.path, edit.text)
-            self.status_label.setText(f"{edit.path} no longer exists: the recovered text is unsaved (Ctrl+S writes it)")
+            self.status_label.setText(
+                f"{edit.path} no longer exists: the recovered text is unsaved (Ctrl+S writes it)"
+            )
         self.source_pane.replace_text(edit.text)
         return True
 
