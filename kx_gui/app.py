@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     restored = False if headless else window.offer_recovery()
     if args.file and not restored:
-        if not window.open_file(args.file) and headless:
+        if not window.open_file(args.file, trusted=True) and headless:
             return 2
     if headless and not args.file:
         print("kx: --screenshot needs a FILE", file=sys.stderr)

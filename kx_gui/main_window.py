@@ -48,6 +48,7 @@ from kx_gui.panes.summary_pane import SummaryPane
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
+from kx_gui.trust import is_trusted, trust
 
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
 
@@ -184,6 +185,7 @@ class MainWindow(QMainWindow):
         for path in examples():
             self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Trust This Folder", self.trust_this_folder)
         self._action(
             file_menu, "Recompile", lambda: self.session.compile(use_cache=False), QKeySequence("F5")
         )
@@ -287,11 +289,46 @@ class MainWindow(QMainWindow):
         if path:
             self.open_file(path)
 
-    def open_file(self, path: str) -> bool:
-        """Open a kernel file (asks about unsaved edits first)."""
+    def open_file(self, path: str, trusted: bool = False) -> bool:
+        """Open a kernel file (asks about unsaved edits first). A file from a folder not
+        yet trusted asks first (trust.py); `trusted`: the user named it (command line)."""
         if self.source_pane.dirty and not self._confirm_discard():
             return False
-        return self.session.open_file(path)
+        run = True
+        if not (trusted or self.headless or is_trusted(path)):
+            answer = self.ask_trust(os.path.dirname(os.path.abspath(path)))
+            if answer == "cancel":
+                return False
+            if answer == "trust":
+                trust(os.path.dirname(os.path.abspath(path)))
+            run = answer == "trust"
+        opened = self.session.open_file(path, run=run)
+        if opened and not run:
+            self.status_label.setText(
+                "shown without running it: its folder is not trusted (File ▸ Trust This Folder runs it)"
+            )
+        return opened
+
+    def ask_trust(self, folder: str) -> str:
+        """'trust', 'source' (show the file, run nothing) or 'cancel'."""
+        box = QMessageBox(self)
+        box.setWindowTitle("Run this file's code?")
+        box.setText(
+            f"Opening a kernel file runs its code, as python FILE would, to capture its kernels.\n\n"
+            f"Trust the folder {folder} (and the folders in it)?"
+        )
+        trust_button = box.addButton("Trust and run", QMessageBox.ButtonRole.AcceptRole)
+        source_button = box.addButton("Open without running", QMessageBox.ButtonRole.RejectRole)
+        box.addButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        clicked = box.clickedButton()
+        return "trust" if clicked is trust_button else "source" if clicked is source_button else "cancel"
+
+    def trust_this_folder(self) -> None:
+        if self.session.path:
+            trust(os.path.dirname(self.session.path))
+            self.session.running = True
+            self.session.compile()
 
     def save(self) -> bool:
         return self.source_pane.save()

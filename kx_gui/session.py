@@ -54,6 +54,7 @@ class Session(QObject):
         self._source_maps: list[SourceMap] = []
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
+        self.running = True  # False: the file is shown, not run (its folder is not trusted)
         self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
         self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
         # generation -> kernel name, for a compile from an Arguments form: its records
@@ -62,18 +63,22 @@ class Session(QObject):
 
     # ------------------------------------------------------------ documents
 
-    def open_file(self, path: str) -> bool:
-        """Read a file and compile it; False (and `error`) when it cannot be opened."""
+    def open_file(self, path: str, run: bool = True) -> bool:
+        """Read a file and compile it (`run=False`: show it without running its code);
+        False (and `error`) when it cannot be opened."""
         path = os.path.abspath(path)
         try:
             text = read_kernel_file(path)
         except KernelFileError as e:
             self.error.emit(str(e))
             return False
+        self.cancel()
         self.path = path
+        self.running = run
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
         self.document_opened.emit(path, text)
-        self.compile()
+        if run:
+            self.compile()
         return True
 
     def open_unsaved(self, path: str, text: str) -> None:
@@ -109,8 +114,11 @@ class Session(QObject):
 
     def compile(self, use_cache: bool = True) -> int:
         """Compile the saved file for the current target; returns the request number.
-        `use_cache=False` (Recompile, F5) compiles for real even when a result is cached."""
-        return self._start(self.request(), use_cache) if self.path else self.generation
+        `use_cache=False` (Recompile, F5) compiles for real even when a result is cached.
+        Nothing runs for a file opened without running (an untrusted folder)."""
+        if not self.path or not self.running:
+            return self.generation
+        return self._start(self.request(), use_cache)
 
     def compile_with_args(self, kernel: str, args: dict[str, str], grid: str | None = None) -> int:
         """Compile one kernel of the file as a call with these --arg values would (the

@@ -242,3 +242,29 @@ def test_find_and_go_to_line(qtbot, make_window):
     assert w.source_pane.view.current_line() == line_of("vector_add.py", "tl.store")
     w.source_pane.go_to_line(3)
     assert w.source_pane.view.current_line() == 3
+
+
+def test_an_untrusted_folder_asks_before_running(qtbot, make_window, tmp_path):
+    f = tmp_path / "untrusted.py"
+    f.write_text((KERNELS / "vector_add.py").read_text())
+    w = make_window()
+    w.headless = False  # headless windows (tests, --screenshot) are given their file by name
+    asked = []
+    w.ask_trust = lambda folder: asked.append(folder) or "source"
+    assert w.open_file(str(f))
+    assert asked == [str(tmp_path)] and not w.session.running and not w.session.compiling
+    assert "not trusted" in w.status_label.text() and w.source_pane.text().startswith('"""')
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.trust_this_folder()
+    asked.clear()
+    g = tmp_path / "second.py"
+    g.write_text(f.read_text())
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        assert w.open_file(str(g))
+    assert asked == []  # the folder is trusted now
+    w.ask_trust = lambda folder: "cancel"
+    other = tmp_path.parent / f"{tmp_path.name}-other"
+    other.mkdir()
+    h = other / "third.py"
+    h.write_text(f.read_text())
+    assert not w.open_file(str(h)) and w.session.path == str(g)
