@@ -72,6 +72,8 @@ class MainWindow(QMainWindow):
         self.session = Session(target=target, parent=self)
         self.session.gpu = self.settings.value("gpu", "") or None
         self.session.python = self.settings.value("python", "") or None
+        limit = self.settings.value("memory_limit_mb", "")
+        self.session.memory_limit_mb = int(limit) if str(limit).isdigit() else None
         self.recovery = RecoveryStore()
         self.setWindowTitle("kx — Kernel eXplorer")
         self.resize(MIN_WIDTH, MIN_HEIGHT)
@@ -227,6 +229,7 @@ class MainWindow(QMainWindow):
             self.gpu_group.addAction(action)
             gpu_menu.addAction(action)
         self._action(target_menu, "Python &Interpreter…", self.choose_python)
+        self._action(target_menu, "Worker &Memory Limit…", self.choose_memory_limit)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -352,6 +355,26 @@ class MainWindow(QMainWindow):
             self, "Python interpreter for the worker (Cancel: kx's own)", start
         )
         self.set_python(path or None)
+
+    def choose_memory_limit(self) -> None:
+        """The worker's address-space limit in MiB (0: none); running out of it is an
+        out-of-memory diagnostic at the line that allocated."""
+        from PySide6.QtWidgets import QInputDialog
+
+        from kx_core.base.workers import default_memory_limit_mb
+
+        current = self.session.memory_limit_mb
+        value, ok = QInputDialog.getInt(
+            self,
+            "Worker memory limit",
+            "MiB the worker may use (0: no limit):",
+            default_memory_limit_mb() if current is None else current,
+            0,
+            1 << 24,
+        )
+        if ok:
+            self.settings.setValue("memory_limit_mb", value)
+            self.session.memory_limit_mb = value
 
     def set_python(self, path: str | None) -> None:
         self.settings.setValue("python", path or "")

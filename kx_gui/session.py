@@ -57,6 +57,7 @@ class Session(QObject):
         self.running = True  # False: the file is shown, not run (its folder is not trusted)
         self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
         self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
+        self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
@@ -108,6 +109,7 @@ class Session(QObject):
             "passes": self.passes,
             "python": self.python,
             "gpu": self.gpu,
+            "memory_limit_mb": self.memory_limit_mb,
             "cwd": os.path.dirname(self.path) if self.path else None,
         }
         return CompileRequest(self.path or "", **(base | fields))

@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,7 +40,7 @@ def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python:
         target="cuda:90",
         gpu="h200",
         timeout_s=timeout,
-        cwd=str(ROOT),
+        cwd=tempfile.mkdtemp(prefix="kx-measure-"),  # files a tutorial writes land there
         python=python,
     )
     result = compile_file(request, use_cache=False)
