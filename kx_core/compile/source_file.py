@@ -60,14 +60,16 @@ def decode_source(data: bytes, path: str = "<file>") -> str:
 
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as e:  # an unknown coding cookie
-        raise SourceDecodeError(f"{os.path.basename(path)}: {e.msg}", e.lineno) from e
+    except SyntaxError as e:
+        if "unknown encoding" in str(e):
+            raise SourceDecodeError(f"{os.path.basename(path)}: {e}", 1) from e
+        encoding = "utf-8"  # no cookie and a first line that is not UTF-8: located below
     try:
         return data.decode(encoding)
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise SourceDecodeError(
-            f"{os.path.basename(path)} is not {encoding}: byte 0x{data[e.start]:02x} on line {line}"
+            f"{os.path.basename(path)} is not {encoding.upper().replace('UTF-8-SIG', 'UTF-8')}: byte 0x{data[e.start]:02x} on line {line}"
             " (save it as UTF-8, or declare its encoding: # -*- coding: latin-1 -*-)",
             line,
         ) from e
