@@ -102,7 +102,7 @@ def _models(path: str, result) -> dict:
     from kx_core.model.gpu import local_gpu
     from kx_core.model.kernel import model_kernel
 
-    gpu = local_gpu()
+    gpu = local_gpu(exact=True)
     compiled = compile_file(CompileRequest(file=path, target="local"))
     seconds = result.seconds_by_name()
     out = {}

@@ -40,13 +40,13 @@ def add_gpu_command(sub) -> None:
 def gpu_command(args: argparse.Namespace) -> int:
     from kx_core.model.gpu import SPECS, local_gpu, measure_ceilings
 
-    local = local_gpu()
+    local = local_gpu(exact=True)
     if args.measure:
         if local is None:
             print("kx: no CUDA GPU on this machine: nothing to measure", file=sys.stderr)
             return 2
         measure_ceilings(force=True)
-        local = local_gpu()
+        local = local_gpu(exact=True)
     gpus = ([local] if local else []) + list(SPECS.values())
     if args.json:
         json.dump(

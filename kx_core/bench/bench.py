@@ -23,11 +23,10 @@ class NoGPU(RuntimeError):
 
 
 def has_gpu() -> bool:
-    try:
-        import torch
-    except ImportError:
-        return False
-    return bool(torch.cuda.is_available())
+    """A local NVIDIA GPU (nvidia-smi: torch-free, so the window can ask)."""
+    from kx_core.compile.target import local_target
+
+    return local_target() is not None
 
 
 # Example: '  File "/path/kernel.py", line 42, in <module>'

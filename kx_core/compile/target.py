@@ -46,22 +46,33 @@ def parse_target(spec: str | None) -> Target:
 
 
 @functools.cache
-def local_target() -> Target | None:
-    """The first local NVIDIA GPU's target, asked of nvidia-smi (fast: no torch import)."""
+def local_gpu_info() -> dict[str, str] | None:
+    """The first local NVIDIA GPU as nvidia-smi reports it (name, compute capability,
+    memory in MiB): the one local-GPU check of kx, fast and torch-free (the window
+    process never imports torch). None when there is no GPU."""
     smi = find_tool("nvidia-smi")
     if smi is None:
         return None
     try:
         out = subprocess.run(
-            [smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+            [smi, "--query-gpu=name,compute_cap,memory.total", "--format=csv,noheader,nounits"],
             capture_output=True,
             text=True,
             timeout=10,
         ).stdout
     except (OSError, subprocess.SubprocessError):
         return None
-    # Example output line: "9.0"
-    m = re.search(r"(\d+)\.(\d+)", out)
+    # Example output line: "NVIDIA H200, 9.0, 143771"
+    m = re.match(r"^\s*(.+?),\s*(\d+\.\d+),\s*(\d+)", out)
     if not m:
         return None
-    return Target("cuda", int(m.group(1)) * 10 + int(m.group(2)), 32)
+    return {"name": m.group(1), "compute_cap": m.group(2), "memory_mib": m.group(3)}
+
+
+def local_target() -> Target | None:
+    """The first local NVIDIA GPU's target (local_gpu_info), or None."""
+    info = local_gpu_info()
+    if info is None:
+        return None
+    major, minor = info["compute_cap"].split(".")
+    return Target("cuda", int(major) * 10 + int(minor), 32)

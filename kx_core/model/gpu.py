@@ -260,10 +260,13 @@ def for_arch(arch: str) -> GPU:
     return by_arch.get(arch, H100_SXM)
 
 
-def local_gpu(device: int = 0) -> GPU | None:
-    """The local GPU through torch, merged with its table entry (torch's counts win; the
+def local_gpu(device: int = 0, exact: bool = False) -> GPU | None:
+    """The local GPU: its table entry under the name nvidia-smi gives (torch-free, for the
+    window), or with `exact` merged with torch's properties (torch's counts win; the
     table gives the peaks torch cannot report); measured ceilings when cached. None when
     there is no GPU."""
+    if not exact:
+        return _local_gpu_from_smi()
     try:
         import torch
     except ImportError:
@@ -289,6 +292,29 @@ def local_gpu(device: int = 0) -> GPU | None:
         l2_bytes=getattr(p, "L2_cache_size", base.l2_bytes),
         arch=arch,
         source=f"torch.cuda.get_device_properties({device}) + {base.source}",
+    )
+    cached = _read_ceilings(got.name)
+    return replace(got, measured=tuple(sorted(cached.items()))) if cached else got
+
+
+def _local_gpu_from_smi() -> GPU | None:
+    from kx_core.compile.target import local_gpu_info
+
+    info = local_gpu_info()
+    if info is None:
+        return None
+    major, minor = info["compute_cap"].split(".")
+    arch = f"sm_{major}{minor}"
+    try:
+        base = spec(info["name"])
+    except KeyError:
+        base = for_arch(arch)
+    got = replace(
+        base,
+        name=info["name"],
+        arch=arch,
+        memory_bytes=int(info["memory_mib"]) << 20,
+        source=f"nvidia-smi ({info['name']}) + {base.source}",
     )
     cached = _read_ceilings(got.name)
     return replace(got, measured=tuple(sorted(cached.items()))) if cached else got

@@ -26,11 +26,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kx_core.base import service
 from kx_core.base.data import data_path
 from kx_core.filecheck import checks_of
 from kx_core.ir.lexers import MlirLexer
 from kx_core.lit import RunResult, minimize, parse_pipeline, run_file_text, run_lines
-from kx_core.playground import PlaygroundResult, available_flags, run_passes
+from kx_core.playground import PlaygroundResult, run_passes
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 from kx_gui.widgets.diff_view import DiffView
@@ -49,10 +50,15 @@ class PlaygroundPane(Pane):
         self.open_button = QPushButton("Open .mlir…")
         self.pass_pick = QComboBox()
         self.pass_pick.setEditable(True)
-        try:
-            self.pass_pick.addItems(["-" + f for f in available_flags()])
-        except ImportError:  # pragma: no cover - triton is a dependency
-            pass
+        self.pass_pick.lineEdit().setPlaceholderText("loading Triton's passes…")
+        # the window process never imports triton: the pass list comes from kx's lab
+        # service child, in a thread, and fills the picker when it arrives
+        self._flags: queue.Queue = queue.Queue()
+        threading.Thread(target=self._load_flags, name="kx-pass-list", daemon=True).start()
+        self._flags_timer = QTimer(self)
+        self._flags_timer.setInterval(100)
+        self._flags_timer.timeout.connect(self._fill_flags)
+        self._flags_timer.start()
         self.add_button = QPushButton("Add")
         self.flags = QLineEdit()
         self.flags.setPlaceholderText(
@@ -122,7 +128,7 @@ class PlaygroundPane(Pane):
         runs = run_lines(text)
         if runs:
             try:
-                pipe = parse_pipeline(runs[0].command)
+                pipe = parse_pipeline(runs[0].command, check_passes=False)
                 self.flags.setText(
                     " ".join(["-split-input-file"] * pipe.split + [_quote(f) for f in pipe.flags])
                 )
@@ -154,6 +160,23 @@ class PlaygroundPane(Pane):
         return [t for t in tokens if t.lstrip("-") != "split-input-file"], split
 
     # ------------------------------------------------------------ background work
+
+    def _load_flags(self) -> None:
+        try:
+            self._flags.put(service.call("lab", "playground_flags", timeout=120))
+        except Exception as e:  # noqa: BLE001 - the picker stays free text
+            self._flags.put(e)
+
+    def _fill_flags(self) -> None:
+        try:
+            flags = self._flags.get_nowait()
+        except queue.Empty:
+            return
+        self._flags_timer.stop()
+        if isinstance(flags, Exception):
+            self.pass_pick.lineEdit().setPlaceholderText("type a triton-opt flag")
+            return
+        self.pass_pick.addItems(["-" + f for f in flags])
 
     def _start(self, kind: str, work) -> bool:
         if self._thread is not None and self._thread.is_alive():
