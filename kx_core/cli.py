@@ -91,6 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     # engine never imports Qt. Listed here so that `kx --help` shows it.
     gui = sub.add_parser("gui", help="the desktop app: kx gui [FILE] [--target T] [--screenshot OUT.png] ...")
     gui.add_argument("rest", nargs=argparse.REMAINDER)
+    dm = sub.add_parser("daemon", help="a warm worker for the command line: start, stop, status")
+    dm.add_argument("action", choices=("start", "stop", "status"))
+    dm.add_argument("--python", metavar="PATH", help="the interpreter it serves (default: kx's own)")
     kl = sub.add_parser("kernels", help="list a file's kernels and their parameters without running it")
     kl.add_argument("file", help="a Python file (a script or a library module) with Triton kernels")
     kl.add_argument("--python", metavar="PATH", help="import the file with this interpreter")
@@ -339,6 +342,36 @@ def main(argv: list[str] | None = None) -> int:
         return cli_args.EXIT_INTERNAL
 
 
+def _daemon_command(args: argparse.Namespace) -> int:
+    """`kx daemon start|stop|status`: the warm worker (kx_core.compile.warm) that every
+    verb uses while it runs, for one interpreter."""
+    from kx_core.compile import warm
+
+    if args.action == "start":
+        proc = warm.launch(args.python, detach=True)
+        info = warm.status(args.python)
+        if info is None:
+            print("kx: the daemon did not start (see its log in " + warm.socket_dir() + ")", file=sys.stderr)
+            return 1
+        print(
+            ("started" if proc is not None else "already running")
+            + f": pid {info['pid']}, {info['python']}, triton {info['triton']}"
+        )
+        return 0
+    if args.action == "stop":
+        print("stopped" if warm.stop(args.python) else "not running")
+        return 0
+    info = warm.status(args.python)
+    if info is None:
+        print("not running")
+        return 1
+    print(
+        f"running: pid {info['pid']}, {info['python']}, triton {info['triton']}, "
+        f"{info['jobs']} jobs in {info['uptime_s']} s, {info['running']} running"
+    )
+    return 0
+
+
 def _kernels_command(args: argparse.Namespace) -> int:
     from kx_core.compile.runner import compile_file
 
@@ -570,6 +603,8 @@ def _main(argv: list[str] | None) -> int:
         return 2
     if args.command == "kernels":
         return _kernels_command(args)
+    if args.command == "daemon":
+        return _daemon_command(args)
     if args.command == "layout":
         return _layout_command(args)
     if args.command == "coalesce":

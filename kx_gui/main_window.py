@@ -58,7 +58,7 @@ class MainWindow(QMainWindow):
 
     result_shown = Signal(object)  # CompileResult, once every pane has it
 
-    def __init__(self, target: str | None = None, headless: bool = False) -> None:
+    def __init__(self, target: str | None = None, headless: bool = False, warm: bool | None = None) -> None:
         super().__init__()
         # the cyclic GC must not run in a worker thread (see gc_guard)
         from PySide6.QtWidgets import QApplication
@@ -74,6 +74,10 @@ class MainWindow(QMainWindow):
         self.session.python = self.settings.value("python", "") or None
         limit = self.settings.value("memory_limit_mb", "")
         self.session.memory_limit_mb = int(limit) if str(limit).isdigit() else None
+        # a warm worker from the start (edits then compile without paying the imports);
+        # headless windows (tests, --screenshot) only when asked
+        self.session.warm_workers = (not headless) if warm is None else warm
+        self.session.ensure_warm_worker()
         self.recovery = RecoveryStore()
         self.setWindowTitle("kx — Kernel eXplorer")
         self.resize(MIN_WIDTH, MIN_HEIGHT)

@@ -58,6 +58,8 @@ class Session(QObject):
         self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
         self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
         self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
+        self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
+        self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
@@ -114,12 +116,24 @@ class Session(QObject):
         }
         return CompileRequest(self.path or "", **(base | fields))
 
+    def ensure_warm_worker(self) -> None:
+        """Start a warm worker (kx_core.compile.warm) for the session's interpreter in the
+        background unless one answers; again after it died. It dies with the app."""
+        from kx_core.compile import warm
+
+        if not self.warm_workers or warm.status(self.python) is not None:
+            return
+        proc = self._warm.get(self.python)
+        if proc is None or proc.poll() is not None:
+            self._warm[self.python] = warm.launch(self.python, wait_s=0)
+
     def compile(self, use_cache: bool = True) -> int:
         """Compile the saved file for the current target; returns the request number.
         `use_cache=False` (Recompile, F5) compiles for real even when a result is cached.
         Nothing runs for a file opened without running (an untrusted folder)."""
         if not self.path or not self.running:
             return self.generation
+        self.ensure_warm_worker()
         return self._start(self.request(), use_cache)
 
     def compile_with_args(self, kernel: str, args: dict[str, str], grid: str | None = None) -> int:

@@ -39,8 +39,31 @@ def _watch(parent: int) -> None:
             _die()
 
 
+def watch(pid: int) -> None:
+    """Die (job folder removed, process group killed) when process `pid` ends: a warm
+    worker's child watches the kx that asked for it, not its parent, the server."""
+
+    def loop() -> None:
+        while True:
+            time.sleep(0.5)
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                _die()
+            except PermissionError:
+                pass
+
+    threading.Thread(target=loop, name="kx-lifeline", daemon=True).start()
+
+
 def hold() -> None:
-    """Tie this process to its parent and apply the memory limit (see the docstring)."""
+    """Tie this process to its parent and apply the memory limit (see the docstring);
+    KX_NO_LIFELINE (a detached `kx daemon`) keeps only the memory limit."""
+    limit = os.environ.get("KX_MEMORY_LIMIT_MB")
+    if limit:
+        set_memory_limit(int(limit))
+    if os.environ.pop("KX_NO_LIFELINE", None):
+        return
     parent = os.getppid()
     if sys.platform.startswith("linux"):
         try:
@@ -52,9 +75,6 @@ def hold() -> None:
     if os.getppid() != parent:  # the parent died before the request took
         _die()
     threading.Thread(target=_watch, args=(parent,), name="kx-lifeline", daemon=True).start()
-    limit = os.environ.get("KX_MEMORY_LIMIT_MB")
-    if limit:
-        set_memory_limit(int(limit))
 
 
 def set_memory_limit(megabytes: int) -> None:

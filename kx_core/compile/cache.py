@@ -51,7 +51,7 @@ def cache_key(source: bytes, request: CompileRequest, target: Target, triton: st
     """Key of a result: the file's text and path, the resolved target, every option of
     the request that changes what is compiled, the Triton version (`triton`: that of
     the interpreter that compiles, default the installed one) and the engine's sources."""
-    skip = ("file", "target", "timeout_s", "jobs", "cwd", "memory_limit_mb")
+    skip = ("file", "target", "timeout_s", "jobs", "cwd", "memory_limit_mb", "cold")
     options = {k: v for k, v in request.to_json().items() if k not in skip}
     options |= {
         "path": request.file,

@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from kx_core.base import workers
+from kx_core.base.paths import cache_dir, worker_env
 from kx_core.compile import cache
 from kx_core.compile.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
@@ -109,16 +110,18 @@ class _Assembler:
             self.diagnostics.append(d)
 
 
-def _worker_env(cache_dir: str, passes: bool = False) -> dict[str, str]:
+def _worker_env(work: str, passes: bool = False) -> dict[str, str]:
     env = dict(os.environ)
     if passes:
         # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
         # and LLVM's print-after-all, all on stderr (the worker captures fd 2).
         env.update(MLIR_ENABLE_DUMP="1", MLIR_ENABLE_TIMING="1", LLVM_IR_ENABLE_DUMP="1")
-    env["TRITON_CACHE_DIR"] = cache_dir
+    # Triton's own cache, shared by every compile (an edited file recompiles only the
+    # kernels that changed), except where the passes are wanted: a cache hit dumps none.
+    env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache") if passes else str(cache_dir() / "triton")
     # Libraries that keep autotuning results on disk would keep the capture's placeholder
     # timings (and skip benchmarking, so compile less, next time): a folder of the job's.
-    env["FLAGGEMS_CACHE_DIR"] = os.path.join(os.path.dirname(cache_dir), "flaggems-cache")
+    env["FLAGGEMS_CACHE_DIR"] = os.path.join(work, "flaggems-cache")
     env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
     env["PYTHONUNBUFFERED"] = "1"
     return env
@@ -265,28 +268,51 @@ def _run_worker(
 def _start_worker(
     request: CompileRequest, target: Target, file: str, work: str, output_path: str, write_fd: int
 ) -> subprocess.Popen:
+    """The job's worker: a child of the warm worker when one answers for the request's
+    interpreter (warm.py), else a fresh process; the same environment either way."""
     request_path = os.path.join(work, "request.json")
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(replace(request, file=file).to_json(), f)
     python = request.python or sys.executable
-    env = _worker_env(os.path.join(work, "triton-cache"), request.passes)
+    env = _worker_env(work, request.passes)
     if target.backend == "cuda":  # the capture device answers nvidia-smi too
         smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
+    jobs = request.jobs or os.cpu_count() or 1
+    limit = (
+        request.memory_limit_mb if request.memory_limit_mb is not None else workers.default_memory_limit_mb()
+    )
+    cwd = request.cwd or os.getcwd()
+    if not request.cold:
+        from kx_core.compile import warm
+
+        target_json = json.dumps(target.to_json())
+        proc = warm.start_job(
+            request.python,
+            request_path,
+            target_json,
+            jobs,
+            env=worker_env(env),
+            cwd=cwd,
+            output=output_path,
+            message_fd=write_fd,
+            job_dir=work,
+            memory_limit_mb=limit,
+        )
+        if proc is not None:
+            return proc
     args = ["--request", request_path, "--target", json.dumps(target.to_json())]
-    args += ["--fd", str(write_fd), "--jobs", str(request.jobs or os.cpu_count() or 1)]
+    args += ["--fd", str(write_fd), "--jobs", str(jobs)]
     return workers.start(
         "kx_core.compile.worker",
         args,
         output=output_path,
         python=python,
         env=env,
-        cwd=request.cwd or os.getcwd(),
+        cwd=cwd,
         pass_fds=(write_fd,),
         job_dir=work,
-        memory_limit_mb=request.memory_limit_mb
-        if request.memory_limit_mb is not None
-        else workers.default_memory_limit_mb(),
+        memory_limit_mb=limit,
     )
 
 

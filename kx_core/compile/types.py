@@ -266,6 +266,7 @@ class CompileRequest(Jsonable):
     cwd: str | None = None
     # the worker's address-space limit in MiB; None: 3/4 of the machine's memory, 0: none
     memory_limit_mb: int | None = None
+    cold: bool = False  # a fresh worker process even when a warm worker answers (warm.py)
 
 
 @dataclass(frozen=True)

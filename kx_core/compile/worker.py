@@ -28,21 +28,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
 
+    with open(args.request, encoding="utf-8") as f:
+        request = CompileRequest.from_json(json.load(f))
+    run_job(request, Target.from_json(json.loads(args.target)), args.fd, args.jobs)
+
+
+def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None:
+    """One capture, its messages to `fd`; never returns (the process exits). Run by the
+    cold worker above and by each child of the warm worker (warm.py)."""
     faulthandler.enable(file=sys.stderr, all_threads=True)
     if hasattr(signal, "SIGUSR1"):
         faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
-
-    with open(args.request, encoding="utf-8") as f:
-        request = CompileRequest.from_json(json.load(f))
-    target = Target.from_json(json.loads(args.target))
     # Processes the user's file starts (exec'd) must not hold the message pipe open: the
     # parent reads until the worker exits, and a held pipe would look like a live worker.
-    os.set_inheritable(args.fd, False)
-    writer = MessageWriter(args.fd)
+    os.set_inheritable(fd, False)
+    writer = MessageWriter(fd)
 
     from kx_core.compile.capture import capture
 
-    capture(request, target, writer, max(1, args.jobs))
+    capture(request, target, writer, max(1, jobs))
     sys.stdout.flush()
     sys.stderr.flush()
     # Skip interpreter teardown: torch and Triton objects can take seconds to destroy

@@ -1,0 +1,382 @@
+"""The warm worker: a process that has imported torch, triton and kx's capture once, and
+forks one child per compile. The child is what a cold worker would be (its own process
+group, the job's environment, working folder, output file and memory limit, the user's
+file run as __main__), so a crash or a timeout costs that child only; the parent pays
+the imports (3 s of every cold compile on two cores) once.
+
+    python kx_run.py kx_core.compile.warm serve --socket PATH [--detach]
+
+One server per interpreter and kx engine, at socket_path(python). The app starts one
+beside itself (it dies with the app); `kx daemon start` starts a detached one that
+serves the command line until `kx daemon stop`. runner.py uses a server when one
+answers, and starts a cold worker otherwise: results are the same either way.
+
+Protocol (a Unix socket, one connection per job): the client sends a JSON header and,
+as SCM_RIGHTS, the write end of its message pipe and its output file; the server answers
+{"pid": N} once the child runs and {"exit": code} when it ends (negative: the signal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import select
+import signal
+import socket
+import sys
+import tempfile
+import time
+
+_HEADER_MAX = 1 << 20
+
+
+def socket_dir() -> str:
+    """A folder of this user's for the servers' sockets (short: socket paths are limited
+    to about 100 bytes)."""
+    path = os.path.join(tempfile.gettempdir(), f"kx-{os.getuid()}")
+    os.makedirs(path, mode=0o700, exist_ok=True)
+    return path
+
+
+def socket_path(python: str | None = None) -> str:
+    from kx_core.compile.cache import engine_digest
+
+    key = f"{os.path.realpath(python or sys.executable)}|{engine_digest()}"
+    return os.path.join(socket_dir(), f"warm-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sock")
+
+
+# ----------------------------------------------------------------- client
+
+
+class WarmProcess:
+    """A child of the warm server, seen from the client like a subprocess.Popen: pid
+    (its process group), poll(), wait(); killing is workers.stop's killpg."""
+
+    def __init__(self, conn: socket.socket, pid: int) -> None:
+        self.conn = conn
+        self.pid = pid
+        self.returncode: int | None = None
+        self._buffer = b""
+
+    def _read(self, timeout: float) -> None:
+        if self.returncode is not None:
+            return
+        ready, _, _ = select.select([self.conn], [], [], timeout)
+        if not ready:
+            return
+        chunk = self.conn.recv(4096)
+        if not chunk:  # the server is gone: the child is in its own group, killed by stop()
+            self.returncode = -signal.SIGKILL if _alive(self.pid) else 1
+            return
+        self._buffer += chunk
+        while b"\n" in self._buffer:
+            line, self._buffer = self._buffer.split(b"\n", 1)
+            message = json.loads(line)
+            if "exit" in message:
+                self.returncode = int(message["exit"])
+                self.conn.close()
+
+    def poll(self) -> int | None:
+        self._read(0)
+        return self.returncode
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.returncode is None:
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                import subprocess
+
+                raise subprocess.TimeoutExpired("warm child", timeout)
+            self._read(0.2 if remaining is None else min(0.2, remaining))
+        return self.returncode
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def _connect(path: str, timeout: float = 1.0) -> socket.socket | None:
+    if not os.path.exists(path):
+        return None
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(timeout)
+    try:
+        s.connect(path)
+    except OSError:
+        s.close()
+        return None
+    return s
+
+
+def _ask(
+    path: str, header: dict, fds: list[int] = (), timeout: float = 5.0
+) -> tuple[socket.socket, dict] | None:
+    s = _connect(path)
+    if s is None:
+        return None
+    try:
+        socket.send_fds(s, [json.dumps(header).encode() + b"\n"], list(fds))
+        s.settimeout(timeout)
+        line = b""
+        while not line.endswith(b"\n"):
+            chunk = s.recv(4096)
+            if not chunk:
+                raise OSError("the warm worker closed the connection")
+            line += chunk
+        s.settimeout(None)
+        return s, json.loads(line)
+    except (OSError, ValueError):
+        s.close()
+        return None
+
+
+def start_job(
+    python: str | None,
+    request_path: str,
+    target_json: str,
+    jobs: int,
+    *,
+    env: dict[str, str],
+    cwd: str,
+    output: str,
+    message_fd: int,
+    job_dir: str,
+    memory_limit_mb: int | None,
+) -> WarmProcess | None:
+    """Run one capture in a warm server's child; None when no server answers (the
+    caller starts a cold worker)."""
+    out = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        header = {
+            "op": "run",
+            "request": request_path,
+            "target": target_json,
+            "jobs": jobs,
+            "env": env,
+            "cwd": cwd,
+            "job_dir": job_dir,
+            "client_pid": os.getpid(),
+            "memory_limit_mb": memory_limit_mb,
+        }
+        answer = _ask(socket_path(python), header, [message_fd, out])
+    finally:
+        os.close(out)
+    if answer is None or "pid" not in answer[1]:
+        if answer is not None:
+            answer[0].close()
+        return None
+    return WarmProcess(answer[0], int(answer[1]["pid"]))
+
+
+def status(python: str | None = None) -> dict | None:
+    """The server's answer to a ping (pid, interpreter, triton, jobs served), or None."""
+    answer = _ask(socket_path(python), {"op": "ping"})
+    if answer is None:
+        return None
+    answer[0].close()
+    return answer[1]
+
+
+def stop(python: str | None = None) -> bool:
+    answer = _ask(socket_path(python), {"op": "stop"})
+    if answer is None:
+        return False
+    answer[0].close()
+    return True
+
+
+def launch(python: str | None = None, detach: bool = False, wait_s: float = 60.0):
+    """Start a server for `python` (kx's own by default) unless one answers; with
+    `detach` it outlives this process (`kx daemon start`), else it dies with it.
+    Returns the Popen (None when one was already running); waits up to `wait_s` for it
+    to answer (0: do not wait)."""
+    from kx_core.base import workers
+
+    if status(python) is not None:
+        return None
+    path = socket_path(python)
+    env = dict(os.environ)
+    if detach:
+        env["KX_NO_LIFELINE"] = "1"
+    log = os.path.join(socket_dir(), os.path.basename(path) + ".log")
+    proc = workers.start(
+        "kx_core.compile.warm",
+        ["serve", "--socket", path],
+        output=log,
+        python=python,
+        env=env,
+        cwd=socket_dir(),
+    )
+    deadline = time.monotonic() + wait_s
+    while wait_s and time.monotonic() < deadline and proc.poll() is None:
+        if status(python) is not None:
+            break
+        time.sleep(0.1)
+    return proc
+
+
+# ----------------------------------------------------------------- server
+
+
+def _child(header: dict, fds: list[int]) -> None:
+    """In the forked child: become the job's worker (see the module docstring)."""
+    message_fd, out = fds
+    os.setsid()
+    os.dup2(out, 1)
+    os.dup2(out, 2)
+    os.close(out)
+    sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
+    sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
+    env = header["env"]
+    for entry in reversed([p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]):
+        if entry not in sys.path:
+            sys.path.insert(1, entry)
+    os.environ.clear()
+    os.environ.update(env)
+    os.environ["KX_JOB_DIR"] = header["job_dir"]
+    os.chdir(header["cwd"])
+    from kx_core.base import lifeline
+
+    lifeline.watch(header["client_pid"])
+    if header.get("memory_limit_mb"):
+        os.environ["KX_MEMORY_LIMIT_MB"] = str(header["memory_limit_mb"])
+        lifeline.set_memory_limit(int(header["memory_limit_mb"]))
+    from kx_core.compile.types import CompileRequest, Target
+    from kx_core.compile.worker import run_job
+
+    with open(header["request"], encoding="utf-8") as f:
+        request = CompileRequest.from_json(json.load(f))
+    run_job(request, Target.from_json(json.loads(header["target"])), message_fd, int(header["jobs"]))
+
+
+def _prepare() -> str:
+    """Import what every capture needs, pay Triton's one-time costs; returns its version."""
+    import torch  # noqa: F401
+    import triton
+    from triton.runtime.cache import triton_key
+
+    import kx_core.compile.capture  # noqa: F401
+    import kx_core.compile.kernel_record  # noqa: F401
+
+    triton_key()  # memoised: every child inherits it
+    try:
+        from triton.backends.compiler import GPUTarget
+
+        from kx_core.compile.warmup import warm_up
+
+        warm_up(GPUTarget("cuda", 90, 32))  # LLVM and MLIR initialised once
+    except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
+        pass
+    return triton.__version__
+
+
+def serve(path: str) -> int:
+    version = _prepare()
+    started, served = time.time(), 0
+    tmp = f"{path}.{os.getpid()}"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(tmp)
+    os.replace(tmp, path)  # a client sees the socket only once it is ready
+    listener.listen(16)
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    children: dict[int, socket.socket] = {}
+    try:
+        while True:
+            try:
+                ready, _, _ = select.select([listener, wake_r], [], [])
+            except InterruptedError:
+                continue
+            if wake_r in ready:
+                os.read(wake_r, 4096)
+                _reap(children)
+            if listener not in ready:
+                continue
+            conn, _ = listener.accept()
+            try:
+                data, fds, _flags, _addr = socket.recv_fds(conn, _HEADER_MAX, 2)
+                header = json.loads(data)
+            except (OSError, ValueError):
+                conn.close()
+                continue
+            op = header.get("op")
+            if op == "ping":
+                info = {
+                    "pid": os.getpid(),
+                    "python": sys.executable,
+                    "triton": version,
+                    "jobs": served,
+                    "uptime_s": round(time.time() - started, 1),
+                    "running": len(children),
+                }
+                conn.sendall(json.dumps(info).encode() + b"\n")
+                conn.close()
+            elif op == "stop":
+                conn.sendall(b'{"stopping": true}\n')
+                conn.close()
+                return 0
+            elif op == "run" and len(fds) == 2:
+                pid = os.fork()
+                if pid == 0:
+                    listener.close()
+                    conn.close()
+                    os.close(wake_r)
+                    signal.set_wakeup_fd(-1)
+                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                    try:
+                        _child(header, fds)
+                    finally:
+                        os._exit(1)
+                for fd in fds:
+                    os.close(fd)
+                served += 1
+                children[pid] = conn
+                conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+            else:
+                for fd in fds:
+                    os.close(fd)
+                conn.close()
+    finally:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+
+
+def _reap(children: dict[int, socket.socket]) -> None:
+    while True:
+        try:
+            pid, status_ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+        conn = children.pop(pid, None)
+        if conn is not None:
+            try:
+                conn.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status_)}).encode() + b"\n")
+            except OSError:
+                pass
+            conn.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="kx-warm-worker")
+    sub = ap.add_subparsers(dest="op", required=True)
+    s = sub.add_parser("serve")
+    s.add_argument("--socket", required=True)
+    args = ap.parse_args(argv)
+    return serve(args.socket)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

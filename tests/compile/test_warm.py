@@ -1,0 +1,81 @@
+"""The warm worker (issue 15): a compile through it gives what a cold worker gives, pays
+no imports, and a crash or a timeout costs its child only."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+
+import pytest
+
+from kx_core.compile import CompileRequest, compile_file, warm
+from kx_testing import BAD, KERNELS, run_kx
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc = warm.launch(wait_s=180)
+    assert warm.status() is not None, "the warm worker did not start"
+    yield warm.status()
+    warm.stop()
+    if proc is not None:
+        proc.wait(30)
+
+
+def _compile(name: str, **fields):
+    path = str(BAD / name[4:]) if name.startswith("bad/") else str(KERNELS / name)
+    return compile_file(CompileRequest(path, target="cuda:90", **fields), use_cache=False)
+
+
+def test_warm_and_cold_give_the_same_result(server):
+    jobs = warm.status()["jobs"]
+    hot = _compile("two_kernels.py")
+    assert warm.status()["jobs"] == jobs + 1  # it went through the warm worker
+    cold = _compile("two_kernels.py", cold=True)
+    assert [k.display_name for k in hot.kernels] == [k.display_name for k in cold.kernels]
+    assert [k.stages["ptx"] for k in hot.kernels] == [k.stages["ptx"] for k in cold.kernels]
+    assert hot.diagnostics == cold.diagnostics
+    assert hot.timings["imports_s"] < 0.1 < cold.timings["imports_s"]  # torch and triton were there
+
+
+def test_a_crash_or_a_timeout_costs_the_child_only(server):
+    pid = warm.status()["pid"]
+    crash = _compile("bad/segfault.py")
+    assert [d.kind for d in crash.diagnostics if d.fatal] == ["crash"]
+    hang = _compile("bad/infinite_loop.py", timeout_s=5)
+    assert [d.kind for d in hang.diagnostics if d.fatal] == ["timeout"] and hang.diagnostics[0].line
+    info = warm.status()
+    assert info["pid"] == pid and info["running"] == 0
+    assert _compile("vector_add.py").ok
+
+
+def test_the_child_dies_with_the_client(server, tmp_path):
+    script = (
+        "import sys; from kx_core.compile import CompileRequest, compile_file; "
+        f"compile_file(CompileRequest({str(BAD / 'infinite_loop.py')!r}, timeout_s=120), use_cache=False)"
+    )
+    p = subprocess.Popen([os.sys.executable, "-c", script], env=dict(os.environ, PYTHONPATH=os.getcwd()))
+    deadline = time.time() + 60
+    while time.time() < deadline and warm.status()["running"] == 0:
+        time.sleep(0.2)
+    assert warm.status()["running"] == 1
+    p.kill()
+    p.wait()
+    deadline = time.time() + 10
+    while time.time() < deadline and warm.status()["running"]:
+        time.sleep(0.2)
+    assert warm.status()["running"] == 0
+
+
+def test_kx_daemon_start_status_stop():
+    try:
+        assert run_kx("daemon", "start").returncode == 0
+        status = run_kx("daemon", "status")
+        assert status.returncode == 0 and "running: pid" in status.stdout
+        jobs = warm.status()["jobs"]
+        p = run_kx("compile", str(KERNELS / "vector_add.py"), "--target", "cuda:90", "--no-cache", "--json")
+        assert p.returncode == 0 and warm.status()["jobs"] == jobs + 1
+    finally:
+        assert "stopped" in run_kx("daemon", "stop").stdout
+    assert run_kx("daemon", "status").returncode == 1
