@@ -28,6 +28,8 @@ class Session(QObject):
     result_changed = Signal(object)  # CompileResult (the first kernel is selected after)
     result_settled = Signal(object)  # CompileResult, once every pane shows it
     kernel_changed = Signal(object, object)  # CompiledKernel | None, SourceMap | None
+    passes_progress = Signal(str, str)  # kernel display name, what the pass capture does
+    passes_captured = Signal(str, str)  # kernel display name, error ("" when they came)
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     error = Signal(str)  # a message for the user (bad file, failed job)
     measurements_changed = Signal(object)  # {kernel display name: measured seconds}
@@ -60,6 +62,8 @@ class Session(QObject):
         self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
+        self._pass_jobs: dict[str, CompileJob] = {}  # kernel display name -> its pass capture
+        self._pass_generation = 0
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
@@ -115,6 +119,46 @@ class Session(QObject):
             "cwd": os.path.dirname(self.path) if self.path else None,
         }
         return CompileRequest(self.path or "", **(base | fields))
+
+    # ------------------------------------------------------------ passes on demand
+
+    def capture_passes(self, kernel: CompiledKernel, timeout_s: float = 120.0) -> bool:
+        """Recompile one kernel record (its specialization: one config) with the IR
+        before every pass, in the background; the passes join that record when they
+        come, and nothing else of the result changes. Several run side by side."""
+        if not self.path or kernel.specialization is None or kernel.display_name in self._pass_jobs:
+            return False
+        self._pass_generation += 1
+        request = self.request(replay=kernel, passes=True, timeout_s=timeout_s, import_only=True)
+        job = CompileJob(request, self._pass_generation, self)
+        name = kernel.display_name
+        job.progress.connect(lambda _g, message: self.passes_progress.emit(name, message))
+        job.finished_result.connect(lambda _g, payload: self._passes_came(name, kernel, payload[0]))
+        job.failed.connect(lambda _g, message: self._passes_failed(name, message))
+        job.finished.connect(lambda: self._pass_jobs.pop(name, None))
+        self._pass_jobs[name] = job
+        job.start()
+        return True
+
+    def _passes_came(self, name: str, original: CompiledKernel, result: CompileResult) -> None:
+        got = next((k for k in result.kernels if k.passes), None)
+        if got is None or self.result is None:
+            fatal = [d.message for d in result.diagnostics if d.fatal]
+            self.passes_captured.emit(name, fatal[0] if fatal else "the recompile gave no passes")
+            return
+        kernels = list(self.result.kernels)
+        for i, k in enumerate(kernels):
+            if k.display_name == name and k.specialization == original.specialization:
+                kernels[i] = replace(k, passes=got.passes)
+                self.result = replace(self.result, kernels=tuple(kernels))
+                if i == self.kernel_index:
+                    self.kernel = kernels[i]
+                    self.kernel_changed.emit(self.kernel, self.source_map)
+                break
+        self.passes_captured.emit(name, "")
+
+    def _passes_failed(self, name: str, message: str) -> None:
+        self.passes_captured.emit(name, message)
 
     def ensure_warm_worker(self) -> None:
         """Start a warm worker (kx_core.compile.warm) for the session's interpreter in the

@@ -671,6 +671,15 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     fake_torch.patch_triton_testing()
     _install_wrappers()
     started = time.perf_counter()
+    if request.replay is not None:
+        from kx_core.compile.replay import replay_record
+
+        STATE.passes = True
+        namespace = import_library(path, replace(request, kernel=None))
+        if namespace:
+            replay_record(STATE, namespace, request.replay)
+        writer.send({"type": "done"})
+        return
     if request.import_only or request.args:
         STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)

@@ -267,6 +267,9 @@ class CompileRequest(Jsonable):
     # the worker's address-space limit in MiB; None: 3/4 of the machine's memory, 0: none
     memory_limit_mb: int | None = None
     cold: bool = False  # a fresh worker process even when a warm worker answers (warm.py)
+    # recompile this one record of the file (its specialization) with its passes
+    # captured, instead of running the file (pass capture on demand)
+    replay: CompiledKernel | None = None
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 and the IR before and after the selected pass side by side.
 
 Passes are captured on request (they make a compile slower and its result larger):
-the "Capture passes" button recompiles with --passes."""
+"Capture passes" recompiles the selected kernel and config only, in the background, with
+its own timeout; "all configs" does every config of that kernel, side by side. The
+results on screen stay as they are until the passes join them."""
 
 from __future__ import annotations
 
@@ -12,7 +14,9 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QHBoxLayout,
+    QLabel,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QTableWidgetItem,
     QVBoxLayout,
@@ -34,13 +38,29 @@ class PipelinePane(Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.capture_button = QPushButton("Capture passes (recompile)")
+        self.capture_button = QPushButton("Capture passes")
+        self.capture_all = QPushButton("all configs")
+        self.capture_all.setToolTip("capture the passes of every config of this kernel, side by side")
+        self.timeout = QSpinBox()
+        self.timeout.setRange(5, 3600)
+        self.timeout.setValue(120)
+        self.timeout.setSuffix(" s")
+        self.timeout.setToolTip("the pass capture's own timeout")
+        self.status = QLabel()
         self.function_box = QComboBox()
         self.changed_only = QCheckBox("changed only")
         self.ignore_numbering = QCheckBox("ignore renumbering")
         self.ignore_numbering.setChecked(True)
         bar = QHBoxLayout()
-        for w in (self.capture_button, self.function_box, self.changed_only, self.ignore_numbering):
+        for w in (
+            self.capture_button,
+            self.capture_all,
+            self.timeout,
+            self.function_box,
+            self.changed_only,
+            self.ignore_numbering,
+            self.status,
+        ):
             bar.addWidget(w)
         bar.addStretch(1)
         self.table = row_table(COLUMNS, stretch=2)
@@ -55,6 +75,9 @@ class PipelinePane(Pane):
         layout.addLayout(bar)
         layout.addWidget(split, 1)
         self.capture_button.clicked.connect(self.capture_passes)
+        self.capture_all.clicked.connect(self.capture_all_configs)
+        self.listen(session.passes_progress, lambda name, message: self.status.setText(f"{name}: {message}"))
+        self.listen(session.passes_captured, self._captured)
         self.function_box.currentIndexChanged.connect(lambda _i: self._fill())
         self.changed_only.toggled.connect(lambda _b: self._fill())
         self.ignore_numbering.toggled.connect(lambda _b: self.show_pass(self.selected_index()))
@@ -62,9 +85,28 @@ class PipelinePane(Pane):
         self._rows: list[int] = []
         self.listen(session.kernel_changed, lambda *_: self.schedule())
 
-    def capture_passes(self) -> None:
-        self.session.passes = True
-        self.session.compile()
+    def capture_passes(self) -> bool:
+        """The selected kernel and config only (session.capture_passes)."""
+        kernel = self.session.kernel
+        if kernel is None:
+            return False
+        started = self.session.capture_passes(kernel, float(self.timeout.value()))
+        if started:
+            self.status.setText(f"capturing the passes of {kernel.display_name}…")
+        return started
+
+    def capture_all_configs(self) -> int:
+        """Every config of the selected kernel, side by side; returns how many started."""
+        kernel, result = self.session.kernel, self.session.result
+        if kernel is None or result is None:
+            return 0
+        mine = [k for k in result.kernels if k.name == kernel.name and k.specialization and not k.passes]
+        started = sum(self.session.capture_passes(k, float(self.timeout.value())) for k in mine)
+        self.status.setText(f"capturing the passes of {started} configs of {kernel.name}…")
+        return started
+
+    def _captured(self, name: str, error: str) -> None:
+        self.status.setText(f"{name}: {error}" if error else f"{name}: passes captured")
 
     def render(self) -> None:
         self.show_kernel(self.session.kernel)

@@ -12,9 +12,14 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     assert w.show_pane("pipeline")
     pane = w.pipeline_pane
     assert pane.table.rowCount() == 0 and pane.capture_button.isEnabled()
-    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+    before = w.session.result
+    with qtbot.waitSignal(w.session.passes_captured, timeout=300_000) as got:
         qtbot.mouseClick(pane.capture_button, qtbot_button())
+    assert got.args[1] == ""  # no error
     passes = w.session.kernel.passes
+    # only the passes joined: the kernel's stages and the rest of the result are as they were
+    assert w.session.result.kernels[0].stages == before.kernels[0].stages
+    assert w.session.result.diagnostics == before.diagnostics
     assert pane.table.rowCount() == len(passes) > 50
     i = next(i for i, p in enumerate(passes) if p.argument == "tritongpu-accelerate-matmul")
     assert pane.select_pass(i)
@@ -24,6 +29,20 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     assert pane.table.rowCount() == sum(p.changed for p in passes)
     names = {pane.table.item(r, 2).text() for r in range(pane.table.rowCount())}
     assert "TritonGPUAccelerateMatmul" in names
+
+
+def test_passes_of_every_config_side_by_side(qtbot, make_window):
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    configs = [k for k in result.kernels if k.status == "compiled"]
+    w.show_pane("pipeline")
+    pane = w.pipeline_pane
+    done = []
+    w.session.passes_captured.connect(lambda name, error: done.append((name, error)))
+    assert pane.capture_all_configs() == len(configs)
+    qtbot.waitUntil(lambda: len(done) == len(configs), timeout=600_000)
+    assert all(error == "" for _, error in done)
+    assert all(k.passes for k in w.session.result.kernels if k.status == "compiled")
 
 
 def qtbot_button():
