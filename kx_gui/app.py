@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> int:
         app.exit(code)
 
     def shoot(result) -> None:
+        shown_at = time.time()  # the wall clock when every pane has the result
         apply_view_options(window, args)
 
         def save() -> None:
@@ -99,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
             print(
                 f"kx: window shown with results after {time.perf_counter() - STARTED:.2f} s "
-                f"(compile {result.wall_time_s:.2f} s{', cached' if result.from_cache else ''})",
+                f"(compile {result.wall_time_s:.2f} s{', cached' if result.from_cache else ''}) [t={shown_at:.3f}]",
                 file=sys.stderr,
             )
             finish(1 if fatal else 0)
