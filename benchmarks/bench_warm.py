@@ -45,6 +45,7 @@ def edited_copy(folder: Path, name: str, n: int) -> Path:
     text = re.sub(
         r"(@triton\.jit\ndef [^\n]*\n(?:[^\n]*\n)*?[^\n]*:\n)", rf"\1    # edit {n}\n", text, count=1
     )
+    folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
     path.write_text(text)
     return path

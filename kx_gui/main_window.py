@@ -29,22 +29,9 @@ from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
 from kx_core.compile.target import KNOWN_TARGETS, local_target
 from kx_core.model.gpu import SPECS
-from kx_gui.panes.autotune_pane import AutotunePane
+from kx_gui.pane_registry import BY_NAME, PANES, PaneSpec
 from kx_gui.panes.base import Pane
-from kx_gui.panes.bench_pane import BenchPane
-from kx_gui.panes.concepts_pane import ConceptsPane
-from kx_gui.panes.diff_pane import DiffPane
-from kx_gui.panes.egraph_pane import EgraphPane
-from kx_gui.panes.kernels_pane import KernelsPane
-from kx_gui.panes.layout_pane import LayoutPane
-from kx_gui.panes.luminal_pane import LuminalPane
-from kx_gui.panes.pipeline_pane import PipelinePane
-from kx_gui.panes.playground_pane import PlaygroundPane
-from kx_gui.panes.problems_pane import ProblemsPane
-from kx_gui.panes.roofline_pane import RooflinePane
-from kx_gui.panes.source_pane import SourcePane
-from kx_gui.panes.stage_pane import StagePane, ask_and_go_to_line
-from kx_gui.panes.summary_pane import SummaryPane
+from kx_gui.panes.stage_pane import ask_and_go_to_line
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
@@ -88,47 +75,18 @@ class MainWindow(QMainWindow):
         placeholder.setMaximumSize(0, 0)
         self.setCentralWidget(placeholder)
 
-        self.source_pane = SourcePane(self.session, self.recovery)
-        self.stage_pane = StagePane(self.session)
-        self.kernels_pane = KernelsPane(self.session)
-        self.problems_pane = ProblemsPane(self.session)
-        self.pipeline_pane = PipelinePane(self.session)
-        self.concepts_pane = ConceptsPane(self.session)
-        self.diff_pane = DiffPane(self.session)
-        self.summary_pane = SummaryPane(self.session)
-        self.layout_pane = LayoutPane(self.session)
-        self.roofline_pane = RooflinePane(self.session)
-        self.autotune_pane = AutotunePane(self.session)
-        self.bench_pane = BenchPane(self.session)
-        self.egraph_pane = EgraphPane(self.session)
-        self.luminal_pane = LuminalPane(self.session)
-        self.playground_pane = PlaygroundPane(self.session)
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
-        # Source above Kernels/Problems on the left, Stages the whole height on the right.
-        self._add_dock(self.source_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._add_dock(self.stage_pane, Qt.DockWidgetArea.RightDockWidgetArea)
-        self._add_dock(self.kernels_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
-        self._add_dock(self.problems_pane, Qt.DockWidgetArea.LeftDockWidgetArea)
+        for spec in PANES:
+            self._add_dock(spec)
+        # Source above Kernels/Problems on the left, Stages the whole height on the right;
+        # the IR-reading panes share the right-hand area with the stages, as tabs.
         self.splitDockWidget(self.docks["source"], self.docks["kernels"], Qt.Orientation.Vertical)
         self.tabifyDockWidget(self.docks["kernels"], self.docks["problems"])
         self.docks["kernels"].raise_()
-        # the IR-reading panes share the right-hand area with the stages, as tabs
-        for pane in (
-            self.pipeline_pane,
-            self.diff_pane,
-            self.concepts_pane,
-            self.summary_pane,
-            self.layout_pane,
-            self.roofline_pane,
-            self.autotune_pane,
-            self.bench_pane,
-            self.egraph_pane,
-            self.luminal_pane,
-            self.playground_pane,
-        ):
-            self._add_dock(pane, Qt.DockWidgetArea.RightDockWidgetArea)
-            self.tabifyDockWidget(self.docks["stages"], self.docks[pane.name])
+        for spec in PANES:
+            if spec.area == "right" and spec.name != "stages":
+                self.tabifyDockWidget(self.docks["stages"], self.docks[spec.name])
         self.docks["stages"].raise_()
         self._default_state: QByteArray | None = None
 
@@ -137,27 +95,84 @@ class MainWindow(QMainWindow):
         self.problems_pane.line_requested.connect(self.source_pane.go_to_line)
         self.source_pane.dirty_changed.connect(self._update_title)
         s = self.session
+        # a layout a click asks for builds the Layout pane if it is not there yet
+        for signal, method in (
+            (s.layout_requested, "show_layout"),
+            (s.conversion_requested, "show_conversion"),
+            (s.access_requested, "show_access"),
+            (s.bank_requested, "show_banks"),
+        ):
+            signal.connect(lambda *args, m=method: self._to_new_pane("layout", m, *args))
         s.compile_started.connect(self._compile_started)
         s.compile_progress.connect(self.status_label.setText)
         s.compile_finished.connect(self._compile_finished)
         s.result_settled.connect(self._result_changed)
         s.error.connect(self._show_error)
-        s.measurements_changed.connect(self.roofline_pane.set_measured)
-        s.measurements_changed.connect(self.autotune_pane.set_measured)
+        s.measurements_changed.connect(self._measured)
         s.document_opened.connect(self._document_opened)
         self.last_error: str | None = None
         self._layout_done = False
 
     # ------------------------------------------------------------ building
 
-    def _add_dock(self, pane: Pane, area: Qt.DockWidgetArea) -> None:
-        dock = QDockWidget(pane.title, self)
-        dock.setObjectName(f"{pane.name}Dock")
-        dock.setWidget(pane)
-        dock.visibilityChanged.connect(pane.set_shown)
+    def _add_dock(self, spec: PaneSpec) -> None:
+        dock = QDockWidget(spec.title, self)
+        dock.setObjectName(f"{spec.name}Dock")
+        dock.setWidget(QWidget())  # the pane replaces it when built
+        dock.visibilityChanged.connect(lambda shown, name=spec.name: self._dock_shown(name, shown))
+        area = (
+            Qt.DockWidgetArea.LeftDockWidgetArea
+            if spec.area == "left"
+            else Qt.DockWidgetArea.RightDockWidgetArea
+        )
         self.addDockWidget(area, dock)
-        self.panes[pane.name] = pane
-        self.docks[pane.name] = dock
+        self.docks[spec.name] = dock
+        if not spec.lazy:
+            self.pane(spec.name)
+
+    def pane(self, name: str) -> Pane:
+        """The pane called `name`, built now if it was not (pane_registry)."""
+        if name not in self.panes:
+            spec = BY_NAME[name]
+            extra = {"recovery": self.recovery} if name == "source" else {}
+            pane = spec.load()(self.session, **extra)
+            self.panes[name] = pane
+            dock = self.docks[name]
+            dock.setWidget(pane)
+            pane.set_shown(not dock.visibleRegion().isEmpty() if dock.isVisible() else False)
+            self._built(name, pane)
+        return self.panes[name]
+
+    def _built(self, name: str, pane: Pane) -> None:
+        """What a pane built late needs from what happened before it."""
+        if name in ("roofline", "autotune") and self.session.measurements:
+            pane.set_measured(self.session.measurements)
+        if name == "bench" and self.session.path:
+            pane._file_changed()
+        pane.schedule()
+
+    def __getattr__(self, attr: str):
+        # window.layout_pane and the like build their pane on first use
+        name = {"stage": "stages"}.get(attr[: -len("_pane")], attr[: -len("_pane")])
+        if attr.endswith("_pane") and name in BY_NAME:
+            return self.pane(name)
+        raise AttributeError(attr)
+
+    def _dock_shown(self, name: str, shown: bool) -> None:
+        if shown:
+            self.pane(name).set_shown(True)
+        elif name in self.panes:
+            self.panes[name].set_shown(False)
+
+    def _to_new_pane(self, name: str, method: str, *args) -> None:
+        """Deliver a request to a pane built by it (a built pane listens itself)."""
+        if name not in self.panes:
+            getattr(self.pane(name), method)(*args)
+
+    def _measured(self, times: dict[str, float]) -> None:
+        for name in ("roofline", "autotune"):
+            if name in self.panes:
+                self.panes[name].set_measured(times)
 
     def _build_status_bar(self) -> None:
         self.status_label = QLabel("Open a Triton kernel file (File ▸ Open, or drop it here)")

@@ -60,6 +60,8 @@ class Session(QObject):
         self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
         self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
         self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
+        self.measurements: dict[str, float] = {}  # the latest measured times, by kernel name
+        self.measurements_changed.connect(lambda times: setattr(self, "measurements", dict(times)))
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
         self._pass_jobs: dict[str, CompileJob] = {}  # kernel display name -> its pass capture

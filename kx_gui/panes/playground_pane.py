@@ -53,7 +53,7 @@ class PlaygroundPane(Pane):
         self.pass_pick.lineEdit().setPlaceholderText("loading Triton's passes…")
         # the window process never imports triton: the pass list comes from kx's lab
         # service child, in a thread, and fills the picker when it arrives
-        self._flags: queue.Queue = queue.Queue()
+        self._pass_list: queue.Queue = queue.Queue()
         threading.Thread(target=self._load_flags, name="kx-pass-list", daemon=True).start()
         self._flags_timer = QTimer(self)
         self._flags_timer.setInterval(100)
@@ -163,13 +163,13 @@ class PlaygroundPane(Pane):
 
     def _load_flags(self) -> None:
         try:
-            self._flags.put(service.call("lab", "playground_flags", timeout=120))
+            self._pass_list.put(service.call("lab", "playground_flags", timeout=120))
         except Exception as e:  # noqa: BLE001 - the picker stays free text
-            self._flags.put(e)
+            self._pass_list.put(e)
 
     def _fill_flags(self) -> None:
         try:
-            flags = self._flags.get_nowait()
+            flags = self._pass_list.get_nowait()
         except queue.Empty:
             return
         self._flags_timer.stop()

@@ -1,0 +1,43 @@
+"""The one table of panes: name, dock title, the class (imported when first needed), the
+dock area, and whether it is built only when first shown. The main window builds its
+docks and View menu from it; a lazy pane (one that draws with pyqtgraph, or runs its own
+engine) costs nothing until its tab is raised or something asks for it, so the window
+opens at a Qt start-up's speed."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class PaneSpec:
+    name: str
+    title: str
+    factory: str  # "module:Class"
+    area: str  # "left" or "right"
+    lazy: bool = False
+
+    def load(self) -> type:
+        module, cls = self.factory.split(":")
+        return getattr(importlib.import_module(module), cls)
+
+
+PANES: tuple[PaneSpec, ...] = (
+    PaneSpec("source", "Source", "kx_gui.panes.source_pane:SourcePane", "left"),
+    PaneSpec("stages", "Stages", "kx_gui.panes.stage_pane:StagePane", "right"),
+    PaneSpec("kernels", "Kernels", "kx_gui.panes.kernels_pane:KernelsPane", "left"),
+    PaneSpec("problems", "Problems", "kx_gui.panes.problems_pane:ProblemsPane", "left"),
+    PaneSpec("pipeline", "Pipeline", "kx_gui.panes.pipeline_pane:PipelinePane", "right"),
+    PaneSpec("diff", "Diff", "kx_gui.panes.diff_pane:DiffPane", "right"),
+    PaneSpec("concepts", "Concepts", "kx_gui.panes.concepts_pane:ConceptsPane", "right", lazy=True),
+    PaneSpec("summary", "Summary", "kx_gui.panes.summary_pane:SummaryPane", "right"),
+    PaneSpec("layout", "Layout", "kx_gui.panes.layout_pane:LayoutPane", "right", lazy=True),
+    PaneSpec("roofline", "Roofline", "kx_gui.panes.roofline_pane:RooflinePane", "right", lazy=True),
+    PaneSpec("autotune", "Autotune", "kx_gui.panes.autotune_pane:AutotunePane", "right", lazy=True),
+    PaneSpec("bench", "Bench", "kx_gui.panes.bench_pane:BenchPane", "right", lazy=True),
+    PaneSpec("egraph", "E-graph", "kx_gui.panes.egraph_pane:EgraphPane", "right", lazy=True),
+    PaneSpec("luminal", "Luminal", "kx_gui.panes.luminal_pane:LuminalPane", "right", lazy=True),
+    PaneSpec("playground", "Playground", "kx_gui.panes.playground_pane:PlaygroundPane", "right", lazy=True),
+)
+BY_NAME = {spec.name: spec for spec in PANES}
