@@ -179,7 +179,9 @@ def main() -> int:
         assert plain_result.kernels and not plain_result.kernels[0].passes
         s = time.perf_counter()
         got = compile_file(
-            CompileRequest(str(matmul), target="cuda:90", replay=config, import_only=True, passes=True),
+            CompileRequest(
+                str(matmul), target="cuda:90", replay=config, import_only=True, passes=True, llvm_passes=False
+            ),
             use_cache=False,
         )
         passes.append(time.perf_counter() - s)

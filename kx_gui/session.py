@@ -124,14 +124,16 @@ class Session(QObject):
 
     # ------------------------------------------------------------ passes on demand
 
-    def capture_passes(self, kernel: CompiledKernel, timeout_s: float = 120.0) -> bool:
+    def capture_passes(self, kernel: CompiledKernel, timeout_s: float = 120.0, llvm: bool = False) -> bool:
         """Recompile one kernel record (its specialization: one config) with the IR
         before every pass, in the background; the passes join that record when they
         come, and nothing else of the result changes. Several run side by side."""
         if not self.path or kernel.specialization is None or kernel.display_name in self._pass_jobs:
             return False
         self._pass_generation += 1
-        request = self.request(replay=kernel, passes=True, timeout_s=timeout_s, import_only=True)
+        request = self.request(
+            replay=kernel, passes=True, llvm_passes=llvm, timeout_s=timeout_s, import_only=True
+        )
         job = CompileJob(request, self._pass_generation, self)
         name = kernel.display_name
         job.progress.connect(lambda _g, message: self.passes_progress.emit(name, message))

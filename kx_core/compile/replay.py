@@ -59,7 +59,9 @@ def replay_record(state: Any, namespace: dict, original: CompiledKernel) -> None
         from kx_core.compile.types import Diagnostic
 
         what = "no specialization recorded" if obj is not None else "not found in the module"
-        state.send_diagnostic(Diagnostic("compile", f"cannot recompile {original.name}: {what}", state.user_file))
+        state.send_diagnostic(
+            Diagnostic("compile", f"cannot recompile {original.name}: {what}", state.user_file)
+        )
         return
     fn = _base_jit(obj)
     t = state.target

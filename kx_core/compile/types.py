@@ -249,6 +249,7 @@ class CompileRequest(Jsonable):
     num_warps: int | None = None
     num_stages: int | None = None
     passes: bool = False
+    llvm_passes: bool = True  # with passes: LLVM's passes too (most of the dump's cost)
     timeout_s: float = 180.0  # autotuned files with benchmark sweeps take minutes on 2 cores
     jobs: int | None = None
     gpu: str | None = None  # the GPU the capture device stands for ('h200'); None: the target's

@@ -46,6 +46,8 @@ class PipelinePane(Pane):
         self.timeout.setValue(120)
         self.timeout.setSuffix(" s")
         self.timeout.setToolTip("the pass capture's own timeout")
+        self.llvm = QCheckBox("LLVM passes too")
+        self.llvm.setToolTip("also LLVM's passes (print-after-all): several times slower")
         self.status = QLabel()
         self.function_box = QComboBox()
         self.changed_only = QCheckBox("changed only")
@@ -56,6 +58,7 @@ class PipelinePane(Pane):
             self.capture_button,
             self.capture_all,
             self.timeout,
+            self.llvm,
             self.function_box,
             self.changed_only,
             self.ignore_numbering,
@@ -90,7 +93,7 @@ class PipelinePane(Pane):
         kernel = self.session.kernel
         if kernel is None:
             return False
-        started = self.session.capture_passes(kernel, float(self.timeout.value()))
+        started = self.session.capture_passes(kernel, float(self.timeout.value()), self.llvm.isChecked())
         if started:
             self.status.setText(f"capturing the passes of {kernel.display_name}…")
         return started
@@ -101,7 +104,9 @@ class PipelinePane(Pane):
         if kernel is None or result is None:
             return 0
         mine = [k for k in result.kernels if k.name == kernel.name and k.specialization and not k.passes]
-        started = sum(self.session.capture_passes(k, float(self.timeout.value())) for k in mine)
+        started = sum(
+            self.session.capture_passes(k, float(self.timeout.value()), self.llvm.isChecked()) for k in mine
+        )
         self.status.setText(f"capturing the passes of {started} configs of {kernel.name}…")
         return started
 
