@@ -11,7 +11,7 @@ import os
 import sys
 import zlib
 
-from PySide6.QtCore import QByteArray, Qt, Signal
+from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -29,7 +29,7 @@ from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
 from kx_core.compile.target import KNOWN_TARGETS, local_target
 from kx_core.model.gpu import SPECS
-from kx_gui.pane_registry import BY_NAME, PANES, PaneSpec
+from kx_gui.pane_registry import BY_NAME, PANES, PaneSpec, prefetch_pane_modules
 from kx_gui.panes.base import Pane
 from kx_gui.panes.stage_pane import ask_and_go_to_line
 from kx_gui.recovery import RecoveryStore
@@ -265,6 +265,9 @@ class MainWindow(QMainWindow):
             self._apply_default_sizes()
             self._default_state = self.saveState()
             self._restore_layout()
+            # the lazy panes' modules (pyqtgraph: a quarter second) imported in a thread
+            # while the user reads, so raising a tab later only builds widgets
+            QTimer.singleShot(300, prefetch_pane_modules)
 
     def _apply_default_sizes(self) -> None:
         width, height = self.width(), self.height()

@@ -715,11 +715,12 @@ def user_modules(path: str) -> list[str]:
     found = set()
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
-        if not isinstance(name, str) or not name.endswith(".py") or not os.path.exists(name):
+        if not isinstance(name, str) or not name.endswith(".py") or "site-packages" in name:
             continue
         real = real_path(name)
         if (
-            real.startswith(skip)
+            not os.path.exists(real)
+            or real.startswith(skip)
             or "site-packages" in real
             or is_engine_file(real)
             or real == real_path(path)

@@ -73,13 +73,19 @@ def replay_record(state: Any, namespace: dict, original: CompiledKernel) -> None
     except Exception as e:  # noqa: BLE001 - a failed compile becomes a diagnostic
         state.send_diagnostic(_compile_diagnostic(e, original.name))
         return
+    compiled = time.perf_counter()
+    passes = dumps.passes()
+    parsed = time.perf_counter()
     record = kernel_record(
         kernel,
         fn,
         t,
         launch=original.launch,
         config=original.config,
-        compile_time_s=time.perf_counter() - start,
-        passes=dumps.passes(),
+        compile_time_s=compiled - start,
+        passes=passes,
     )
     state.send_kernel(f"replay/{original.display_name}", record)
+    state.add_time("replay_compile_s", compiled - start)
+    state.add_time("replay_parse_passes_s", parsed - compiled)
+    state.add_time("replay_record_send_s", time.perf_counter() - parsed)

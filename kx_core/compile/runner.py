@@ -325,18 +325,21 @@ def _pump(
     """Feed the worker's messages to `asm` until the worker exits (its own exit decides,
     not the pipe: a process the file started may hold the pipe open); True on timeout."""
     deadline = time.monotonic() + timeout_s
-    buffer = b""
+    pending: list[bytes] = []  # the chunks of a partial line (a pass capture's is megabytes)
     while True:
         remaining = deadline - time.monotonic()
         if remaining <= 0:
             return True
         exited = proc.poll() is not None
         ready, _, _ = select.select([read_fd], [], [], 0 if exited else min(remaining, 0.25))
-        chunk = os.read(read_fd, 1 << 16) if ready else b""
+        chunk = os.read(read_fd, 1 << 20) if ready else b""
         if chunk:
-            messages, buffer = parse_lines(buffer + chunk)
-            for m in messages:
-                asm.feed(m)
+            pending.append(chunk)
+            if b"\n" in chunk:  # join only when a line is complete: linear, not quadratic
+                messages, rest = parse_lines(b"".join(pending))
+                pending = [rest] if rest else []
+                for m in messages:
+                    asm.feed(m)
         elif exited or ready:  # nothing more: the worker is gone (or closed the pipe)
             if exited or proc.poll() is not None or asm.done:
                 return False

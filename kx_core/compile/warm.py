@@ -267,6 +267,16 @@ def _prepare() -> str:
 
     triton_key()  # memoised: every child inherits it
     try:
+        # torch imports these lazily on a file's first torch.randn under the capture's
+        # device mode (its refs check pin_memory through sympy): 0.36 s of every save.
+        import torch._refs  # noqa: F401
+        import torch.fx.experimental.symbolic_shapes  # noqa: F401
+    except Exception:  # noqa: BLE001 - an older torch without them: children import on demand
+        pass
+    from kx_core.compile.capture import user_modules
+
+    user_modules(__file__)  # fills real_path's memo for every module imported so far
+    try:
         from triton.backends.compiler import GPUTarget
 
         from kx_core.compile.warmup import warm_up

@@ -28,6 +28,7 @@ from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, ConfigRow, config_matrix, rho, to_csv
 from kx_core.model.occupancy import curves, occupancy
 from kx_gui.panes.base import Pane
+from kx_gui.widgets.lazy_page import LazyPage, LazyPages
 from kx_gui.widgets.tables import row_table
 
 T3_COLUMNS = ("BM", "BN", "BK", "num_warps", "num_stages", "median", "smem", "bound", "picked")
@@ -46,7 +47,7 @@ def _item(value) -> QTableWidgetItem:
     return item
 
 
-class AutotunePane(Pane):
+class AutotunePane(LazyPages, Pane):
     title = "Autotune"
     name = "autotune"
 
@@ -102,7 +103,29 @@ class AutotunePane(Pane):
         t_layout.addLayout(t_bar)
         t_layout.addWidget(self.t3_info)
         t_layout.addWidget(self.t3_table, 1)
-        # the occupancy calculator's three curves through the selected config
+        # the occupancy calculator's three curves through the selected config: three plots,
+        # built when the tab is first shown (lazy_page)
+        self._lazy_pages = [LazyPage(self._build_occupancy)]
+        self._curve_row: ConfigRow | None = None
+        self.tabs = QTabWidget()
+        self.tabs.addTab(configs, "Configs")
+        self.tabs.addTab(self._lazy_pages[0], "Occupancy")
+        self.tabs.addTab(t3_page, "T3 pipeline")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.tabs, 1)
+        self.rows: list[ConfigRow] = []
+        self.measured_times: dict[str, float] = {}
+        self.t3_result: tuple | None = None
+        self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
+        self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
+        self.export_button.clicked.connect(self._export)
+        self.t3_run.clicked.connect(self.run_t3)
+        self.table.itemSelectionChanged.connect(self._selected)
+        self.listen(session.result_changed, lambda *_: self.schedule())
+
+    def _build_occupancy(self, oo: QVBoxLayout) -> None:
         occ_page = QWidget()
         o_layout = QHBoxLayout(occ_page)
         self.curve_plots: dict[str, pg.PlotWidget] = {}
@@ -118,27 +141,10 @@ class AutotunePane(Pane):
             o_layout.addWidget(plot)
             self.curve_plots[key] = plot
         self.curve_info = QLabel()
-        occ_outer = QWidget()
-        oo = QVBoxLayout(occ_outer)
         oo.addWidget(self.curve_info)
         oo.addWidget(occ_page, 1)
-        self.tabs = QTabWidget()
-        self.tabs.addTab(configs, "Configs")
-        self.tabs.addTab(occ_outer, "Occupancy")
-        self.tabs.addTab(t3_page, "T3 pipeline")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(self.tabs, 1)
-        self.rows: list[ConfigRow] = []
-        self.measured_times: dict[str, float] = {}
-        self.t3_result: tuple | None = None
-        self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
-        self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
-        self.export_button.clicked.connect(self._export)
-        self.t3_run.clicked.connect(self.run_t3)
-        self.table.itemSelectionChanged.connect(self._selected)
-        self.listen(session.result_changed, lambda *_: self.schedule())
+        if self._curve_row is not None:
+            self.show_curves(self._curve_row)
 
     def set_measured(self, times: dict[str, float]) -> None:
         self.measured_times = dict(times)
@@ -214,13 +220,17 @@ class AutotunePane(Pane):
             ),
             None,
         )
+        self._curve_row = row
         if gpu is None or kernel is None or row.registers is None:
-            self.curve_info.setText("no register count for this config: occupancy needs the compiled cubin")
+            if self._lazy_pages[0].built:
+                self.curve_info.setText("no register count for this config: occupancy needs the compiled cubin")
             return False
         threads = kernel.metadata.num_warps * gpu.warp_size
         point = {"threads": threads, "regs": row.registers, "smem": row.shared}
         self.curves = curves(gpu, threads, row.registers, row.shared)
         current = occupancy(gpu, threads, row.registers, row.shared)
+        if not self._lazy_pages[0].built:
+            return True  # drawn when the Occupancy tab is first shown
         for key, plot in self.curve_plots.items():
             plot.clear()
             xs, ys = self.curves[key]

@@ -30,10 +30,11 @@ from kx_core.luminal import graph as l1
 from kx_core.luminal import search as l3
 from kx_gui.panes.base import Pane
 from kx_gui.panes.layout_pane import distinct_colors
+from kx_gui.widgets.lazy_page import LazyPage, LazyPages
 from kx_gui.widgets.tables import row_table
 
 
-class LuminalPane(Pane):
+class LuminalPane(LazyPages, Pane):
     title = "Luminal"
     name = "luminal"
 
@@ -64,9 +65,13 @@ class LuminalPane(Pane):
         self.graph_table = row_table(("id", "op", "inputs", "shape", "dtype", "what it means"), 5)
         gl.addWidget(self.graph_table, 1)
         self.tabs.addTab(graph, "Graph (L1)")
-        # --- search
-        search = QWidget()
-        sl = QVBoxLayout(search)
+        # the search and slab tabs hold four plots: built when first shown (lazy_page)
+        self._lazy_pages = [LazyPage(self._build_search), LazyPage(self._build_slab)]
+        self.tabs.addTab(self._lazy_pages[0], "Search (L3)")
+        self.tabs.addTab(self._lazy_pages[1], "Slab (L4)")
+        self.show_graph()
+
+    def _build_search(self, sl: QVBoxLayout) -> None:
         sbar = QHBoxLayout()
         self.budget = QSpinBox()
         self.budget.setRange(1, 24)
@@ -95,10 +100,9 @@ class LuminalPane(Pane):
         sl.addWidget(self.search_info)
         self.finalists = row_table(("rank", "ns", "genome", "verdict"), 3)
         sl.addWidget(self.finalists, 1)
-        self.tabs.addTab(search, "Search (L3)")
-        # --- slab
-        slab = QWidget()
-        ll = QVBoxLayout(slab)
+        self.show_search()
+
+    def _build_slab(self, ll: QVBoxLayout) -> None:
         self.fused = QCheckBox("fused (one cuBLASLt call with the RELU_BIAS epilogue)")
         self.fused.setChecked(False)
         self.fused.toggled.connect(lambda *_: self.show_slab())
@@ -115,9 +119,6 @@ class LuminalPane(Pane):
             background="w", title="phases of drill L4's example run (s), not a measurement"
         )
         ll.addWidget(self.phases, 1)
-        self.tabs.addTab(slab, "Slab (L4)")
-        self.show_graph()
-        self.show_search()
         self.show_slab()
 
     # ------------------------------------------------------------ L1
