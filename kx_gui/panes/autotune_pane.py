@@ -223,7 +223,9 @@ class AutotunePane(LazyPages, Pane):
         self._curve_row = row
         if gpu is None or kernel is None or row.registers is None:
             if self._lazy_pages[0].built:
-                self.curve_info.setText("no register count for this config: occupancy needs the compiled cubin")
+                self.curve_info.setText(
+                    "no register count for this config: occupancy needs the compiled cubin"
+                )
             return False
         threads = kernel.metadata.num_warps * gpu.warp_size
         point = {"threads": threads, "regs": row.registers, "smem": row.shared}
