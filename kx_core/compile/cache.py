@@ -17,6 +17,7 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -116,6 +117,7 @@ def store(key: str, result: CompileResult, sources: list[str] = ()) -> None:
             f"the result cache at {path.parent} cannot be written ({e}); compiling without it"
         ) from e
     prune(path.parent)
+    prune_triton()
 
 
 def prune(folder: Path, limit: int = MAX_BYTES) -> int:
@@ -136,6 +138,44 @@ def prune(folder: Path, limit: int = MAX_BYTES) -> int:
             p.unlink()
         except OSError:
             continue
+        total -= size
+        removed += 1
+    return removed
+
+
+TRITON_MAX_BYTES = 1024 * 1024 * 1024
+
+
+def triton_cache_for(file: str) -> Path:
+    """Triton's on-disk cache for the compiles of one user file. Per file, because Triton's
+    key is the kernel's source, not its path: a copy of a file elsewhere would get IR
+    whose locations name the other file (and kx links lines by those locations)."""
+    real = os.path.realpath(file)
+    return cache_dir() / "triton" / hashlib.sha256(real.encode()).hexdigest()[:16]
+
+
+def prune_triton(limit: int = TRITON_MAX_BYTES) -> int:
+    """Delete the least recently written kernels of Triton's caches (one folder per
+    kernel, in one folder per user file) until they hold at most 80% of `limit`."""
+    root = cache_dir() / "triton"
+    entries = []
+    try:
+        for file_dir in root.iterdir():
+            for kernel_dir in file_dir.iterdir():
+                files = [f.stat() for f in kernel_dir.iterdir()]
+                entries.append(
+                    (max((f.st_mtime for f in files), default=0), sum(f.st_size for f in files), kernel_dir)
+                )
+    except OSError:
+        return 0
+    total = sum(size for _, size, _ in entries)
+    if total <= limit:
+        return 0
+    removed = 0
+    for _, size, kernel_dir in sorted(entries):
+        if total <= limit * 0.8:
+            break
+        shutil.rmtree(kernel_dir, ignore_errors=True)
         total -= size
         removed += 1
     return removed

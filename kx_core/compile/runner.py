@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 
 from kx_core.base import workers
-from kx_core.base.paths import cache_dir, worker_env
+from kx_core.base.paths import worker_env
 from kx_core.compile import cache
 from kx_core.compile.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
@@ -110,7 +110,7 @@ class _Assembler:
             self.diagnostics.append(d)
 
 
-def _worker_env(work: str, passes: bool = False, llvm_passes: bool = True) -> dict[str, str]:
+def _worker_env(work: str, file: str, passes: bool = False, llvm_passes: bool = True) -> dict[str, str]:
     env = dict(os.environ)
     if passes:
         # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
@@ -119,9 +119,11 @@ def _worker_env(work: str, passes: bool = False, llvm_passes: bool = True) -> di
         env.update(MLIR_ENABLE_DUMP="1", MLIR_ENABLE_TIMING="1")
         if llvm_passes:
             env["LLVM_IR_ENABLE_DUMP"] = "1"
-    # Triton's own cache, shared by every compile (an edited file recompiles only the
-    # kernels that changed), except where the passes are wanted: a cache hit dumps none.
-    env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache") if passes else str(cache_dir() / "triton")
+    # Triton's own cache, shared by every compile of this file (an edited file recompiles
+    # only the kernels that changed), except where the passes are wanted: a hit dumps none.
+    env["TRITON_CACHE_DIR"] = (
+        os.path.join(work, "triton-cache") if passes else str(cache.triton_cache_for(file))
+    )
     # Libraries that keep autotuning results on disk would keep the capture's placeholder
     # timings (and skip benchmarking, so compile less, next time): a folder of the job's.
     env["FLAGGEMS_CACHE_DIR"] = os.path.join(work, "flaggems-cache")
@@ -277,7 +279,7 @@ def _start_worker(
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(replace(request, file=file).to_json(), f)
     python = request.python or sys.executable
-    env = _worker_env(work, request.passes, request.llvm_passes)
+    env = _worker_env(work, file, request.passes, request.llvm_passes)
     if target.backend == "cuda":  # the capture device answers nvidia-smi too
         smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])

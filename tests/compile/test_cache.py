@@ -28,3 +28,21 @@ def test_reopen_is_a_cache_hit_and_an_edit_is_not(tmp_path, capture):
 def test_result_round_trips_through_json(capture):
     r = capture("matmul_autotune.py")
     assert CompileResult.from_json(r.to_json()) == r
+
+
+def test_a_copy_elsewhere_gets_its_own_locations(tmp_path):
+    """Triton's disk cache keys kernels by source, not path: shared across files, a copy
+    of a file would get IR naming the other file (kx links lines through those names)."""
+    import re
+
+    from kx_testing import KERNELS
+
+    paths = []
+    for folder in ("a", "b"):
+        (tmp_path / folder).mkdir()
+        paths.append(tmp_path / folder / "vector_add.py")
+        shutil.copy(KERNELS / "vector_add.py", paths[-1])
+    for path in paths:
+        (kernel,) = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False).kernels
+        named = set(re.findall(r'loc\("([^"]+\.py)"', kernel.stages["ttgir"]))
+        assert named == {str(path)}
