@@ -121,9 +121,14 @@ def _worker_env(work: str, file: str, passes: bool = False, llvm_passes: bool = 
             env["LLVM_IR_ENABLE_DUMP"] = "1"
     # Triton's own cache, shared by every compile of this file (an edited file recompiles
     # only the kernels that changed), except where the passes are wanted: a hit dumps none.
-    env["TRITON_CACHE_DIR"] = (
-        os.path.join(work, "triton-cache") if passes else str(cache.triton_cache_for(file))
-    )
+    env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
+    if not passes:
+        try:
+            shared = cache.triton_cache_for(file)
+            shared.mkdir(parents=True, exist_ok=True)
+            env["TRITON_CACHE_DIR"] = str(shared)
+        except OSError:  # an unusable cache folder (the result cache says so): the job's
+            pass
     # Libraries that keep autotuning results on disk would keep the capture's placeholder
     # timings (and skip benchmarking, so compile less, next time): a folder of the job's.
     env["FLAGGEMS_CACHE_DIR"] = os.path.join(work, "flaggems-cache")

@@ -163,6 +163,9 @@ def _placement(layout: dict, kind: str, attr: str, shape: list[int], rank: int) 
     for field in ("vec", "perPhase", "maxPhase", "elementBitWidth"):
         if field in layout and int(layout[field]) <= 0:
             raise LayoutError(f"{field} = {layout[field]}: it must be positive")
+        # numpy's int64 arithmetic below would overflow; no real layout comes near this
+        if field in layout and int(layout[field]) > 1 << 30:
+            raise LayoutError(f"{field} = {layout[field]}: too large (at most 2^30)")
     if "swizzlingByteWidth" in layout and int(layout["swizzlingByteWidth"]) not in (0, 32, 64, 128):
         raise LayoutError(f"swizzlingByteWidth = {layout['swizzlingByteWidth']}: one of 0, 32, 64, 128")
     if "order" in layout and sorted(int(x) for x in layout["order"]) != list(range(rank)):
