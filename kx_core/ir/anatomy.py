@@ -294,15 +294,29 @@ def mma_shape(instr: str) -> tuple[int, int, int] | None:
 
 
 # ---------------------------------------------------------------- concepts per stage
+# Each concept in every stage's spelling: MLIR, LLVM IR, PTX, SASS (upper case, e.g.
+# "/*0270*/ LDGSTS.E.BYPASS.LTC128B.128 [R5], desc[UR6][R2.64] ;") and AMDGCN (e.g.
+# "v_mfma_f32_32x32x8_f16 a[0:15], v[2:3], v[4:5], a[0:15]"), so a concept that is still
+# there at SASS is not reported as vanished.
 CONCEPTS = {
-    "program_id": r"tt\.get_program_id|ctaid",
+    "program_id": r"tt\.get_program_id|ctaid|SR_CTAID|workgroup_id|workgroup\.id",
     "block_tensor": r"tensor<",
     "pointer_tensor": r"tensor<[^>]*!tt\.ptr",
-    "layout_encoding": r"#ttg\.(blocked|nvidia_mma|slice|dot_op)|, #\w+>",
-    "shared_memory": r"ttg\.local_alloc|memdesc|addrspace\(3\)|\.shared",
-    "async_copy": r"async_copy|cp\.async",
-    "mma_instruction": r"mma\.sync|wgmma|ldmatrix",
-    "thread_id": r"tid\.x|%tid",
+    "layout_encoding": r"#ttg\.(blocked|nvidia_mma|slice|dot_op|amd_mfma|amd_wmma)|, #\w+>",
+    "shared_memory": (
+        r"ttg\.local_alloc|memdesc|addrspace\(3\)|\.shared"
+        r"|\b(?:LDS|STS|LDSM|STSM|ATOMS)\b|\bds_(?:read|write|load|store|bpermute)"
+    ),
+    "async_copy": (
+        r"async_copy|cp\.async|async_tma|\bLDGSTS\b|\bUTMALDG\b|\bUBLKCP\b|\bUTMAPF\b"
+        r"|global_load_lds|buffer_load_\w+[^\n]*\blds\b"
+    ),
+    "mma_instruction": (
+        r"mma\.sync|wgmma|ldmatrix|v_mfma|v_wmma|(?:rocdl|amdgcn)\.(?:mfma|wmma)"
+        r"|\b(?:HGMMA|HMMA|IMMA|DMMA|QGMMA|IGMMA|BGMMA|UTCHMMA|UTCQMMA)\b"
+    ),
+    "barrier": r"barrier|bar\.sync|\bBAR\b|\bSYNCS\b|s_barrier",
+    "thread_id": r"tid\.x|%tid|SR_TID|workitem\.id|workitem_id",
     "virtual_registers": r"\.reg\s+\.",
     "high_level_dot": r"tt\.dot\b",
 }

@@ -182,3 +182,27 @@ def test_concept_diff_tells_the_story(d):
 def test_dump_stages_of_a_kx_kernel(capture):
     k = capture("vector_add.py").kernels[0]
     assert t1.dump_stages(k) == {s: k.stages[s] for s in ("ttir", "ttgir", "llir", "ptx")}
+
+
+@pytest.mark.parametrize("d", FIXTURES, ids=ids(FIXTURES))
+def test_concepts_survive_into_sass(d):
+    """SASS spells the concepts its own way (HGMMA/HMMA, LDGSTS, LDS/STS/LDSM, BAR,
+    SR_TID/SR_CTAID): only PTX's virtual registers vanish at PTX -> SASS."""
+    ptx, sass = read(d, "matmul.ptx"), read(d, "matmul.sass")
+    (*_, (_, _, appeared, vanished)) = t1.concept_diff([("ptx", ptx), ("sass", sass)])
+    assert vanished == ["virtual_registers"] and appeared == []
+    assert {"mma_instruction", "shared_memory", "async_copy", "barrier", "thread_id", "program_id"} <= (
+        t1.concepts(sass)
+    )
+
+
+def test_concepts_in_amdgcn(capture):
+    """A real gfx942 compile: MFMA, LDS (ds_*), barriers, work-group ids in AMDGCN."""
+    (k,) = capture("matmul.py", target="hip:gfx942").kernels
+    stages = [(s, k.stages[s]) for s in ("ttir", "ttgir", "llir", "amdgcn")]
+    diff = {(a, b): (app, gone) for a, b, app, gone in t1.concept_diff(stages)}
+    assert "mma_instruction" in diff[("ttgir", "llir")][0]
+    assert diff[("llir", "amdgcn")] == ([], [])
+    assert {"mma_instruction", "shared_memory", "barrier", "program_id", "thread_id"} <= t1.concepts(
+        k.stages["amdgcn"]
+    )
