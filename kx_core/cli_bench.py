@@ -6,6 +6,8 @@ import argparse
 import json
 import sys
 
+from kx_core.compile.types import short_name
+
 
 def add_bench_command(sub) -> None:
     b = sub.add_parser("bench", help="run a file for real on the local GPU and time every launch")
@@ -15,6 +17,11 @@ def add_bench_command(sub) -> None:
     b.add_argument("--budget-ms", type=float, default=400.0, help="time spent per timed launch (400)")
     b.add_argument("--no-flush", action="store_true", help="do not flush L2 between calls")
     b.add_argument("--cuda-graph", action="store_true", help="time CUDA-graph replays of each launch")
+    b.add_argument(
+        "--do-bench",
+        action="store_true",
+        help="also time each call with triton.testing.do_bench (a reference)",
+    )
     b.add_argument(
         "--interpret", action="store_true", help="no GPU: run the file through Triton's interpreter"
     )
@@ -62,6 +69,7 @@ def bench_command(args: argparse.Namespace) -> int:
             not args.no_flush,
             args.cuda_graph,
             args.timeout,
+            do_bench=args.do_bench,
         )
     except NoGPU as e:
         print(f"kx: {e}", file=sys.stderr)
@@ -76,12 +84,15 @@ def bench_command(args: argparse.Namespace) -> int:
     print(
         f"{result.file} on {result.device} (triton {result.triton_version}), L2 flushed: {result.settings.get('flush_l2')}"
     )
+    width = max((len(short_name(t.kernel, t.config)) for t in result.timings), default=0)
     for t in result.timings:
         m = models.get(t.display_name)
         tm = t.timing
         line = (
-            f"  {t.display_name[:60]:60} median {tm.median_ms * 1e3:9.1f} us  IQR {tm.iqr_ms * 1e3:7.1f} us  n={tm.n}"
+            f"  {short_name(t.kernel, t.config):{width}} median {tm.median_ms * 1e3:9.1f} us  IQR {tm.iqr_ms * 1e3:7.1f} us  n={tm.n}"
             + ("  *" if t.chosen and t.config else "")
+            + (f"  first call {tm.first_call_ms:.1f} ms" if tm.first_call_ms is not None else "")
+            + (f"  do_bench {t.do_bench_ms * 1e3:.1f} us" if t.do_bench_ms is not None else "")
         )
         if m is not None:
             s = tm.median_ms * 1e-3

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from kx_core.compile.types import CompileResult
+from kx_core.compile.types import CompileResult, short_label, short_name
 
 
 def add_model_commands(sub, add_compile_options) -> None:
@@ -81,6 +81,26 @@ def _gpu(args: argparse.Namespace):
     return spec(args.gpu) if args.gpu else None
 
 
+def rows_gpu(args: argparse.Namespace, result: CompileResult) -> str:
+    """The GPU the model used, as a header line says it."""
+    from kx_core.model.kernel import gpu_for
+
+    compiled = [k for k in result.kernels if k.status == "compiled"]
+    gpu = _gpu(args) or (gpu_for(compiled[0]) if compiled else None)
+    return gpu.name if gpu else "-"
+
+
+def measured_note(gpu, wanted: bool) -> str | None:
+    """What --measured could not do: the GPU has no measured ceilings cached."""
+    if not wanted or gpu.measured:
+        return None
+    return (
+        f"no measured ceilings for {gpu.name}: the datasheet roofs are used. "
+        "`kx gpu --measure` on a machine with that GPU measures them (copy bandwidth, "
+        "matmul throughput) and caches them for every later run"
+    )
+
+
 def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
     from kx_core.model.kernel import gpu_for, model_kernel
 
@@ -93,19 +113,32 @@ def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
         model_kernel(k, gpu, flops=args.flops, nbytes=args.bytes, measured_roofs=args.measured)
         for k in compiled
     ]
+    note = measured_note(gpu, args.measured)
     if args.json:
-        json.dump({"gpu": gpu.to_json(), "kernels": [m.to_json() for m in ms]}, sys.stdout)
+        json.dump(
+            {"gpu": gpu.to_json(), "kernels": [m.to_json() for m in ms], "notes": [note] if note else []},
+            sys.stdout,
+        )
         sys.stdout.write("\n")
         return 0
+    if note:
+        print(f"kx: {note}", file=sys.stderr)
+    roofs = "measured" if args.measured and gpu.measured else "datasheet"
     print(
-        f"{gpu.name}: DRAM {gpu.peak_bw / 1e12:.2f} TB/s; "
+        f"{gpu.name} ({roofs} roofs): DRAM {ms[0].roofline.peak_bw / 1e12:.2f} TB/s; "
         + ", ".join(f"{p} {f / 1e12:.1f} TFLOP/s (ridge {f / gpu.peak_bw:.0f} FLOP/B)" for p, f in gpu.peaks)
     )
-    print(f"{'kernel':56} {'prec':5} {'GFLOP':>9} {'MB':>9} {'FLOP/B':>8} {'bound':>8} {'predicted us':>13}")
-    for m in ms:
+    names = [short_name(m.kernel.split("[")[0], m.config) for m in ms]
+    width = max(len("kernel"), *map(len, names))
+    print(
+        f"{'kernel':{width}} {'prec':5} {'GFLOP':>9} {'MB requested':>12} {'MB DRAM':>9} {'FLOP/B':>8} "
+        f"{'bound':>8} {'modeled us':>11} {'floor us':>9}"
+    )
+    for name, m in zip(names, ms):
+        dram = f"{m.work.dram_bytes / 1e6:9.3f}" if m.work.dram_bytes else f"{'-':>9}"
         print(
-            f"{m.kernel[:56]:56} {m.work.precision:5} {m.work.flops / 1e9:9.3f} {m.work.bytes / 1e6:9.3f} "
-            f"{m.roofline.intensity:8.1f} {m.roofline.bound:>8} {m.predicted_s * 1e6:13.2f}"
+            f"{name:{width}} {m.work.precision:5} {m.work.flops / 1e9:9.3f} {m.work.bytes / 1e6:12.3f} {dram} "
+            f"{m.roofline.intensity:8.1f} {m.roofline.bound:>8} {m.modeled_s * 1e6:11.2f} {m.launch_floor_s * 1e6:9.2f}"
         )
         for note in m.work.notes:
             print(f"    note: {note}")
@@ -115,7 +148,7 @@ def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
 def autotune_command(args: argparse.Namespace, result: CompileResult | None) -> int:
     if args.t3:
         return _t3_command(args)
-    from kx_core.model.matrix import COLUMNS, config_matrix, to_csv
+    from kx_core.model.matrix import COLUMNS, HEADERS, config_matrix, to_csv
 
     names = sorted({k.name for k in result.kernels if k.status == "compiled"})
     name = args.kernel or (names[0] if len(names) == 1 else None)
@@ -133,11 +166,13 @@ def autotune_command(args: argparse.Namespace, result: CompileResult | None) -> 
         json.dump([r.to_json() for r in rows], sys.stdout)
         sys.stdout.write("\n")
         return 0
-    widths = [max(len(c), 8) for c in COLUMNS]
-    widths[0] = max(len(r.config) for r in rows)
-    print("  ".join(c.rjust(w) for c, w in zip(COLUMNS, widths)))
-    for r in rows:
-        cells = [_fmt(v) for v in r.cells()]
+    headers = [HEADERS[c] for c in COLUMNS]
+    table = [[short_label(r.config) if r.config != "(no config)" else r.config] + [_fmt(v) for v in r.cells()[1:]]
+             for r in rows]  # fmt: skip
+    widths = [max(len(h), *(len(t[i]) for t in table)) for i, h in enumerate(headers)]
+    print(f"{name} on {rows_gpu(args, result)}")
+    print("  ".join(c.rjust(w) for c, w in zip(headers, widths)))
+    for cells in table:
         print("  ".join(c.rjust(w) for c, w in zip(cells, widths)))
     return 0
 

@@ -97,6 +97,8 @@ class MeasureJob:
             cmd.append("--no-flush")
         if o.get("cuda_graph"):
             cmd.append("--cuda-graph")
+        if o.get("do_bench"):
+            cmd.append("--do-bench")
         return "kx_core.bench.run", cmd
 
     def start(self) -> MeasureJob:
@@ -177,8 +179,10 @@ def bench_file(
     flush_l2: bool = True,
     cuda_graph: bool = False,
     timeout: float = 600.0,
+    do_bench: bool = False,
 ) -> BenchResult:
-    """Run the file for real in a worker and time its launches. Raises NoGPU."""
+    """Run the file for real in a worker and time its launches (with do_bench's figure on
+    the same calls when `do_bench`). Raises NoGPU."""
     job = MeasureJob(
         "bench",
         path,
@@ -187,6 +191,7 @@ def bench_file(
         budget_ms=budget_ms,
         flush_l2=flush_l2,
         cuda_graph=cuda_graph,
+        do_bench=do_bench,
     )
     return job.start().wait(timeout)
 

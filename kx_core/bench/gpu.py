@@ -5,6 +5,12 @@
 - Each timed call is bracketed by CUDA events; between calls a buffer twice the size of
   the GPU's L2 is zeroed to flush it (switchable), outside the events, so every call starts cold as in a real
   pipeline where other work evicts the cache.
+- Before each start event the GPU is kept busy for ~100 us (`torch.cuda._sleep`), so the
+  CPU has queued the start event and the call before the GPU reaches them: the events then
+  time the kernel, not the Python launch path. Without it a call whose launch takes longer
+  on the CPU than the flush takes on the GPU is timed with the launch latency in it: the
+  cause of the H200's 11 / 24 / 11 us runs of one softmax (do_bench's 256 MB flush hides
+  the same latency by taking longer).
 - CUDA-graph mode captures one call and times its replays, which removes the CPU
   launch overhead (what a graph-launched model sees).
 - Results are a frozen `Timing`: median, quartiles, spread, sample count; "faster" is
@@ -47,6 +53,27 @@ class Timing(Jsonable):
 
 
 _flush_buffer = None
+_sleep_cycles_per_us: float | None = None
+LEAD_US = 100.0  # how far the GPU is kept ahead of each timed call's launch
+
+
+def _lead(torch) -> None:
+    """Keep the GPU busy for LEAD_US (calibrated once: clock cycles per microsecond)."""
+    global _sleep_cycles_per_us
+    sleep = getattr(torch.cuda, "_sleep", None)
+    if sleep is None:
+        return
+    if _sleep_cycles_per_us is None:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        cycles = 1_000_000
+        sleep(cycles)  # the first call loads the kernel
+        torch.cuda.synchronize()
+        start.record()
+        sleep(cycles)
+        end.record()
+        torch.cuda.synchronize()
+        _sleep_cycles_per_us = cycles / max(start.elapsed_time(end) * 1e3, 1.0)
+    sleep(int(_sleep_cycles_per_us * LEAD_US))
 
 
 def _flush(torch) -> None:
@@ -110,6 +137,7 @@ def time_gpu(
     for i in range(reps):
         if flush_l2:
             _flush(torch)
+        _lead(torch)
         starts[i].record()
         call()
         ends[i].record()

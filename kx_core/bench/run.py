@@ -16,7 +16,7 @@ import argparse
 import json
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.bench.gpu import Timing, time_gpu
@@ -36,6 +36,7 @@ class LaunchTiming(Jsonable):
     timing: Timing
     chosen: bool = False  # the config Triton's autotuner picked (or the only one)
     launches: int = 1  # launches of this (kernel, specialization) in the file
+    do_bench_ms: float | None = None  # triton.testing.do_bench on the same call (--do-bench)
 
     @property
     def display_name(self) -> str:
@@ -62,10 +63,17 @@ class BenchResult(Jsonable):
 
 class _Timer:
     def __init__(
-        self, budget_ms: float, flush_l2: bool, cuda_graph: bool, kernel: str | None, all_configs: bool
+        self,
+        budget_ms: float,
+        flush_l2: bool,
+        cuda_graph: bool,
+        kernel: str | None,
+        all_configs: bool,
+        do_bench: bool = False,
     ):
         self.budget_ms, self.flush_l2, self.cuda_graph = budget_ms, flush_l2, cuda_graph
-        self.kernel, self.all_configs = kernel, all_configs
+        self.kernel, self.all_configs, self.do_bench = kernel, all_configs, do_bench
+        self.reference_ms: float | None = None  # do_bench's figure for the last time()
         self.timings: list[LaunchTiming] = []
         self.seen: dict[tuple, int] = {}
         self.in_autotune = False
@@ -73,14 +81,17 @@ class _Timer:
     def wanted(self, name: str) -> bool:
         return self.kernel is None or self.kernel == name
 
-    def time(self, call, args: tuple, kwargs: dict, budget_ms: float | None = None) -> Timing:
-        """Time call(); then restore every CUDA tensor argument to its state before."""
+    def time(
+        self, call, args: tuple, kwargs: dict, budget_ms: float | None = None, first_ms: float | None = None
+    ) -> Timing:
+        """Time call(); then restore every CUDA tensor argument to its state before.
+        `first_ms` is the file's own first call, timed where it happened."""
         import torch
 
         tensors = [a for a in list(args) + list(kwargs.values()) if isinstance(a, torch.Tensor) and a.is_cuda]
-        saved = [t.clone() for t in tensors]
+        saved = [t.detach().clone() for t in tensors]
         try:
-            return time_gpu(
+            timing = time_gpu(
                 call,
                 budget_ms or self.budget_ms,
                 warmup_ms=CONFIG_WARMUP_MS if budget_ms else 50.0,
@@ -88,9 +99,19 @@ class _Timer:
                 cuda_graph=self.cuda_graph,
                 first_call=False,
             )
+            if self.do_bench:  # the reference, on the same call in the same process
+                from triton.testing import do_bench
+
+                self.reference_ms = float(
+                    do_bench(call, warmup=25, rep=max(100, int(budget_ms or self.budget_ms)))
+                )
+            return replace(timing, first_call_ms=first_ms)
         finally:
-            for t, s in zip(tensors, saved):
-                t.copy_(s)
+            # through .data: the copy must not bump autograd's version counter, or a
+            # backward the file runs later fails ("modified by an inplace operation")
+            with torch.no_grad():
+                for t, s in zip(tensors, saved):
+                    t.data.copy_(s)
 
 
 def compile_configs(jit_fn, args: tuple, kwargs: dict, configs: list, jobs: int | None = None) -> float:
@@ -121,6 +142,31 @@ def _grid_of(jit_fn, grid, args: tuple, kwargs: dict) -> tuple[int, int, int]:
     return g[:3]
 
 
+def _first_call_start() -> float:
+    """Before a launch that may be a kernel's first: the GPU drained, the clock read. Every
+    launch of a timed kernel pays a synchronize here (kx bench serialises the file's
+    launches; the figures it reports are timed apart)."""
+    import time
+
+    import torch
+
+    torch.cuda.synchronize()
+    return time.perf_counter()
+
+
+def _first_call_ms(started: float | None) -> float | None:
+    """Wall time from `started` to the GPU finishing the launch: compile, autotuning,
+    lazy initialisation and the run itself (the first call, reported apart)."""
+    if started is None:
+        return None
+    import time
+
+    import torch
+
+    torch.cuda.synchronize()
+    return (time.perf_counter() - started) * 1e3
+
+
 def _install(timer: _Timer) -> None:
     from triton.runtime.autotuner import Autotuner
     from triton.runtime.jit import JITFunction
@@ -131,23 +177,29 @@ def _install(timer: _Timer) -> None:
     original_autotune_run = Autotuner.run
 
     def jit_run(self, *args, grid, warmup, **kwargs):
-        kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
         name = jit_name(self)
-        if warmup or kernel is None or timer.in_autotune or not timer.wanted(name):
+        timed = not warmup and not timer.in_autotune and timer.wanted(name)
+        started = _first_call_start() if timed else None
+        kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        if not timed or kernel is None:
             return kernel
         key = (name, getattr(kernel, "hash", None) or id(kernel))
         if key in timer.seen:
             i = timer.seen[key]
             t = timer.timings[i]
-            timer.timings[i] = LaunchTiming(t.kernel, t.config, t.grid, t.timing, t.chosen, t.launches + 1)
+            timer.timings[i] = replace(t, launches=t.launches + 1)
             return kernel
 
         def call():
             original_jit_run(self, *args, grid=grid, warmup=False, **kwargs)
 
-        timing = timer.time(call, args, kwargs)
+        timing = timer.time(call, args, kwargs, first_ms=_first_call_ms(started))
         timer.seen[key] = len(timer.timings)
-        timer.timings.append(LaunchTiming(name, None, _grid_of(self, grid, args, kwargs), timing, True))
+        timer.timings.append(
+            LaunchTiming(
+                name, None, _grid_of(self, grid, args, kwargs), timing, True, do_bench_ms=timer.reference_ms
+            )
+        )
         return kernel
 
     def autotune_run(self, *args, **kwargs):
@@ -160,10 +212,12 @@ def _install(timer: _Timer) -> None:
         if first and timer.all_configs and len(self.configs) > 1:
             compile_configs(base, args, kwargs, list(self.configs))
         timer.in_autotune = True
+        started = _first_call_start() if first else None
         try:
             result = original_autotune_run(self, *args, **kwargs)
         finally:
             timer.in_autotune = False
+        first_ms = _first_call_ms(started)  # compiles and Triton's own autotuning included
         if not first:
             return result
         timer.seen[key] = len(timer.timings)
@@ -181,7 +235,11 @@ def _install(timer: _Timer) -> None:
 
             # a config matrix ranks configs: a few hundred calls each are enough
             timing = timer.time(
-                call, args, meta, min(timer.budget_ms, CONFIG_BUDGET_MS) if len(configs) > 1 else None
+                call,
+                args,
+                meta,
+                min(timer.budget_ms, CONFIG_BUDGET_MS) if len(configs) > 1 else None,
+                first_ms=first_ms if cfg is chosen or len(configs) == 1 else None,
             )
             timer.timings.append(
                 LaunchTiming(
@@ -190,6 +248,7 @@ def _install(timer: _Timer) -> None:
                     _grid_of(base, grid, args, meta),
                     timing,
                     chosen is cfg or len(self.configs) == 1,
+                    do_bench_ms=timer.reference_ms,
                 )
             )
         return result
@@ -214,6 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--budget-ms", type=float, default=400.0)
     ap.add_argument("--no-flush", action="store_true")
     ap.add_argument("--cuda-graph", action="store_true")
+    ap.add_argument("--do-bench", action="store_true")
     args = ap.parse_args(argv)
     import faulthandler
 
@@ -222,7 +282,9 @@ def main(argv: list[str] | None = None) -> int:
     import triton
 
     path = os.path.abspath(args.file)
-    timer = _Timer(args.budget_ms, not args.no_flush, args.cuda_graph, args.kernel, args.all_configs)
+    timer = _Timer(
+        args.budget_ms, not args.no_flush, args.cuda_graph, args.kernel, args.all_configs, args.do_bench
+    )
     _install(timer)
     diagnostics = run_file(path)
     torch.cuda.synchronize()

@@ -96,12 +96,33 @@ class AutotuneConfig(Jsonable):
 
     @property
     def label(self) -> str:
-        """Short name used in file names and tables, e.g. 'BLOCK_M=64,BLOCK_N=64,w4,s3'."""
+        """The config's full name, used in file names and JSON, e.g. 'BLOCK_M=64,BLOCK_N=64,w4,s3'."""
         parts = [f"{k}={v}" for k, v in self.kwargs.items()]
         parts += [f"w{self.num_warps}", f"s{self.num_stages}"]
         if self.maxnreg:
             parts.append(f"r{self.maxnreg}")
         return ",".join(parts)
+
+    @property
+    def short_label(self) -> str:
+        """'128x256x64 w8 s3': what a table column has room for (short_label())."""
+        return short_label(self.label)
+
+
+def short_label(label: str) -> str:
+    """A config label as a table shows it: 'BLOCK_M=128,BLOCK_N=256,BLOCK_K=64,w8,s3' ->
+    '128x256x64 w8 s3'. The values keep the config's key order, the same for every config
+    of a kernel, so two configs never print alike where their labels differ."""
+    values, rest = [], []
+    for part in label.split(","):
+        key, eq, value = part.partition("=")
+        (values if eq else rest).append(value if eq else part)
+    return " ".join(["x".join(values)] * bool(values) + rest)
+
+
+def short_name(name: str, label: str | None) -> str:
+    """'matmul_kernel[128x256x64 w8 s3]' for a config's full label, else the name."""
+    return f"{name}[{short_label(label)}]" if label else name
 
 
 @dataclass(frozen=True)

@@ -6,14 +6,14 @@ waves and tail, and a predicted time; a measured time when one is given."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil
 from typing import Any
 
 from kx_core.compile.types import CompiledKernel
 from kx_core.jsonable import Jsonable
 from kx_core.model import gemm
-from kx_core.model.gpu import GPU, for_arch
+from kx_core.model.gpu import GPU, for_arch, local_gpu
 from kx_core.model.occupancy import Occupancy, occupancy
 from kx_core.model.roofline import Roofline, roofline
 from kx_core.model.work import WorkEstimate, estimate
@@ -43,6 +43,10 @@ class KernelModel(Jsonable):
     unique_bytes: float | None = None
     roofline_unique: Roofline | None = None
     predicted_min_s: float | None = None
+    # the model's time without the launch floor (predicted_s = max(modeled_s, floor)):
+    # configs that all sit on the floor still rank by it
+    modeled_s: float = 0.0
+    launch_floor_s: float = 0.0
 
 
 _ELEMENT_BYTES = {"float64": 8, "int64": 8, "float32": 4, "int32": 4, "float16": 2, "bfloat16": 2, "int16": 2}
@@ -64,8 +68,15 @@ def unique_bytes(kernel: CompiledKernel) -> float | None:
 
 
 def gpu_for(kernel: CompiledKernel) -> GPU:
+    """The GPU a kernel is modelled on: the local GPU (with its measured ceilings when
+    cached) when the kernel was compiled for its architecture, else the table's GPU for
+    the target."""
     t = kernel.target
-    return for_arch(f"sm_{t.arch}" if t.backend == "cuda" else str(t.arch))
+    arch = f"sm_{t.arch}" if t.backend == "cuda" else str(t.arch)
+    local = local_gpu()
+    if local is not None and local.arch == arch:
+        return local
+    return for_arch(arch)
 
 
 def _tile(constexprs: dict[str, Any], num_warps: int, num_stages: int) -> gemm.TileConfig | None:
@@ -111,10 +122,11 @@ def model_kernel(
     roof = roofline(gpu, f, b, work.precision, measured_roofs, measured_s)
     ub = unique_bytes(kernel) if nbytes is None else None
     ub = min(ub, b) if ub else None
+    work = replace(work, dram_bytes=int(ub) if ub else None)
     roof_unique = roofline(gpu, f, ub, work.precision, measured_roofs, measured_s) if ub else None
     programs = work.programs
     per_wave = waves = tail = None
-    predicted = roof.time_s
+    modeled = max(f / roof.peak_flops, b / roof.peak_bw)
     predicted_min = roof_unique.time_s if roof_unique else None
     if occ and occ.valid:
         per_wave = gpu.sm_count * occ.blocks
@@ -122,9 +134,10 @@ def model_kernel(
         tail = (programs - (waves - 1) * per_wave) / per_wave
         # T3's wave quantization: a partly empty last wave costs a whole one
         t_compute = f / roof.peak_flops * (waves * per_wave / programs)
-        predicted = max(t_compute, b / roof.peak_bw, gpu.launch_overhead)
+        modeled = max(t_compute, b / roof.peak_bw)
         if ub:
             predicted_min = max(t_compute, ub / roof.peak_bw, gpu.launch_overhead)
+    predicted = max(modeled, gpu.launch_overhead)
     return KernelModel(
         kernel=kernel.display_name,
         config=kernel.config.label if kernel.config else None,
@@ -145,4 +158,6 @@ def model_kernel(
         unique_bytes=ub,
         roofline_unique=roof_unique,
         predicted_min_s=predicted_min,
+        modeled_s=modeled,
+        launch_floor_s=gpu.launch_overhead,
     )

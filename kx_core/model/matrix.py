@@ -29,11 +29,38 @@ COLUMNS = (
     "mbytes",
     "intensity",
     "bound",
+    "modeled_us",
+    "floor_us",
     "predicted_us",
     "best_case_us",
     "measured_us",
     "pct_of_roof",
 )
+
+
+# The column headers shown (panes, CLI, CSV): every figure with its unit.
+HEADERS = {
+    "config": "config",
+    "registers": "registers/thread",
+    "spills": "spills (B)",
+    "shared": "shared (B)",
+    "blocks_per_sm": "CTAs/SM",
+    "limiter": "limited by",
+    "occupancy": "occupancy (fraction)",
+    "k1_blocks": "K1 CTAs/SM",
+    "waves": "waves",
+    "tail": "tail (fraction of a wave)",
+    "gflop": "GFLOP",
+    "mbytes": "MB requested",
+    "intensity": "FLOP/B",
+    "bound": "bound",
+    "modeled_us": "modeled (us)",
+    "floor_us": "launch floor (us)",
+    "predicted_us": "predicted (us)",
+    "best_case_us": "best case (us)",
+    "measured_us": "measured (us)",
+    "pct_of_roof": "% of roof",
+}
 
 
 @dataclass(frozen=True)
@@ -53,7 +80,9 @@ class ConfigRow(Jsonable):
     mbytes: float
     intensity: float
     bound: str
-    predicted_us: float
+    modeled_us: float  # the model's time without the launch floor: what ranks configs
+    floor_us: float  # the GPU's launch overhead, the least any launch takes
+    predicted_us: float  # max(modeled, floor)
     best_case_us: float | None  # with perfect L2 reuse (compulsory DRAM bytes)
     measured_us: float | None
     pct_of_roof: float | None  # measured, against the compulsory-bytes roofline
@@ -80,6 +109,8 @@ def row_of(m: KernelModel) -> ConfigRow:
         mbytes=m.work.bytes / 1e6,
         intensity=m.roofline.intensity,
         bound=m.roofline.bound,
+        modeled_us=m.modeled_s * 1e6,
+        floor_us=m.launch_floor_s * 1e6,
         predicted_us=m.predicted_s * 1e6,
         best_case_us=m.predicted_min_s * 1e6 if m.predicted_min_s else None,
         measured_us=m.measured_s * 1e6 if m.measured_s else None,
@@ -107,15 +138,16 @@ def config_matrix(
 
 
 def rho(rows: list[ConfigRow]) -> float | None:
-    """Spearman's rho of predicted against measured time, over rows measured."""
-    pairs = [(r.predicted_us, r.measured_us) for r in rows if r.measured_us is not None]
+    """Spearman's rho of the modeled (floor-free) against the measured time, over rows
+    measured: the floor would tie every launch-bound config."""
+    pairs = [(r.modeled_us, r.measured_us) for r in rows if r.measured_us is not None]
     return spearman([p for p, _ in pairs], [m for _, m in pairs]) if pairs else None
 
 
 def to_csv(rows: list[ConfigRow]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf)
-    w.writerow(("kernel",) + COLUMNS)
+    w.writerow(("kernel",) + tuple(HEADERS[c] for c in COLUMNS))
     for r in rows:
         w.writerow([r.kernel] + ["" if v is None else v for v in r.cells()])
     return buf.getvalue()

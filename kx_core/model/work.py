@@ -9,6 +9,9 @@ times the launch's grid.
 - Loops: an `scf.for` multiplies what it holds by its trip count, evaluated from the
   launch's scalar arguments through the integer `arith` ops that compute its bounds; a
   bound kx cannot evaluate counts once and is reported in `unknown_loops`.
+- Grid-stride and persistent loops (`tl.range(pid, n, tl.num_programs(0))`): the program
+  id and the grid size are values too, the program id one per program (a numpy array),
+  so a loop's trip count is per program and the totals are the sum over programs.
 
 What it does not see: masks (a partial tile counts whole, as K1's tiled_bytes does),
 caches (every load is DRAM traffic), and branches (both sides of an `scf.if` count).
@@ -19,6 +22,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from math import ceil, prod
+
+import numpy as np
 
 from kx_core.jsonable import Jsonable
 
@@ -87,26 +92,62 @@ class WorkEstimate(Jsonable):
     precision: str  # of the dots ("fp16", "bf16", "tf32", "fp32", "fp8"); "fp32" without dots
     unknown_loops: tuple[int, ...] = ()  # TTIR lines of loops counted once
     notes: tuple[str, ...] = ()
+    # `bytes` is what the programs request (every load and store); `dram_bytes` is the
+    # compulsory DRAM traffic (each tensor argument once, perfect L2 reuse), from the
+    # launch's tensors (kx_core.model.kernel); None where the launch has none
+    dram_bytes: int | None = None
+
+
+def _divsi(a, b):
+    """arith.divsi (rounds toward zero) of ints or numpy arrays; raises ZeroDivisionError."""
+    if np.any(np.asarray(b) == 0):
+        raise ZeroDivisionError
+    q = np.abs(a) // np.abs(b) * np.sign(a) * np.sign(b)
+    return int(q) if np.ndim(q) == 0 else q
+
+
+def _floordiv(a, b):
+    if np.any(np.asarray(b) == 0):
+        raise ZeroDivisionError
+    return a // b
 
 
 _INT_OPS = {
     "addi": lambda a, b: a + b,
     "subi": lambda a, b: a - b,
     "muli": lambda a, b: a * b,
-    "divsi": lambda a, b: int(a / b),  # rounds toward zero, as arith.divsi does
-    "divui": lambda a, b: a // b,
-    "ceildivsi": lambda a, b: -(-a // b),
-    "remsi": lambda a, b: a - int(a / b) * b,
-    "remui": lambda a, b: a % b,
-    "minsi": min,
-    "maxsi": max,
+    "divsi": _divsi,
+    "divui": lambda a, b: _divsi(a, b),  # the same for the non-negative values of bounds
+    "ceildivsi": lambda a, b: -_floordiv(-a, b),
+    "remsi": lambda a, b: a - _divsi(a, b) * b,
+    "remui": lambda a, b: a - _divsi(a, b) * b,
+    "minsi": lambda a, b: np.minimum(a, b) if np.ndim(a) or np.ndim(b) else min(a, b),
+    "maxsi": lambda a, b: np.maximum(a, b) if np.ndim(a) or np.ndim(b) else max(a, b),
 }
+# Example: "%pid = tt.get_program_id x : i32", "%0 = tt.get_num_programs y : i32"
+_PROGRAM_RE = re.compile(r"^\s*(%[\w.#]+) = tt\.get_(program_id|num_programs) ([xyz]) ")
+MAX_PER_PROGRAM = 1 << 21  # programs evaluated one by one (arrays); more: counted once
 
 
-def _eval_ints(lines: list[str], args: dict[str, int]) -> dict[str, int]:
+def _program_values(grid: tuple[int, int, int]) -> dict[str, object]:
+    """{'program_id x': array of each program's id along x, 'num_programs x': gx, ...};
+    programs numbered x fastest, as CUDA numbers blocks."""
+    gx, gy, gz = (max(1, g) for g in grid)
+    out: dict[str, object] = {f"num_programs {a}": g for a, g in zip("xyz", (gx, gy, gz))}
+    if gx * gy * gz <= MAX_PER_PROGRAM:
+        n = np.arange(gx * gy * gz, dtype=np.int64)
+        out.update({"program_id x": n % gx, "program_id y": n // gx % gy, "program_id z": n // (gx * gy)})
+    return out
+
+
+def _eval_ints(lines: list[str], args: dict[str, int], programs: dict[str, object] | None = None) -> dict:
     env = dict(args)
     for line in lines:
-        if m := _CONST_RE.match(line):
+        if programs and (m := _PROGRAM_RE.match(line)):
+            value = programs.get(f"{m.group(2)} {m.group(3)}")
+            if value is not None:
+                env[m.group(1)] = value
+        elif m := _CONST_RE.match(line):
             env[m.group(1)] = int(m.group(2))
         elif m := _INT_OP_RE.match(line):
             a, b = env.get(m.group(3)), env.get(m.group(4))
@@ -152,7 +193,7 @@ def estimate(
                 elif arg_order and i < len(arg_order) and arg_order[i] in scalar_args:
                     args[p] = int(scalar_args[arg_order[i]])
             break
-    env = _eval_ints(lines, args)
+    env = _eval_ints(lines, args, _program_values(grid))
     flops = dot_flops = nbytes = 0
     precisions: list[str] = []
     unknown: list[int] = []
@@ -166,9 +207,11 @@ def estimate(
         opens = line.count("{") - line.count("}")
         if m := _FOR_RE.search(line):
             lb, ub, st = (env.get(m.group(i)) for i in (2, 3, 4))
-            if None in (lb, ub, st) or st == 0:
+            if any(v is None for v in (lb, ub, st)) or np.any(np.asarray(st) == 0):
                 trips = 1
                 unknown.append(n)
+            elif any(np.ndim(v) for v in (lb, ub, st)):  # one trip count per program
+                trips = np.maximum(0, -((lb - ub) // st))
             else:
                 trips = max(0, ceil((ub - lb) / st))
             stack.append((depth, trips))
@@ -212,17 +255,25 @@ def estimate(
         while stack and depth <= stack[-1][0]:
             stack.pop()
     programs = max(1, grid[0]) * max(1, grid[1]) * max(1, grid[2])
+    # a total that varies per program (grid-stride loops) is an array: summed over the
+    # programs, and the per-program figure is the mean; a plain total is per program
+    totals = {}
+    for name, value in (("flops", flops), ("dot", dot_flops), ("bytes", nbytes)):
+        if np.ndim(value):
+            totals[name] = (int(np.sum(value)), int(round(float(np.mean(value)))))
+        else:
+            totals[name] = (int(value) * programs, int(value))
     notes = []
     if unknown:
         notes.append(f"{len(unknown)} loop bound(s) not evaluable from the launch's arguments: counted once")
     precision = max(set(precisions), key=precisions.count) if precisions else "fp32"
     return WorkEstimate(
-        flops=flops * programs,
-        bytes=nbytes * programs,
-        flops_per_program=flops,
-        bytes_per_program=nbytes,
+        flops=totals["flops"][0],
+        bytes=totals["bytes"][0],
+        flops_per_program=totals["flops"][1],
+        bytes_per_program=totals["bytes"][1],
         programs=programs,
-        dot_flops=dot_flops * programs,
+        dot_flops=totals["dot"][0],
         precision=precision,
         unknown_loops=tuple(unknown),
         notes=tuple(notes),

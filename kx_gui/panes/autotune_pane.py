@@ -25,13 +25,13 @@ from PySide6.QtWidgets import (
 from kx_core.model import autotune as t3
 from kx_core.model.gpu import SPECS
 from kx_core.model.kernel import gpu_for
-from kx_core.model.matrix import COLUMNS, ConfigRow, config_matrix, rho, to_csv
+from kx_core.model.matrix import COLUMNS, HEADERS, ConfigRow, config_matrix, rho, to_csv
 from kx_core.model.occupancy import curves, occupancy
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
 from kx_gui.widgets.tables import row_table
 
-T3_COLUMNS = ("BM", "BN", "BK", "num_warps", "num_stages", "median", "smem", "bound", "picked")
+T3_COLUMNS = ("BM", "BN", "BK", "num_warps", "num_stages", "median (us)", "shared (B)", "bound", "picked")
 
 
 def _item(value) -> QTableWidgetItem:
@@ -65,12 +65,12 @@ class AutotunePane(LazyPages, Pane):
             bar.addWidget(w)
         bar.addStretch(1)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([HEADERS[c] for c in COLUMNS])
         self.table.setSortingEnabled(True)
         self.table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QTableWidget.SelectionBehavior.SelectRows)
         self.scatter_plot = pg.PlotWidget(background="w")
-        self.scatter_plot.setLabel("bottom", "predicted (us)")
+        self.scatter_plot.setLabel("bottom", "modeled, without the launch floor (us)")
         self.scatter_plot.setLabel("left", "measured (us)")
         self.scatter = pg.ScatterPlotItem(size=10, brush=pg.mkBrush("#1e88e5"))
         self.scatter_plot.addItem(self.scatter)
@@ -188,16 +188,16 @@ class AutotunePane(LazyPages, Pane):
         self.table.resizeColumnsToContents()
         if self.rows:
             self.show_curves(self.rows[0])
-        measured = [(r.predicted_us, r.measured_us) for r in self.rows if r.measured_us is not None]
+        measured = [(r.modeled_us, r.measured_us) for r in self.rows if r.measured_us is not None]
         self.scatter.setData([p for p, _ in measured], [m for _, m in measured])
         self.scatter_plot.setVisible(bool(measured))
         value = rho(self.rows)
         if value is not None:
-            text = f"Spearman's rho, predicted vs measured: {value:.2f} over {len(measured)} configs"
+            text = f"Spearman's rho, modeled vs measured: {value:.2f} over {len(measured)} configs"
         elif measured:
             text = (
                 f"{len(measured)} configs measured; rho is undefined: the model predicts the same time for "
-                "every config (all launch-bound on this GPU) or fewer than 3 are measured"
+                "every config or fewer than 3 are measured"
             )
         else:
             text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"

@@ -157,7 +157,14 @@ def test_roofline_and_autotune_commands(tmp_path):
     assert doc["gpu"]["name"].startswith("H100") and len(doc["kernels"]) == 4
     assert {k["work"]["flops"] for k in doc["kernels"]} == {gemm.gemm_flops(512, 512, 512)}
     p = kx("roofline", str(KERNELS / "vector_add.py"), "--gpu", "h200", cache=True)
-    assert "H200" in p.stdout and p.stdout.splitlines()[-1].split()[-2] in ("memory", "launch")
+    assert "H200" in p.stdout and p.stdout.splitlines()[-1].split()[-3] in ("memory", "launch")
+    # both byte counts: requested (every load and store) and DRAM (each tensor once)
+    doc = json.loads(
+        kx("roofline", str(KERNELS / "vector_add.py"), "--json", "--measured", cache=True).stdout
+    )
+    (work,) = [k["work"] for k in doc["kernels"]]
+    assert work["bytes"] >= work["dram_bytes"] > 0
+    assert doc["notes"] and "kx gpu --measure" in doc["notes"][0]  # no GPU here: no measured ceilings
     out = tmp_path / "m.csv"
     p = kx(
         "autotune",
@@ -171,7 +178,12 @@ def test_roofline_and_autotune_commands(tmp_path):
     )
     rows = json.loads(p.stdout)
     assert len(rows) == 4 and all(r["registers"] and r["blocks_per_sm"] for r in rows)
-    assert out.read_text().splitlines()[0].startswith("kernel,config,registers,spills,shared,blocks_per_sm")
+    assert (
+        out.read_text()
+        .splitlines()[0]
+        .startswith("kernel,config,registers/thread,spills (B),shared (B),CTAs/SM")
+    )
+    assert all(r["predicted_us"] == max(r["modeled_us"], r["floor_us"]) for r in rows)
     p = kx("autotune", "-", "--t3", "4096x4096x4096", "--gpu", "rtx3070", "--json", cache=True)
     doc = json.loads(p.stdout)
     best, rows, pruned = t3.autotune(

@@ -47,20 +47,22 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     assert pane.kernel_pick.currentText() == "matmul_kernel"
     expected = config_matrix(w.session.result.kernels, "matmul_kernel")
     assert pane.rows == expected and pane.table.rowCount() == 4
-    assert pane.csv_text().splitlines()[0].startswith("kernel,config,registers")
+    assert pane.csv_text().splitlines()[0].startswith("kernel,config,registers/thread,spills (B)")
     assert "no measured times" in pane.rho_label.text()
-    # on an H100 every 512^3 config is launch-bound: one predicted time, rho undefined
-    times = {f"matmul_kernel[{r.config}]": 1e-5 * (1 + i) for i, r in enumerate(expected)}
-    pane.set_measured(times)
+    # on an H100 every 512^3 config is launch-bound: one predicted time (the launch floor),
+    # but the modeled times under the floor still rank them
+    assert len({r.predicted_us for r in expected}) == 1 and len({r.modeled_us for r in expected}) > 1
+    pane.set_measured({f"matmul_kernel[{r.config}]": r.modeled_us * 1e-6 * 1.3 for r in expected})
+    assert "rho, modeled vs measured: 1.00 over 4" in pane.rho_label.text()
+    pane.set_measured({f"matmul_kernel[{r.config}]": 1e-5 for r in expected[:2]})
     assert "rho is undefined" in pane.rho_label.text()
-    # on the drills' RTX 3070 they are memory-bound and differ; times ranked as predicted: rho = 1
+    # on the drills' RTX 3070 they are memory-bound and differ; times ranked as modeled: rho = 1
     pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(RTX3070.name))
-    order = sorted(pane.rows, key=lambda r: r.predicted_us)
-    assert order[0].predicted_us < order[-1].predicted_us
-    pane.set_measured({f"matmul_kernel[{r.config}]": r.predicted_us * 1e-6 * 1.3 for r in order})
+    order = sorted(pane.rows, key=lambda r: r.modeled_us)
+    assert order[0].modeled_us < order[-1].modeled_us
+    pane.set_measured({f"matmul_kernel[{r.config}]": r.modeled_us * 1e-6 * 1.3 for r in order})
     assert (
-        "rho, predicted vs measured: 1.00 over 4" in pane.rho_label.text()
-        and not pane.scatter_plot.isHidden()
+        "rho, modeled vs measured: 1.00 over 4" in pane.rho_label.text() and not pane.scatter_plot.isHidden()
     )
     pane.gpu_pick.setCurrentIndex(0)
     # the occupancy curves go through the selected config's point

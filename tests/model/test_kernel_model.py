@@ -118,3 +118,25 @@ def test_spec_table():
     assert spec("NVIDIA H200") is H200 and for_arch("sm_80") is A100_SXM
     with pytest.raises(KeyError):
         spec("Voodoo2")
+
+
+def test_grid_stride_loops_count_every_program_s_trips():
+    """tl.range(pid, n_rows, num_programs): 132 programs share 1000 rows; every row is
+    loaded and stored once as a BLOCK-wide tile (masks count whole), and the DRAM bytes
+    are each tensor once."""
+    r = compile_file(
+        CompileRequest(
+            str(ROOT / "fixtures" / "kernels" / "model" / "grid_stride_softmax.py"), target="cuda:90"
+        )
+    )
+    (k,) = r.kernels
+    args = {a.name: a.value for a in k.launch.args if a.kind == "int"}
+    block = k.launch.constexprs["BLOCK"]
+    m = model_kernel(k, H100_SXM)
+    assert m.work.programs == 132 and not m.work.unknown_loops
+    assert m.work.bytes == args["n_rows"] * block * 4 * 2
+    assert m.work.dram_bytes == args["n_rows"] * args["n_cols"] * 4 * 2
+    # the same kernel launched with one program per row does the same work
+    order = [n for n, t in k.signature.items() if t != "constexpr"]
+    per_row = estimate(k.stages["ttir"], args, (args["n_rows"], 1, 1), order)
+    assert per_row.bytes == m.work.bytes and per_row.flops == m.work.flops
