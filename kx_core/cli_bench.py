@@ -84,6 +84,8 @@ def bench_command(args: argparse.Namespace) -> int:
     print(
         f"{result.file} on {result.device} (triton {result.triton_version}), L2 flushed: {result.settings.get('flush_l2')}"
     )
+    from kx_core.model.kernel import bandwidth_text
+
     width = max((len(short_name(t.kernel, t.config)) for t in result.timings), default=0)
     for t in result.timings:
         m = models.get(t.display_name)
@@ -98,8 +100,8 @@ def bench_command(args: argparse.Namespace) -> int:
             s = tm.median_ms * 1e-3
             roof = m.roofline_unique or m.roofline
             line += (
-                f"  {m.work.flops / s / 1e12:7.2f} TFLOP/s {m.work.bytes / s / 1e9:8.1f} GB/s"
-                f"  {100 * m.work.flops / s / roof.attainable:5.1f}% of roof"
+                f"  {m.work.flops / s / 1e12:7.2f} TFLOP/s, {bandwidth_text(m, s)},"
+                f" {100 * m.work.flops / s / roof.attainable:5.1f}% of roof"
             )
         print(line)
     for d in result.diagnostics:

@@ -161,3 +161,17 @@ def model_kernel(
         modeled_s=modeled,
         launch_floor_s=gpu.launch_overhead,
     )
+
+
+def bandwidth_text(m: KernelModel, seconds: float) -> str:
+    """Achieved bandwidth of a run as words: the DRAM figure (compulsory bytes) and the
+    requested one; requested traffic above the DRAM roof is L2 reuse, never DRAM speed."""
+    requested = m.work.bytes / seconds
+    parts = []
+    if m.work.dram_bytes:
+        parts.append(f"{m.work.dram_bytes / seconds / 1e9:.0f} GB/s DRAM (each tensor once)")
+    text = f"{requested / 1e9:.0f} GB/s requested"
+    if requested > m.roofline.peak_bw:
+        text += f" (above the {m.roofline.peak_bw / 1e12:.2f} TB/s DRAM roof: served by L2 reuse)"
+    parts.append(text)
+    return ", ".join(parts)

@@ -11,7 +11,7 @@ import pyqtgraph as pg
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolTip, QVBoxLayout
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
-from kx_core.model.kernel import KernelModel, gpu_for, model_kernel
+from kx_core.model.kernel import KernelModel, bandwidth_text, gpu_for, model_kernel
 from kx_core.model.matrix import models
 from kx_core.model.roofline import roofs
 from kx_gui.panes.base import Pane
@@ -193,7 +193,7 @@ class RooflinePane(Pane):
     def describe(self, i: int, measured: bool) -> str:
         m = self.models[i]
         t = m.measured_s if measured else m.predicted_s
-        flops_s, bytes_s = m.roofline.flops / t, m.roofline.bytes / t
+        flops_s = m.roofline.flops / t
         # percent of what the roofs allow with compulsory DRAM traffic (perfect L2 reuse):
         # the requested bytes, re-reads included, would let L2 hits exceed 100%
         roof = m.roofline_unique or m.roofline
@@ -205,7 +205,7 @@ class RooflinePane(Pane):
             f"{m.roofline.flops / 1e9:.3f} GFLOP, {m.roofline.bytes / 1e6:.3f} MB requested"
             + (f" ({m.unique_bytes / 1e6:.3f} MB compulsory)" if m.unique_bytes else "")
             + f", {m.roofline.intensity:.1f} FLOP/B, {m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, "
-            f"{bytes_s / 1e9:.0f} GB/s requested, {100 * flops_s / roof.attainable:.0f}% of the roof, "
+            f"{bandwidth_text(m, t)}, {100 * flops_s / roof.attainable:.0f}% of the roof, "
             f"{m.roofline.bound}-bound without L2 reuse, {t * 1e6:.1f} us{best}"
         )
 

@@ -140,3 +140,15 @@ def test_grid_stride_loops_count_every_program_s_trips():
     order = [n for n, t in k.signature.items() if t != "constexpr"]
     per_row = estimate(k.stages["ttir"], args, (args["n_rows"], 1, 1), order)
     assert per_row.bytes == m.work.bytes and per_row.flops == m.work.flops
+
+
+def test_bandwidth_above_the_dram_roof_is_called_l2_reuse(autotuned):
+    """A run faster than DRAM could serve the requested bytes is said to be L2 reuse; the
+    DRAM figure counts each tensor once."""
+    from kx_core.model.kernel import bandwidth_text
+
+    m = model_kernel(next(k for k in autotuned.kernels if k.status == "compiled"), H100_SXM)
+    fast = m.work.bytes / (2 * H100_SXM.peak_bw)  # twice the DRAM roof's speed
+    text = bandwidth_text(m, fast)
+    assert "L2 reuse" in text and f"{m.work.dram_bytes / fast / 1e9:.0f} GB/s DRAM" in text
+    assert "L2 reuse" not in bandwidth_text(m, m.work.bytes / (0.5 * H100_SXM.peak_bw))
