@@ -147,7 +147,7 @@ def test_bandwidth_above_the_dram_roof_is_called_l2_reuse(autotuned):
     DRAM figure counts each tensor once."""
     from kx_core.model.kernel import bandwidth_text
 
-    m = model_kernel(next(k for k in autotuned.kernels if k.status == "compiled"), H100_SXM)
+    m = model_kernel(next(k for k in autotuned if k.status == "compiled"), H100_SXM)
     fast = m.work.bytes / (2 * H100_SXM.peak_bw)  # twice the DRAM roof's speed
     text = bandwidth_text(m, fast)
     assert "L2 reuse" in text and f"{m.work.dram_bytes / fast / 1e9:.0f} GB/s DRAM" in text
