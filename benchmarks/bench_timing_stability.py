@@ -3,7 +3,8 @@ its own process, as a user runs it) of a small (~10 us) and a large (>1 ms) kern
 
     PYTHONPATH=. python3 benchmarks/bench_timing_stability.py [--runs 10]
 
-For each file: the spread of the ten medians (max / min, target within 3%) and each run's
+(The engine's bench_file, which `kx bench` calls: the CLI's own start-up and its model
+compile are left out to save device time.) For each file: the spread of the ten medians (max / min, target within 3%) and each run's
 median against triton.testing.do_bench timed on the same call in the same run
 (`kx bench --do-bench`; target within 3%). The first call is printed apart.
 """
@@ -11,29 +12,23 @@ median against triton.testing.do_bench timed on the same call in the same run
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 FILES = [ROOT / "fixtures" / "kernels" / "gpu" / n for n in ("softmax_rows.py", "matmul_large.py")]
 
 
 def one_run(path: Path) -> dict:
-    p = subprocess.run(
-        [sys.executable, "-m", "kx_core.cli", "bench", str(path), "--json", "--do-bench"],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
-        check=False,
-    )
-    if p.returncode != 0:
-        raise SystemExit(f"kx bench {path.name} failed ({p.returncode}): {p.stderr[-2000:]}")
-    (t,) = json.loads(p.stdout)["timings"]
-    return t
+    """One `kx bench FILE --do-bench` (kx_core.bench.bench_file: a fresh worker process
+    runs the file), its one timed launch as JSON."""
+    from kx_core.bench.bench import bench_file
+
+    r = bench_file(str(path), do_bench=True)
+    if not r.ok or len(r.timings) != 1:
+        raise SystemExit(f"kx bench {path.name}: {r.diagnostics}")
+    return r.timings[0].to_json()
 
 
 def main() -> int:
