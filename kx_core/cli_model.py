@@ -103,6 +103,7 @@ def measured_note(gpu, wanted: bool) -> str | None:
 
 def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
     from kx_core.model.kernel import gpu_for, model_kernel
+    from kx_core.model.roofline import roofs_text
 
     compiled = [k for k in result.kernels if k.status == "compiled" and k.launch is not None]
     if not compiled:
@@ -123,11 +124,7 @@ def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
         return 0
     if note:
         print(f"kx: {note}", file=sys.stderr)
-    roofs = "measured" if args.measured and gpu.measured else "datasheet"
-    print(
-        f"{gpu.name} ({roofs} roofs): DRAM {ms[0].roofline.peak_bw / 1e12:.2f} TB/s; "
-        + ", ".join(f"{p} {f / 1e12:.1f} TFLOP/s (ridge {f / gpu.peak_bw:.0f} FLOP/B)" for p, f in gpu.peaks)
-    )
+    print(f"{gpu.name}: {roofs_text(gpu, args.measured)}")
     names = [short_name(m.kernel.split("[")[0], m.config) for m in ms]
     width = max(len("kernel"), *map(len, names))
     print(

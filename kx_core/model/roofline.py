@@ -36,6 +36,25 @@ def roofs(gpu: GPU, precision: str = "fp16", measured: bool = False) -> tuple[fl
     return peak, bw
 
 
+def roofs_text(gpu: GPU, measured: bool = False) -> str:
+    """Every roof on one line, each saying where it comes from, e.g.
+    `DRAM 4.25 TB/s measured; fp32 51.1 TFLOP/s measured (ridge 12 FLOP/B), tf32 494.7
+    TFLOP/s datasheet (ridge 116 FLOP/B)`: with --measured a GPU may have measured some
+    ceilings and not others, and a header that mixed them silently would mislead."""
+
+    def source(what: str) -> str:
+        return "measured" if measured and gpu.ceiling(what) else "datasheet"
+
+    bw = roofs(gpu, "fp32", measured)[1]
+    parts = []
+    for precision, _ in gpu.peaks:
+        peak = roofs(gpu, precision, measured)[0]
+        parts.append(
+            f"{precision} {peak / 1e12:.1f} TFLOP/s {source(precision)} (ridge {peak / bw:.0f} FLOP/B)"
+        )
+    return f"DRAM {bw / 1e12:.2f} TB/s {source('bw')}; " + ", ".join(parts)
+
+
 def roofline(
     gpu: GPU,
     flops: float,

@@ -152,3 +152,20 @@ def test_bandwidth_above_the_dram_roof_is_called_l2_reuse(autotuned):
     text = bandwidth_text(m, fast)
     assert "L2 reuse" in text and f"{m.work.dram_bytes / fast / 1e9:.0f} GB/s DRAM" in text
     assert "L2 reuse" not in bandwidth_text(m, m.work.bytes / (0.5 * H100_SXM.peak_bw))
+
+
+def test_roofs_text_names_each_roofs_source():
+    """--measured with only some ceilings measured (the H200 run measured copy bandwidth,
+    bf16 and fp32 matmul): each roof says whether it is measured or the datasheet's, and
+    the ridges use the measured DRAM roof."""
+    from dataclasses import replace
+
+    from kx_core.model.roofline import roofs_text
+
+    gpu = replace(H200, measured=(("bf16", 687e12), ("bw", 4.25e12), ("fp32", 51.1e12)))
+    text = roofs_text(gpu, measured=True)
+    assert text.startswith("DRAM 4.25 TB/s measured; ")
+    assert f"bf16 687.0 TFLOP/s measured (ridge {687e12 / 4.25e12:.0f} FLOP/B)" in text
+    assert f"tf32 {H200.peak('tf32') / 1e12:.1f} TFLOP/s datasheet" in text
+    plain = roofs_text(gpu)
+    assert "measured" not in plain and f"DRAM {H200.peak_bw / 1e12:.2f} TB/s datasheet" in plain
