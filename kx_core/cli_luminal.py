@@ -103,7 +103,7 @@ def add_lit_commands(sub) -> None:
 
 
 def lit_command(args: argparse.Namespace) -> int:
-    from kx_core.lit import minimize, run_file_text
+    from kx_core.lab.lit import minimize, run_file_text
 
     results, status = {}, 0
     for path in args.files:
@@ -140,7 +140,7 @@ def lit_command(args: argparse.Namespace) -> int:
 
 
 def opt_command(args: argparse.Namespace) -> int:
-    from kx_core.playground import available_flags, run_passes
+    from kx_core.lab.playground import available_flags, run_passes
 
     if args.list:
         for flag, fn in available_flags().items():

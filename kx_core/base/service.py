@@ -25,7 +25,7 @@ CALLS = {
     "shared_bases": "kx_core.layout.shared:shared_bases_here",
     "triton_says_trivial": "kx_core.layout.gluon_oracle:triton_says_trivial_here",
     "egraph_run": "kx_core.luminal.egraph_run:run_here",
-    "playground_flags": "kx_core.playground:available_flags",
+    "playground_flags": "kx_core.lab.playground:available_flags",
 }
 
 

@@ -3,7 +3,7 @@ after them side by side, and the file's `// RUN:` lines run as lit would, each C
 marked in the editor (green: matched; red: the one that failed, with why). Minimise
 shrinks a failing input (T4's ddmin) into the editor.
 
-Passes run in a worker process on a background thread (kx_core.playground), so the
+Passes run in a worker process on a background thread (kx_core.lab.playground), so the
 window never waits and a pass that crashes costs a message."""
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ from PySide6.QtWidgets import (
 
 from kx_core.base import service
 from kx_core.base.data import data_path
-from kx_core.filecheck import checks_of
 from kx_core.ir.lexers import MlirLexer
-from kx_core.lit import RunResult, minimize, parse_pipeline, run_file_text, run_lines
-from kx_core.playground import PlaygroundResult, run_passes
+from kx_core.lab.filecheck import checks_of
+from kx_core.lab.lit import RunResult, minimize, parse_pipeline, run_file_text, run_lines
+from kx_core.lab.playground import PlaygroundResult, run_passes
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 from kx_gui.widgets.diff_view import DiffView

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kx_core.base.tools import find_tool
-from kx_core.filecheck import CheckFailure, filecheck
+from kx_core.lab.filecheck import CheckFailure, filecheck
 
 LLVM_FILECHECK = find_tool("FileCheck") or "FileCheck"
 pytestmark = pytest.mark.skipif(not Path(LLVM_FILECHECK).exists(), reason="LLVM's FileCheck is not installed")
@@ -144,3 +144,43 @@ def test_verdicts_agree_with_llvm(tmp_path):
         )
         + f"\n({len(disagreements)} disagreements)"
     )
+
+
+# (checks, input, var scope): the cases issue 16 found kx and LLVM parting on
+EDGE_CASES = [
+    (["// CHECK: foo{{[^z]*}}bar"], ["foo a", "b bar"], False),  # a negated class never crosses a line end
+    (["// CHECK: foo{{[^z]*}}bar"], ["foo a b bar"], False),
+    (["// CHECK: [[V:[^,]*]],", "// CHECK-NEXT: [[V]]"], ["a", "b,", "b"], False),
+    (["// CHECK: x{{$}}", "// CHECK-NEXT: y"], ["x", "y"], False),  # $ holds at each line end
+    (["// CHECK: {{^}}y"], ["x y", "y"], False),
+    (["// CHECK: {{^}}y", "// CHECK-NOT: z"], ["x y", "z"], False),
+    (["// CHECK-LABEL: [[F:@f]]"], ["@f"], False),  # labels may not use variables
+    (["// CHECK-LABEL: @f{{.*}}"], ["@f(x)"], False),
+    (
+        ["// CHECK: [[A:%[0-9]+]] =", "// CHECK-LABEL: @g", "// CHECK: use [[A]]"],
+        ["%1 =", "@g", "use %1"],
+        True,
+    ),
+    (
+        ["// CHECK: [[A:%[0-9]+]] =", "// CHECK-LABEL: @g", "// CHECK: use [[A]]"],
+        ["%1 =", "@g", "use %1"],
+        False,
+    ),
+    (
+        ["// CHECK: [[$A:%[0-9]+]] =", "// CHECK-LABEL: @g", "// CHECK: use [[$A]]"],
+        ["%1 =", "@g", "use %1"],
+        True,
+    ),
+]
+
+
+@pytest.mark.parametrize("checks,lines,scope", EDGE_CASES)
+def test_line_ends_labels_and_scope_agree_with_llvm(tmp_path, checks, lines, scope):
+    assert kx_verdict(checks, lines, scope) == llvm_verdict(tmp_path, checks, lines, scope)
+
+
+def test_the_edge_cases_exercise_both_verdicts(tmp_path):
+    verdicts = [llvm_verdict(tmp_path, c, ln, s) for c, ln, s in EDGE_CASES]
+    assert verdicts[0] is False and verdicts[1] is True  # the line-end rule is what decides
+    assert verdicts[6] is False and verdicts[7] is True
+    assert verdicts[8] is False and verdicts[9] is True and verdicts[10] is True

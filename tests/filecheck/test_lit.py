@@ -4,8 +4,10 @@ input or a pass that fails is a message; a failing input shrinks."""
 
 from __future__ import annotations
 
-from kx_core.lit import minimize, run_file_text
-from kx_core.playground import available_flags, resolve, run_passes
+import pytest
+
+from kx_core.lab.lit import minimize, run_file_text
+from kx_core.lab.playground import Unsupported, available_flags, resolve, run_passes
 from kx_testing import ROOT, run_kx
 
 LIT = ROOT / "kx_core" / "data" / "lit"
@@ -55,17 +57,30 @@ def test_garbage_and_failing_passes_are_messages():
 
 
 def test_flags_map_to_this_tritons_passes():
+    """The catalog is read from the wheel: flag names, which option each argument of a
+    binding sets, options the binding cannot set, triton-opt's defaults for the rest."""
     flags = available_flags()
-    assert (
-        flags["tritongpu-coalesce"] == "ttgpuir.add_coalesce"
-        and flags["canonicalize"] == "common.add_canonicalizer"
-    )
+    assert flags["tritongpu-coalesce"] == "passes.ttgpuir.add_coalesce"
+    assert flags["canonicalize"] == "passes.common.add_canonicalizer"
+    assert flags["tritongpu-F32DotTC"] == "passes.ttgpuir.add_f32_dot_tc"
+    assert flags["tritongpu-global-scratch-memory-allocation"] == "passes.ttgpuir.add_allocate_global_scratch_memory"
+    assert flags["triton-nvidia-gpu-fence-insertion"] == "nvidia.passes.ttnvgpuir.add_fence_insertion"
     spec = resolve("--convert-triton-to-tritongpu='target=cuda:90 num-warps=8'")
-    assert (spec.module, spec.function, spec.args) == (
-        "ttir",
-        "add_convert_to_ttgpuir",
-        ("cuda:90", 8, 32, 1),
-    )
+    assert (spec.function, spec.args) == ("passes.ttir.add_convert_to_ttgpuir", ("cuda:90", 8, 32, 1))
+    assert resolve("-tritongpu-assign-latencies").args == (3,)  # triton-opt's default
+    assert resolve("-tritongpu-pipeline=num-stages=2").args == (2, False)
+    assert resolve("-tritongpu-allocate-warp-groups=instrumented=true").args == (True,)
+    assert resolve("-convert-triton-to-tritongpu=enable-source-remat=false target=cuda:80").args[0] == "cuda:80"
+    with pytest.raises(Unsupported, match="cannot set enable-source-remat"):
+        resolve("-convert-triton-to-tritongpu='enable-source-remat=true target=cuda:80'")
+    with pytest.raises(Unsupported, match="no option frobs"):
+        resolve("-tritongpu-coalesce=frobs=1")
+
+
+def test_convert_without_a_target_fails_as_triton_opt_does():
+    text = (LIT / "convert_to_ttgpu.mlir").read_text()
+    r = run_passes(text, ["-convert-triton-to-tritongpu"])
+    assert not r.ok and not r.unsupported and r.error
 
 
 def test_minimize_keeps_the_failure_and_drops_the_rest():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kx_core import filecheck as t5  # drill: load("t5_filecheck")
+from kx_core.lab import filecheck as t5  # drill: load("t5_filecheck")
 
 FC = t5.filecheck
 Fail = t5.CheckFailure

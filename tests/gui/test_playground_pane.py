@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kx_core.filecheck import checks_of
+from kx_core.lab.filecheck import checks_of
 from kx_testing import ROOT
 
 

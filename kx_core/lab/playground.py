@@ -1,15 +1,15 @@
 """Pass playground: run Triton's MLIR passes on an `.mlir` file from the triton wheel alone,
 the way `triton-opt` would, without a Triton source build.
 
-`triton-opt` flags map to the pass constructors the installed triton exposes in
-`triton._C.libtriton.passes`: `-tritongpu-coalesce` -> `ttgpuir.add_coalesce`,
-`-triton-combine` -> `ttir.add_combine`, `-canonicalize` -> `common.add_canonicalizer`,
-`-convert-triton-to-tritongpu='target=cuda:80 num-warps=4'` -> `ttir.add_convert_to_ttgpuir`
-with those options. A flag this triton cannot run is named as such (`Unsupported`).
+`triton-opt` flags map to the pass constructors of the installed wheel through
+`pass_catalog` (read from the wheel itself): `-tritongpu-coalesce` ->
+`passes.ttgpuir.add_coalesce`, `-triton-nvidia-gpu-fence-insertion=compute-capability=90`
+-> `nvidia.passes.ttnvgpuir.add_fence_insertion(pm, 90)`, options left out taking
+triton-opt's defaults. A flag this triton cannot run is named as such (`Unsupported`).
 `-split-input-file` splits the input on `// -----` lines and runs each part on its own.
 
 Passes can abort the process on bad input, so they run in a worker
-(`python -m kx_core.playground`), and a crash becomes a message.
+(`python -m kx_core.lab.playground`), and a crash becomes a message.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -28,34 +27,6 @@ from kx_core.jsonable import Jsonable
 
 SPLIT_MARK = "// -----"
 
-# flags whose pass constructor is in passes.common, by MLIR's own flag names
-COMMON = {
-    "canonicalize": "add_canonicalizer",
-    "cse": "add_cse",
-    "inline": "add_inliner",
-    "loop-invariant-code-motion": "add_licm",
-    "sccp": "add_sccp",
-    "symbol-dce": "add_symbol_dce",
-}
-# triton-opt names that do not follow the module prefix rule
-SPECIAL = {
-    "allocate-shared-memory": ("ttgpuir", "add_allocate_shared_memory"),
-    "tritongpu-allocate-warp-groups": ("ttgpuir", "add_allocate_warp_groups"),
-    "triton-licm": ("ttir", "add_triton_licm"),
-    "convert-scf-to-cf": ("convert", "add_scf_to_cf"),
-}
-# options a flag may carry, and how they become the constructor's extra arguments
-OPTIONS = {
-    "convert-triton-to-tritongpu": (
-        ("target", str, "cuda:80"),
-        ("num-warps", int, 4),
-        ("threads-per-warp", int, 32),
-        ("num-ctas", int, 1),
-    ),
-    "tritongpu-pipeline": (("num-stages", int, 3), ("dump-intermediate-steps", bool, False)),
-    "tritongpu-optimize-dot-operands": (("hoist-layout-conversion", bool, True),),
-}
-
 
 class Unsupported(ValueError):
     """A flag this triton cannot run (or not with the options given)."""
@@ -64,65 +35,68 @@ class Unsupported(ValueError):
 @dataclass(frozen=True)
 class PassSpec:
     flag: str
-    module: str
-    function: str
+    function: str  # pass_catalog's name of the binding: "passes.ttgpuir.add_coalesce"
     args: tuple = ()
 
 
-def _passes():
-    from triton._C.libtriton import passes
-
-    return passes
-
-
 def available_flags() -> dict[str, str]:
-    """Every triton-opt flag this triton can run -> its constructor ('ttgpuir.add_coalesce')."""
-    p = _passes()
-    out = {}
-    for flag, fn in COMMON.items():
-        if hasattr(p.common, fn):
-            out[flag] = f"common.{fn}"
-    for module, prefix in (("ttgpuir", "tritongpu-"), ("ttir", "triton-")):
-        for fn in dir(getattr(p, module)):
-            if fn.startswith("add_") and fn not in ("add_convert_to_ttgpuir", "add_triton_licm"):
-                out[prefix + fn[4:].replace("_", "-")] = f"{module}.{fn}"
-    out["convert-triton-to-tritongpu"] = "ttir.add_convert_to_ttgpuir"
-    for flag, (module, fn) in SPECIAL.items():
-        if hasattr(getattr(p, module, None), fn):
-            out[flag] = f"{module}.{fn}"
-    return dict(sorted(out.items()))
+    """Every triton-opt flag this triton can run -> its binding ("passes.ttgpuir.add_coalesce")."""
+    from kx_core.lab.pass_catalog import catalog
+
+    return {flag: entry.function for flag, entry in catalog().items()}
 
 
-def _option_value(kind, text):
-    if kind is bool:
-        return text.lower() in ("1", "true", "yes")
-    return kind(text)
+def _value(kind: str, text: str):
+    if kind == "bool":
+        if text.lower() not in ("1", "0", "true", "false"):
+            raise ValueError(f"{text!r} is not true or false")
+        return text.lower() in ("1", "true")
+    return int(text) if kind == "int" else text
 
 
 def resolve(flag_text: str) -> PassSpec:
     """A triton-opt flag ('-tritongpu-coalesce', "--convert-triton-to-tritongpu=target=cuda:90
-    num-warps=8") as the pass to add. Raises Unsupported with the reason."""
+    num-warps=8", "-tritongpu-pipeline='num-stages=2'") as the pass to add, options not on
+    the line taking triton-opt's defaults. Raises Unsupported with the reason."""
+    from kx_core.lab.pass_catalog import catalog, parse_options
+
     text = flag_text.strip().lstrip("-")
     name, _, opts = text.partition("=")
-    opts = opts.strip().strip("'\"")
-    known = available_flags()
-    if name not in known:
+    known = catalog()
+    entry = known.get(name)
+    if entry is None:
         close = [f for f in known if name.split("-")[-1] in f][:4]
+        why = (
+            "a test pass built into triton-opt, not the wheel"
+            if name.startswith(("test-", "tritongpu-test-"))
+            else "no such pass"
+        )
         raise Unsupported(
-            f"-{name}: this triton ({_triton_version()}) has no such pass"
+            f"-{name}: this triton ({_triton_version()}) has {why}"
             + (f" (similar: {', '.join('-' + c for c in close)})" if close else "")
         )
-    module, function = known[name].split(".")
-    values = {}
-    for item in opts.replace("{", " ").replace("}", " ").split():
-        k, _, v = item.partition("=")
-        values[k] = v
-    spec_opts = OPTIONS.get(name, ())
-    unknown = set(values) - {k for k, _, _ in spec_opts}
-    if unknown:
-        raise Unsupported(f"-{name}: options {', '.join(sorted(unknown))} are not understood by kx")
-    args = tuple(_option_value(kind, values[k]) if k in values else default for k, kind, default in spec_opts)
-    return PassSpec(name, module, function, args)
+    given = parse_options(opts.strip().strip("'\""))
+    fixed = dict(entry.fixed)
+    for option, value in given.items():
+        if option in entry.params:
+            continue
+        if option in fixed:
+            if value.lower() != fixed[option].lower():
+                raise Unsupported(
+                    f"-{name}: the wheel's binding cannot set {option} (it runs the pass with {option}={fixed[option]})"
+                )
+            continue
+        raise Unsupported(f"-{name}: this triton's pass has no option {option}")
+    args = []
+    for option, kind in zip(entry.params, entry.kinds):
+        value = given.get(option, entry.default(option))
+        if value is None:
+            raise Unsupported(f"-{name}: give {option}=...; kx does not know triton-opt's default for it")
+        try:
+            args.append(_value(kind, value))
+        except ValueError as e:
+            raise Unsupported(f"-{name}: {option}={value}: {e}") from None
+    return PassSpec(name, entry.function, tuple(args))
 
 
 def _triton_version() -> str:
@@ -170,6 +144,8 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
     """Parse, run the passes, print. In this process: a pass that aborts kills it."""
     from triton._C.libtriton import ir, nvidia
 
+    from kx_core.lab.pass_catalog import constructor
+
     specs, unsupported = [], []
     for f in flags:
         try:
@@ -180,7 +156,6 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
         return PlaygroundResult(unsupported=tuple(unsupported))
     parts = [p.strip("\n") for p in re.split(r"^// -----\s*$", mlir, flags=re.M)] if split else [mlir]
     outputs = []
-    p = _passes()
     for i, part in enumerate(parts):
         context = ir.context()
         ir.load_dialects(context)
@@ -202,7 +177,7 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
                 )
             pm = ir.pass_manager(context)
             for s in specs:
-                getattr(getattr(p, s.module), s.function)(pm, *s.args)
+                constructor(s.function)(pm, *s.args)
             failure = None
             with _Stderr() as err:
                 try:
@@ -243,7 +218,7 @@ def run_passes(mlir: str, flags: list[str], split: bool = False, timeout: float 
             f.write(mlir)
         args = [src, "--out", out] + (["--split-input-file"] if split else [])
         args += ["--flag=" + f for f in flags]
-        run = workers.run("kx_core.playground", args, timeout, cwd=tmp)
+        run = workers.run("kx_core.lab.playground", args, timeout, cwd=tmp)
         if run.timed_out:
             return PlaygroundResult(error=f"the passes took over {timeout:.0f} s")
         if not os.path.exists(out):
@@ -267,11 +242,6 @@ def main(argv: list[str] | None = None) -> int:
         json.dump(result.to_json(), f)
     os.replace(args.out + ".tmp", args.out)
     return 0
-
-
-def split_flags(command: str) -> list[str]:
-    """The pass flags of a `triton-opt ...` command line (shell quoting honoured)."""
-    return [t for t in shlex.split(command) if t.startswith("-")]
 
 
 if __name__ == "__main__":

@@ -12,17 +12,19 @@ failure persists (a pass crash or the same failing CHECK line), for a bug report
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
 
 from kx_core.bench.minimize import ddmin
-from kx_core.filecheck import CheckFailure, filecheck
 from kx_core.jsonable import Jsonable
-from kx_core.playground import PlaygroundResult, resolve, run_passes
+from kx_core.lab.filecheck import CheckFailure, filecheck
+from kx_core.lab.playground import PlaygroundResult, resolve, run_passes
 
 # Example: "// RUN: triton-opt %s -split-input-file -tritongpu-coalesce | FileCheck %s"
 _RUN_RE = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
+TRITON_FILECHECK_OPTS = "--enable-var-scope"  # test/lit.cfg.py: config.environment["FILECHECK_OPTS"]
 IGNORED_FILECHECK = ("--dump-input", "-dump-input", "--allow-unused-prefixes", "--dump-input-context")
 
 
@@ -90,18 +92,21 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             raise ValueError(f"triton-opt option {flag} is not supported by kx")
         if check_passes:
             resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
-    prefixes, var_scope, args = ["CHECK"], False, check[1:]
+    # FileCheck reads FILECHECK_OPTS from the environment; Triton's lit.cfg.py sets it to
+    # --enable-var-scope for every test, so kx lit does too unless the user set their own
+    prefixes, var_scope = [], False
+    args = shlex.split(os.environ.get("FILECHECK_OPTS", TRITON_FILECHECK_OPTS)) + check[1:]
     i = 0
     while i < len(args):
         a = args[i]
         if a == "%s":
             pass
-        elif a.startswith(("--check-prefix=", "-check-prefix=")):
-            prefixes = [a.split("=", 1)[1]]
-        elif a.startswith(("--check-prefixes=", "-check-prefixes=")):
-            prefixes = a.split("=", 1)[1].split(",")
-        elif a in ("--check-prefix", "-check-prefix") and i + 1 < len(args):
-            prefixes = [args[i + 1]]
+        elif a.startswith(("--check-prefix=", "-check-prefix=", "--check-prefixes=", "-check-prefixes=")):
+            prefixes += a.split("=", 1)[1].split(",")  # repeated options add up, as in LLVM
+        elif a in ("--check-prefix", "-check-prefix", "--check-prefixes", "-check-prefixes") and i + 1 < len(
+            args
+        ):
+            prefixes += args[i + 1].split(",")
             i += 1
         elif a in ("--enable-var-scope", "-enable-var-scope"):
             var_scope = True
@@ -110,7 +115,7 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
         else:
             raise ValueError(f"FileCheck option {a} is not implemented by kx")
         i += 1
-    return Pipeline(flags, split, tuple(prefixes), var_scope)
+    return Pipeline(flags, split, tuple(dict.fromkeys(prefixes)) or ("CHECK",), var_scope)
 
 
 def run_one(text: str, run: RunLine) -> RunResult:

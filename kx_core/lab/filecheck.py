@@ -124,12 +124,12 @@ def compile_pattern(pat, env):
         out.append(_literal(pat[pos : m.start()]))
         regex, var, definition = m.group(1), m.group(2), m.group(3)
         if regex is not None:
-            out.append(f"(?:{regex})")
+            out.append(f"(?:{_line_bound(regex)})")
         elif definition is not None:
             if var in names:
                 raise CheckFailure(f"variable {var} defined twice in one pattern")
             names.append(var)
-            out.append(f"(?P<{_group_name(var)}>{definition})")
+            out.append(f"(?P<{_group_name(var)}>{_line_bound(definition)})")
         else:
             if var in names:
                 out.append(f"(?P={_group_name(var)})")
@@ -139,7 +139,44 @@ def compile_pattern(pat, env):
                 out.append(_literal(env[var]) if env[var] else "")
         pos = m.end()
     out.append(_literal(pat[pos:]))
-    return re.compile("".join(out)), names
+    # MULTILINE: ^ and $ hold at line ends, as in LLVM's newline-sensitive regexes
+    return re.compile("".join(out), re.M), names
+
+
+def _line_bound(regex: str) -> str:
+    """A FileCheck regex made newline-sensitive as LLVM compiles it (Regex::Newline): a
+    negated class never matches a line end, so `{{[^,]*}}` stops at the end of the line
+    (in Python it would run on into the next). `[^]a]` keeps its leading `]` literal."""
+    out, i = [], 0
+    while i < len(regex):
+        ch = regex[i]
+        if ch == "\\":
+            out.append(regex[i : i + 2])
+            i += 2
+            continue
+        if regex.startswith("[^", i):
+            out.append("[^\\n")
+            i += 2
+            if i < len(regex) and regex[i] == "]":
+                out.append("\\]")
+                i += 1
+            while i < len(regex) and regex[i] != "]":  # copy the class to its end
+                step = 2 if regex[i] == "\\" else 1
+                out.append(regex[i : i + step])
+                i += step
+            continue
+        if ch == "[":  # a positive class: copy it whole (a "[^" inside is literal)
+            j = i + 1
+            if j < len(regex) and regex[j] == "]":
+                j += 1
+            while j < len(regex) and regex[j] != "]":
+                j += 2 if regex[j] == "\\" else 1
+            out.append(regex[i : j + 1])
+            i = j + 1
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
 
 
 def _group_name(var: str) -> str:
@@ -305,6 +342,9 @@ def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False):
         seen_positive |= c.kind not in ("NOT", "DAG")
         if not c.pattern and c.kind not in ("EMPTY", "NOT"):
             raise CheckFailure(f"line {c.line}: found empty check string with prefix '{prefix}:'", c.line)
+        if c.kind == "LABEL" and any(m.group(2) for m in _PIECE_RE.finditer(c.pattern)):
+            # LLVM rejects the file: a label must be findable before any variable is set
+            raise CheckFailure(f"line {c.line}: found 'CHECK-LABEL:' with variable definition or use", c.line)
     mt = _Matcher(_canonical(output), enable_var_scope)
     # labels first: each after the last, and they cut the input into blocks
     labels = [(i, c) for i, c in enumerate(checks) if c.kind == "LABEL"]

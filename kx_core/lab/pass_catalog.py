@@ -1,0 +1,168 @@
+"""Every pass the installed triton wheel can run, under its triton-opt name, read from the
+wheel itself.
+
+The wheel has no triton-opt and no pass registry, but each pass constructor in its Python
+bindings (`triton._C.libtriton.passes.ttgpuir.add_coalesce`, the nvidia and amd ones) adds
+the pass to a pass manager whose `get_pipeline_str()` prints it as triton-opt would name it,
+with every option. Calling each constructor once with distinct values tells, for this
+wheel: the flag (`tritongpu-assign-latencies`), which option each positional argument sets
+(`num-stages`), and the options the binding cannot set, with the value it gives them
+(`convert-triton-to-tritongpu`'s `enable-source-remat=false`).
+
+    add_pipeline(pm, 101, True)  ->  any(tritongpu-pipeline{dump-intermediate-steps=true num-stages=101})
+
+Options a RUN line leaves out take triton-opt's defaults (TRITON_OPT_DEFAULTS, from the
+passes' TableGen definitions): the bindings have no defaults to read.
+
+Needs triton: runs in workers only (the window never imports triton)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from kx_core.jsonable import Jsonable
+
+# triton-opt's defaults for the options the bindings take positionally (Passes.td
+# `Option<..., /*default*/"3", ...>`); an option missing here must be given on the RUN line
+TRITON_OPT_DEFAULTS: dict[tuple[str, str], str] = {
+    ("tritongpu-assign-latencies", "num-stages"): "3",
+    ("tritongpu-pipeline", "num-stages"): "3",
+    ("tritongpu-pipeline", "dump-intermediate-steps"): "false",
+    ("tritongpu-automatic-warp-specialization", "num-stages"): "3",
+    ("tritongpu-optimize-dot-operands", "hoist-layout-conversion"): "true",
+    ("tritongpu-hoist-tmem-alloc", "post-pipeline"): "false",
+    ("tritongpu-F32DotTC", "emu-tf32"): "false",
+    ("tritongpu-allocate-warp-groups", "instrumented"): "false",
+    # target has no default: triton-opt fails without it, and so does the pass here
+    ("convert-triton-to-tritongpu", "target"): "",
+    ("convert-triton-to-tritongpu", "num-warps"): "4",
+    ("convert-triton-to-tritongpu", "threads-per-warp"): "32",
+    ("convert-triton-to-tritongpu", "num-ctas"): "1",
+    ("nvgpu-warp-specialization", "num-stages"): "3",
+    ("nvgpu-warp-specialization", "dump-intermediate-steps"): "false",
+    ("allocate-shared-memory-nv", "compute-capability"): "90",
+    ("allocate-shared-memory-nv", "ptx-version"): "80",
+    ("convert-triton-gpu-to-llvm", "compute-capability"): "80",
+    ("convert-triton-gpu-to-llvm", "ptx-version"): "80",
+    ("convert-triton-gpu-to-llvm", "enable-concurrency-sanitizer"): "false",
+    ("triton-nvidia-gpu-fence-insertion", "compute-capability"): "90",
+    ("triton-nvidia-gpu-proxy-fence-insertion", "compute-capability"): "90",
+    ("tritonamdgpu-block-pingpong", "num-stages"): "2",
+    ("tritonamdgpu-schedule-loops", "num_stages"): "2",
+}
+
+# Example: "any(tritongpu-pipeline{dump-intermediate-steps=true num-stages=101})",
+# "any(llvm.func(canonicalize-llvm-ir))", "any(tt.func(tritonamdgpu-canonicalize-pointers{...}))"
+_PIPELINE_RE = re.compile(r"^any\((?:[\w.]+\()?([\w.-]+)(?:\{(.*)\})?\)?\)$", re.S)
+# Example: "add_pipeline(arg0: triton._C.libtriton.ir.pass_manager, arg1: typing.SupportsInt | typing.SupportsIndex, arg2: bool) -> None"
+_SIGNATURE_RE = re.compile(r"^\s*(?:\d+\.\s*)?(add_\w+)\((.*)\)\s*->")
+_MODULES = ("passes", "nvidia.passes", "amd.passes")
+
+
+@dataclass(frozen=True)
+class PassEntry(Jsonable):
+    flag: str  # triton-opt's name: "tritongpu-assign-latencies"
+    function: str  # the binding: "passes.ttgpuir.add_assign_latencies"
+    params: tuple[str, ...] = ()  # the option each positional argument sets, in order
+    kinds: tuple[str, ...] = ()  # "int" | "bool" | "str", one per param
+    fixed: tuple[tuple[str, str], ...] = ()  # options the binding prints but cannot set
+
+    def default(self, option: str) -> str | None:
+        return TRITON_OPT_DEFAULTS.get((self.flag, option))
+
+
+def parse_options(text: str) -> dict[str, str]:
+    """`a=1 b=x` (also `{a=1 b=x}`) as a dict; `b` alone means `b=true` (MLIR's flags)."""
+    out = {}
+    for item in text.replace("{", " ").replace("}", " ").split():
+        key, eq, value = item.partition("=")
+        out[key] = value if eq else "true"
+    return out
+
+
+def _kind(annotation: str) -> str:
+    return "str" if "str" in annotation else "bool" if "bool" in annotation else "int"
+
+
+def _signatures(fn) -> list[tuple[str, ...]]:
+    """The kinds of each overload's arguments after the pass manager."""
+    out = []
+    for line in (fn.__doc__ or "").splitlines():
+        m = _SIGNATURE_RE.match(line)
+        if m:
+            args = [a.split(":", 1)[1] for a in re.split(r",\s*(?=arg\d+:)", m.group(2)) if ":" in a]
+            out.append(tuple(_kind(a) for a in args[1:]))
+    return out or [()]
+
+
+def _printed(ir, context, fn, values) -> tuple[str, dict[str, str]]:
+    pm = ir.pass_manager(context)
+    fn(pm, *values)
+    m = _PIPELINE_RE.match(pm.get_pipeline_str().strip())
+    if not m:
+        raise ValueError(pm.get_pipeline_str())
+    return m.group(1), parse_options(m.group(2) or "")
+
+
+def _sentinels(kinds: tuple[str, ...], true_at: int | None = None) -> list:
+    values: list = []
+    for i, kind in enumerate(kinds):
+        values.append(f"S{i}" if kind == "str" else (i == true_at) if kind == "bool" else 101 + i)
+    return values
+
+
+def _entry(ir, context, function: str, fn, kinds: tuple[str, ...]) -> PassEntry:
+    flag, base = _printed(ir, context, fn, _sentinels(kinds))
+    params: list[str] = []
+    for i, kind in enumerate(kinds):
+        if kind == "bool":  # the option that turns true with this argument alone
+            _, flipped = _printed(ir, context, fn, _sentinels(kinds, true_at=i))
+            hits = [k for k, v in flipped.items() if v == "true" and base.get(k) != "true"]
+        else:
+            want = f"S{i}" if kind == "str" else str(101 + i)
+            hits = [k for k, v in base.items() if v == want]
+        if len(hits) != 1:
+            raise ValueError(f"{function}: argument {i + 1} sets {hits or 'no option'}")
+        params.append(hits[0])
+    fixed = tuple(sorted((k, v) for k, v in base.items() if k not in params))
+    return PassEntry(flag, function, tuple(params), kinds, fixed)
+
+
+@lru_cache(maxsize=1)
+def catalog() -> dict[str, PassEntry]:
+    """flag -> PassEntry for every pass constructor of the installed wheel. An overloaded
+    constructor keeps its widest form (every option it can set)."""
+    import importlib
+
+    from triton._C.libtriton import ir
+
+    context = ir.context()
+    ir.load_dialects(context)
+    out: dict[str, PassEntry] = {}
+    for module_name in _MODULES:
+        try:
+            module = importlib.import_module(f"triton._C.libtriton.{module_name}")
+        except ImportError:  # a wheel without this backend
+            continue
+        for group in sorted(n for n in dir(module) if not n.startswith("_")):
+            sub = getattr(module, group)
+            for name in sorted(n for n in dir(sub) if n.startswith("add_")):
+                fn = getattr(sub, name)
+                function = f"{module_name}.{group}.{name}"
+                for kinds in sorted(_signatures(fn), key=len, reverse=True)[:1]:
+                    try:
+                        entry = _entry(ir, context, function, fn, kinds)
+                    except (TypeError, ValueError, RuntimeError):
+                        continue  # a constructor that cannot be called bare: not a triton-opt pass
+                    out.setdefault(entry.flag, entry)
+    return dict(sorted(out.items()))
+
+
+def constructor(function: str):
+    """The binding named by a PassEntry.function."""
+    import importlib
+
+    module_name, group, name = function.rsplit(".", 2)
+    return getattr(getattr(importlib.import_module(f"triton._C.libtriton.{module_name}"), group), name)
