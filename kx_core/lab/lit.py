@@ -68,30 +68,60 @@ class Pipeline:
     split: bool
     prefixes: tuple[str, ...]
     var_scope: bool
+    filecheck: bool = True  # False: `triton-opt %s ...` alone, its exit status the verdict
+    expect_failure: bool = False  # `not triton-opt ...`
+    stderr_too: bool = False  # `2>&1`: the diagnostics go to FileCheck as well
+
+
+# triton-opt options the wheel has no binding for, and why
+TOOL_OPTIONS = {
+    "verify-diagnostics": "the wheel's bindings have no MLIR diagnostic verifier (expected-error checks)",
+    "allow-unregistered-dialect": "the wheel's MLIR context cannot allow unregistered dialects",
+    "verify-each": None,  # verification after each pass: the pass manager does it anyway
+}
+
+
+def _tool_option(flag: str) -> str | None:
+    """Why the wheel cannot honour a triton-opt tool option; None when kx handles it."""
+    name = flag.lstrip("-").split("=", 1)[0]
+    if name in TOOL_OPTIONS:
+        return TOOL_OPTIONS[name]
+    if name.startswith("mlir-") or name in ("debug", "debug-only", "pass-pipeline", "o"):
+        return "the wheel's bindings cannot print or run with this triton-opt option"
+    return None
 
 
 def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
-    """The parts of `triton-opt %s ... | FileCheck %s ...`; ValueError says what kx
-    cannot run. `check_passes=False` leaves the passes to the worker that runs them (it
-    needs triton, which the window never imports)."""
+    """The parts of `[not] triton-opt %s ... [2>&1] [| FileCheck %s ...]`; ValueError says
+    what kx cannot run, and why. `check_passes=False` leaves the passes to the worker that
+    runs them (it needs triton, which the window never imports)."""
     stages = [s.strip() for s in command.split("|")]
-    if len(stages) != 2:
+    if len(stages) > 2:
         raise ValueError("kx runs 'triton-opt ... | FileCheck ...' pipelines only")
-    opt, check = (shlex.split(s) for s in stages)
+    opt = shlex.split(stages[0])
+    expect_failure = bool(opt) and opt[0] == "not"
+    opt = opt[1:] if expect_failure else opt
     if not opt or opt[0] != "triton-opt" or "%s" not in opt:
-        raise ValueError(f"the first command is {opt[0] if opt else 'empty'!r}, not 'triton-opt %s ...'")
-    if not check or check[0] != "FileCheck" or "%s" not in check:
-        raise ValueError("the second command must be 'FileCheck %s ...'")
+        raise ValueError(
+            f"the first command is {opt[0] if opt else 'empty'!r}, not 'triton-opt %s ...': "
+            "the wheel has no other tool"
+        )
+    stderr_too = "2>&1" in opt
     split = "-split-input-file" in opt or "--split-input-file" in opt
     flags = tuple(t for t in opt[1:] if t.startswith("-") and t.lstrip("-") != "split-input-file")
     for flag in flags:
-        if flag.lstrip("-").startswith("mlir-") or flag.lstrip("-") in (
-            "allow-unregistered-dialect",
-            "verify-each",
-        ):
-            raise ValueError(f"triton-opt option {flag} is not supported by kx")
-        if check_passes:
+        why = _tool_option(flag)
+        if why:
+            raise ValueError(f"triton-opt option {flag}: {why}")
+    flags = tuple(f for f in flags if f.lstrip("-").split("=", 1)[0] not in TOOL_OPTIONS)
+    if check_passes:
+        for flag in flags:
             resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
+    if len(stages) == 1:
+        return Pipeline(flags, split, (), False, False, expect_failure, stderr_too)
+    check = shlex.split(stages[1])
+    if not check or check[0] != "FileCheck" or "%s" not in check:
+        raise ValueError("the second command must be 'FileCheck %s ...'")
     # FileCheck reads FILECHECK_OPTS from the environment; Triton's lit.cfg.py sets it to
     # --enable-var-scope for every test, so kx lit does too unless the user set their own
     prefixes, var_scope = [], False
@@ -115,7 +145,8 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
         else:
             raise ValueError(f"FileCheck option {a} is not implemented by kx")
         i += 1
-    return Pipeline(flags, split, tuple(dict.fromkeys(prefixes)) or ("CHECK",), var_scope)
+    prefixes = tuple(dict.fromkeys(prefixes)) or ("CHECK",)
+    return Pipeline(flags, split, prefixes, var_scope, True, expect_failure, stderr_too)
 
 
 def run_one(text: str, run: RunLine) -> RunResult:
@@ -127,9 +158,19 @@ def run_one(text: str, run: RunLine) -> RunResult:
     result: PlaygroundResult = run_passes(text, list(pipe.flags), pipe.split)
     if result.unsupported:
         return RunResult(run.line, run.command, "UNSUPPORTED", "; ".join(result.unsupported))
-    if result.error:
-        return RunResult(run.line, run.command, "FAIL", f"triton-opt failed: {result.error}")
-    output = result.text()
+    failed = bool(result.error)
+    if failed != pipe.expect_failure:
+        message = (
+            f"triton-opt failed: {result.error}"
+            if failed
+            else "triton-opt succeeded where the line expects 'not'"
+        )
+        return RunResult(run.line, run.command, "FAIL", message)
+    output = result.text() if not failed else "\n// -----\n".join(result.outputs)
+    if pipe.stderr_too and result.error:
+        output += result.error + "\n"
+    if not pipe.filecheck:
+        return RunResult(run.line, run.command, "PASS", output=output)
     try:
         filecheck(text, output, list(pipe.prefixes), pipe.var_scope)
     except CheckFailure as e:

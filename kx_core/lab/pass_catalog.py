@@ -160,6 +160,21 @@ def catalog() -> dict[str, PassEntry]:
     return dict(sorted(out.items()))
 
 
+def load_all_dialects(context) -> None:
+    """Every dialect the wheel has (Triton's, NVIDIA's, AMD's), as triton-opt registers
+    them all: a test of an nvidia or amdgpu op parses either way."""
+    import importlib
+
+    from triton._C.libtriton import ir
+
+    ir.load_dialects(context)
+    for backend in ("nvidia", "amd"):
+        try:
+            importlib.import_module(f"triton._C.libtriton.{backend}").load_dialects(context)
+        except (ImportError, AttributeError):  # a wheel without this backend
+            pass
+
+
 def constructor(function: str):
     """The binding named by a PassEntry.function."""
     import importlib

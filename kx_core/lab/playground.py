@@ -142,9 +142,9 @@ class _Stderr:
 
 def run_in_process(mlir: str, flags: list[str], split: bool = False) -> PlaygroundResult:
     """Parse, run the passes, print. In this process: a pass that aborts kills it."""
-    from triton._C.libtriton import ir, nvidia
+    from triton._C.libtriton import ir
 
-    from kx_core.lab.pass_catalog import constructor
+    from kx_core.lab.pass_catalog import constructor, load_all_dialects
 
     specs, unsupported = [], []
     for f in flags:
@@ -158,8 +158,7 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
     outputs = []
     for i, part in enumerate(parts):
         context = ir.context()
-        ir.load_dialects(context)
-        nvidia.load_dialects(context)
+        load_all_dialects(context)
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(part + "\n")
             path = f.name
@@ -189,7 +188,8 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
                     failure = e
             if failure is not None:
                 return PlaygroundResult(
-                    tuple(outputs), _where(i, split) + f"pass failed: {err_text(err, failure)}"
+                    tuple(outputs),
+                    _where(i, split) + "pass failed: " + err_text(err, failure).replace(path, "input"),
                 )
             # as triton-opt prints by default: no locations
             text = module.str_nodebug() if hasattr(module, "str_nodebug") else str(module)

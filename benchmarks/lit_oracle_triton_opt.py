@@ -1,0 +1,50 @@
+"""A stand-in `triton-opt` for the lit oracle (benchmarks/lit_agreement.py): runs the
+passes named on its command line through the triton wheel's Python bindings and prints
+the module as triton-opt does, so that a real shell and LLVM's FileCheck can run Triton's
+RUN lines unchanged. Exit 125 with `ORACLE-UNSUPPORTED:` on stderr when the wheel cannot
+run the line (a tool option or a pass it does not have).
+
+    triton-opt FILE [-split-input-file] [-pass[=options]]...
+"""
+
+from __future__ import annotations
+
+import sys
+
+UNSUPPORTED_EXIT = 125
+
+
+def main(argv: list[str]) -> int:
+    from kx_core.lab.playground import run_in_process
+
+    source, flags, split = None, [], False
+    for arg in argv:
+        name = arg.lstrip("-").split("=", 1)[0]
+        if not arg.startswith("-") or arg == "-":
+            source = arg
+        elif name == "split-input-file":
+            split = True
+        elif name.startswith("mlir-") or name in (
+            "verify-diagnostics",
+            "allow-unregistered-dialect",
+            "o",
+            "debug-only",
+        ):
+            print(f"ORACLE-UNSUPPORTED: triton-opt option {arg}", file=sys.stderr)
+            return UNSUPPORTED_EXIT
+        else:
+            flags.append(arg)
+    text = sys.stdin.read() if source in (None, "-") else open(source, encoding="utf-8").read()
+    result = run_in_process(text, flags, split)
+    if result.unsupported:
+        print("ORACLE-UNSUPPORTED: " + "; ".join(result.unsupported), file=sys.stderr)
+        return UNSUPPORTED_EXIT
+    sys.stdout.write(result.text() if not result.error else "\n// -----\n".join(result.outputs))
+    if result.error:
+        print(result.error, file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
