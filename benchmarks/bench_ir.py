@@ -24,11 +24,11 @@ sys.path.insert(0, str(ROOT))
 os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-bench-ir-")
 
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
-from kx_core.compile.types import CompiledKernel  # noqa: E402
 from kx_core.ir import anatomy  # noqa: E402
 from kx_core.ir.passes import parse_pass_dump  # noqa: E402
 from kx_core.ir.sourcemap import build_source_map  # noqa: E402
 from kx_core.ir.summary import summarize  # noqa: E402
+from kx_core.records.results import CompiledKernel  # noqa: E402
 
 KERNELS = ROOT / "kx_core" / "data" / "examples"
 sys.path.insert(0, str(ROOT / "scripts"))

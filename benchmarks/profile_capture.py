@@ -21,8 +21,8 @@ os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 from kx_core.compile import capture  # noqa: E402
 from kx_core.compile.protocol import ListWriter  # noqa: E402
-from kx_core.compile.target import parse_target  # noqa: E402
-from kx_core.compile.types import CompileRequest  # noqa: E402
+from kx_core.records.results import CompileRequest  # noqa: E402
+from kx_core.records.target import parse_target  # noqa: E402
 
 
 def main() -> None:

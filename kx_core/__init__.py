@@ -5,4 +5,6 @@ times kernels on the local GPU. Never imports PySide6, pyqtgraph or kx_gui; impo
 torch and triton only where a function needs them.
 """
 
-__version__ = "0.1.0"
+from kx_core.base.version import __version__
+
+__all__ = ["__version__"]

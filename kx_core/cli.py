@@ -23,8 +23,8 @@ from typing import Any
 
 from kx_core import cli_args
 from kx_core.compile.stages import ALL_STAGES, stage_names
-from kx_core.compile.target import TargetError
-from kx_core.compile.types import CompiledKernel, CompileRequest, CompileResult
+from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult
+from kx_core.records.target import TargetError
 
 
 def _constexpr_pair(text: str) -> tuple[str, str]:

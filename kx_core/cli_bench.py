@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from kx_core.compile.types import short_name
+from kx_core.records.results import short_name
 
 
 def add_bench_command(sub) -> None:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from kx_core.compile.types import CompileResult, short_label, short_name
+from kx_core.records.results import CompileResult, short_label, short_name
 
 
 def add_model_commands(sub, add_compile_options) -> None:

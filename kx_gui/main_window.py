@@ -27,15 +27,15 @@ from PySide6.QtWidgets import (
 from kx_core.base.data import examples
 from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
-from kx_core.compile.target import KNOWN_TARGETS, local_target
 from kx_core.model.gpu import SPECS
+from kx_core.records.target import KNOWN_TARGETS, local_target
 from kx_gui.pane_registry import BY_NAME, PANES, PaneSpec, prefetch_pane_modules
 from kx_gui.panes.base import Pane
-from kx_gui.panes.stage_pane import ask_and_go_to_line
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
 from kx_gui.trust import is_trusted, trust
+from kx_gui.widgets.code_view import ask_and_go_to_line
 
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
 

@@ -331,7 +331,7 @@ class Session(QObject):
         source = sources[0] if sources else None
         self.link_changed.emit(source, links)
         if stage == "ttgir" and self.kernel is not None:
-            from kx_gui.panes.layout_pane import (
+            from kx_core.ir.ttgir_lines import (
                 loads_in_line,
                 shared_accesses_in_line,
                 tensor_layouts_in_line,

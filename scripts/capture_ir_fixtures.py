@@ -38,7 +38,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.runtime import driver
 from kx_core.compile.capture_driver import make_capture_driver
-from kx_core.compile.types import Target
+from kx_core.records.results import Target
 spec = json.loads(sys.argv[2])
 target = Target.from_json(spec["target"])
 driver.set_active(make_capture_driver(target))

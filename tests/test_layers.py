@@ -51,3 +51,31 @@ def test_no_kx_core_source_mentions_qt():
         text = path.read_text()
         for banned in ("PySide6", "pyqtgraph", "kx_gui"):
             assert f"import {banned}" not in text and f"from {banned}" not in text, path
+
+
+def test_layer_contracts_hold():
+    """pyproject's import-linter contracts: kx_core's layers, the Qt-free engine, kx_gui's
+    layers, each pane on its own."""
+    from importlinter.cli import lint_imports
+
+    assert lint_imports(config_filename=str(ROOT / "pyproject.toml"), no_cache=True) == 0
+
+
+def test_no_import_cycles():
+    """No module reaches itself through imports (lazy ones inside functions included)."""
+    import grimp
+
+    graph = grimp.build_graph("kx_core", "kx_gui", cache_dir=None)
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    cycles = []
+    for start in sorted(edges):  # a cycle through `start` exists if start reaches itself
+        seen, todo = set(), list(edges[start])
+        while todo:
+            m = todo.pop()
+            if m == start:
+                cycles.append(start)
+                break
+            if m not in seen:
+                seen.add(m)
+                todo.extend(edges.get(m, ()))
+    assert not cycles, f"modules on an import cycle: {cycles}"

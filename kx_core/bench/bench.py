@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass
 
 from kx_core.base import workers
+from kx_core.base.jsonable import Jsonable
 from kx_core.bench.run import BenchResult
-from kx_core.compile.types import Diagnostic
-from kx_core.jsonable import Jsonable
+from kx_core.records.results import Diagnostic
 
 
 class NoGPU(RuntimeError):
@@ -24,7 +24,7 @@ class NoGPU(RuntimeError):
 
 def has_gpu() -> bool:
     """A local NVIDIA GPU (nvidia-smi: torch-free, so the window can ask)."""
-    from kx_core.compile.target import local_target
+    from kx_core.records.target import local_target
 
     return local_target() is not None
 

@@ -30,9 +30,9 @@ from typing import Any
 
 import numpy as np
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.bench.kb_tasks import DISTS
 from kx_core.bench.numerics import check_close, edge_sizes, edge_values, tolerance
-from kx_core.jsonable import Jsonable
 
 DTYPE_NAMES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16"}
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.bench.harness import percentile
-from kx_core.jsonable import Jsonable
 
 FLUSH_MIN_BYTES = 32 * 1024 * 1024
 

@@ -30,8 +30,8 @@ from pathlib import Path
 import numpy as np
 
 from kx_core.base.data import data_path
+from kx_core.base.jsonable import Jsonable
 from kx_core.bench.kb_tasks import DISTS, TASK, TASKS, Task
-from kx_core.jsonable import Jsonable
 
 ATOL = RTOL = 1e-2
 LIBRARY_DIR = data_path("kernelbench")

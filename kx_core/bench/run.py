@@ -19,10 +19,10 @@ import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.bench.gpu import Timing, cool_down, time_gpu
 from kx_core.compile import diagnostics as diag
-from kx_core.compile.types import Diagnostic
-from kx_core.jsonable import Jsonable
+from kx_core.records.results import Diagnostic
 
 CONFIG_BUDGET_MS = 30.0  # per config when every autotune config is timed
 CONFIG_WARMUP_MS = 5.0

@@ -4,7 +4,7 @@ Public entry points: `compile_file(request)` and the generator `iter_compile(req
 """
 
 from kx_core.compile.runner import CompileProgress, compile_file, iter_compile
-from kx_core.compile.types import (
+from kx_core.records.results import (
     AutotuneConfig,
     CompiledKernel,
     CompileRequest,

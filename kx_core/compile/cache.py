@@ -21,9 +21,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
-import kx_core
 from kx_core.base.paths import cache_dir
-from kx_core.compile.types import CompileRequest, CompileResult, Target
+from kx_core.base.version import __version__
+from kx_core.records.results import CompileRequest, CompileResult, Target
 
 # Results whose outcome depends on the machine's load rather than the input.
 _UNCACHEABLE_KINDS = ("timeout", "crash")
@@ -41,7 +41,7 @@ def triton_version() -> str:
 def engine_digest() -> str:
     """A hash of the compile engine's own sources: a result cached by another kx (a
     different capture) is not this kx's result."""
-    h = hashlib.sha256(kx_core.__version__.encode())
+    h = hashlib.sha256(__version__.encode())
     for path in sorted(Path(__file__).parent.glob("*.py")):
         h.update(path.name.encode())
         h.update(path.read_bytes())

@@ -11,8 +11,6 @@ Only the worker imports this module.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import json
 import os
 import re
@@ -20,14 +18,14 @@ import sys
 import tempfile
 import threading
 import time
-import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.compile import diagnostics as diag
 from kx_core.compile import fake_torch
 from kx_core.compile.capture_device import device_report
-from kx_core.compile.capture_driver import LAUNCH_LOG, NeedsRealData, make_capture_driver
+from kx_core.compile.capture_driver import LAUNCH_LOG, make_capture_driver
+from kx_core.compile.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
 from kx_core.compile.kernel_record import (
     config_of,
     describe_launch,
@@ -36,9 +34,9 @@ from kx_core.compile.kernel_record import (
     signature_of,
     source_location,
 )
-from kx_core.compile.placeholders import LEDGER
+from kx_core.compile.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.protocol import ListWriter
-from kx_core.compile.types import (
+from kx_core.records.results import (
     AutotuneConfig,
     CompiledKernel,
     CompileRequest,
@@ -152,7 +150,7 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
     index = config.index if config else "-"
     kernel = _loaded_kernel(exc) if isinstance(exc, OutOfResources) else None
     if kernel is None:
-        d = _compile_diagnostic(exc, name)
+        d = compile_diagnostic(exc, name, STATE.user_file)
         record = _uncompiled_record(fn, "failed", d.message, config)
         record = replace(record, after_placeholder=LEDGER.first)
         state.send_kernel(f"failed/{name}/{index}", record)
@@ -197,7 +195,7 @@ def _install_wrappers() -> None:
         state.join_prefetch()
         start = time.perf_counter()
         try:
-            with _pass_dumps(state.passes) as dumps:
+            with pass_dumps(state.passes) as dumps:
                 kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
         except NeedsRealData:
             raise
@@ -245,7 +243,7 @@ def _install_wrappers() -> None:
             state.autotune_seen[tune_key] = _compile_configs(self, original_autotune_run, args, kwargs, tried)
         chosen = state.autotune_seen[tune_key]
         if chosen is None:
-            raise CompileFailure(f"no config of {jit_name(_base_jit(self))} compiled")
+            raise CompileFailure(f"no config of {jit_name(base_jit(self))} compiled")
         # Later launches with the same autotune key run the chosen config, as Triton's
         # cache does, even where the specialization changed (a constexpr outside the key):
         # that compile is recorded like any other.
@@ -261,14 +259,6 @@ def _install_wrappers() -> None:
 
     JITFunction.run = jit_run
     Autotuner.run = autotune_run
-
-
-def _base_jit(obj: Any) -> Any:
-    from triton.runtime.jit import JITFunction
-
-    while not isinstance(obj, JITFunction) and hasattr(obj, "fn"):
-        obj = obj.fn
-    return obj
 
 
 def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
@@ -293,7 +283,7 @@ def _configs_a_real_run_tries(tuner: Any, args: tuple, kwargs: dict) -> list[int
     except Exception:  # noqa: BLE001 - a pruning function that fails: try them all
         return list(range(len(configs)))
     tried = [i for i, c in enumerate(configs) if any(c is k for k in kept)]
-    fn = _base_jit(tuner)
+    fn = base_jit(tuner)
     for i, cfg in enumerate(configs):
         if i not in tried:
             config = config_of(cfg, i)
@@ -314,7 +304,7 @@ def _compile_configs(
     of the first config that compiled, or None. Uses forked children where fork exists."""
     state = STATE
     configs = list(tuner.configs)
-    name = jit_name(_base_jit(tuner))
+    name = jit_name(base_jit(tuner))
     state.progress(f"autotune: compiling {len(tried)} configs of {name}, {state.jobs} at a time")
     outcomes: dict[int, list[dict]] = {}
     started = time.perf_counter()
@@ -354,48 +344,6 @@ def _compile_configs(
     return chosen
 
 
-class _DumpCapture:
-    """fd 2 redirected to a file while Triton compiles, when passes are wanted: MLIR and
-    LLVM print their pass dumps there from C++, out of Python's reach."""
-
-    def __init__(self, wanted: bool) -> None:
-        self.wanted = wanted
-        self.path: str | None = None
-        self.text = ""
-
-    def passes(self) -> tuple:
-        if not self.text:
-            return ()
-        from kx_core.ir.passes import PassDumpError, parse_pass_dump
-
-        try:
-            return parse_pass_dump(self.text).passes
-        except PassDumpError:
-            return ()
-
-
-@contextlib.contextmanager
-def _pass_dumps(wanted: bool):
-    capture = _DumpCapture(wanted)
-    if not wanted:
-        yield capture
-        return
-    sys.stderr.flush()
-    fd, capture.path = tempfile.mkstemp(prefix="kx-dump-", suffix=".txt")
-    saved = os.dup(2)
-    os.dup2(fd, 2)
-    try:
-        yield capture
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(fd)
-        with open(capture.path, encoding="utf-8", errors="replace") as f:
-            capture.text = f.read()
-        os.unlink(capture.path)
-
-
 def _prefetch_triton_key() -> None:
     """Start hashing Triton's own files in a background thread.
 
@@ -425,7 +373,7 @@ def _warm_up_once() -> None:
     started = time.perf_counter()
     state.join_prefetch()
     try:
-        with _pass_dumps(state.passes):  # the warm-up's own dumps are not the user's
+        with pass_dumps(state.passes):  # the warm-up's own dumps are not the user's
             warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
         pass
@@ -460,8 +408,8 @@ def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -
 
     if isinstance(exc, OutOfResources):
         return
-    name = jit_name(_base_jit(tuner))
-    d = _compile_diagnostic(exc, name)
+    name = jit_name(base_jit(tuner))
+    d = compile_diagnostic(exc, name, STATE.user_file)
     STATE.send_diagnostic(
         replace(d, message=f"config {config.label}: {d.message}", kernel=f"{name}[{config.label}]")
     )
@@ -518,7 +466,7 @@ def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
     )
     config = config_of(cfg, index)
     record = _uncompiled_record(
-        _base_jit(tuner), "failed", f"compiling config {config.label} crashed ({how})", config
+        base_jit(tuner), "failed", f"compiling config {config.label} crashed ({how})", config
     )
     file, line = record.source_file, record.source_line
     return messages + [
@@ -533,28 +481,6 @@ def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
 # ----------------------------------------------------------------- errors
 
 
-def _jit_functions() -> list[Any]:
-    from triton.runtime.jit import JITFunction
-
-    # isinstance() on every live object touches torch's deprecated lazy attributes,
-    # which warn; the warnings say nothing about the user's file.
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return [o for o in gc.get_objects() if isinstance(o, JITFunction)]
-
-
-def _compile_diagnostic(exc: BaseException, kernel: str | None) -> Diagnostic:
-    d = diag.compile_error_diagnostic(exc, _jit_functions(), kernel)
-    if d.line is None:
-        # Not a front-end error (ptxas, out of resources): place it at the launch.
-        where = diag.deepest_user_frame(exc.__traceback__, STATE.user_file)
-        tail = diag._exception_chain(exc)[-1]
-        text = str(tail).strip().splitlines()
-        message = f"{type(tail).__name__}: {text[-1] if text else ''}"
-        return Diagnostic("compile", message, STATE.user_file, where[0] if where else None, None, kernel)
-    return d
-
-
 def _classify(exc: BaseException, user_file: str) -> Diagnostic:
     if _out_of_memory(exc):
         d = diag.runtime_diagnostic(exc, user_file)
@@ -562,7 +488,7 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
         note = f" (the worker's limit is {limit} MiB: --memory-limit)" if limit else ""
         return replace(d, kind="out-of-memory", message=d.message + note)
     if isinstance(exc, CompileFailure):
-        d = _compile_diagnostic(exc.__cause__ or exc, str(exc))
+        d = compile_diagnostic(exc.__cause__ or exc, str(exc), STATE.user_file)
         if d.line is None or not diag.same_file(d.file, user_file):
             where = diag.deepest_user_frame(exc.__traceback__, user_file)
             if d.line is None and where:
@@ -583,19 +509,6 @@ def _out_of_memory(exc: BaseException) -> bool:
 # ----------------------------------------------------------------- the user's file
 
 
-def _kernel_objects(namespace: dict, user_file: str) -> dict[str, Any]:
-    """Top-level @triton.jit kernels (unwrapped) defined in the user's file."""
-    from triton.runtime.jit import JITFunction, KernelInterface
-
-    found = {}
-    for value in list(namespace.values()):
-        if isinstance(value, (JITFunction, KernelInterface)):
-            fn = _base_jit(value)
-            if isinstance(fn, JITFunction) and diag.same_file(fn.fn.__code__.co_filename, user_file):
-                found[jit_name(fn)] = (value, fn)
-    return found
-
-
 def _called_helpers(kernels: dict[str, Any]) -> set[str]:
     """Names of @jit functions that another @jit function of the file calls."""
     helpers = set()
@@ -609,7 +522,7 @@ def _called_helpers(kernels: dict[str, Any]) -> set[str]:
 
 def _report_not_launched(namespace: dict) -> None:
     state = STATE
-    kernels = _kernel_objects(namespace, state.user_file)
+    kernels = kernel_objects(namespace, state.user_file)
     helpers = _called_helpers(kernels)
     for name, (_, fn) in kernels.items():
         if name in state.launched or name in helpers:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kx_core.compile.target import TargetError
-from kx_core.compile.types import Target
 from kx_core.model.gpu import GPU, SPECS, for_arch
+from kx_core.records.results import Target
+from kx_core.records.target import TargetError
 
 # The GPU each target stands for when the request names none.
 _DEFAULT_FOR_ARCH = {

@@ -14,7 +14,7 @@ import threading
 from typing import Any
 
 from kx_core.compile.capture_device import DeviceReport
-from kx_core.compile.types import Target
+from kx_core.records.results import Target
 
 
 class LaunchLog(threading.local):
@@ -28,10 +28,6 @@ class LaunchLog(threading.local):
 
 
 LAUNCH_LOG = LaunchLog()
-
-
-class NeedsRealData(RuntimeError):
-    """Raised where the file needs real results (a benchmark, a data comparison)."""
 
 
 class CaptureLauncher:

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from types import TracebackType
 from typing import Any
 
-from kx_core.compile.types import Diagnostic
+from kx_core.records.results import Diagnostic
 
 # faulthandler's frame lines. Example:
 #   File "/home/u/kernels/loop.py", line 12 in <module>

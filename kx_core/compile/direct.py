@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile.types import CompileRequest, Diagnostic
+from kx_core.records.results import CompileRequest, Diagnostic
 
 
 class SignatureError(ValueError):
@@ -134,10 +134,10 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, make_backend
 
-    from kx_core.compile.capture import _base_jit, _compile_diagnostic, _kernel_objects, _pass_dumps
+    from kx_core.compile.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
     from kx_core.compile.kernel_record import kernel_record
 
-    kernels = _kernel_objects(namespace, state.user_file)
+    kernels = kernel_objects(namespace, state.user_file)
     if request.kernel not in kernels:
         known = ", ".join(sorted(kernels)) or "none"
         state.send_diagnostic(
@@ -148,7 +148,7 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
             )
         )
         return
-    fn = _base_jit(kernels[request.kernel][0])
+    fn = base_jit(kernels[request.kernel][0])
     params = [(p.name, p.is_constexpr, p._param.default) for p in fn.params]
     try:
         signature, values, hints = build_signature(params, request.signature or "", request.constexprs)
@@ -173,12 +173,12 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     state.progress(f"compiling {request.kernel} from its signature")
     start = time.perf_counter()
     try:
-        with _pass_dumps(state.passes) as dumps:
+        with pass_dumps(state.passes) as dumps:
             kernel = triton.compile(
                 ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options
             )
     except Exception as e:  # noqa: BLE001 - a compile error becomes a diagnostic
-        state.send_diagnostic(_compile_diagnostic(e, request.kernel))
+        state.send_diagnostic(compile_diagnostic(e, request.kernel, state.user_file))
         return
     record = kernel_record(
         kernel, fn, target, compile_time_s=time.perf_counter() - start, passes=dumps.passes()

@@ -11,7 +11,7 @@ from typing import Any
 
 from kx_core.compile import resources
 from kx_core.compile.diagnostics import def_line
-from kx_core.compile.types import (
+from kx_core.records.results import (
     AutotuneConfig,
     CompiledKernel,
     KernelMetadata,

@@ -19,7 +19,7 @@ import sys
 from typing import Any
 
 from kx_core.compile.kernel_record import config_of, jit_name, jsonable_value
-from kx_core.compile.types import KernelDefinition, KernelParam
+from kx_core.records.results import KernelDefinition, KernelParam
 
 # Triton's and torch's spellings of tensor element types.
 DTYPES = {

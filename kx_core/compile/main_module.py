@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from kx_core.compile import diagnostics as diag
 from kx_core.compile.source_file import SourceDecodeError, decode_source
-from kx_core.compile.types import Diagnostic
+from kx_core.records.results import Diagnostic
 
 
 def run_as_main(

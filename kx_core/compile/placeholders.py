@@ -29,11 +29,14 @@ import sysconfig
 from collections.abc import Callable
 from typing import Any
 
-from kx_core.compile.capture_driver import NeedsRealData
-from kx_core.compile.types import DataPlaceholder
+from kx_core.records.results import DataPlaceholder
 
 TIME_PLACEHOLDER_MS = 1.0
 FILL = "_kx_fill"
+
+
+class NeedsRealData(RuntimeError):
+    """Raised where the file needs real results (a benchmark, a data comparison)."""
 
 
 def _skipped_dirs() -> tuple[str, ...]:

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.types import CompiledKernel
+from kx_core.records.results import CompiledKernel
 
 
 def _canon(value: Any) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from kx_core.compile.types import CompiledKernel, Specialization
+from kx_core.records.results import CompiledKernel, Specialization
 
 
 def _constant(value: Any) -> Any:
@@ -51,27 +51,27 @@ def replay_record(state: Any, namespace: dict, original: CompiledKernel) -> None
     new record (same config, launch and key as the original)."""
     from triton.backends.compiler import GPUTarget
 
-    from kx_core.compile.capture import _base_jit, _compile_diagnostic, _pass_dumps
+    from kx_core.compile.jit_objects import base_jit, compile_diagnostic, pass_dumps
     from kx_core.compile.kernel_record import kernel_record
 
     obj = namespace.get(original.name)
     if obj is None or original.specialization is None:
-        from kx_core.compile.types import Diagnostic
+        from kx_core.records.results import Diagnostic
 
         what = "no specialization recorded" if obj is not None else "not found in the module"
         state.send_diagnostic(
             Diagnostic("compile", f"cannot recompile {original.name}: {what}", state.user_file)
         )
         return
-    fn = _base_jit(obj)
+    fn = base_jit(obj)
     t = state.target
     state.progress(f"capturing the passes of {original.display_name}")
     start = time.perf_counter()
     try:
-        with _pass_dumps(True) as dumps:
+        with pass_dumps(True) as dumps:
             kernel = replay(fn, original.specialization, GPUTarget(t.backend, t.arch, t.warp_size))
     except Exception as e:  # noqa: BLE001 - a failed compile becomes a diagnostic
-        state.send_diagnostic(_compile_diagnostic(e, original.name))
+        state.send_diagnostic(compile_diagnostic(e, original.name, state.user_file))
         return
     compiled = time.perf_counter()
     passes = dumps.passes()

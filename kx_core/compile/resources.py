@@ -14,8 +14,8 @@ import subprocess
 import tempfile
 from dataclasses import dataclass
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.base.tools import ToolMissing, require_tool
-from kx_core.jsonable import Jsonable
 
 # Example: "  REG:30 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0"
 _RES_USAGE_RE = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")

@@ -30,8 +30,7 @@ from kx_core.compile.fake_smi import write_fake_smi
 from kx_core.compile.interpreter import probe
 from kx_core.compile.protocol import parse_lines
 from kx_core.compile.source_file import SourceDecodeError, decode_source
-from kx_core.compile.target import parse_target
-from kx_core.compile.types import (
+from kx_core.records.results import (
     CompiledKernel,
     CompileRequest,
     CompileResult,
@@ -39,6 +38,7 @@ from kx_core.compile.types import (
     KernelDefinition,
     Target,
 )
+from kx_core.records.target import parse_target
 
 # How long a job that ran out of time gets to print its stack before it is killed.
 _DUMP_GRACE_S = 0.5

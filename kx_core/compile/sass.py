@@ -21,7 +21,7 @@ from dataclasses import replace
 
 from kx_core.base.paths import cache_dir
 from kx_core.base.tools import ToolMissing, require_tool
-from kx_core.compile.types import CompiledKernel, CompileResult
+from kx_core.records.results import CompiledKernel, CompileResult
 
 _HEADER = "// SASS from nvdisasm -c -gi (kx); '//## File' lines give source locations\n"
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kx_core.compile.types import Target
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
+from kx_core.records.results import Target
 
 
 @dataclass(frozen=True)

@@ -248,8 +248,8 @@ def _child(header: dict, fds: list[int]) -> None:
     if header.get("memory_limit_mb"):
         os.environ["KX_MEMORY_LIMIT_MB"] = str(header["memory_limit_mb"])
         lifeline.set_memory_limit(int(header["memory_limit_mb"]))
-    from kx_core.compile.types import CompileRequest, Target
     from kx_core.compile.worker import run_job
+    from kx_core.records.results import CompileRequest, Target
 
     with open(header["request"], encoding="utf-8") as f:
         request = CompileRequest.from_json(json.load(f))

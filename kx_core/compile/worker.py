@@ -17,7 +17,7 @@ import signal
 import sys
 
 from kx_core.compile.protocol import MessageWriter
-from kx_core.compile.types import CompileRequest, Target
+from kx_core.records.results import CompileRequest, Target
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kx_core.compile.types import PassDump
+from kx_core.records.results import PassDump
 
 # Example: "// -----// IR Dump Before TritonGPUCoalesce: tritongpu-coalesce ('builtin.module' operation) //----- //"
 # Example: "// -----// IR Dump Before CanonicalizerPass: canonicalize{max-iterations=10} ('tt.func' operation: @add) //----- //"

@@ -11,9 +11,9 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from kx_core.compile.types import CompiledKernel
+from kx_core.base.jsonable import Jsonable
 from kx_core.ir.anatomy import mma_shape, ptx_instructions
-from kx_core.jsonable import Jsonable
+from kx_core.records.results import CompiledKernel
 
 # Example: "        /*0190*/                   FMUL R5, R4, R4 ;"
 #          "        /*0220*/              @!P0 STG.E.128 desc[UR4][R16.64], R12 ;"

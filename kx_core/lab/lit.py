@@ -17,8 +17,8 @@ import re
 import shlex
 from dataclasses import dataclass
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.bench.minimize import ddmin
-from kx_core.jsonable import Jsonable
 from kx_core.lab.filecheck import CheckFailure, filecheck
 from kx_core.lab.playground import PlaygroundResult, resolve, run_passes
 

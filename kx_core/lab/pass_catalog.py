@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 
 # triton-opt's defaults for the options the bindings take positionally (Passes.td
 # `Option<..., /*default*/"3", ...>`); an option missing here must be given on the RUN line

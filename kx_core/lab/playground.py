@@ -23,7 +23,7 @@ import tempfile
 from dataclasses import dataclass
 
 from kx_core.base import workers
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 
 SPLIT_MARK = "// -----"
 

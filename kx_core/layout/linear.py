@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.ir.anatomy import parse_layout
-from kx_core.jsonable import Jsonable
 
 
 class LayoutError(ValueError):

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 from kx_core.layout.linear import LayoutError, Ownership, _bool, _resolve, _span
 
 SHARED_KINDS = ("swizzled_shared", "nvmma_shared", "shared_linear")

@@ -21,7 +21,7 @@ import random
 from itertools import product
 from math import prod
 
-from kx_core.stats import spearman as _spearman
+from kx_core.base.stats import spearman as _spearman
 
 
 def space_size(space):

@@ -12,8 +12,8 @@ import json
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.base.paths import cache_dir
-from kx_core.jsonable import Jsonable
 
 PRECISIONS = ("fp32", "tf32", "bf16", "fp16", "fp8")
 
@@ -298,7 +298,7 @@ def local_gpu(device: int = 0, exact: bool = False) -> GPU | None:
 
 
 def _local_gpu_from_smi() -> GPU | None:
-    from kx_core.compile.target import local_gpu_info
+    from kx_core.records.target import local_gpu_info
 
     info = local_gpu_info()
     if info is None:

@@ -10,14 +10,14 @@ from dataclasses import dataclass, replace
 from math import ceil
 from typing import Any
 
-from kx_core.compile.types import CompiledKernel
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
+from kx_core.base.stats import spearman  # noqa: F401 - part of this module's surface
 from kx_core.model import gemm
 from kx_core.model.gpu import GPU, for_arch, local_gpu
 from kx_core.model.occupancy import Occupancy, occupancy
 from kx_core.model.roofline import Roofline, roofline
 from kx_core.model.work import WorkEstimate, estimate
-from kx_core.stats import spearman  # noqa: F401 - part of this module's surface
+from kx_core.records.results import CompiledKernel
 
 
 @dataclass(frozen=True)

@@ -9,10 +9,10 @@ import csv
 import io
 from dataclasses import dataclass
 
-from kx_core.compile.types import CompiledKernel
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 from kx_core.model.gpu import GPU
 from kx_core.model.kernel import KernelModel, model_kernel, spearman
+from kx_core.records.results import CompiledKernel
 
 COLUMNS = (
     "config",

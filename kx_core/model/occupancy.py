@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 from kx_core.model.gpu import GPU
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 from kx_core.model.gpu import GPU
 
 

@@ -25,7 +25,7 @@ from math import ceil, prod
 
 import numpy as np
 
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 
 _BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
 FLOAT_OPS = {

@@ -6,9 +6,6 @@ an element for all its owners; pick a warp or a lane to isolate it; export a PNG
 
 from __future__ import annotations
 
-import colorsys
-import re
-
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtWidgets import (
@@ -23,101 +20,13 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from kx_core.ir.anatomy import layout_alias_texts, split_top_level
+from kx_core.ir.anatomy import layout_alias_texts
 from kx_core.layout.linear import LayoutError, Ownership, conversion_class, linear_bases, ownership
 from kx_core.layout.shared import bank_access, is_shared, placement
 from kx_gui.panes.base import Pane
+from kx_gui.widgets.colors import distinct_colors
 
 COLOR_BY = ("lane", "warp", "register", "thread")
-# Example: "tensor<64x32x!tt.ptr<f16>, #blocked>" or "tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, ...}>>"
-_TENSOR_RE = re.compile(r"tensor<(\d+(?:x\d+)*)x")
-
-
-def distinct_colors(n: int) -> np.ndarray:
-    """n clearly different colours (RGB, 0-255): hues spread round the wheel, lightness
-    alternating so neighbours differ twice over. 32 lanes get 32 distinct colours."""
-    out = []
-    for i in range(n):
-        h = (i * 0.618033988749895) % 1.0  # golden-ratio steps keep consecutive hues apart
-        lightness = (0.45, 0.65, 0.55)[i % 3]
-        r, g, b = colorsys.hls_to_rgb(h, lightness, 0.75)
-        out.append((int(r * 255), int(g * 255), int(b * 255)))
-    return np.array(out, dtype=np.uint8)
-
-
-# Example element types: "f16", "bf16", "f32", "i8", "!tt.ptr<f16>" (a pointer: 8 bytes)
-_ELEMENT_RE = re.compile(r"^(?:\d+x)+(!tt\.ptr<[^>]*>|[a-z]+\d+|f8E\w+)")
-
-
-def element_bytes(tensor_body: str) -> int | None:
-    """Bytes of a tensor type's element: 'tensor<64x32xf16, ...>' -> 2; the pointee for a
-    tensor of pointers (what a load through it reads)."""
-    m = _ELEMENT_RE.match(tensor_body)
-    if not m:
-        return None
-    ty = m.group(1)
-    if ty.startswith("!tt.ptr<"):
-        ty = ty[len("!tt.ptr<") : -1]
-    bits = re.search(r"(\d+)", ty.replace("f8E", "f8:"))
-    return max(1, int(bits.group(1)) // 8) if bits else None
-
-
-def tensor_layouts_in_line(line: str) -> list[tuple[str, list[int]]]:
-    """(layout, shape) of every ranked tensor type with an encoding on an IR line."""
-    found = []
-    start = 0
-    while (i := line.find("tensor<", start)) != -1:
-        depth, j = 0, i + len("tensor")
-        for j in range(i + len("tensor"), len(line)):
-            if line[j] == "<":
-                depth += 1
-            elif line[j] == ">":
-                depth -= 1
-                if depth == 0:
-                    break
-        body = line[i + len("tensor<") : j]
-        parts = split_top_level(body)
-        m = _TENSOR_RE.match("tensor<" + body)
-        if m and len(parts) > 1 and parts[-1].startswith("#"):
-            found.append((parts[-1], [int(x) for x in m.group(1).split("x")]))
-        start = j + 1
-    return found
-
-
-def loads_in_line(line: str) -> list[tuple[str, list[int], int]]:
-    """For a tt.load / tt.store / async copy line: (layout, shape, element bytes) of its
-    tensor of pointers."""
-    if not re.search(r"\b(?:tt\.load|tt\.store|ttg\.async_copy_global_to_local)\b", line):
-        return []
-    out = []
-    for m in re.finditer(r"tensor<((?:\d+x)+!tt\.ptr<[^>]*>), (#[\w.]+(?:<[^>]*>)?)>", line):
-        size = element_bytes(m.group(1))
-        dims = [int(x) for x in re.findall(r"(\d+)x", m.group(1))]
-        if size:
-            out.append((m.group(2), dims, size))
-    return out
-
-
-# Example: "!ttg.memdesc<64x16xf16, #shared, #smem, mutable, 64x32>": a 64x16 view of a
-# 64x32 allocation (the trailing shape, when present, is the allocation's)
-_MEMDESC_RE = re.compile(
-    r"!ttg\.memdesc<((?:\d+x)+)(\w+), (#[\w.]+(?:<\{[^}]*\}>)?)([^>]*?)(?:, (\d+(?:x\d+)+))?>"
-)
-
-
-def shared_accesses_in_line(line: str) -> list[tuple[str, str, list[int], int, list[int]]]:
-    """For a ttg.local_load / local_store / local_alloc of a tensor: (register layout,
-    shared layout, tensor shape, element bits, allocation shape)."""
-    if not re.search(r"\bttg\.local_(?:load|store|alloc)\b", line):
-        return []
-    mem = _MEMDESC_RE.search(line)
-    tensors = tensor_layouts_in_line(line)
-    if not mem or not tensors:
-        return []
-    reg, shape = tensors[0]
-    bits = re.search(r"(\d+)", mem.group(2).replace("f8E", "f8:"))
-    alloc = [int(x) for x in mem.group(5).split("x")] if mem.group(5) else list(shape)
-    return [(reg, mem.group(3), shape, int(bits.group(1)), alloc[-len(shape) :])] if bits else []
 
 
 class LayoutPane(Pane):

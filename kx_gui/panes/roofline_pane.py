@@ -15,7 +15,7 @@ from kx_core.model.kernel import KernelModel, bandwidth_text, gpu_for, model_ker
 from kx_core.model.matrix import models
 from kx_core.model.roofline import roofs
 from kx_gui.panes.base import Pane
-from kx_gui.panes.layout_pane import distinct_colors
+from kx_gui.widgets.colors import distinct_colors
 
 PRECISION_PENS = {
     "fp32": "#8e24aa",

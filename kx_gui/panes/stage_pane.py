@@ -7,12 +7,12 @@ links it to its source line and to its counterparts in the other stages.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QInputDialog, QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import QTabWidget, QVBoxLayout
 
 from kx_core.compile.stages import CUDA_STAGES, StageDescriptor, stages_for
 from kx_core.ir.lexers import lexer_for_syntax
 from kx_gui.panes.base import Pane
-from kx_gui.widgets.code_view import CodeView
+from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
 from kx_gui.widgets.token_styles import band_color
 
@@ -128,11 +128,3 @@ class StagePane(Pane):
         view = self.current_view()
         if view is not None:
             ask_and_go_to_line(self, view)
-
-
-def ask_and_go_to_line(parent, view: CodeView) -> None:
-    """Ctrl+G: ask for a line number and move the view's cursor there."""
-    count = view.document().blockCount()
-    line, ok = QInputDialog.getInt(parent, "Go to line", f"Line (1-{count}):", view.current_line(), 1, count)
-    if ok:
-        view.go_to_line(line)

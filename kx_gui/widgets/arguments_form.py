@@ -9,7 +9,7 @@ import json
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QLineEdit, QPushButton, QVBoxLayout
 
-from kx_core.compile.types import KernelDefinition
+from kx_core.records.results import KernelDefinition
 from kx_gui.settings import open_settings
 
 

@@ -25,7 +25,7 @@ from PySide6.QtGui import (
     QTextCursor,
     QTextLayout,
 )
-from PySide6.QtWidgets import QPlainTextEdit, QTextEdit, QToolTip, QWidget
+from PySide6.QtWidgets import QInputDialog, QPlainTextEdit, QTextEdit, QToolTip, QWidget
 
 from kx_gui.widgets.token_styles import LINK_BORDER, LINK_COLOR, line_formats
 
@@ -344,3 +344,11 @@ class CodeView(QPlainTextEdit):
             painter.setPen(QColor("#202020") if line == current else QColor("#909090"))
             painter.drawText(0, top, self._gutter.width() - 4, height, Qt.AlignmentFlag.AlignRight, str(line))
         painter.end()
+
+
+def ask_and_go_to_line(parent, view: CodeView) -> None:
+    """Ctrl+G: ask for a line number and move the view's cursor there."""
+    count = view.document().blockCount()
+    line, ok = QInputDialog.getInt(parent, "Go to line", f"Line (1-{count}):", view.current_line(), 1, count)
+    if ok:
+        view.go_to_line(line)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from kx_core.compile import CompileRequest, compile_file
-from kx_core.compile.types import CompileResult
+from kx_core.records.results import CompileResult
 
 
 def test_reopen_is_a_cache_hit_and_an_edit_is_not(tmp_path, capture):

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from kx_core.compile.target import TargetError, parse_target
-from kx_core.compile.types import Target
+from kx_core.records.results import Target
+from kx_core.records.target import TargetError, parse_target
 
 
 @pytest.mark.parametrize(

@@ -63,14 +63,19 @@ def test_flags_map_to_this_tritons_passes():
     assert flags["tritongpu-coalesce"] == "passes.ttgpuir.add_coalesce"
     assert flags["canonicalize"] == "passes.common.add_canonicalizer"
     assert flags["tritongpu-F32DotTC"] == "passes.ttgpuir.add_f32_dot_tc"
-    assert flags["tritongpu-global-scratch-memory-allocation"] == "passes.ttgpuir.add_allocate_global_scratch_memory"
+    assert (
+        flags["tritongpu-global-scratch-memory-allocation"]
+        == "passes.ttgpuir.add_allocate_global_scratch_memory"
+    )
     assert flags["triton-nvidia-gpu-fence-insertion"] == "nvidia.passes.ttnvgpuir.add_fence_insertion"
     spec = resolve("--convert-triton-to-tritongpu='target=cuda:90 num-warps=8'")
     assert (spec.function, spec.args) == ("passes.ttir.add_convert_to_ttgpuir", ("cuda:90", 8, 32, 1))
     assert resolve("-tritongpu-assign-latencies").args == (3,)  # triton-opt's default
     assert resolve("-tritongpu-pipeline=num-stages=2").args == (2, False)
     assert resolve("-tritongpu-allocate-warp-groups=instrumented=true").args == (True,)
-    assert resolve("-convert-triton-to-tritongpu=enable-source-remat=false target=cuda:80").args[0] == "cuda:80"
+    assert (
+        resolve("-convert-triton-to-tritongpu=enable-source-remat=false target=cuda:80").args[0] == "cuda:80"
+    )
     with pytest.raises(Unsupported, match="cannot set enable-source-remat"):
         resolve("-convert-triton-to-tritongpu='enable-source-remat=true target=cuda:80'")
     with pytest.raises(Unsupported, match="no option frobs"):

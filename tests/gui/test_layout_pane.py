@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from gui_helpers import click_line, open_and_wait
-from kx_gui.panes.layout_pane import distinct_colors, tensor_layouts_in_line
+from kx_core.ir.ttgir_lines import tensor_layouts_in_line
+from kx_gui.widgets.colors import distinct_colors
 from kx_testing import KERNELS
 
 
@@ -87,7 +88,7 @@ def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make
 
 
 def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
-    from kx_gui.panes.layout_pane import loads_in_line
+    from kx_core.ir.ttgir_lines import loads_in_line
 
     w = make_window("cuda:90")
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
@@ -105,9 +106,9 @@ def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
 
 
 def test_clicking_a_local_load_shows_its_banks(qtbot, make_window):
+    from kx_core.ir.ttgir_lines import shared_accesses_in_line
     from kx_core.layout.linear import linear_bases, ownership
     from kx_core.layout.shared import bank_access, placement
-    from kx_gui.panes.layout_pane import shared_accesses_in_line
 
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")

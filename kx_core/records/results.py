@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kx_core.jsonable import Jsonable
+from kx_core.base.jsonable import Jsonable
 
 # Diagnostic kinds. The fatal ones make `kx compile` exit 1 (`environment`: the
 # interpreter asked for cannot run kx's worker); `runtime`, `no-launch` and `placeholder`

@@ -11,7 +11,7 @@ import re
 import subprocess
 
 from kx_core.base.tools import find_tool
-from kx_core.compile.types import Target
+from kx_core.records.results import Target
 
 DEFAULT_TARGET = Target("cuda", 90, 32)
 
