@@ -18,6 +18,9 @@ def main(argv: list[str]) -> int:
     from kx_core.lab.playground import run_in_process
 
     source, flags, split = None, [], False
+    argv = list(argv)
+    if "-o" in argv and argv[argv.index("-o") + 1 : argv.index("-o") + 2] == ["-"]:
+        del argv[argv.index("-o") : argv.index("-o") + 2]  # -o - is stdout
     for arg in argv:
         name = arg.lstrip("-").split("=", 1)[0]
         if not arg.startswith("-") or arg == "-":

@@ -239,11 +239,14 @@ class _Matcher:
                 )
 
 
-def _run_block(mt: _Matcher, checks: list[Check], start: int, end: int, first_after_label: bool) -> None:
-    """Match a block's checks (between two labels) from `start`, not past `end`."""
+def _run_block(
+    mt: _Matcher, checks: list[Check], start: int, end: int, first_after_label: bool, implicit: list[Check]
+) -> None:
+    """Match a block's checks (between two labels) from `start`, not past `end`.
+    `implicit` (--implicit-check-not) joins the CHECK-NOTs before every positive match."""
     pos = start
     prev_end = start if first_after_label else None  # NEXT/SAME relative to the label's match
-    nots: list[Check] = []
+    nots: list[Check] = list(implicit)
     i = 0
     while i < len(checks):
         c = checks[i]
@@ -270,7 +273,7 @@ def _run_block(mt: _Matcher, checks: list[Check], start: int, end: int, first_af
                 matched.append((m.start(), m.end()))
                 first_start = m.start() if first_start is None else min(first_start, m.start())
             mt.check_nots(nots, pos, first_start)
-            nots = []
+            nots = list(implicit)
             pos = max(e for _, e in matched)
             prev_end = pos
             continue
@@ -290,7 +293,7 @@ def _run_block(mt: _Matcher, checks: list[Check], start: int, end: int, first_af
                     mt.line_of(nl + 1),
                 )
             mt.check_nots(nots, pos, nl + 1)
-            nots = []
+            nots = list(implicit)
             pos = prev_end = nl + 1
             i += 1
             continue
@@ -321,16 +324,18 @@ def _run_block(mt: _Matcher, checks: list[Check], start: int, end: int, first_af
                 )
             if t == 0:
                 mt.check_nots(nots, pos, m.start())
-                nots = []
+                nots = list(implicit)
             pos = prev_end = m.end()
         i += 1
     mt.check_nots(nots, pos, end)
 
 
-def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False):
+def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False, implicit_check_not=()):
     """Raise CheckFailure (an AssertionError) unless `output` satisfies the checks of
-    `check_source`; True otherwise."""
+    `check_source`; True otherwise. `implicit_check_not`: patterns that must occur nowhere
+    between the matches (FileCheck's --implicit-check-not)."""
     checks = checks_of(check_source, prefix)
+    implicit = [Check("NOT", p, 0) for p in implicit_check_not]
     if not checks:
         raise CheckFailure(f"no check strings found with prefix '{prefix}:'")
     seen_positive = False
@@ -365,7 +370,7 @@ def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False):
                 mt.env = {k: v for k, v in mt.env.items() if k.startswith("$")}
             # re-match the label where it was found, so its captures are in scope
             mt.search(checks[cuts[b]], bounds[b - 1][0], bounds[b - 1][1])
-        _run_block(mt, checks[lo:hi], start, end, first_after_label=b > 0)
+        _run_block(mt, checks[lo:hi], start, end, b > 0, implicit)
     return True
 
 

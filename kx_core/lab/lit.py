@@ -71,6 +71,7 @@ class Pipeline:
     filecheck: bool = True  # False: `triton-opt %s ...` alone, its exit status the verdict
     expect_failure: bool = False  # `not triton-opt ...`
     stderr_too: bool = False  # `2>&1`: the diagnostics go to FileCheck as well
+    implicit_check_not: tuple[str, ...] = ()
 
 
 # triton-opt options the wheel has no binding for, and why
@@ -86,7 +87,7 @@ def _tool_option(flag: str) -> str | None:
     name = flag.lstrip("-").split("=", 1)[0]
     if name in TOOL_OPTIONS:
         return TOOL_OPTIONS[name]
-    if name.startswith("mlir-") or name in ("debug", "debug-only", "pass-pipeline", "o"):
+    if name.startswith("mlir-") or name in ("debug", "debug-only", "pass-pipeline"):
         return "the wheel's bindings cannot print or run with this triton-opt option"
     return None
 
@@ -107,6 +108,11 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             "the wheel has no other tool"
         )
     stderr_too = "2>&1" in opt
+    if "-o" in opt:  # `-o -` is stdout, as without it; a file would leave FileCheck nothing
+        where = opt.index("-o")
+        if opt[where + 1 : where + 2] != ["-"]:
+            raise ValueError("triton-opt -o FILE: kx checks what triton-opt prints")
+        del opt[where : where + 2]
     split = "-split-input-file" in opt or "--split-input-file" in opt
     flags = tuple(t for t in opt[1:] if t.startswith("-") and t.lstrip("-") != "split-input-file")
     for flag in flags:
@@ -124,7 +130,7 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
         raise ValueError("the second command must be 'FileCheck %s ...'")
     # FileCheck reads FILECHECK_OPTS from the environment; Triton's lit.cfg.py sets it to
     # --enable-var-scope for every test, so kx lit does too unless the user set their own
-    prefixes, var_scope = [], False
+    prefixes, var_scope, implicit = [], False, []
     args = shlex.split(os.environ.get("FILECHECK_OPTS", TRITON_FILECHECK_OPTS)) + check[1:]
     i = 0
     while i < len(args):
@@ -138,6 +144,11 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
         ):
             prefixes += args[i + 1].split(",")
             i += 1
+        elif a.startswith(("--implicit-check-not=", "-implicit-check-not=")):
+            implicit.append(a.split("=", 1)[1])
+        elif a in ("--implicit-check-not", "-implicit-check-not") and i + 1 < len(args):
+            implicit.append(args[i + 1])
+            i += 1
         elif a in ("--enable-var-scope", "-enable-var-scope"):
             var_scope = True
         elif a.startswith(IGNORED_FILECHECK):
@@ -146,7 +157,7 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             raise ValueError(f"FileCheck option {a} is not implemented by kx")
         i += 1
     prefixes = tuple(dict.fromkeys(prefixes)) or ("CHECK",)
-    return Pipeline(flags, split, prefixes, var_scope, True, expect_failure, stderr_too)
+    return Pipeline(flags, split, prefixes, var_scope, True, expect_failure, stderr_too, tuple(implicit))
 
 
 def run_one(text: str, run: RunLine) -> RunResult:
@@ -172,7 +183,7 @@ def run_one(text: str, run: RunLine) -> RunResult:
     if not pipe.filecheck:
         return RunResult(run.line, run.command, "PASS", output=output)
     try:
-        filecheck(text, output, list(pipe.prefixes), pipe.var_scope)
+        filecheck(text, output, list(pipe.prefixes), pipe.var_scope, pipe.implicit_check_not)
     except CheckFailure as e:
         return RunResult(run.line, run.command, "FAIL", str(e), e.check_line, e.input_line, output)
     return RunResult(run.line, run.command, "PASS", output=output)

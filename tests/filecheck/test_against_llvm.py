@@ -184,3 +184,26 @@ def test_the_edge_cases_exercise_both_verdicts(tmp_path):
     assert verdicts[0] is False and verdicts[1] is True  # the line-end rule is what decides
     assert verdicts[6] is False and verdicts[7] is True
     assert verdicts[8] is False and verdicts[9] is True and verdicts[10] is True
+
+
+def test_implicit_check_not_agrees_with_llvm(tmp_path):
+    """--implicit-check-not: the pattern may occur nowhere between (or around) the matches."""
+    checks = ["// CHECK: a", "// CHECK: b"]
+    verdicts = []
+    for lines in (["a", "b"], ["a", "x", "b"], ["x", "a", "b"], ["a", "b", "x"], ["a x b"]):
+        (tmp_path / "c.txt").write_text("\n".join(checks) + "\n")
+        (tmp_path / "i.txt").write_text("\n".join(lines) + "\n")
+        cmd = [
+            LLVM_FILECHECK,
+            str(tmp_path / "c.txt"),
+            f"--input-file={tmp_path / 'i.txt'}",
+            "--implicit-check-not=x",
+        ]
+        llvm = subprocess.run(cmd, capture_output=True).returncode == 0
+        try:
+            mine = filecheck("\n".join(checks) + "\n", "\n".join(lines) + "\n", implicit_check_not=["x"])
+        except CheckFailure:
+            mine = False
+        assert mine == llvm, lines
+        verdicts.append(llvm)
+    assert verdicts[0] and not any(verdicts[1:])

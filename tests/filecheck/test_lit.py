@@ -37,7 +37,7 @@ def test_unsupported_lines_say_why():
     text = (
         "// RUN: triton-llvm-opt %s -foo | FileCheck %s\n"
         "// RUN: triton-opt %s -tritongpu-frobnicate | FileCheck %s\n"
-        "// RUN: triton-opt %s -canonicalize | FileCheck %s --implicit-check-not=x\n"
+        "// RUN: triton-opt %s -canonicalize | FileCheck %s --match-full-lines\n"
         "// RUN: triton-opt %s -canonicalize | FileCheck %s --check-prefix=FOLD\n"
         "// FOLD: tt.return %arg0\n"
         "module {\n  tt.func @f(%arg0: i32) -> i32 {\n    tt.return %arg0 : i32\n  }\n}\n"
@@ -45,7 +45,7 @@ def test_unsupported_lines_say_why():
     results = run_file_text(text)
     assert [r.status for r in results] == ["UNSUPPORTED", "UNSUPPORTED", "UNSUPPORTED", "PASS"]
     assert "triton-opt" in results[0].message and "no such pass" in results[1].message
-    assert "--implicit-check-not" in results[2].message
+    assert "--match-full-lines" in results[2].message
 
 
 def test_garbage_and_failing_passes_are_messages():
