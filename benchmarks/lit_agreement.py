@@ -49,7 +49,7 @@ def _tool_dir(tmp: Path) -> Path:
     filecheck = find_tool("FileCheck")
     if not filecheck:
         raise SystemExit("LLVM's FileCheck is needed (Debian: apt install llvm-14-tools)")
-    for tool in ("FileCheck", "not", "count"):
+    for tool in ("FileCheck", "not", "count", "split-file"):
         path = Path(filecheck).parent / tool
         if path.exists():
             (bin_dir / tool).symlink_to(path)
@@ -58,8 +58,20 @@ def _tool_dir(tmp: Path) -> Path:
 
 def oracle(command: str, file: Path, bin_dir: Path, tmp: Path, timeout: float = 300.0) -> tuple[str, str]:
     """(PASS | FAIL | UNSUPPORTED, why) for one RUN line, run as lit runs it."""
+    for stage in command.split("|"):  # a tool this machine lacks (triton-translate, mlir-opt)
+        words = stage.split()
+        word = next((w for w in words if "=" not in w or w.startswith("-")), "")
+        if word and word != "not" and not shutil.which(word, path=f"{bin_dir}:/usr/bin:/bin"):
+            return "UNSUPPORTED", f"{word}: command not found"
     line = command.replace("%s", f"'{file}'").replace("%S", f"'{file.parent}'").replace("%t", str(tmp / "t"))
-    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin", "FILECHECK_OPTS": "--enable-var-scope"}
+    mark = tmp / "unsupported.txt"  # the stand-in says so here too: 2>&1 sends its stderr to FileCheck
+    mark.unlink(missing_ok=True)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:/usr/bin:/bin",
+        "FILECHECK_OPTS": "--enable-var-scope",
+        "ORACLE_UNSUPPORTED_FILE": str(mark),
+    }
     try:
         p = subprocess.run(
             ["bash", "-o", "pipefail", "-c", line],
@@ -71,6 +83,8 @@ def oracle(command: str, file: Path, bin_dir: Path, tmp: Path, timeout: float = 
         )
     except subprocess.TimeoutExpired:
         return "FAIL", f"timed out after {timeout:.0f} s"
+    if mark.exists():
+        return "UNSUPPORTED", mark.read_text().strip()
     if "ORACLE-UNSUPPORTED:" in p.stderr:
         return "UNSUPPORTED", p.stderr.split("ORACLE-UNSUPPORTED:", 1)[1].strip().splitlines()[0]
     if p.returncode == 127:  # a tool this machine does not have (triton-llvm-opt, mlir-opt, python)
@@ -99,11 +113,10 @@ def main() -> int:
             text = file.read_text(encoding="utf-8")
             kx = run_file_text(text)
             runs = run_lines(text)
+            work = tmp / "work"  # lit runs a file's RUN lines in one place: %t is shared
+            work.mkdir()
             for run, mine in zip(runs, kx):
-                work = tmp / "work"
-                work.mkdir(exist_ok=True)
                 verdict, why = oracle(run.command, file, bin_dir, work)
-                shutil.rmtree(work, ignore_errors=True)
                 rows.append(
                     {
                         "file": file.name,
@@ -119,6 +132,7 @@ def main() -> int:
                     print(f"DIFFER {file.name}:{run.line}: kx {mine.status}, oracle {verdict}")
                     print(f"    kx: {_one_line(mine.message)}")
                     print(f"    oracle: {_one_line(why)}")
+            shutil.rmtree(work, ignore_errors=True)
             if not runs:
                 rows.append(
                     {"file": file.name, "line": 0, "command": "", "kx": kx[0].status, "oracle": "UNSUPPORTED"}
@@ -128,6 +142,8 @@ def main() -> int:
     print("kx:     " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r["kx"] for r in rows).items())))
     print("oracle: " + ", ".join(f"{k} {v}" for k, v in sorted(Counter(r["oracle"] for r in rows).items())))
     print(f"agreement: {agree}/{len(rows)} = {agree / max(1, len(rows)):.4f}   (target >= 0.98)")
+    fails = Counter(_failure(r["kx_message"]) for r in rows if r["kx"] == "FAIL")
+    print("kx FAIL, by cause: " + "; ".join(f"{k} ({v})" for k, v in fails.most_common()))
     reasons = Counter(_reason(r["kx_message"]) for r in rows if r["kx"] == "UNSUPPORTED")
     print("kx UNSUPPORTED, by reason: " + "; ".join(f"{k} ({v})" for k, v in reasons.most_common()))
     if args.json:
@@ -139,9 +155,24 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())[:240]
 
 
+def _failure(message: str) -> str:
+    """Why a line failed: the input does not parse with this wheel (a test of another
+    Triton version), a pass failed or crashed, or the checks did not match."""
+    for needle, cause in (
+        ("parse error", "input does not parse with this wheel"),
+        ("crashed", "the pass pipeline crashed"),
+        ("pass failed", "a pass failed"),
+        ("succeeded where", "triton-opt succeeded under 'not'"),
+    ):
+        if needle in message:
+            return cause
+    return "the checks did not match"
+
+
 def _reason(message: str) -> str:
     """A message with its specifics cut, for counting ("-tritongpu-foo: this triton ...")."""
-    return re.sub(r"^-[\w-]+: ", "-PASS: ", message.split("\n")[0])[:90]
+    first = re.sub(r"^-[\w-]+: ", "-PASS: ", message.split("\n")[0])
+    return re.sub(r" \(similar: .*", "", re.sub(r"'[^']*'", "'...'", first))[:90]
 
 
 if __name__ == "__main__":

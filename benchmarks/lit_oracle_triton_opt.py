@@ -9,9 +9,19 @@ run the line (a tool option or a pass it does not have).
 
 from __future__ import annotations
 
+import os
 import sys
 
 UNSUPPORTED_EXIT = 125
+
+
+def unsupported(why: str) -> int:
+    """Say the wheel cannot run this line: on stderr and in $ORACLE_UNSUPPORTED_FILE."""
+    print(f"ORACLE-UNSUPPORTED: {why}", file=sys.stderr)
+    if os.environ.get("ORACLE_UNSUPPORTED_FILE"):
+        with open(os.environ["ORACLE_UNSUPPORTED_FILE"], "w", encoding="utf-8") as f:
+            f.write(why)
+    return UNSUPPORTED_EXIT
 
 
 def main(argv: list[str]) -> int:
@@ -33,15 +43,13 @@ def main(argv: list[str]) -> int:
             "o",
             "debug-only",
         ):
-            print(f"ORACLE-UNSUPPORTED: triton-opt option {arg}", file=sys.stderr)
-            return UNSUPPORTED_EXIT
+            return unsupported(f"triton-opt option {arg}")
         else:
             flags.append(arg)
     text = sys.stdin.read() if source in (None, "-") else open(source, encoding="utf-8").read()
     result = run_in_process(text, flags, split)
     if result.unsupported:
-        print("ORACLE-UNSUPPORTED: " + "; ".join(result.unsupported), file=sys.stderr)
-        return UNSUPPORTED_EXIT
+        return unsupported("; ".join(result.unsupported))
     sys.stdout.write(result.text() if not result.error else "\n// -----\n".join(result.outputs))
     if result.error:
         print(result.error, file=sys.stderr)

@@ -72,6 +72,9 @@ class Pipeline:
     expect_failure: bool = False  # `not triton-opt ...`
     stderr_too: bool = False  # `2>&1`: the diagnostics go to FileCheck as well
     implicit_check_not: tuple[str, ...] = ()
+    source: str = "%s"  # the input: the file itself, or a part split-file wrote (%t/name)
+    check_file: str = "%s"
+    env: tuple[tuple[str, str], ...] = ()
 
 
 # triton-opt options the wheel has no binding for, and why
@@ -102,7 +105,12 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
     opt = shlex.split(stages[0])
     expect_failure = bool(opt) and opt[0] == "not"
     opt = opt[1:] if expect_failure else opt
-    if not opt or opt[0] != "triton-opt" or "%s" not in opt:
+    env = []  # `env A=1 triton-opt ...` or `A=1 triton-opt ...`: the passes read A
+    opt = opt[1:] if opt[:1] == ["env"] else opt
+    while opt and re.match(r"^[A-Za-z_]\w*=", opt[0]):
+        env.append(tuple(opt.pop(0).split("=", 1)))
+    inputs = [a for a in opt[1:] if a == "%s" or a.startswith("%t/")]
+    if not opt or opt[0] != "triton-opt" or len(inputs) != 1:
         raise ValueError(
             f"the first command is {opt[0] if opt else 'empty'!r}, not 'triton-opt %s ...': "
             "the wheel has no other tool"
@@ -124,10 +132,14 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
         for flag in flags:
             resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
     if len(stages) == 1:
-        return Pipeline(flags, split, (), False, False, expect_failure, stderr_too)
+        return Pipeline(
+            flags, split, (), False, False, expect_failure, stderr_too, source=inputs[0], env=tuple(env)
+        )
     check = shlex.split(stages[1])
-    if not check or check[0] != "FileCheck" or "%s" not in check:
+    check_files = [a for a in check[1:] if a == "%s" or a.startswith("%t/")]
+    if not check or check[0] != "FileCheck" or len(check_files) != 1:
         raise ValueError("the second command must be 'FileCheck %s ...'")
+    check = [a for a in check if a not in check_files] + ["%s"]
     # FileCheck reads FILECHECK_OPTS from the environment; Triton's lit.cfg.py sets it to
     # --enable-var-scope for every test, so kx lit does too unless the user set their own
     prefixes, var_scope, implicit = [], False, []
@@ -157,16 +169,56 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             raise ValueError(f"FileCheck option {a} is not implemented by kx")
         i += 1
     prefixes = tuple(dict.fromkeys(prefixes)) or ("CHECK",)
-    return Pipeline(flags, split, prefixes, var_scope, True, expect_failure, stderr_too, tuple(implicit))
+    return Pipeline(
+        flags,
+        split,
+        prefixes,
+        var_scope,
+        True,
+        expect_failure,
+        stderr_too,
+        tuple(implicit),
+        inputs[0],
+        check_files[0],
+        tuple(env),
+    )
 
 
-def run_one(text: str, run: RunLine) -> RunResult:
+# Example: "// RUN: split-file %s %t"
+_SPLIT_FILE_RE = re.compile(r"^split-file\s+%s\s+%t$")
+# Example: "//--- missing.mlir" (LLVM split-file's part marker, after any comment prefix)
+_PART_RE = re.compile(r"^\S*?---\s+(\S+)\s*$")
+
+
+def split_file(text: str) -> dict[str, str]:
+    """What LLVM's `split-file %s %t` writes, as {"%t/name": text}: each part runs from
+    the line after its `//--- name` marker to the next marker."""
+    parts: dict[str, list[str]] = {}
+    current = None
+    for line in text.splitlines():
+        m = _PART_RE.match(line)
+        if m:
+            current = parts.setdefault("%t/" + m.group(1), [])
+        elif current is not None:
+            current.append(line)
+    return {name: "\n".join(lines) + "\n" for name, lines in parts.items()}
+
+
+def run_one(text: str, run: RunLine, files: dict[str, str] | None = None) -> RunResult:
+    """One RUN line. `files`: the parts an earlier `split-file %s %t` line wrote."""
+    files = {"%s": text, **(files or {})}
     try:
         # the worker that runs the passes says which this triton lacks (result.unsupported)
         pipe = parse_pipeline(run.command, check_passes=False)
     except ValueError as e:
         return RunResult(run.line, run.command, "UNSUPPORTED", str(e))
-    result: PlaygroundResult = run_passes(text, list(pipe.flags), pipe.split)
+    if pipe.source not in files or pipe.check_file not in files:
+        missing = pipe.source if pipe.source not in files else pipe.check_file
+        return RunResult(
+            run.line, run.command, "FAIL", f"{missing}: no such file (no earlier split-file wrote it)"
+        )
+    text, check_text = files[pipe.source], files[pipe.check_file]
+    result: PlaygroundResult = run_passes(text, list(pipe.flags), pipe.split, env=dict(pipe.env))
     if result.unsupported:
         return RunResult(run.line, run.command, "UNSUPPORTED", "; ".join(result.unsupported))
     failed = bool(result.error)
@@ -183,7 +235,7 @@ def run_one(text: str, run: RunLine) -> RunResult:
     if not pipe.filecheck:
         return RunResult(run.line, run.command, "PASS", output=output)
     try:
-        filecheck(text, output, list(pipe.prefixes), pipe.var_scope, pipe.implicit_check_not)
+        filecheck(check_text, output, list(pipe.prefixes), pipe.var_scope, pipe.implicit_check_not)
     except CheckFailure as e:
         return RunResult(run.line, run.command, "FAIL", str(e), e.check_line, e.input_line, output)
     return RunResult(run.line, run.command, "PASS", output=output)
@@ -193,7 +245,14 @@ def run_file_text(text: str) -> list[RunResult]:
     runs = run_lines(text)
     if not runs:
         return [RunResult(0, "", "UNSUPPORTED", "no RUN: line")]
-    return [run_one(text, r) for r in runs]
+    out, files = [], {}
+    for r in runs:
+        if _SPLIT_FILE_RE.match(r.command):
+            files = split_file(text)
+            out.append(RunResult(r.line, r.command, "PASS", f"{len(files)} parts: {', '.join(files)}"))
+        else:
+            out.append(run_one(text, r, files))
+    return out
 
 
 def _failure_signature(result: RunResult):

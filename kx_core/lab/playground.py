@@ -209,7 +209,13 @@ def err_text(err, exc) -> str:
     return (text.strip() + ("\n" + msg if msg and msg not in text else "")).strip() or type(exc).__name__
 
 
-def run_passes(mlir: str, flags: list[str], split: bool = False, timeout: float = 120.0) -> PlaygroundResult:
+def run_passes(
+    mlir: str,
+    flags: list[str],
+    split: bool = False,
+    timeout: float = 120.0,
+    env: dict[str, str] | None = None,
+) -> PlaygroundResult:
     """run_in_process in a worker: a crash inside a pass becomes an error, kx survives."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "in.mlir")
@@ -218,6 +224,7 @@ def run_passes(mlir: str, flags: list[str], split: bool = False, timeout: float 
             f.write(mlir)
         args = [src, "--out", out] + (["--split-input-file"] if split else [])
         args += ["--flag=" + f for f in flags]
+        args += [f"--env={k}={v}" for k, v in (env or {}).items()]  # e.g. ENABLE_LHS_TO_TMEM=1
         run = workers.run("kx_core.lab.playground", args, timeout, cwd=tmp)
         if run.timed_out:
             return PlaygroundResult(error=f"the passes took over {timeout:.0f} s")
@@ -235,7 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--split-input-file", action="store_true")
     ap.add_argument("--flag", action="append", default=[])
+    ap.add_argument("--env", action="append", default=[], help="NAME=VALUE the passes read")
     args = ap.parse_args(argv)
+    os.environ.update(item.split("=", 1) for item in args.env)
     with open(args.file, encoding="utf-8") as f:
         result = run_in_process(f.read(), args.flag, args.split_input_file)
     with open(args.out + ".tmp", "w", encoding="utf-8") as f:

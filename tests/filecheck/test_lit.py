@@ -106,3 +106,24 @@ def test_minimize_keeps_the_failure_and_drops_the_rest():
     small, trials = minimize(text)
     assert trials > 1 and len(small.splitlines()) < len(text.splitlines())
     assert run_file_text(small)[0].status == "FAIL" and run_file_text(small)[0].check_line == 2
+
+
+def test_split_file_env_and_not_lines():
+    """LLVM's split-file parts as inputs and check files, `env A=1` before triton-opt,
+    `not triton-opt` with its diagnostics through 2>&1, `-o -`."""
+    text = (
+        "// RUN: split-file %s %t\n"
+        "// RUN: triton-opt %t/ok.mlir -canonicalize -o - | FileCheck %t/ok.mlir\n"
+        "// RUN: not triton-opt %t/bad.mlir 2>&1 | FileCheck %t/bad.mlir\n"
+        "// RUN: env KX_UNUSED=1 triton-opt %t/ok.mlir -cse\n"
+        "//--- ok.mlir\n"
+        "// CHECK: tt.return %arg0\n"
+        "module {\n  tt.func @f(%arg0: i32) -> i32 {\n    tt.return %arg0 : i32\n  }\n}\n"
+        "//--- bad.mlir\n"
+        "// CHECK: error: {{.*}}\n"
+        "module { this is not mlir }\n"
+    )
+    results = run_file_text(text)
+    assert [r.status for r in results] == ["PASS", "PASS", "PASS", "PASS"], [r.message for r in results]
+    broken = text.replace("tt.return %arg0\n", "tt.return %arg1\n", 1)
+    assert run_file_text(broken)[1].status == "FAIL"
