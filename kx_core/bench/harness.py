@@ -95,22 +95,3 @@ def compare(base, new):
     else:
         verdict = "within noise"
     return {"speedup": speedup, "verdict": verdict}
-
-
-class FakeClock:
-    """Deterministic clock: each work() call advances time by the next duration in
-    `durations` (cycled)."""
-
-    def __init__(self, durations):
-        self.t = 0.0
-        self.durations = list(durations)
-        self.i = 0
-        self.calls = 0
-
-    def __call__(self):
-        return self.t
-
-    def work(self):
-        self.t += self.durations[self.i % len(self.durations)]
-        self.i += 1
-        self.calls += 1

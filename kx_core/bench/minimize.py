@@ -131,19 +131,6 @@ def differential_check(impl, case, seed=0):
     return check_close(np.asarray(impl(x), dtype=np.float64), row_sum_reference(x), rtol, atol)["ok"]
 
 
-def buggy_row_sum(x, BLOCK=64):
-    """A 'tiled kernel' with a classic bug: the single-block path is masked, the
-    multi-block path walks only full blocks and forgets the tail."""
-    m, n = x.shape
-    acc = np.zeros(m, np.float32)
-    if n <= BLOCK:
-        acc += x.astype(np.float32).sum(axis=1)
-    else:
-        for k0 in range(0, n - BLOCK + 1, BLOCK):  # BUG: drops n % BLOCK trailing columns
-            acc += x[:, k0 : k0 + BLOCK].astype(np.float32).sum(axis=1)
-    return acc
-
-
 def to_pytest(case, name="test_row_sum_regression", impl="row_sum", seed=0):
     """A standalone regression test for the minimized case (needs `np` and `impl`)."""
     m, n = case["shape"]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import random
 import statistics
 from itertools import product
 from math import ceil
@@ -128,15 +127,3 @@ def autotune(gpu, M, N, K, measure, configs=None, k=8, repeats=25):
     top = top_k(alive, lambda c: perf_model(gpu, M, N, K, c), k)
     rows = sweep(top, measure, repeats)
     return pick_best(rows), rows, len(configs) - len(alive)
-
-
-def fake_measure(gpu, M, N, K, seed=0, noise=0.03):
-    """A seeded stand-in for a real launch: the perf model times a config-specific
-    efficiency factor (what the model does not know) times multiplicative noise."""
-    rng = random.Random(seed)
-
-    def m(c):
-        eff = 1.0 + 0.15 * ((hash((c.BM, c.BN, c.BK, c.num_warps, c.num_stages)) % 7) / 7)
-        return perf_model(gpu, M, N, K, c) * eff * (1 + rng.gauss(0, noise))
-
-    return m

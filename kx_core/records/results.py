@@ -329,6 +329,3 @@ class CompileResult(Jsonable):
     @property
     def ok(self) -> bool:
         return self.exit_status == 0
-
-    def kernel(self, name: str) -> list[CompiledKernel]:
-        return [k for k in self.kernels if k.name == name]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kx_core.bench import harness as k2  # drill: load("k2_bench_harness")
+from kx_core.drills import k2_bench_harness as k2  # drill: load("k2_bench_harness")
 
 
 def test_percentile_matches_numpy_linear():

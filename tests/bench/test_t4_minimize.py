@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from kx_core.bench import minimize as t4  # drill: load("t4_minimize")
+from kx_core.drills import t4_minimize as t4  # drill: load("t4_minimize")
 
 
 def test_ddmin_finds_the_two_culprits():

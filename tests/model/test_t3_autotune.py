@@ -2,7 +2,7 @@
 
 import pytest
 
-from kx_core.model import autotune as t3
+from kx_core.drills import t3_autotune as t3
 from kx_core.model.gemm import RTX3070 as G
 from kx_core.model.gemm import TileConfig as C
 from kx_core.model.gemm import occupancy
