@@ -282,8 +282,7 @@ def format_result(r: CompileResult) -> str:
             "their shapes or grids may differ from a real run"
         )
     for d in r.diagnostics:
-        where = f"{d.file}:{d.line}" if d.line else (d.file or "kx")
-        lines.append(f"{where}: {d.kind}: {d.message}")
+        lines.append(str(d))
     return "\n".join(lines)
 
 
@@ -421,7 +420,7 @@ def format_definitions(result: CompileResult, shown_file: str) -> str:
             lines.append(f"  {p.name:24} {kind:10} {value}{extra}")
         lines.append("  " + d.command(shown_file))
     for diag in result.diagnostics:
-        lines.append(f"{diag.file}:{diag.line}: {diag.kind}: {diag.message}")
+        lines.append(str(diag))
     return "\n".join(lines)
 
 
@@ -674,7 +673,7 @@ def _main(argv: list[str] | None) -> int:
         _passes_command(args, result)
         for d in result.diagnostics:
             if d.fatal:
-                print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+                print(d, file=sys.stderr)
         return status
     if args.command == "compile":
         if args.out:
@@ -693,7 +692,7 @@ def _main(argv: list[str] | None) -> int:
         print(k.stages[args.stage])
     for d in result.diagnostics:
         if d.fatal or not shown:
-            print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+            print(d, file=sys.stderr)
     return status
 
 

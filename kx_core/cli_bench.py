@@ -58,7 +58,7 @@ def bench_command(args: argparse.Namespace) -> int:
                 f"{args.file}: {'ran cleanly' if r.ok else 'failed'} under Triton's interpreter (CPU) in {r.seconds:.1f} s"
             )
             for d in r.diagnostics:
-                print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+                print(d, file=sys.stderr)
         return 0 if r.ok else 1
     try:
         result = bench_file(
@@ -105,7 +105,7 @@ def bench_command(args: argparse.Namespace) -> int:
             )
         print(line)
     for d in result.diagnostics:
-        print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+        print(d, file=sys.stderr)
     return 0 if result.ok else 1
 
 

@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> int:
                 return
             fatal = [d for d in result.diagnostics if d.fatal]
             for d in fatal:
-                print(f"{d.file}:{d.line}: {d.kind}: {d.message}", file=sys.stderr)
+                print(d, file=sys.stderr)
             print(
                 f"kx: window shown with results after {time.perf_counter() - STARTED:.2f} s "
                 f"(compile {result.wall_time_s:.2f} s{', cached' if result.from_cache else ''}) [t={shown_at:.3f}]",

@@ -166,9 +166,7 @@ class MeasureJob:
 
         if self.kind == "bench":
             return BenchResult(self.path, "", "", (), (d,))
-        return CheckReport(
-            self.path, self.mode, (), f"{d.kind}: {d.message}" + (f" (line {d.line})" if d.line else "")
-        )
+        return CheckReport(self.path, self.mode, (), d.short())
 
 
 def bench_file(

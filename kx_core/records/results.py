@@ -17,7 +17,8 @@ from kx_core.base.jsonable import Jsonable
 FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory")
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
-DIAGNOSTIC_KINDS = FATAL_KINDS + ("runtime", "no-launch", "tool", "placeholder", "config")
+# `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).
+DIAGNOSTIC_KINDS = FATAL_KINDS + ("runtime", "no-launch", "tool", "placeholder", "config", "cancelled")
 
 # pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or
 # registers on the capture device); failed: did not compile.
@@ -55,6 +56,16 @@ class Diagnostic(Jsonable):
     @property
     def fatal(self) -> bool:
         return self.kind in FATAL_KINDS
+
+    def __str__(self) -> str:
+        """The one line every verb prints: `file:line: kind: message` (as compilers do;
+        `kx` stands in for a missing file, the line is left out when unknown)."""
+        where = f"{self.file}:{self.line}" if self.line else (self.file or "kx")
+        return f"{where}: {self.kind}: {self.message}"
+
+    def short(self) -> str:
+        """For a pane that already names the file: `kind: message (line N)`."""
+        return f"{self.kind}: {self.message}" + (f" (line {self.line})" if self.line else "")
 
 
 @dataclass(frozen=True)

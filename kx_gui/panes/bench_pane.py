@@ -214,9 +214,7 @@ class BenchPane(Pane):
                 if c >= 3:
                     item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
                 self.timing_table.setItem(r, c, item)
-        problems = "; ".join(
-            f"{d.kind}: {d.message}" + (f" (line {d.line})" if d.line else "") for d in result.diagnostics
-        )
+        problems = "; ".join(d.short() for d in result.diagnostics)
         self.status.setText(
             f"{len(result.timings)} launch(es) timed on {result.device or 'the GPU'}"
             + (", L2 flushed between calls" if result.settings.get("flush_l2") else "")
