@@ -1,13 +1,12 @@
-"""The `kx` command line: every engine capability, plain text or --json.
+"""The `kx` command line: every engine capability, plain text or --json. The verbs, by
+the slice that serves them (`kx VERB --help` for each one's options):
 
-    kx compile FILE [--target cuda:90|sm_80|hip:gfx942|local] [--kernel NAME]
-                    [--signature SIG] [--constexpr K=V]... [--num-warps N] [--num-stages N]
-                    [--passes] [--timeout S] [--jobs N] [--no-cache] [--json] [--out DIR]
-    kx stages FILE --stage ttgir [--kernel NAME] [--target T]
-    kx passes FILE [--changed-only] [--show N] [--json] [same options as compile]
-    kx summary FILE [--json] [same options as compile]
-    kx layout LAYOUT --shape 64x64 [--json] | kx layout --alias '#blocked1' --from FILE.ttgir --shape 64x64
-    kx coalesce --shape 64x64 [--order 1,0] [--elem-bits 16] [--contiguity N] [--divisibility B] [--num-warps W]
+    compile and read a file   kernels, compile, stages, summary, passes (this module)
+    layouts                   layout, coalesce (this module, kx_core.layout)
+    performance models        roofline, autotune, gpu (cli_model, kx_core.model)
+    the local GPU             bench, check, kernelbench (cli_bench, kx_core.bench)
+    e-graphs and the MLIR lab egraph, lit, opt (cli_luminal, kx_core.luminal, kx_core.lab)
+    the app and the worker    gui, daemon (kx_gui.launcher, kx_core.compile.warm)
 
 Exit statuses (every verb): see kx_core.cli_args.
 """
