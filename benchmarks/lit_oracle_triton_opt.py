@@ -29,7 +29,9 @@ def main(argv: list[str]) -> int:
 
     source, flags, split = None, [], False
     argv = list(argv)
-    if "-o" in argv and argv[argv.index("-o") + 1 : argv.index("-o") + 2] == ["-"]:
+    discard = False
+    if "-o" in argv and argv[argv.index("-o") + 1 : argv.index("-o") + 2] in (["-"], ["/dev/null"]):
+        discard = argv[argv.index("-o") + 1] == "/dev/null"
         del argv[argv.index("-o") : argv.index("-o") + 2]  # -o - is stdout
     for arg in argv:
         name = arg.lstrip("-").split("=", 1)[0]
@@ -37,9 +39,17 @@ def main(argv: list[str]) -> int:
             source = arg
         elif name == "split-input-file":
             split = True
+        elif name in ("mlir-disable-threading", "verify-each"):
+            continue  # the same output
+        elif name == "pass-pipeline":
+            from kx_core.lab.playground import Unsupported, expand_pass_pipeline
+
+            try:
+                flags += expand_pass_pipeline(arg.split("=", 1)[1])
+            except Unsupported as e:
+                return unsupported(str(e))
         elif name.startswith("mlir-") or name in (
             "verify-diagnostics",
-            "allow-unregistered-dialect",
             "o",
             "debug-only",
         ):
@@ -50,7 +60,8 @@ def main(argv: list[str]) -> int:
     result = run_in_process(text, flags, split)
     if result.unsupported:
         return unsupported("; ".join(result.unsupported))
-    sys.stdout.write(result.text() if not result.error else "\n// -----\n".join(result.outputs))
+    if not discard:
+        sys.stdout.write(result.text() if not result.error else "\n// -----\n".join(result.outputs))
     if result.error:
         print(result.error, file=sys.stderr)
         return 1

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.minimize import ddmin
 from kx_core.lab.filecheck import CheckFailure, filecheck
-from kx_core.lab.playground import PlaygroundResult, resolve, run_passes
+from kx_core.lab.playground import PlaygroundResult, Unsupported, expand_pass_pipeline, resolve, run_passes
 
 # Example: "// RUN: triton-opt %s -split-input-file -tritongpu-coalesce | FileCheck %s"
 _RUN_RE = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
@@ -75,13 +75,16 @@ class Pipeline:
     source: str = "%s"  # the input: the file itself, or a part split-file wrote (%t/name)
     check_file: str = "%s"
     env: tuple[tuple[str, str], ...] = ()
+    then: tuple[tuple[str, ...], ...] = ()  # later `| triton-opt ...` stages: their flags
+    discard: bool = False  # -o /dev/null
 
 
 # triton-opt options the wheel has no binding for, and why
 TOOL_OPTIONS = {
     "verify-diagnostics": "the wheel's bindings have no MLIR diagnostic verifier (expected-error checks)",
-    "allow-unregistered-dialect": "the wheel's MLIR context cannot allow unregistered dialects",
+    "allow-unregistered-dialect": None,  # the playground reaches MLIR's own switch
     "verify-each": None,  # verification after each pass: the pass manager does it anyway
+    "mlir-disable-threading": None,  # the same output, on one thread
 }
 
 
@@ -90,9 +93,29 @@ def _tool_option(flag: str) -> str | None:
     name = flag.lstrip("-").split("=", 1)[0]
     if name in TOOL_OPTIONS:
         return TOOL_OPTIONS[name]
-    if name.startswith("mlir-") or name in ("debug", "debug-only", "pass-pipeline"):
+    if name.startswith("mlir-") or name in ("debug", "debug-only"):
         return "the wheel's bindings cannot print or run with this triton-opt option"
     return None
+
+
+def _pass_flags(words: list[str]) -> list[str]:
+    """The pass flags of a triton-opt command line: -pass-pipeline expanded, the options
+    that change nothing dropped, those the wheel cannot honour refused (ValueError)."""
+    out = []
+    for flag in (w for w in words if w.startswith("-") and w.lstrip("-") != "split-input-file"):
+        name = flag.lstrip("-").split("=", 1)[0]
+        if name == "pass-pipeline":
+            try:
+                out += expand_pass_pipeline(flag.split("=", 1)[1] if "=" in flag else "")
+            except Unsupported as e:
+                raise ValueError(str(e)) from None
+            continue
+        why = _tool_option(flag)
+        if why:
+            raise ValueError(f"triton-opt option {flag}: {why}")
+        if name == "allow-unregistered-dialect" or name not in TOOL_OPTIONS:
+            out.append(flag)
+    return out
 
 
 def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
@@ -100,8 +123,15 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
     what kx cannot run, and why. `check_passes=False` leaves the passes to the worker that
     runs them (it needs triton, which the window never imports)."""
     stages = [s.strip() for s in command.split("|")]
-    if len(stages) > 2:
-        raise ValueError("kx runs 'triton-opt ... | FileCheck ...' pipelines only")
+    has_check = len(stages) > 1 and shlex.split(stages[-1])[:1] == ["FileCheck"]
+    # `triton-opt %s | triton-opt | FileCheck %s`: later triton-opt stages read the output
+    then = []
+    for stage in stages[1 : len(stages) - has_check]:
+        words = shlex.split(stage)
+        if words[:1] != ["triton-opt"] or any(not w.startswith("-") for w in words[1:]):
+            raise ValueError("kx runs 'triton-opt ... [| triton-opt ...] | FileCheck ...' pipelines only")
+        then.append(tuple(_pass_flags(words[1:])))
+    stages = [stages[0]] + stages[len(stages) - has_check :]
     opt = shlex.split(stages[0])
     expect_failure = bool(opt) and opt[0] == "not"
     opt = opt[1:] if expect_failure else opt
@@ -116,24 +146,33 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             "the wheel has no other tool"
         )
     stderr_too = "2>&1" in opt
-    if "-o" in opt:  # `-o -` is stdout, as without it; a file would leave FileCheck nothing
+    discard = False  # -o /dev/null: nothing printed (the line checks diagnostics or status)
+    if "-o" in opt:  # `-o -` is stdout, as without it
         where = opt.index("-o")
-        if opt[where + 1 : where + 2] != ["-"]:
+        target = opt[where + 1] if where + 1 < len(opt) else ""
+        if target not in ("-", "/dev/null"):
             raise ValueError("triton-opt -o FILE: kx checks what triton-opt prints")
+        discard = target == "/dev/null"
         del opt[where : where + 2]
     split = "-split-input-file" in opt or "--split-input-file" in opt
-    flags = tuple(t for t in opt[1:] if t.startswith("-") and t.lstrip("-") != "split-input-file")
-    for flag in flags:
-        why = _tool_option(flag)
-        if why:
-            raise ValueError(f"triton-opt option {flag}: {why}")
-    flags = tuple(f for f in flags if f.lstrip("-").split("=", 1)[0] not in TOOL_OPTIONS)
+    flags = tuple(_pass_flags(opt[1:]))
     if check_passes:
         for flag in flags:
-            resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
+            if flag.lstrip("-") != "allow-unregistered-dialect":
+                resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
     if len(stages) == 1:
         return Pipeline(
-            flags, split, (), False, False, expect_failure, stderr_too, source=inputs[0], env=tuple(env)
+            flags,
+            split,
+            (),
+            False,
+            False,
+            expect_failure,
+            stderr_too,
+            source=inputs[0],
+            env=tuple(env),
+            then=tuple(then),
+            discard=discard,
         )
     check = shlex.split(stages[1])
     check_files = [a for a in check[1:] if a == "%s" or a.startswith("%t/")]
@@ -181,6 +220,8 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
         inputs[0],
         check_files[0],
         tuple(env),
+        tuple(then),
+        discard,
     )
 
 
@@ -230,6 +271,17 @@ def run_one(text: str, run: RunLine, files: dict[str, str] | None = None) -> Run
         )
         return RunResult(run.line, run.command, "FAIL", message)
     output = result.text() if not failed else "\n// -----\n".join(result.outputs)
+    for flags in pipe.then:  # `| triton-opt ...`: the next stage parses what this one printed
+        if failed:
+            break
+        result = run_passes(output, list(flags), False, env=dict(pipe.env))
+        if result.unsupported:
+            return RunResult(run.line, run.command, "UNSUPPORTED", "; ".join(result.unsupported))
+        if result.error:
+            return RunResult(run.line, run.command, "FAIL", f"triton-opt (stage 2) failed: {result.error}")
+        output = result.text()
+    if pipe.discard:
+        output = ""
     if pipe.stderr_too and result.error:
         output += result.error + "\n"
     if not pipe.filecheck:

@@ -175,6 +175,37 @@ def load_all_dialects(context) -> None:
             pass
 
 
+def can_allow_unregistered() -> bool:
+    """Whether allow_unregistered_dialects can reach this wheel's MLIRContext."""
+    from triton._C.libtriton import ir
+
+    return hasattr(ir.context, "_pybind11_conduit_v1_") and _allow_symbol() is not None
+
+
+def _allow_symbol():
+    import ctypes
+
+    import triton._C.libtriton as libtriton
+
+    try:  # mlir::MLIRContext::allowUnregisteredDialects(bool), exported by libtriton
+        fn = ctypes.CDLL(libtriton.__file__)._ZN4mlir11MLIRContext25allowUnregisteredDialectsEb
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes, fn.restype = [ctypes.c_void_p, ctypes.c_bool], None
+    return fn
+
+
+def allow_unregistered_dialects(context) -> None:
+    """triton-opt's -allow-unregistered-dialect on a context of the wheel's bindings,
+    which do not bind it: MLIR's own method, called through ctypes on the MLIRContext the
+    pybind11 object holds (its first field after the object header; checked by
+    can_allow_unregistered, and run in a worker, so a wrong guess costs that worker)."""
+    import ctypes
+
+    pointer = ctypes.c_void_p.from_address(id(context) + object.__basicsize__).value
+    _allow_symbol()(pointer, True)
+
+
 def constructor(function: str):
     """The binding named by a PassEntry.function."""
     import importlib

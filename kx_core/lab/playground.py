@@ -28,6 +28,13 @@ from kx_core.base.jsonable import Jsonable
 SPLIT_MARK = "// -----"
 
 
+ALLOW_UNREGISTERED = "allow-unregistered-dialect"
+UNREGISTERED_WHY = (
+    "this wheel neither binds nor exports MLIR's allowUnregisteredDialects "
+    "(kx reaches it where libtriton exports it, as in triton 3.8)"
+)
+
+
 class Unsupported(ValueError):
     """A flag this triton cannot run (or not with the options given)."""
 
@@ -37,6 +44,34 @@ class PassSpec:
     flag: str
     function: str  # pass_catalog's name of the binding: "passes.ttgpuir.add_coalesce"
     args: tuple = ()
+
+
+def expand_pass_pipeline(text: str) -> list[str]:
+    """triton-opt's -pass-pipeline='builtin.module(a{x=1 y=2},b)' as the flags it stands
+    for ("-a=x=1 y=2", "-b"). Passes nested under another op (`tt.func(...)`) are refused:
+    the wheel's bindings anchor each pass themselves."""
+    body = text.strip().strip("'\"")
+    if not (body.startswith("builtin.module(") and body.endswith(")")):
+        raise Unsupported(f"-pass-pipeline={text}: kx reads builtin.module(...) pipelines only")
+    items, depth, current = [], 0, ""
+    for ch in body[len("builtin.module(") : -1]:
+        if ch == "," and depth == 0:
+            items.append(current.strip())
+            current = ""
+            continue
+        if ch in "{(":
+            depth += 1
+        elif ch in "})":
+            depth -= 1
+        current += ch
+    items.append(current.strip())
+    flags = []
+    for item in filter(None, items):
+        name, _, opts = item.partition("{")
+        if "(" in name:
+            raise Unsupported(f"-pass-pipeline: {item}: nested pipelines are not supported by kx")
+        flags.append(f"-{name.strip()}" + (f"={opts.rstrip('}').strip()}" if opts else ""))
+    return flags
 
 
 def available_flags() -> dict[str, str]:
@@ -144,8 +179,17 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
     """Parse, run the passes, print. In this process: a pass that aborts kills it."""
     from triton._C.libtriton import ir
 
-    from kx_core.lab.pass_catalog import constructor, load_all_dialects
+    from kx_core.lab.pass_catalog import (
+        allow_unregistered_dialects,
+        can_allow_unregistered,
+        constructor,
+        load_all_dialects,
+    )
 
+    allow = [f for f in flags if f.lstrip("-") == ALLOW_UNREGISTERED]
+    flags = [f for f in flags if f not in allow]
+    if allow and not can_allow_unregistered():
+        return PlaygroundResult(unsupported=(f"-{ALLOW_UNREGISTERED}: {UNREGISTERED_WHY}",))
     specs, unsupported = [], []
     for f in flags:
         try:
@@ -159,6 +203,8 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
     for i, part in enumerate(parts):
         context = ir.context()
         load_all_dialects(context)
+        if allow:
+            allow_unregistered_dialects(context)
         with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
             f.write(part + "\n")
             path = f.name

@@ -127,3 +127,26 @@ def test_split_file_env_and_not_lines():
     assert [r.status for r in results] == ["PASS", "PASS", "PASS", "PASS"], [r.message for r in results]
     broken = text.replace("tt.return %arg0\n", "tt.return %arg1\n", 1)
     assert run_file_text(broken)[1].status == "FAIL"
+
+
+def test_round_trips_pipelines_and_unregistered_ops():
+    """`triton-opt %s | triton-opt | FileCheck %s` (print, parse again), -pass-pipeline,
+    -o /dev/null with the status deciding, -allow-unregistered-dialect where the wheel
+    exports MLIR's switch."""
+    from kx_core.lab.pass_catalog import can_allow_unregistered
+
+    body = "module {\n  tt.func @f(%arg0: i32) -> i32 {\n    tt.return %arg0 : i32\n  }\n}\n"
+    text = (
+        "// RUN: triton-opt %s | triton-opt | FileCheck %s\n"
+        "// RUN: triton-opt %s -pass-pipeline='builtin.module(canonicalize,cse)' | FileCheck %s\n"
+        "// RUN: triton-opt %s -cse -o /dev/null\n"
+        "// CHECK: tt.return %arg0\n" + body
+    )
+    assert [r.status for r in run_file_text(text)] == ["PASS", "PASS", "PASS"]
+    unregistered = (
+        "// RUN: triton-opt %s -allow-unregistered-dialect | FileCheck %s\n"
+        '// CHECK: "test.op"\n'
+        'module {\n  tt.func @f() {\n    "test.op"() : () -> ()\n    tt.return\n  }\n}\n'
+    )
+    (result,) = run_file_text(unregistered)
+    assert result.status == ("PASS" if can_allow_unregistered() else "UNSUPPORTED"), result.message
