@@ -81,7 +81,7 @@ class Pipeline:
 
 # triton-opt options the wheel has no binding for, and why
 TOOL_OPTIONS = {
-    "verify-diagnostics": "the wheel's bindings have no MLIR diagnostic verifier (expected-error checks)",
+    "verify-diagnostics": None,  # the playground checks the diagnostics it captures
     "allow-unregistered-dialect": None,  # the playground reaches MLIR's own switch
     "verify-each": None,  # verification after each pass: the pass manager does it anyway
     "mlir-disable-threading": None,  # the same output, on one thread
@@ -113,7 +113,7 @@ def _pass_flags(words: list[str]) -> list[str]:
         why = _tool_option(flag)
         if why:
             raise ValueError(f"triton-opt option {flag}: {why}")
-        if name == "allow-unregistered-dialect" or name not in TOOL_OPTIONS:
+        if name in ("allow-unregistered-dialect", "verify-diagnostics") or name not in TOOL_OPTIONS:
             out.append(flag)
     return out
 
@@ -158,7 +158,7 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
     flags = tuple(_pass_flags(opt[1:]))
     if check_passes:
         for flag in flags:
-            if flag.lstrip("-") != "allow-unregistered-dialect":
+            if flag.lstrip("-").split("=", 1)[0] not in ("allow-unregistered-dialect", "verify-diagnostics"):
                 resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
     if len(stages) == 1:
         return Pipeline(

@@ -29,6 +29,7 @@ SPLIT_MARK = "// -----"
 
 
 ALLOW_UNREGISTERED = "allow-unregistered-dialect"
+VERIFY_DIAGNOSTICS = "verify-diagnostics"
 UNREGISTERED_WHY = (
     "this wheel neither binds nor exports MLIR's allowUnregisteredDialects "
     "(kx reaches it where libtriton exports it, as in triton 3.8)"
@@ -175,19 +176,21 @@ class _Stderr:
         return False
 
 
-def run_in_process(mlir: str, flags: list[str], split: bool = False) -> PlaygroundResult:
-    """Parse, run the passes, print. In this process: a pass that aborts kills it."""
-    from triton._C.libtriton import ir
+def split_parts(mlir: str, split: bool) -> list[str]:
+    """The inputs -split-input-file makes of a file (each run on its own)."""
+    return [p.strip("\n") for p in re.split(r"^// -----\s*$", mlir, flags=re.M)] if split else [mlir]
 
-    from kx_core.lab.pass_catalog import (
-        allow_unregistered_dialects,
-        can_allow_unregistered,
-        constructor,
-        load_all_dialects,
-    )
+
+def run_in_process(mlir: str, flags: list[str], split: bool = False) -> PlaygroundResult:
+    """Parse, run the passes, print. In this process: a pass that aborts kills it.
+    With -verify-diagnostics every part runs and its diagnostics are checked against its
+    annotations (kx_core.lab.verify_diagnostics) instead of failing the run."""
+    from kx_core.lab.pass_catalog import can_allow_unregistered
+    from kx_core.lab.verify_diagnostics import verify
 
     allow = [f for f in flags if f.lstrip("-") == ALLOW_UNREGISTERED]
-    flags = [f for f in flags if f not in allow]
+    checking = [f for f in flags if f.lstrip("-").split("=", 1)[0] == VERIFY_DIAGNOSTICS]
+    flags = [f for f in flags if f not in allow and f not in checking]
     if allow and not can_allow_unregistered():
         return PlaygroundResult(unsupported=(f"-{ALLOW_UNREGISTERED}: {UNREGISTERED_WHY}",))
     specs, unsupported = [], []
@@ -198,51 +201,67 @@ def run_in_process(mlir: str, flags: list[str], split: bool = False) -> Playgrou
             unsupported.append(str(e))
     if unsupported:
         return PlaygroundResult(unsupported=tuple(unsupported))
-    parts = [p.strip("\n") for p in re.split(r"^// -----\s*$", mlir, flags=re.M)] if split else [mlir]
-    outputs = []
-    for i, part in enumerate(parts):
-        context = ir.context()
-        load_all_dialects(context)
-        if allow:
-            allow_unregistered_dialects(context)
-        with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
-            f.write(part + "\n")
-            path = f.name
-        try:
-            failure = None
-            with _Stderr() as err:
-                try:
-                    module = ir.parse_mlir_module(path, context)
-                except Exception as e:  # noqa: BLE001 - a parse error is a result
-                    failure = e
-            if failure is not None:  # MLIR's diagnostics are in err.text once the block is left
-                return PlaygroundResult(
-                    tuple(outputs),
-                    _where(i, split) + "parse error: " + err_text(err, failure).replace(path, "input"),
-                )
-            pm = ir.pass_manager(context)
-            for s in specs:
-                constructor(s.function)(pm, *s.args)
-            failure = None
-            with _Stderr() as err:
-                try:
-                    try:
-                        pm.run(module, "kx-playground")
-                    except TypeError:
-                        pm.run(module)  # triton 3.6 takes the module alone
-                except Exception as e:  # noqa: BLE001
-                    failure = e
-            if failure is not None:
-                return PlaygroundResult(
-                    tuple(outputs),
-                    _where(i, split) + "pass failed: " + err_text(err, failure).replace(path, "input"),
-                )
-            # as triton-opt prints by default: no locations
-            text = module.str_nodebug() if hasattr(module, "str_nodebug") else str(module)
-            outputs.append(text.rstrip("\n"))
-        finally:
-            os.unlink(path)
+    only_expected = any(f.endswith("=only-expected") for f in checking)
+    outputs, problems = [], []
+    for i, part in enumerate(split_parts(mlir, split)):
+        output, diagnostics, error = _run_part(part, specs, bool(allow))
+        if checking:
+            problems += [_where(i, split) + p for p in verify(part, diagnostics, only_expected)]
+            if output is not None:
+                outputs.append(output)
+            continue
+        if error:
+            return PlaygroundResult(tuple(outputs), _where(i, split) + error)
+        outputs.append(output)
+    if problems:
+        return PlaygroundResult(tuple(outputs), "verify-diagnostics: " + "\n".join(problems))
     return PlaygroundResult(tuple(outputs))
+
+
+def _run_part(part: str, specs: list[PassSpec], allow: bool) -> tuple[str | None, str, str]:
+    """(the module as triton-opt prints it, or None; every diagnostic's text; the error,
+    or "") for one input."""
+    from triton._C.libtriton import ir
+
+    from kx_core.lab.pass_catalog import allow_unregistered_dialects, constructor, load_all_dialects
+
+    context = ir.context()
+    load_all_dialects(context)
+    if allow:
+        allow_unregistered_dialects(context)
+    with tempfile.NamedTemporaryFile("w", suffix=".mlir", delete=False) as f:
+        f.write(part + "\n")
+        path = f.name
+    try:
+        failure = None
+        with _Stderr() as err:
+            try:
+                module = ir.parse_mlir_module(path, context)
+            except Exception as e:  # noqa: BLE001 - a parse error is a result
+                failure = e
+        if failure is not None:  # MLIR's diagnostics are in err.text once the block is left
+            text = err_text(err, failure).replace(path, "input")
+            return None, text, "parse error: " + text
+        pm = ir.pass_manager(context)
+        for s in specs:
+            constructor(s.function)(pm, *s.args)
+        failure = None
+        with _Stderr() as err:
+            try:
+                try:
+                    pm.run(module, "kx-playground")
+                except TypeError:
+                    pm.run(module)  # triton 3.6 takes the module alone
+            except Exception as e:  # noqa: BLE001
+                failure = e
+        if failure is not None:
+            text = err_text(err, failure).replace(path, "input")
+            return None, text, "pass failed: " + text
+        # as triton-opt prints by default: no locations
+        printed = module.str_nodebug() if hasattr(module, "str_nodebug") else str(module)
+        return printed.rstrip("\n"), getattr(err, "text", "").replace(path, "input"), ""
+    finally:
+        os.unlink(path)
 
 
 def _where(i: int, split: bool) -> str:
