@@ -128,8 +128,13 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
     then = []
     for stage in stages[1 : len(stages) - has_check]:
         words = shlex.split(stage)
-        if words[:1] != ["triton-opt"] or any(not w.startswith("-") for w in words[1:]):
-            raise ValueError("kx runs 'triton-opt ... [| triton-opt ...] | FileCheck ...' pipelines only")
+        if words[:1] != ["triton-opt"]:
+            raise ValueError(
+                f"the pipeline runs {words[0] if words else 'nothing'!r}, a tool the wheel does not ship "
+                "(kx runs 'triton-opt ... [| triton-opt ...] | FileCheck ...')"
+            )
+        if any(not w.startswith("-") for w in words[1:]):
+            raise ValueError("a later triton-opt stage reads its input from the pipe, not a file")
         then.append(tuple(_pass_flags(words[1:])))
     stages = [stages[0]] + stages[len(stages) - has_check :]
     opt = shlex.split(stages[0])
