@@ -66,8 +66,8 @@ def run_lines(text: str) -> list[RunLine]:
 class Pipeline:
     flags: tuple[str, ...]
     split: bool
-    prefixes: tuple[str, ...]
-    var_scope: bool
+    prefixes: tuple[str, ...] = ("CHECK",)
+    var_scope: bool = False
     filecheck: bool = True  # False: `triton-opt %s ...` alone, its exit status the verdict
     expect_failure: bool = False  # `not triton-opt ...`
     stderr_too: bool = False  # `2>&1`: the diagnostics go to FileCheck as well
@@ -119,26 +119,25 @@ def _pass_flags(words: list[str]) -> list[str]:
 
 
 def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
-    """The parts of `[not] triton-opt %s ... [2>&1] [| FileCheck %s ...]`; ValueError says
-    what kx cannot run, and why. `check_passes=False` leaves the passes to the worker that
-    runs them (it needs triton, which the window never imports)."""
+    """The parts of `[not] [env A=1] triton-opt %s ... [2>&1] [| triton-opt ...]...
+    [| FileCheck %s ...]`; ValueError says what kx cannot run, and why. `check_passes=False`
+    leaves the passes to the worker that runs them (it needs triton, which the window never
+    imports)."""
     stages = [s.strip() for s in command.split("|")]
     has_check = len(stages) > 1 and shlex.split(stages[-1])[:1] == ["FileCheck"]
-    # `triton-opt %s | triton-opt | FileCheck %s`: later triton-opt stages read the output
-    then = []
-    for stage in stages[1 : len(stages) - has_check]:
-        words = shlex.split(stage)
-        if words[:1] != ["triton-opt"]:
-            raise ValueError(
-                f"the pipeline runs {words[0] if words else 'nothing'!r}, a tool the wheel does not ship "
-                "(kx runs 'triton-opt ... [| triton-opt ...] | FileCheck ...')"
-            )
-        if any(not w.startswith("-") for w in words[1:]):
-            raise ValueError("a later triton-opt stage reads its input from the pipe, not a file")
-        then.append(tuple(_pass_flags(words[1:])))
-    stages = [stages[0]] + stages[len(stages) - has_check :]
-    opt = shlex.split(stages[0])
-    expect_failure = bool(opt) and opt[0] == "not"
+    first = _first_stage(shlex.split(stages[0]))
+    then = tuple(_later_stage(shlex.split(stage)) for stage in stages[1 : len(stages) - has_check])
+    if check_passes:
+        for flag in first["flags"]:
+            if flag.lstrip("-").split("=", 1)[0] not in ("allow-unregistered-dialect", "verify-diagnostics"):
+                resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
+    check = _filecheck_stage(shlex.split(stages[-1])) if has_check else {"filecheck": False}
+    return Pipeline(**first, **check, then=then)
+
+
+def _first_stage(opt: list[str]) -> dict:
+    """`[not] [env A=1] triton-opt INPUT [flags] [-o -|/dev/null] [2>&1]`, as Pipeline fields."""
+    expect_failure = opt[:1] == ["not"]
     opt = opt[1:] if expect_failure else opt
     env = []  # `env A=1 triton-opt ...` or `A=1 triton-opt ...`: the passes read A
     opt = opt[1:] if opt[:1] == ["env"] else opt
@@ -150,7 +149,6 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             f"the first command is {opt[0] if opt else 'empty'!r}, not 'triton-opt %s ...': "
             "the wheel has no other tool"
         )
-    stderr_too = "2>&1" in opt
     discard = False  # -o /dev/null: nothing printed (the line checks diagnostics or status)
     if "-o" in opt:  # `-o -` is stdout, as without it
         where = opt.index("-o")
@@ -159,75 +157,59 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
             raise ValueError("triton-opt -o FILE: kx checks what triton-opt prints")
         discard = target == "/dev/null"
         del opt[where : where + 2]
-    split = "-split-input-file" in opt or "--split-input-file" in opt
-    flags = tuple(_pass_flags(opt[1:]))
-    if check_passes:
-        for flag in flags:
-            if flag.lstrip("-").split("=", 1)[0] not in ("allow-unregistered-dialect", "verify-diagnostics"):
-                resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
-    if len(stages) == 1:
-        return Pipeline(
-            flags,
-            split,
-            (),
-            False,
-            False,
-            expect_failure,
-            stderr_too,
-            source=inputs[0],
-            env=tuple(env),
-            then=tuple(then),
-            discard=discard,
+    return {
+        "flags": tuple(_pass_flags(opt[1:])),
+        "split": "-split-input-file" in opt or "--split-input-file" in opt,
+        "expect_failure": expect_failure,
+        "stderr_too": "2>&1" in opt,
+        "source": inputs[0],
+        "env": tuple(env),
+        "discard": discard,
+    }
+
+
+def _later_stage(words: list[str]) -> tuple[str, ...]:
+    """`| triton-opt [flags]` after the first stage: it parses what the one before printed."""
+    if words[:1] != ["triton-opt"]:
+        raise ValueError(
+            f"the pipeline runs {words[0] if words else 'nothing'!r}, a tool the wheel does not ship "
+            "(kx runs 'triton-opt ... [| triton-opt ...] | FileCheck ...')"
         )
-    check = shlex.split(stages[1])
+    if any(not w.startswith("-") for w in words[1:]):
+        raise ValueError("a later triton-opt stage reads its input from the pipe, not a file")
+    return tuple(_pass_flags(words[1:]))
+
+
+def _filecheck_stage(check: list[str]) -> dict:
+    """`FileCheck CHECKFILE [options]`, with FILECHECK_OPTS first, as Pipeline fields."""
     check_files = [a for a in check[1:] if a == "%s" or a.startswith("%t/")]
-    if not check or check[0] != "FileCheck" or len(check_files) != 1:
-        raise ValueError("the second command must be 'FileCheck %s ...'")
-    check = [a for a in check if a not in check_files] + ["%s"]
+    if len(check_files) != 1:
+        raise ValueError("the last command must be 'FileCheck %s ...'")
     # FileCheck reads FILECHECK_OPTS from the environment; Triton's lit.cfg.py sets it to
     # --enable-var-scope for every test, so kx lit does too unless the user set their own
-    prefixes, var_scope, implicit = [], False, []
-    args = shlex.split(os.environ.get("FILECHECK_OPTS", TRITON_FILECHECK_OPTS)) + check[1:]
-    i = 0
-    while i < len(args):
-        a = args[i]
-        if a == "%s":
-            pass
-        elif a.startswith(("--check-prefix=", "-check-prefix=", "--check-prefixes=", "-check-prefixes=")):
-            prefixes += a.split("=", 1)[1].split(",")  # repeated options add up, as in LLVM
-        elif a in ("--check-prefix", "-check-prefix", "--check-prefixes", "-check-prefixes") and i + 1 < len(
-            args
-        ):
-            prefixes += args[i + 1].split(",")
-            i += 1
-        elif a.startswith(("--implicit-check-not=", "-implicit-check-not=")):
-            implicit.append(a.split("=", 1)[1])
-        elif a in ("--implicit-check-not", "-implicit-check-not") and i + 1 < len(args):
-            implicit.append(args[i + 1])
-            i += 1
-        elif a in ("--enable-var-scope", "-enable-var-scope"):
+    args = shlex.split(os.environ.get("FILECHECK_OPTS", TRITON_FILECHECK_OPTS))
+    args += [a for a in check[1:] if a not in check_files]
+    prefixes, implicit, var_scope = [], [], False
+    while args:
+        a = args.pop(0)
+        name, eq, value = a.partition("=")
+        if name.lstrip("-") in ("check-prefix", "check-prefixes", "implicit-check-not") and not eq and args:
+            value = args.pop(0)  # the value as the next word
+        if name.lstrip("-") in ("check-prefix", "check-prefixes"):
+            prefixes += value.split(",")  # repeated options add up, as in LLVM
+        elif name.lstrip("-") == "implicit-check-not":
+            implicit.append(value)
+        elif name.lstrip("-") == "enable-var-scope":
             var_scope = True
-        elif a.startswith(IGNORED_FILECHECK):
-            pass
-        else:
+        elif not a.startswith(IGNORED_FILECHECK):
             raise ValueError(f"FileCheck option {a} is not implemented by kx")
-        i += 1
-    prefixes = tuple(dict.fromkeys(prefixes)) or ("CHECK",)
-    return Pipeline(
-        flags,
-        split,
-        prefixes,
-        var_scope,
-        True,
-        expect_failure,
-        stderr_too,
-        tuple(implicit),
-        inputs[0],
-        check_files[0],
-        tuple(env),
-        tuple(then),
-        discard,
-    )
+    return {
+        "prefixes": tuple(dict.fromkeys(prefixes)) or ("CHECK",),
+        "var_scope": var_scope,
+        "filecheck": True,
+        "implicit_check_not": tuple(implicit),
+        "check_file": check_files[0],
+    }
 
 
 # Example: "// RUN: split-file %s %t"
