@@ -594,49 +594,49 @@ def _coalesce_command(args: argparse.Namespace) -> int:
     return 0
 
 
+# Verbs that do not compile the file first: verb -> "module:function(args)". Each slice
+# registers its own here; the compile verbs below share one compile.
+STANDALONE_VERBS = {
+    "kernels": "kx_core.cli:_kernels_command",
+    "daemon": "kx_core.cli:_daemon_command",
+    "layout": "kx_core.cli:_layout_command",
+    "coalesce": "kx_core.cli:_coalesce_command",
+    "gpu": "kx_core.cli_model:gpu_command",
+    "bench": "kx_core.cli_bench:bench_command",
+    "check": "kx_core.cli_bench:check_command",
+    "kernelbench": "kx_core.cli_bench:kernelbench_command",
+    "lit": "kx_core.cli_luminal:lit_command",
+    "opt": "kx_core.cli_luminal:opt_command",
+    "egraph": "kx_core.cli_luminal:egraph_command",
+}
+# Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
+RESULT_VERBS = {
+    "compile": "kx_core.cli:_compile_output",
+    "stages": "kx_core.cli:_stages_output",
+    "summary": "kx_core.cli:_summary_output",
+    "passes": "kx_core.cli:_passes_output",
+    "roofline": "kx_core.cli_model:roofline_command",
+    "autotune": "kx_core.cli_model:autotune_command",
+}
+
+
+def _verb(path: str):
+    import importlib
+
+    module, _, function = path.partition(":")
+    return getattr(importlib.import_module(module), function)
+
+
 def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "gui":
         print("kx gui: start the app with the `kx` command, `python -m kx_gui` or main.py", file=sys.stderr)
         return 2
-    if args.command == "kernels":
-        return _kernels_command(args)
-    if args.command == "daemon":
-        return _daemon_command(args)
-    if args.command == "layout":
-        return _layout_command(args)
-    if args.command == "coalesce":
-        return _coalesce_command(args)
-    if args.command == "gpu":
-        from kx_core.cli_model import gpu_command
-
-        return gpu_command(args)
-    if args.command == "bench":
-        from kx_core.cli_bench import bench_command
-
-        return bench_command(args)
-    if args.command in ("lit", "opt"):
-        from kx_core import cli_luminal
-
-        return (cli_luminal.lit_command if args.command == "lit" else cli_luminal.opt_command)(args)
-    if args.command == "egraph":
-        from kx_core.cli_luminal import egraph_command
-
-        return egraph_command(args)
-    if args.command == "check":
-        from kx_core.cli_bench import check_command
-
-        return check_command(args)
-    if args.command == "kernelbench":
-        from kx_core.cli_bench import kernelbench_command
-
-        return kernelbench_command(args)
+    if args.command in STANDALONE_VERBS:
+        return _verb(STANDALONE_VERBS[args.command])(args)
     if args.command == "autotune" and args.t3:
-        from kx_core.cli_model import autotune_command
-
-        return autotune_command(args, None)
-    if args.command == "passes":
-        args.passes = True
+        return _verb(RESULT_VERBS["autotune"])(args, None)
+    args.passes = getattr(args, "passes", False) or args.command == "passes"
     try:
         result = _compile(args)
     except TargetError as e:
@@ -645,45 +645,46 @@ def _main(argv: list[str] | None) -> int:
     except FileNotFoundError as e:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
-    status = result.exit_status
     needs_sass = args.command == "summary" or getattr(args, "stage", None) == "sass"
     if (args.command == "compile" and (args.json or args.out)) or needs_sass:
         from kx_core.compile.sass import with_sass
 
         result = with_sass(result, args.jobs)
-    if args.command in ("roofline", "autotune"):
-        from kx_core import cli_model
+    return _verb(RESULT_VERBS[args.command])(args, result) or result.exit_status
 
-        code = (cli_model.roofline_command if args.command == "roofline" else cli_model.autotune_command)(
-            args, result
-        )
-        return code or status
-    if args.command == "summary":
-        from kx_core.ir.summary import format_summaries, summarize
 
-        summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]
-        if args.json:
-            json.dump([x.to_json() for x in summaries], sys.stdout, indent=1)
-            sys.stdout.write("\n")
-        else:
-            print(format_summaries(summaries))
-        return status
-    if args.command == "passes":
-        _passes_command(args, result)
-        for d in result.diagnostics:
-            if d.fatal:
-                print(d, file=sys.stderr)
-        return status
-    if args.command == "compile":
-        if args.out:
-            write_stages(result, args.out)
-        if args.json:
-            json.dump(result_json(result), sys.stdout, indent=1)
-            sys.stdout.write("\n")
-        else:
-            print(format_result(result))
-        return status
-    # stages
+def _compile_output(args: argparse.Namespace, result: CompileResult) -> int:
+    if args.out:
+        write_stages(result, args.out)
+    if args.json:
+        json.dump(result_json(result), sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_result(result))
+    return result.exit_status
+
+
+def _summary_output(args: argparse.Namespace, result: CompileResult) -> int:
+    from kx_core.ir.summary import format_summaries, summarize
+
+    summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]
+    if args.json:
+        json.dump([x.to_json() for x in summaries], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        print(format_summaries(summaries))
+    return result.exit_status
+
+
+def _passes_output(args: argparse.Namespace, result: CompileResult) -> int:
+    _passes_command(args, result)
+    for d in result.diagnostics:
+        if d.fatal:
+            print(d, file=sys.stderr)
+    return result.exit_status
+
+
+def _stages_output(args: argparse.Namespace, result: CompileResult) -> int:
     shown = [k for k in result.kernels if args.stage in k.stages]
     for k, base in zip(shown, stage_file_names(shown)):
         if len(shown) > 1:
@@ -692,7 +693,7 @@ def _main(argv: list[str] | None) -> int:
     for d in result.diagnostics:
         if d.fatal or not shown:
             print(d, file=sys.stderr)
-    return status
+    return result.exit_status
 
 
 if __name__ == "__main__":
