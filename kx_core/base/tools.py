@@ -48,6 +48,39 @@ class ToolMissing(RuntimeError):
     """An external program kx needs is not installed; the message says what provides it."""
 
 
+class ToolFailed(RuntimeError):
+    """An external program could not be started, ran too long, or exited non-zero."""
+
+
+def run_tool(tool: str, args: list[str], timeout: float, data: bytes | None = None, suffix: str = "") -> str:
+    """Run an external program (nvdisasm, cuobjdump, dot, ...) and return its stdout; with
+    `data`, on a temporary file holding it (appended to args). The one way kx starts a
+    tool: a short, bounded call whose failure is a ToolFailed naming the tool."""
+    import subprocess
+    import tempfile
+
+    name = os.path.basename(tool)
+    path = None
+    try:
+        if data is not None:
+            fd, path = tempfile.mkstemp(suffix=suffix)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+        proc = subprocess.run(
+            [tool, *args, *([path] if path else [])], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        raise ToolFailed(f"{name} took over {timeout:.0f} s") from None
+    except (OSError, subprocess.SubprocessError) as e:
+        raise ToolFailed(f"{name} could not run: {e}") from None
+    finally:
+        if path:
+            os.unlink(path)
+    if proc.returncode != 0:
+        raise ToolFailed(f"{name} failed: {proc.stderr.strip()[-300:]}")
+    return proc.stdout
+
+
 @functools.cache
 def triton_nvidia_bin() -> str | None:
     """The triton wheel's backends/nvidia/bin folder, found without importing triton

@@ -8,14 +8,11 @@ A missing tool gives a reason string, never an exception.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-import subprocess
-import tempfile
 from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
-from kx_core.base.tools import ToolMissing, require_tool
+from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
 
 # Example: "  REG:30 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:576 TEXTURE:0 SURFACE:0 SAMPLER:0"
 _RES_USAGE_RE = re.compile(r"REG:(\d+)\s+STACK:(\d+)\s+SHARED:(\d+)\s+LOCAL:(\d+)")
@@ -94,15 +91,8 @@ def _cuobjdump_resources(cubin: bytes, function: str | None) -> ResourceUsage:
         tool = require_tool("cuobjdump", "it reads registers and shared memory from the cubin")
     except ToolMissing as e:
         return ResourceUsage(reason=str(e))
-    fd, path = tempfile.mkstemp(suffix=".cubin")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(cubin)
-        proc = subprocess.run([tool, "-res-usage", path], capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.SubprocessError) as e:
-        return ResourceUsage(reason=f"cuobjdump failed: {e}")
-    finally:
-        os.unlink(path)
-    if proc.returncode != 0:
-        return ResourceUsage(reason=f"cuobjdump failed: {proc.stderr.strip()[:200]}")
-    return parse_res_usage(proc.stdout, function)
+        out = run_tool(tool, ["-res-usage"], 60, data=cubin, suffix=".cubin")
+    except ToolFailed as e:
+        return ResourceUsage(reason=str(e))
+    return parse_res_usage(out, function)

@@ -14,13 +14,11 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import subprocess
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
 from kx_core.base.paths import cache_dir
-from kx_core.base.tools import ToolMissing, require_tool
+from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
 from kx_core.records.results import CompiledKernel, CompileResult
 
 _HEADER = "// SASS from nvdisasm -c -gi (kx); '//## File' lines give source locations\n"
@@ -42,16 +40,13 @@ def disassemble(cubin: bytes) -> str:
         tool = require_tool("nvdisasm", "it turns the cubin into SASS")
     except ToolMissing as e:
         raise SassUnavailable(str(e)) from e
-    fd, path = tempfile.mkstemp(suffix=".cubin")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(cubin)
-        proc = subprocess.run([tool, "-c", "-gi", path], capture_output=True, text=True, timeout=120)
-    finally:
-        os.unlink(path)
-    if proc.returncode != 0 or not proc.stdout.strip():
-        raise SassUnavailable(f"nvdisasm failed: {proc.stderr.strip()[-300:]}")
-    text = _HEADER + proc.stdout
+        out = run_tool(tool, ["-c", "-gi"], 120, data=cubin, suffix=".cubin")
+    except ToolFailed as e:
+        raise SassUnavailable(str(e)) from e
+    if not out.strip():
+        raise SassUnavailable("nvdisasm printed nothing")
+    text = _HEADER + out
     cached.parent.mkdir(parents=True, exist_ok=True)
     tmp = cached.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(text, encoding="utf-8")
