@@ -255,79 +255,89 @@ def _run_block(
             i += 1
             continue
         if c.kind == "DAG":
-            group = []
-            while i < len(checks) and checks[i].kind == "DAG":
-                group.append(checks[i])
-                i += 1
-            matched: list[tuple[int, int]] = []
-            first_start = None
-            for d in group:
-                search_from = pos
-                while True:
-                    m = mt.find(d, search_from, end)
-                    if not any(m.start() < e and s < m.end() for s, e in matched) and not (
-                        m.start() == m.end() and any(s <= m.start() < e for s, e in matched)
-                    ):
-                        break
-                    search_from = m.start() + 1  # overlaps an earlier DAG match: look further on
-                matched.append((m.start(), m.end()))
-                first_start = m.start() if first_start is None else min(first_start, m.start())
-            mt.check_nots(nots, pos, first_start)
-            nots = list(implicit)
-            pos = max(e for _, e in matched)
-            prev_end = pos
-            continue
-        if c.kind == "EMPTY":
-            if prev_end is None:
-                raise CheckFailure(f"line {c.line}: CHECK-EMPTY: no previous match to follow", c.line)
-            nl = mt.text.find("\n", prev_end, end)
-            if nl == -1 or nl + 1 > len(mt.text):
-                raise CheckFailure(f"line {c.line}: CHECK-EMPTY: no line after the previous match", c.line)
-            nl2 = mt.text.find("\n", nl + 1)
-            line_end = len(mt.text) if nl2 == -1 else nl2
-            if line_end != nl + 1 or nl + 1 > end:
-                raise CheckFailure(
-                    f"line {c.line}: CHECK-EMPTY: the line after the previous match (input line "
-                    f"{mt.line_of(nl + 1)}) is not empty",
-                    c.line,
-                    mt.line_of(nl + 1),
-                )
-            mt.check_nots(nots, pos, nl + 1)
-            nots = list(implicit)
-            pos = prev_end = nl + 1
+            j = i
+            while j < len(checks) and checks[j].kind == "DAG":
+                j += 1
+            first, after = _match_dag_group(mt, checks[i:j], pos, end)
+            i = j
+        elif c.kind == "EMPTY":
+            first = after = _match_empty(mt, c, prev_end, end)
             i += 1
-            continue
-        times = c.count if c.kind == "COUNT" else 1
-        for t in range(times):
-            m = mt.find(c, pos, end)
-            if c.kind in ("NEXT", "SAME") and prev_end is None:
-                raise CheckFailure(f"line {c.line}: {c.name}: no previous match to follow", c.line)
-            if c.kind == "NEXT":
-                newlines = mt.text.count("\n", prev_end, m.start())
-                if newlines != 1:
-                    where = (
-                        "is on the same line as the previous match"
-                        if newlines == 0
-                        else "is not on the line after the previous match"
-                    )
-                    raise CheckFailure(
-                        f"line {c.line}: CHECK-NEXT: {c.pattern!r} {where} (found at input line {mt.line_of(m.start())})",
-                        c.line,
-                        mt.line_of(m.start()),
-                    )
-            if c.kind == "SAME" and mt.text.count("\n", prev_end, m.start()) != 0:
-                raise CheckFailure(
-                    f"line {c.line}: CHECK-SAME: {c.pattern!r} is not on the same line as the previous match "
-                    f"(found at input line {mt.line_of(m.start())})",
-                    c.line,
-                    mt.line_of(m.start()),
-                )
-            if t == 0:
-                mt.check_nots(nots, pos, m.start())
-                nots = list(implicit)
-            pos = prev_end = m.end()
-        i += 1
+        else:
+            first, after = _match_positive(mt, c, pos, end, prev_end)
+            i += 1
+        mt.check_nots(nots, pos, first)  # the NOTs hold between the last match and this one
+        nots = list(implicit)
+        pos = prev_end = after
     mt.check_nots(nots, pos, end)
+
+
+def _match_dag_group(mt: _Matcher, group: list[Check], pos: int, end: int) -> tuple[int, int]:
+    """Consecutive CHECK-DAGs in any order, no two matches overlapping: (the earliest
+    match's start, the furthest match's end)."""
+    matched: list[tuple[int, int]] = []
+    for d in group:
+        search_from = pos
+        while True:
+            m = mt.find(d, search_from, end)
+            overlaps = any(m.start() < e and s < m.end() for s, e in matched)
+            empty_inside = m.start() == m.end() and any(s <= m.start() < e for s, e in matched)
+            if not overlaps and not empty_inside:
+                break
+            search_from = m.start() + 1  # overlaps an earlier DAG match: look further on
+        matched.append((m.start(), m.end()))
+    return min(s for s, _ in matched), max(e for _, e in matched)
+
+
+def _match_empty(mt: _Matcher, c: Check, prev_end: int | None, end: int) -> int:
+    """CHECK-EMPTY: the line after the previous match is empty; returns that line's start."""
+    if prev_end is None:
+        raise CheckFailure(f"line {c.line}: CHECK-EMPTY: no previous match to follow", c.line)
+    nl = mt.text.find("\n", prev_end, end)
+    if nl == -1 or nl + 1 > len(mt.text):
+        raise CheckFailure(f"line {c.line}: CHECK-EMPTY: no line after the previous match", c.line)
+    nl2 = mt.text.find("\n", nl + 1)
+    line_end = len(mt.text) if nl2 == -1 else nl2
+    if line_end != nl + 1 or nl + 1 > end:
+        raise CheckFailure(
+            f"line {c.line}: CHECK-EMPTY: the line after the previous match (input line "
+            f"{mt.line_of(nl + 1)}) is not empty",
+            c.line,
+            mt.line_of(nl + 1),
+        )
+    return nl + 1
+
+
+def _match_positive(mt: _Matcher, c: Check, pos: int, end: int, prev_end: int | None) -> tuple[int, int]:
+    """CHECK, CHECK-NEXT, CHECK-SAME, CHECK-COUNT-n: (the first match's start, the last
+    match's end)."""
+    first = None
+    for _ in range(c.count if c.kind == "COUNT" else 1):
+        m = mt.find(c, pos, end)
+        if c.kind in ("NEXT", "SAME") and prev_end is None:
+            raise CheckFailure(f"line {c.line}: {c.name}: no previous match to follow", c.line)
+        newlines = mt.text.count("\n", prev_end, m.start()) if prev_end is not None else 0
+        if c.kind == "NEXT" and newlines != 1:
+            where = (
+                "is on the same line as the previous match"
+                if newlines == 0
+                else "is not on the line after the previous match"
+            )
+            raise CheckFailure(
+                f"line {c.line}: CHECK-NEXT: {c.pattern!r} {where} (found at input line {mt.line_of(m.start())})",
+                c.line,
+                mt.line_of(m.start()),
+            )
+        if c.kind == "SAME" and newlines != 0:
+            raise CheckFailure(
+                f"line {c.line}: CHECK-SAME: {c.pattern!r} is not on the same line as the previous match "
+                f"(found at input line {mt.line_of(m.start())})",
+                c.line,
+                mt.line_of(m.start()),
+            )
+        first = m.start() if first is None else first
+        pos = prev_end = m.end()
+    return first, pos
 
 
 def filecheck(check_source, output, prefix="CHECK", enable_var_scope=False, implicit_check_not=()):
