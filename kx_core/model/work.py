@@ -182,6 +182,40 @@ def estimate(
     `arg_order`: the kernel's non-constexpr parameter names in order, for TTIR that
     numbers its arguments (%arg0, ...) instead of naming them."""
     lines = ttir.splitlines()
+    env = _eval_ints(lines, _launch_args(lines, scalar_args, arg_order), _program_values(grid))
+    flops = dot_flops = nbytes = 0
+    precisions: list[str] = []
+    unknown: list[int] = []
+    # a stack of (closing depth, multiplier): regions opened by scf.for multiply, a
+    # tt.reduce region counts nothing (the reduce line counted its elements)
+    stack: list[tuple[int, int]] = []
+    depth = 0
+    for n, line in enumerate(lines, start=1):
+        mult = prod(m for _, m in stack) if stack else 1
+        if m := _FOR_RE.search(line):
+            trips = _trip_count(m, env)
+            if trips is None:
+                trips = 1
+                unknown.append(n)
+            stack.append((depth, trips))
+        elif re.search(r"= \"?tt\.reduce\"?\(", line) or " tt.reduce " in line:
+            t = _tensor(line.split(":", 1)[-1] if ":" in line else line)
+            flops += mult * t[0] if t else 0
+            stack.append((depth, 0))
+        else:
+            f, d, b, precision = _line_work(line)
+            flops, dot_flops, nbytes = flops + mult * f, dot_flops + mult * d, nbytes + mult * b
+            precisions += [precision] if precision else []
+        depth += line.count("{") - line.count("}")
+        while stack and depth <= stack[-1][0]:
+            stack.pop()
+    return _estimate_of(flops, dot_flops, nbytes, grid, precisions, unknown)
+
+
+def _launch_args(
+    lines: list[str], scalar_args: dict[str, int], arg_order: list[str] | None
+) -> dict[str, int]:
+    """The kernel's SSA arguments (%n or %arg0) bound to the launch's integer values."""
     args: dict[str, int] = {}
     for line in lines:
         if "tt.func" in line and "@" in line:
@@ -193,70 +227,59 @@ def estimate(
                 elif arg_order and i < len(arg_order) and arg_order[i] in scalar_args:
                     args[p] = int(scalar_args[arg_order[i]])
             break
-    env = _eval_ints(lines, args, _program_values(grid))
-    flops = dot_flops = nbytes = 0
-    precisions: list[str] = []
-    unknown: list[int] = []
-    # a stack of (closing depth, multiplier): regions opened by scf.for multiply, a
-    # tt.reduce region counts nothing (the reduce line counted its elements)
-    stack: list[tuple[int, int]] = []
-    depth = 0
-    for n, line in enumerate(lines, start=1):
-        mult = prod(m for _, m in stack) if stack else 1
-        s = line.strip()
-        opens = line.count("{") - line.count("}")
-        if m := _FOR_RE.search(line):
-            lb, ub, st = (env.get(m.group(i)) for i in (2, 3, 4))
-            if any(v is None for v in (lb, ub, st)) or np.any(np.asarray(st) == 0):
-                trips = 1
-                unknown.append(n)
-            elif any(np.ndim(v) for v in (lb, ub, st)):  # one trip count per program
-                trips = np.maximum(0, -((lb - ub) // st))
-            else:
-                trips = max(0, ceil((ub - lb) / st))
-            stack.append((depth, trips))
-        elif re.search(r"= \"?tt\.reduce\"?\(", line) or " tt.reduce " in line:
-            t = _tensor(line.split(":", 1)[-1] if ":" in line else line)
-            if t:
-                flops += mult * t[0]
-            stack.append((depth, 0))
-        elif " tt.dot " in line or " tt.dot_scaled " in line:
-            shapes = [
-                [int(x) for x in g.split("x") if x]
-                for g in re.findall(r"tensor<((?:\d+x)+)", line.split(":")[-1])
-            ]
-            if len(shapes) >= 2 and len(shapes[0]) >= 2:
-                (mm, kk), nn = shapes[0][-2:], shapes[1][-1]
-                batch = prod(shapes[0][:-2]) if len(shapes[0]) > 2 else 1
-                f = 2 * batch * mm * nn * kk * mult
-                flops += f
-                dot_flops += f
-                precisions.append(_precision(line))
-        elif m := re.search(r"= (arith|math)\.(\w+) ", line):
-            dialect, op = m.groups()
-            if (dialect == "arith" and op in FLOAT_OPS) or (
-                dialect == "math" and (op in MATH_OPS or op == "fma")
-            ):
-                t = _tensor(line.rsplit(":", 1)[-1])
-                elems = t[0] if t else 1
-                flops += mult * elems * (2 if op == "fma" else 1)
-        elif re.search(r"\btt\.(load|store|descriptor_load|descriptor_store|atomic_rmw|atomic_cas)\b", s):
-            kind = re.search(r"\btt\.(\w+)", s).group(1)
-            typed = line.rsplit(" : ", 1)[-1]
-            if kind == "descriptor_load":
-                typed = line.rsplit("->", 1)[-1]
-            t = _tensor(typed)
-            if t is None:
-                ptr = re.search(r"!tt\.ptr<(\w+)>", typed)
-                t = (1, _elem_bytes(ptr.group(1))) if ptr else None
-            if t:
-                nbytes += mult * t[0] * t[1] * (2 if kind.startswith("atomic") else 1)
-        depth += opens
-        while stack and depth <= stack[-1][0]:
-            stack.pop()
+    return args
+
+
+def _trip_count(m: re.Match, env: dict):
+    """An scf.for's trips: an int, an array (one per program: grid-stride loops), or None
+    when a bound cannot be evaluated."""
+    lb, ub, st = (env.get(m.group(i)) for i in (2, 3, 4))
+    if any(v is None for v in (lb, ub, st)) or np.any(np.asarray(st) == 0):
+        return None
+    if any(np.ndim(v) for v in (lb, ub, st)):
+        return np.maximum(0, -((lb - ub) // st))
+    return max(0, ceil((ub - lb) / st))
+
+
+def _line_work(line: str) -> tuple[int, int, int, str | None]:
+    """(FLOPs, of them on tensor cores, bytes moved, the dot's precision) of one TTIR line."""
+    if " tt.dot " in line or " tt.dot_scaled " in line:
+        shapes = [
+            [int(x) for x in g.split("x") if x]
+            for g in re.findall(r"tensor<((?:\d+x)+)", line.split(":")[-1])
+        ]
+        if len(shapes) >= 2 and len(shapes[0]) >= 2:
+            (mm, kk), nn = shapes[0][-2:], shapes[1][-1]
+            batch = prod(shapes[0][:-2]) if len(shapes[0]) > 2 else 1
+            f = 2 * batch * mm * nn * kk
+            return f, f, 0, _precision(line)
+        return 0, 0, 0, None
+    if m := re.search(r"= (arith|math)\.(\w+) ", line):
+        dialect, op = m.groups()
+        if (dialect == "arith" and op in FLOAT_OPS) or (
+            dialect == "math" and (op in MATH_OPS or op == "fma")
+        ):
+            t = _tensor(line.rsplit(":", 1)[-1])
+            return (t[0] if t else 1) * (2 if op == "fma" else 1), 0, 0, None
+        return 0, 0, 0, None
+    s = line.strip()
+    if re.search(r"\btt\.(load|store|descriptor_load|descriptor_store|atomic_rmw|atomic_cas)\b", s):
+        kind = re.search(r"\btt\.(\w+)", s).group(1)
+        typed = line.rsplit("->", 1)[-1] if kind == "descriptor_load" else line.rsplit(" : ", 1)[-1]
+        t = _tensor(typed)
+        if t is None:
+            ptr = re.search(r"!tt\.ptr<(\w+)>", typed)
+            t = (1, _elem_bytes(ptr.group(1))) if ptr else None
+        if t:
+            return 0, 0, t[0] * t[1] * (2 if kind.startswith("atomic") else 1), None
+    return 0, 0, 0, None
+
+
+def _estimate_of(flops, dot_flops, nbytes, grid, precisions: list[str], unknown: list[int]) -> WorkEstimate:
+    """The launch's totals. A total that varies per program (grid-stride loops) is an
+    array: summed over the programs, the per-program figure its mean; a plain total is per
+    program."""
     programs = max(1, grid[0]) * max(1, grid[1]) * max(1, grid[2])
-    # a total that varies per program (grid-stride loops) is an array: summed over the
-    # programs, and the per-program figure is the mean; a plain total is per program
     totals = {}
     for name, value in (("flops", flops), ("dot", dot_flops), ("bytes", nbytes)):
         if np.ndim(value):
