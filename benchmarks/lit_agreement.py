@@ -102,7 +102,12 @@ def lit_files(paths: list[str]) -> list[Path]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("paths", nargs="*", default=[str(ROOT / ".realfiles" / "lit")])
-    ap.add_argument("--json", help="write every RUN line's two verdicts here")
+    ap.add_argument("--json", help="write every RUN line's two verdicts here, with the messages")
+    ap.add_argument(
+        "--results",
+        help="write repo, path, commit (from the folder's manifest*.json), RUN line, the two verdicts "
+        "and the cause here: no text of the files (benchmarks/lit_results_triton38.json)",
+    )
     args = ap.parse_args()
     files = lit_files(args.paths)
     rows, started = [], time.perf_counter()
@@ -148,7 +153,40 @@ def main() -> int:
     print("kx UNSUPPORTED, by reason: " + "; ".join(f"{k} ({v})" for k, v in reasons.most_common()))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
+    if args.results:
+        Path(args.results).write_text(json.dumps(_results(rows, files), indent=1) + "\n")
     return 0
+
+
+def _results(rows: list[dict], files: list[Path]) -> list[dict]:
+    """The rows without the files' text: where each came from, and the verdicts."""
+    manifest = {}
+    for folder in {f.parent for f in files}:
+        for path in folder.glob("manifest*.json"):
+            manifest.update({e["file"]: e for e in json.loads(path.read_text())})
+    out = []
+    for r in rows:
+        m = manifest.get(r["file"], {})
+        kind = r["kx"]
+        why = (
+            _failure(r["kx_message"])
+            if kind == "FAIL"
+            else _reason(r["kx_message"])
+            if kind == "UNSUPPORTED"
+            else ""
+        )
+        out.append(
+            {
+                "repo": m.get("repo", ""),
+                "path": m.get("path", r["file"]),
+                "commit": m.get("commit", ""),
+                "run_line": r["line"],
+                "kx": kind,
+                "oracle": r["oracle"],
+                "why": why,
+            }
+        )
+    return out
 
 
 def _one_line(text: str) -> str:

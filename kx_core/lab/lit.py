@@ -193,8 +193,15 @@ def _filecheck_stage(check: list[str]) -> dict:
     while args:
         a = args.pop(0)
         name, eq, value = a.partition("=")
-        if name.lstrip("-") in ("check-prefix", "check-prefixes", "implicit-check-not") and not eq and args:
-            value = args.pop(0)  # the value as the next word
+        takes_value = (
+            "check-prefix",
+            "check-prefixes",
+            "implicit-check-not",
+            "dump-input",
+            "dump-input-context",
+        )
+        if name.lstrip("-") in takes_value and not eq and args:
+            value = args.pop(0)  # the value as the next word (`--dump-input-context 20`)
         if name.lstrip("-") in ("check-prefix", "check-prefixes"):
             prefixes += value.split(",")  # repeated options add up, as in LLVM
         elif name.lstrip("-") == "implicit-check-not":
