@@ -206,9 +206,9 @@ def _install(timer: _Timer) -> None:
         return kernel
 
     def autotune_run(self, *args, **kwargs):
-        from kx_core.compile.capture import _base_jit
+        from kx_core.compile.jit_objects import base_jit
 
-        base = _base_jit(self)
+        base = base_jit(self)
         name = jit_name(base)
         key = (name, "autotune", tuple(str(a.shape) if hasattr(a, "shape") else a for a in args))
         first = key not in timer.seen and timer.wanted(name)
