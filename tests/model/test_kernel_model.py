@@ -13,7 +13,7 @@ from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.resources import cubin_resources
 from kx_core.model import gemm
 from kx_core.model.gpu import A100_SXM, H100_SXM, H200, SPECS, for_arch, spec
-from kx_core.model.kernel import model_kernel, spearman
+from kx_core.model.kernel import gpu_for, model_kernel, spearman
 from kx_core.model.occupancy import curves, occupancy
 from kx_core.model.roofline import roofline
 from kx_core.model.work import estimate
@@ -51,7 +51,8 @@ def autotuned():
 
 def test_captured_autotune_configs_model(autotuned):
     for k in autotuned:
-        m = model_kernel(k)
+        m = model_kernel(k, H100_SXM)  # the table's sm_90 GPU, on any machine
+        assert model_kernel(k).gpu == gpu_for(k).name  # by default the local GPU of that arch, if any
         cfg = k.config.kwargs
         M = N = K = 512
         tile = gemm.TileConfig(
