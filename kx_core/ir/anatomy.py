@@ -209,21 +209,30 @@ def layout_aliases(text: str) -> dict[str, dict[str, Any]]:
 _CONVERT_RE = re.compile(r"\b(?:ttg|triton_gpu)\.convert_layout\b.*?:\s*(tensor<.*?>)\s*->\s*(tensor<.*)$")
 
 
+def matching_close(text: str, start: int, opening: str = "<", closing: str = ">") -> int:
+    """The index of the bracket closing the one at `start` ('tensor<64x#ttg.x<{...}>>': the
+    last '>'), or len(text) when it is never closed."""
+    depth = 0
+    for i in range(start, len(text)):
+        if text[i] == opening:
+            depth += 1
+        elif text[i] == closing:
+            depth -= 1
+            if depth == 0:
+                return i
+    return len(text)
+
+
 def _tensor_encoding(tensor_type: str) -> str | None:
     """The encoding of 'tensor<64x64xf32, #mma>' ('#mma'), of an inline one too."""
     start = tensor_type.find("<")
     if start == -1:
         return None
-    depth = 0
-    for i in range(start, len(tensor_type)):
-        if tensor_type[i] == "<":
-            depth += 1
-        elif tensor_type[i] == ">":
-            depth -= 1
-            if depth == 0:
-                parts = split_top_level(tensor_type[start + 1 : i])
-                return parts[-1] if len(parts) > 1 else None
-    return None
+    end = matching_close(tensor_type, start)
+    if end == len(tensor_type):
+        return None
+    parts = split_top_level(tensor_type[start + 1 : end])
+    return parts[-1] if len(parts) > 1 else None
 
 
 def convert_layouts(text: str) -> list[tuple[str, str]]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from kx_core.ir.anatomy import split_top_level
+from kx_core.ir.anatomy import matching_close, split_top_level
 
 # Example: "tensor<64x32x!tt.ptr<f16>, #blocked>" or "tensor<128x64xf16, #ttg.dot_op<{opIdx = 0, ...}>>"
 _TENSOR_RE = re.compile(r"tensor<(\d+(?:x\d+)*)x")
@@ -35,14 +35,7 @@ def tensor_layouts_in_line(line: str) -> list[tuple[str, list[int]]]:
     found = []
     start = 0
     while (i := line.find("tensor<", start)) != -1:
-        depth, j = 0, i + len("tensor")
-        for j in range(i + len("tensor"), len(line)):
-            if line[j] == "<":
-                depth += 1
-            elif line[j] == ">":
-                depth -= 1
-                if depth == 0:
-                    break
+        j = matching_close(line, i + len("tensor"))
         body = line[i + len("tensor<") : j]
         parts = split_top_level(body)
         m = _TENSOR_RE.match("tensor<" + body)

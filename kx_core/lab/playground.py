@@ -54,18 +54,9 @@ def expand_pass_pipeline(text: str) -> list[str]:
     body = text.strip().strip("'\"")
     if not (body.startswith("builtin.module(") and body.endswith(")")):
         raise Unsupported(f"-pass-pipeline={text}: kx reads builtin.module(...) pipelines only")
-    items, depth, current = [], 0, ""
-    for ch in body[len("builtin.module(") : -1]:
-        if ch == "," and depth == 0:
-            items.append(current.strip())
-            current = ""
-            continue
-        if ch in "{(":
-            depth += 1
-        elif ch in "})":
-            depth -= 1
-        current += ch
-    items.append(current.strip())
+    from kx_core.ir.anatomy import split_top_level
+
+    items = split_top_level(body[len("builtin.module(") : -1])
     flags = []
     for item in filter(None, items):
         name, _, opts = item.partition("{")
