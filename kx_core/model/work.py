@@ -26,6 +26,7 @@ from math import ceil, prod
 import numpy as np
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.ir.tensor_type import first_tensor, tensor_types
 
 _BYTES = {"f64": 8, "i64": 8, "f32": 4, "i32": 4, "f16": 2, "bf16": 2, "i16": 2, "i8": 1, "i1": 1}
 FLOAT_OPS = {
@@ -58,8 +59,6 @@ _CAST_RE = re.compile(r"^\s*(%[\w.#]+) = arith\.(?:extsi|extui|trunci|index_cast
 _FOR_RE = re.compile(r"scf\.for (%[\w.#]+) = (%[\w.#]+) to (%[\w.#]+) step (%[\w.#]+)")
 # Example: "tt.func public @matmul_kernel(%a_ptr: !tt.ptr<f16> {...}, %M: i32 {...}) ..."
 _ARG_RE = re.compile(r"(%[\w.#]+): ([^\s,{)]+)")
-# Example: "tensor<64x32x!tt.ptr<f16>>" or "tensor<64x64xf32>"
-_TENSOR_RE = re.compile(r"tensor<((?:\d+x)*)(!tt\.ptr<(\w+)>|\w+)")
 # the element type of a tensor type: "tensor<64x32xf16>" -> f16
 _DTYPE_RE = re.compile(r"[x<](f8E\w+|bf16|f16|f32|f64|i1|i8|i16|i32|i64)(?=[>,])")
 
@@ -73,12 +72,8 @@ def _elem_bytes(ty: str) -> int:
 def _tensor(text: str) -> tuple[int, int] | None:
     """(elements, bytes per element) of the first tensor type in text; for a tensor of
     pointers, the pointee's size."""
-    m = _TENSOR_RE.search(text)
-    if not m:
-        return None
-    dims = [int(x) for x in m.group(1).split("x") if x]
-    ty = m.group(3) or m.group(2)
-    return prod(dims) if dims else 1, _elem_bytes(ty)
+    t = first_tensor(text)
+    return (t.elements, t.element_bytes or 4) if t else None
 
 
 @dataclass(frozen=True)
@@ -244,10 +239,7 @@ def _trip_count(m: re.Match, env: dict):
 def _line_work(line: str) -> tuple[int, int, int, str | None]:
     """(FLOPs, of them on tensor cores, bytes moved, the dot's precision) of one TTIR line."""
     if " tt.dot " in line or " tt.dot_scaled " in line:
-        shapes = [
-            [int(x) for x in g.split("x") if x]
-            for g in re.findall(r"tensor<((?:\d+x)+)", line.split(":")[-1])
-        ]
+        shapes = [list(t.shape) for t in tensor_types(line.split(":")[-1])]
         if len(shapes) >= 2 and len(shapes[0]) >= 2:
             (mm, kk), nn = shapes[0][-2:], shapes[1][-1]
             batch = prod(shapes[0][:-2]) if len(shapes[0]) > 2 else 1
