@@ -36,6 +36,7 @@ from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
 from kx_gui.trust import is_trusted, trust
 from kx_gui.widgets.code_view import ask_and_go_to_line
+from kx_gui.widgets.plot_warmup import warm_up_plots
 
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
 
@@ -130,8 +131,10 @@ class MainWindow(QMainWindow):
         if not spec.lazy:
             self.pane(spec.name)
 
-    def pane(self, name: str) -> Pane:
-        """The pane called `name`, built now if it was not (pane_registry)."""
+    def pane(self, name: str, defer_render: bool = False) -> Pane:
+        """The pane called `name`, built now if it was not (pane_registry). With
+        `defer_render` (a dock raised by the user) its first render waits for the next turn
+        of the event loop, so building and drawing are two shorter stalls, not one."""
         if name not in self.panes:
             spec = BY_NAME[name]
             extra = {"recovery": self.recovery} if name == "source" else {}
@@ -140,7 +143,10 @@ class MainWindow(QMainWindow):
             dock = self.docks[name]
             dock.setWidget(pane)
             pane.set_shown(not dock.visibleRegion().isEmpty() if dock.isVisible() else False)
-            self._built(name, pane)
+            if defer_render:
+                QTimer.singleShot(0, lambda: self._built(name, pane))
+            else:
+                self._built(name, pane)
         return self.panes[name]
 
     def _built(self, name: str, pane: Pane) -> None:
@@ -160,7 +166,7 @@ class MainWindow(QMainWindow):
 
     def _dock_shown(self, name: str, shown: bool) -> None:
         if shown:
-            self.pane(name).set_shown(True)
+            self.pane(name, defer_render=True).set_shown(True)
         elif name in self.panes:
             self.panes[name].set_shown(False)
 
@@ -268,6 +274,7 @@ class MainWindow(QMainWindow):
             # the lazy panes' modules (pyqtgraph: a quarter second) imported in a thread
             # while the user reads, so raising a tab later only builds widgets
             QTimer.singleShot(300, prefetch_pane_modules)
+            QTimer.singleShot(600, warm_up_plots)  # then pyqtgraph's first plot, in steps
 
     def _apply_default_sizes(self) -> None:
         width, height = self.width(), self.height()

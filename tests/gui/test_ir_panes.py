@@ -56,6 +56,7 @@ def test_concepts_pane_tells_the_story(qtbot, make_window):
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     assert w.show_pane("concepts")
     pane = w.concepts_pane
+    qtbot.waitUntil(lambda: bool(pane.steps), timeout=5000)  # a raised pane renders on the next turn
     steps = {f"{a}→{b}": (app, gone) for a, b, app, gone in pane.steps}
     assert "async_copy" in steps["ttir→ttgir"][0] and "mma_instruction" in steps["ttgir→llir"][0]
     assert pane.table.rowCount() == 4  # ttir, ttgir, llir, ptx, sass: four steps
