@@ -1,5 +1,6 @@
 """The one table of panes: name, dock title, the class (imported when first needed), the
-dock area, and whether it is built only when first shown. The main window builds its
+dock area, whether it is built only when first shown, and (from the class) what it
+listens to. The main window builds its
 docks and View menu from it; a lazy pane (one that draws with pyqtgraph, or runs its own
 engine) costs nothing until its tab is raised or something asks for it, so the window
 opens at a Qt start-up's speed."""
@@ -22,6 +23,11 @@ class PaneSpec:
     def load(self) -> type:
         module, cls = self.factory.split(":")
         return getattr(importlib.import_module(module), cls)
+
+    def listens(self) -> dict[str, str]:
+        """The Session signals the pane listens to, and the method each calls (declared
+        on the pane class as `listens`; its base class connects them)."""
+        return dict(self.load().listens)
 
 
 PANES: tuple[PaneSpec, ...] = (

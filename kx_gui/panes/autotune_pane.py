@@ -50,6 +50,7 @@ def _item(value) -> QTableWidgetItem:
 class AutotunePane(LazyPages, Pane):
     title = "Autotune"
     name = "autotune"
+    listens = {"result_changed": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -123,7 +124,6 @@ class AutotunePane(LazyPages, Pane):
         self.export_button.clicked.connect(self._export)
         self.t3_run.clicked.connect(self.run_t3)
         self.table.itemSelectionChanged.connect(self._selected)
-        self.listen(session.result_changed, lambda *_: self.schedule())
 
     def _build_occupancy(self, oo: QVBoxLayout) -> None:
         occ_page = QWidget()

@@ -13,11 +13,28 @@ class Pane(QWidget):
 
     title = "Pane"
     name = "pane"
+    # what the pane listens to: a Session signal -> the method it calls, given as many of
+    # the signal's arguments as the method takes ("schedule": render when shown)
+    listens: dict[str, str] = {}
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self._connections: list[tuple[object, object]] = []
+        for signal, method in self.listens.items():
+            self.listen(getattr(session, signal), self._slot(method))
+
+    def _slot(self, method: str):
+        """A slot calling `method` with the first n of a signal's arguments, n being how
+        many it takes: one declaration serves `set_result(result)` and `schedule()`."""
+        import inspect
+
+        target = getattr(self, method)
+        params = inspect.signature(target).parameters.values()
+        if any(p.kind is p.VAR_POSITIONAL for p in params):
+            return target
+        n = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
+        return lambda *args: target(*args[:n])
 
     # ------------------------------------------------------------ lazy panes
     # A pane that shares its dock area as a hidden tab does no work until it is shown:

@@ -50,6 +50,7 @@ def trials_root() -> str:
 class BenchPane(Pane):
     title = "Bench"
     name = "bench"
+    listens = {"document_opened": "_file_changed"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -126,7 +127,6 @@ class BenchPane(Pane):
         self.stop_button.clicked.connect(self.stop)
         self.save_trial_button.clicked.connect(self.save_trial)
         self.timing_table.itemSelectionChanged.connect(self._show_distribution)
-        self.listen(session.document_opened, lambda *_: self._file_changed())
 
     # ------------------------------------------------------------ runs
 

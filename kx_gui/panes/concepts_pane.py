@@ -24,6 +24,7 @@ STAGE_COLORS = ("#1976d2", "#ef6c00", "#2e7d32", "#6a1b9a")
 class ConceptsPane(Pane):
     title = "Concepts"
     name = "concepts"
+    listens = {"kernel_changed": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -45,7 +46,6 @@ class ConceptsPane(Pane):
         layout.addWidget(split)
         self.histograms: dict[str, dict[str, int]] = {}
         self.steps: list[tuple[str, str, list[str], list[str]]] = []
-        self.listen(session.kernel_changed, lambda *_: self.schedule())
 
     def render(self) -> None:
         self.show_kernel(self.session.kernel)

@@ -22,6 +22,7 @@ ANOTHER_PYTHON = "another Python…"
 class DiffPane(Pane):
     title = "Diff"
     name = "diff"
+    listens = {"result_changed": "set_result"}
 
     other_compiled = Signal(object)  # the CompileResult for the other target
 
@@ -65,7 +66,6 @@ class DiffPane(Pane):
         self.ignore_numbering.toggled.connect(lambda _b: self.refresh())
         self.right_target.currentIndexChanged.connect(lambda _i: self._target_changed())
         self._filling = False
-        self.listen(session.result_changed, self.set_result)
 
     def _target_changed(self, ask: bool = True) -> None:
         target = self.right_target.currentText()

@@ -42,6 +42,7 @@ def _cell(value) -> QTableWidgetItem:
 class KernelsPane(Pane):
     title = "Kernels"
     name = "kernels"
+    listens = {"result_changed": "set_result", "kernel_changed": "_kernel_changed"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -60,8 +61,6 @@ class KernelsPane(Pane):
         layout.addWidget(self.table, 1)
         layout.addWidget(scroll, 1)
         self.table.currentCellChanged.connect(self._row_changed)
-        self.listen(session.result_changed, self.set_result)
-        self.listen(session.kernel_changed, self._kernel_changed)
         self._filling = False
 
     def set_result(self, result: CompileResult) -> None:

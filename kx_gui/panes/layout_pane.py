@@ -32,6 +32,12 @@ COLOR_BY = ("lane", "warp", "register", "thread")
 class LayoutPane(Pane):
     title = "Layout"
     name = "layout"
+    listens = {
+        "layout_requested": "show_layout",
+        "conversion_requested": "show_conversion",
+        "access_requested": "show_access",
+        "bank_requested": "show_banks",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -81,10 +87,6 @@ class LayoutPane(Pane):
                 lambda *_: self._paint()
             )
         self.export_button.clicked.connect(self._export)
-        self.listen(session.layout_requested, self.show_layout)
-        self.listen(session.conversion_requested, self.show_conversion)
-        self.listen(session.access_requested, self.show_access)
-        self.listen(session.bank_requested, self.show_banks)
         self.shared_offsets: np.ndarray | None = None
         self.shared_bits = 16
         self._access_mask = None

@@ -35,6 +35,7 @@ ALL_FUNCTIONS = "all functions"
 class PipelinePane(Pane):
     title = "Pipeline"
     name = "pipeline"
+    listens = {"passes_progress": "_progress", "passes_captured": "_captured", "kernel_changed": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -79,14 +80,11 @@ class PipelinePane(Pane):
         layout.addWidget(split, 1)
         self.capture_button.clicked.connect(self.capture_passes)
         self.capture_all.clicked.connect(self.capture_all_configs)
-        self.listen(session.passes_progress, lambda name, message: self.status.setText(f"{name}: {message}"))
-        self.listen(session.passes_captured, self._captured)
         self.function_box.currentIndexChanged.connect(lambda _i: self._fill())
         self.changed_only.toggled.connect(lambda _b: self._fill())
         self.ignore_numbering.toggled.connect(lambda _b: self.show_pass(self.selected_index()))
         self.table.currentCellChanged.connect(lambda row, *_: self.show_pass(self._row_to_index(row)))
         self._rows: list[int] = []
-        self.listen(session.kernel_changed, lambda *_: self.schedule())
 
     def capture_passes(self) -> bool:
         """The selected kernel and config only (session.capture_passes)."""
@@ -109,6 +107,9 @@ class PipelinePane(Pane):
         )
         self.status.setText(f"capturing the passes of {started} configs of {kernel.name}…")
         return started
+
+    def _progress(self, name: str, message: str) -> None:
+        self.status.setText(f"{name}: {message}")
 
     def _captured(self, name: str, error: str) -> None:
         self.status.setText(f"{name}: {error}" if error else f"{name}: passes captured")

@@ -18,6 +18,7 @@ _INFO_ICON = QStyle.StandardPixmap.SP_MessageBoxInformation
 class ProblemsPane(Pane):
     title = "Problems"
     name = "problems"
+    listens = {"result_changed": "set_result", "error": "add_message"}
 
     line_requested = Signal(int)
 
@@ -29,8 +30,6 @@ class ProblemsPane(Pane):
         layout.addWidget(self.list)
         self.list.itemActivated.connect(self._activated)
         self.list.itemClicked.connect(self._activated)
-        self.listen(session.result_changed, self.set_result)
-        self.listen(session.error, self.add_message)
 
     def set_result(self, result: CompileResult) -> None:
         self.list.clear()

@@ -29,6 +29,7 @@ PRECISION_PENS = {
 class RooflinePane(Pane):
     title = "Roofline"
     name = "roofline"
+    listens = {"result_changed": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -88,7 +89,6 @@ class RooflinePane(Pane):
         self.measured_times: dict[str, float] = {}
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self.render())
         self.measured_roofs.toggled.connect(lambda *_: self.render())
-        self.listen(session.result_changed, lambda *_: self.schedule())
 
     def set_measured(self, times: dict[str, float]) -> None:
         """Measured seconds per kernel display name (filled points)."""

@@ -31,6 +31,12 @@ MARK_COLORS = {
 class SourcePane(Pane):
     title = "Source"
     name = "source"
+    listens = {
+        "document_opened": "show_document",
+        "result_changed": "show_diagnostics",
+        "kernel_changed": "_kernel_changed",
+        "link_changed": "_link_changed",
+    }
 
     dirty_changed = Signal(bool)
 
@@ -51,10 +57,6 @@ class SourcePane(Pane):
         self.view.document().modificationChanged.connect(self.dirty_changed)
         self.view.textChanged.connect(self._edited)
         self.view.line_clicked.connect(self._line_clicked)
-        self.listen(session.document_opened, self.show_document)
-        self.listen(session.result_changed, self.show_diagnostics)
-        self.listen(session.kernel_changed, self._kernel_changed)
-        self.listen(session.link_changed, self._link_changed)
         self._loading = False
 
     @property

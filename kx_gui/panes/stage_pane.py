@@ -20,6 +20,7 @@ from kx_gui.widgets.token_styles import band_color
 class StagePane(Pane):
     title = "Stages"
     name = "stages"
+    listens = {"kernel_changed": "show_kernel", "link_changed": "show_links"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -36,10 +37,8 @@ class StagePane(Pane):
         self._kernel_serial = 0
         self._links: dict[str, tuple[int, ...]] = {}
         self.tabs.currentChanged.connect(self._tab_shown)
-        self.listen(session.kernel_changed, self.show_kernel)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
         self._build_tabs(CUDA_STAGES)
-        self.listen(session.link_changed, self.show_links)
 
     def current_stage(self) -> str | None:
         i = self.tabs.currentIndex()

@@ -13,6 +13,7 @@ from kx_gui.panes.base import Pane
 class SummaryPane(Pane):
     title = "Summary"
     name = "summary"
+    listens = {"result_changed": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -22,7 +23,6 @@ class SummaryPane(Pane):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
         self.summaries: list[InstructionSummary] = []
-        self.listen(session.result_changed, lambda *_: self.schedule())
 
     def render(self) -> None:
         if self.session.result is not None:
