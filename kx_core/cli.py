@@ -82,10 +82,28 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """Every verb: this module's (the app and the worker, compiling and reading a file,
+    layouts), then each slice's own (cli_model, cli_bench, cli_luminal)."""
     parser = argparse.ArgumentParser(
         prog="kx", description="kx (Kernel eXplorer): Triton kernels, stage by stage"
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    _add_app_verbs(sub)
+    _add_compile_verbs(sub)
+    _add_layout_verbs(sub)
+    from kx_core.cli_bench import add_bench_command
+    from kx_core.cli_luminal import add_lit_commands, add_luminal_commands
+    from kx_core.cli_model import add_gpu_command, add_model_commands
+
+    add_model_commands(sub, _add_compile_options)
+    add_gpu_command(sub)
+    add_bench_command(sub)
+    add_luminal_commands(sub)
+    add_lit_commands(sub)
+    return parser
+
+
+def _add_app_verbs(sub) -> None:
     # `kx gui` is answered by the console script (kx_gui.launcher) before this parser: the
     # engine never imports Qt. Listed here so that `kx --help` shows it.
     gui = sub.add_parser("gui", help="the desktop app: kx gui [FILE] [--target T] [--screenshot OUT.png] ...")
@@ -98,6 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     kl.add_argument("--python", metavar="PATH", help="import the file with this interpreter")
     kl.add_argument("--timeout", type=cli_args.seconds, default=60.0)
     kl.add_argument("--json", action="store_true")
+
+
+def _add_compile_verbs(sub) -> None:
     c = sub.add_parser("compile", help="compile every kernel a file launches")
     _add_compile_options(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -108,6 +129,14 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("summary", help="instruction summary of every kernel/config, side by side")
     _add_compile_options(m)
     m.add_argument("--json", action="store_true")
+    p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
+    _add_compile_options(p)
+    p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
+    p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
+    p.add_argument("--json", action="store_true")
+
+
+def _add_layout_verbs(sub) -> None:
     lay = sub.add_parser(
         "layout", help="who owns which element of a layout (any kind, via Triton's linear layouts)"
     )
@@ -152,21 +181,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     co.add_argument("--num-warps", type=cli_args.power_of_two, default=4)
     co.add_argument("--json", action="store_true")
-    p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
-    _add_compile_options(p)
-    p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
-    p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
-    p.add_argument("--json", action="store_true")
-    from kx_core.cli_bench import add_bench_command
-    from kx_core.cli_luminal import add_lit_commands, add_luminal_commands
-    from kx_core.cli_model import add_gpu_command, add_model_commands
-
-    add_model_commands(sub, _add_compile_options)
-    add_gpu_command(sub)
-    add_bench_command(sub)
-    add_luminal_commands(sub)
-    add_lit_commands(sub)
-    return parser
 
 
 def request_from_args(args: argparse.Namespace) -> CompileRequest:
