@@ -1,9 +1,10 @@
 """Why kx bench and do_bench part on a long kernel (GPU machine only).
 
-Times the 8192^3 matmul fixture alternately with triton.testing.do_bench and kx's
-time_gpu (default, without the lead, without the flush), printing each phase's median
-with its wall-clock window, so the SM clock and power sampled beside it
-(`nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv -lms 50`) can be
+Times the 8192^3 matmul fixture after 4 s of load, alternately with
+triton.testing.do_bench and kx's time_gpu (as it is, and with do_bench's 256 MB flush
+buffer), then each after 3 s idle, printing each phase's median with its wall-clock
+window, so the SM clock and power sampled beside it
+(`nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw --format=csv -lms 100`) can be
 lined up with the phases.
 
     PYTHONPATH=. python3 benchmarks/probe_long_timing.py"""
@@ -12,6 +13,7 @@ import runpy
 import time
 from pathlib import Path
 
+import torch
 from triton.testing import do_bench
 
 from kx_core.bench import gpu
@@ -28,18 +30,8 @@ def kx(**kw):
     return gpu.time_gpu(call, 300.0, first_call=False, **kw).median_ms
 
 
-def lead_off():
-    old, gpu.LEAD_US = gpu.LEAD_US, 0.0
-    try:
-        return kx()
-    finally:
-        gpu.LEAD_US = old
-
-
 def big_flush(lead: bool = True):
     """kx's loop with do_bench's 256 MB flush buffer (and optionally no lead)."""
-    import torch
-
     old_buf, old_lead = gpu._flush_buffer, gpu.LEAD_US
     gpu._flush_buffer = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
     gpu.LEAD_US = old_lead if lead else 0.0
@@ -49,8 +41,8 @@ def big_flush(lead: bool = True):
         gpu._flush_buffer, gpu.LEAD_US = old_buf, old_lead
 
 
-def bench(**kw):
-    return do_bench(call, warmup=25, rep=300, return_mode="median", **kw)
+def bench():
+    return do_bench(call, warmup=25, rep=300, return_mode="median")
 
 
 def hot(seconds: float) -> None:
@@ -58,7 +50,7 @@ def hot(seconds: float) -> None:
     while time.time() < end:
         for _ in range(50):
             call()
-        torch_mod().cuda.synchronize()
+        torch.cuda.synchronize()
 
 
 def cool_then(fn):
@@ -75,12 +67,6 @@ phases += [
     ("cool 3 s, then kx", lambda: cool_then(kx)),
     ("cool 3 s, then do_bench", lambda: cool_then(bench)),
 ]
-
-
-def torch_mod():
-    import torch
-
-    return torch
 
 
 for name, fn in phases:

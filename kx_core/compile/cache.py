@@ -127,20 +127,7 @@ def prune(folder: Path, limit: int = MAX_BYTES) -> int:
         entries = [(p.stat().st_mtime, p.stat().st_size, p) for p in folder.glob("*.json")]
     except OSError:
         return 0
-    total = sum(size for _, size, _ in entries)
-    if total <= limit:
-        return 0
-    removed = 0
-    for _, size, p in sorted(entries):
-        if total <= limit * 0.8:
-            break
-        try:
-            p.unlink()
-        except OSError:
-            continue
-        total -= size
-        removed += 1
-    return removed
+    return _evict_oldest(entries, limit, lambda p: p.unlink())
 
 
 TRITON_MAX_BYTES = 1024 * 1024 * 1024
@@ -168,14 +155,24 @@ def prune_triton(limit: int = TRITON_MAX_BYTES) -> int:
                 )
     except OSError:
         return 0
+    return _evict_oldest(entries, limit, lambda d: shutil.rmtree(d, ignore_errors=True))
+
+
+def _evict_oldest(entries: list[tuple[float, int, Path]], limit: int, remove) -> int:
+    """Remove the oldest of (mtime, size, path) entries until they hold at most 80% of
+    `limit`, when they hold more than `limit`; returns how many went (an entry that cannot
+    be removed is skipped)."""
     total = sum(size for _, size, _ in entries)
     if total <= limit:
         return 0
     removed = 0
-    for _, size, kernel_dir in sorted(entries):
+    for _, size, path in sorted(entries):
         if total <= limit * 0.8:
             break
-        shutil.rmtree(kernel_dir, ignore_errors=True)
+        try:
+            remove(path)
+        except OSError:
+            continue
         total -= size
         removed += 1
     return removed

@@ -20,7 +20,15 @@ from dataclasses import dataclass
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.minimize import ddmin
 from kx_core.lab.filecheck import CheckFailure, filecheck
-from kx_core.lab.playground import PlaygroundResult, Unsupported, expand_pass_pipeline, resolve, run_passes
+from kx_core.lab.playground import (
+    ALLOW_UNREGISTERED,
+    VERIFY_DIAGNOSTICS,
+    PlaygroundResult,
+    Unsupported,
+    expand_pass_pipeline,
+    resolve,
+    run_passes,
+)
 
 # Example: "// RUN: triton-opt %s -split-input-file -tritongpu-coalesce | FileCheck %s"
 _RUN_RE = re.compile(r"^\s*//\s*RUN:\s?(.*)$")
@@ -113,7 +121,7 @@ def _pass_flags(words: list[str]) -> list[str]:
         why = _tool_option(flag)
         if why:
             raise ValueError(f"triton-opt option {flag}: {why}")
-        if name in ("allow-unregistered-dialect", "verify-diagnostics") or name not in TOOL_OPTIONS:
+        if name in (ALLOW_UNREGISTERED, VERIFY_DIAGNOSTICS) or name not in TOOL_OPTIONS:
             out.append(flag)
     return out
 
@@ -129,7 +137,7 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
     then = tuple(_later_stage(shlex.split(stage)) for stage in stages[1 : len(stages) - has_check])
     if check_passes:
         for flag in first["flags"]:
-            if flag.lstrip("-").split("=", 1)[0] not in ("allow-unregistered-dialect", "verify-diagnostics"):
+            if flag.lstrip("-").split("=", 1)[0] not in (ALLOW_UNREGISTERED, VERIFY_DIAGNOSTICS):
                 resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
     check = _filecheck_stage(shlex.split(stages[-1])) if has_check else {"filecheck": False}
     return Pipeline(**first, **check, then=then)

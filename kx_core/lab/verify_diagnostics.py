@@ -59,8 +59,9 @@ def verify(source: str, diagnostics_text: str, only_expected: bool = False) -> l
     """What differs between the annotations of `source` and the diagnostics emitted (empty
     when they agree), in MLIR's words."""
     wanted = expected(source)
+    printed = emitted(diagnostics_text)
     problems = []
-    for line, severity, message in emitted(diagnostics_text):
+    for line, severity, message in printed:
         hit = next(
             (e for e in wanted if (e.line, e.severity) == (line, severity) and e.text in message), None
         )
@@ -68,7 +69,7 @@ def verify(source: str, diagnostics_text: str, only_expected: bool = False) -> l
             wanted.remove(hit)
         elif not only_expected:
             problems.append(f"line {line}: unexpected {severity}: {message}")
-    if not any(severity == "note" for _, severity, _ in emitted(diagnostics_text)):
+    if not any(severity == "note" for _, severity, _ in printed):
         # the wheel prints a parse error without the notes attached to it: a note cannot be
         # checked when none was printed (its error was)
         wanted = [e for e in wanted if e.severity != "note"]

@@ -56,22 +56,16 @@ def test_timing_leaves_autograd_intact_and_reports_the_first_call():
 def test_repeated_runs_agree_with_each_other_and_do_bench():
     """Issue 16: runs of one small kernel agree within a few percent (launch latency kept
     out of the events) and with do_bench in the same process."""
-    import triton
-    import triton.language as tl
+    import runpy
+    from pathlib import Path
+
     from triton.testing import do_bench
 
     from kx_core.bench.gpu import time_gpu
 
-    @triton.jit
-    def softmax_rows(x_ptr, y_ptr, n_cols, BLOCK: tl.constexpr):
-        row = tl.program_id(0)
-        cols = tl.arange(0, BLOCK)
-        x = tl.load(x_ptr + row * n_cols + cols, mask=cols < n_cols, other=-float("inf"))
-        e = tl.exp(x - tl.max(x, 0))
-        tl.store(y_ptr + row * n_cols + cols, e / tl.sum(e, 0), mask=cols < n_cols)
-
-    x = torch.randn(4096, 1024, device="cuda")
-    y = torch.empty_like(x)
+    # the benchmark's small kernel (it runs once and checks itself against torch)
+    ns = runpy.run_path(str(Path(__file__).parents[2] / "fixtures" / "kernels" / "gpu" / "softmax_rows.py"))
+    softmax_rows, x, y = ns["softmax_rows"], ns["x"], ns["y"]
 
     def fn():
         softmax_rows[(4096,)](x, y, 1024, BLOCK=1024)
