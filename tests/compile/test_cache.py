@@ -46,3 +46,32 @@ def test_a_copy_elsewhere_gets_its_own_locations(tmp_path):
         (kernel,) = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False).kernels
         named = set(re.findall(r'loc\("([^"]+\.py)"', kernel.stages["ttgir"]))
         assert named == {str(path)}
+
+
+def test_pruning_removes_the_oldest_until_80_percent_of_the_limit(tmp_path, monkeypatch):
+    """Result entries and Triton's per-kernel folders alike: nothing goes while under the
+    limit; past it, the oldest go until at most 80% of it is left."""
+    import os
+
+    from kx_core.compile.cache import prune, prune_triton
+
+    for i in range(10):  # ten 100-byte entries, entry-0 the oldest
+        p = tmp_path / f"entry-{i}.json"
+        p.write_bytes(b"x" * 100)
+        os.utime(p, (1000 + i, 1000 + i))
+    assert prune(tmp_path, limit=1000) == 0 and len(list(tmp_path.glob("*.json"))) == 10
+    assert prune(tmp_path, limit=900) == 3  # 1000 bytes down to 700 <= 720
+    assert sorted(p.name for p in tmp_path.glob("*.json")) == [f"entry-{i}.json" for i in range(3, 10)]
+
+    monkeypatch.setenv("KX_CACHE_DIR", str(tmp_path / "cache"))
+    for f in range(2):
+        for k in range(3):
+            kernel = tmp_path / "cache" / "triton" / f"file{f}" / f"kernel{k}"
+            kernel.mkdir(parents=True)
+            (kernel / "k.cubin").write_bytes(b"x" * 100)
+            os.utime(kernel / "k.cubin", (2000 + 10 * k + f, 2000 + 10 * k + f))
+    assert prune_triton(limit=500) == 2  # 600 bytes down to 400 <= 400
+    left = sorted(
+        str(p.relative_to(tmp_path / "cache" / "triton")) for p in (tmp_path / "cache" / "triton").glob("*/*")
+    )
+    assert left == ["file0/kernel1", "file0/kernel2", "file1/kernel1", "file1/kernel2"]
