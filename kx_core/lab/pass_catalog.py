@@ -19,13 +19,16 @@ Needs triton: runs in workers only (the window never imports triton)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kx_core.base.jsonable import Jsonable
 
-# triton-opt's defaults for the options the bindings take positionally (Passes.td
-# `Option<..., /*default*/"3", ...>`); an option missing here must be given on the RUN line
+# triton-opt's defaults for the options the bindings take positionally, as the Passes.td
+# files declare them (`Option<"numStages", "num-stages", "int32_t", /*default*/"3",
+# ...>`), checked against that file; the defaults of a binding that also has a form
+# without arguments are read from the wheel instead (PassEntry.wheel_defaults). An option
+# known to neither must be given on the RUN line: kx says so rather than guess.
 TRITON_OPT_DEFAULTS: dict[tuple[str, str], str] = {
     ("tritongpu-assign-latencies", "num-stages"): "3",
     ("tritongpu-pipeline", "num-stages"): "3",
@@ -34,23 +37,14 @@ TRITON_OPT_DEFAULTS: dict[tuple[str, str], str] = {
     ("tritongpu-optimize-dot-operands", "hoist-layout-conversion"): "true",
     ("tritongpu-hoist-tmem-alloc", "post-pipeline"): "false",
     ("tritongpu-F32DotTC", "emu-tf32"): "false",
-    ("tritongpu-allocate-warp-groups", "instrumented"): "false",
     # target has no default: triton-opt fails without it, and so does the pass here
     ("convert-triton-to-tritongpu", "target"): "",
     ("convert-triton-to-tritongpu", "num-warps"): "4",
     ("convert-triton-to-tritongpu", "threads-per-warp"): "32",
     ("convert-triton-to-tritongpu", "num-ctas"): "1",
-    ("nvgpu-warp-specialization", "num-stages"): "3",
-    ("nvgpu-warp-specialization", "dump-intermediate-steps"): "false",
-    ("allocate-shared-memory-nv", "compute-capability"): "90",
-    ("allocate-shared-memory-nv", "ptx-version"): "80",
-    ("convert-triton-gpu-to-llvm", "compute-capability"): "80",
-    ("convert-triton-gpu-to-llvm", "ptx-version"): "80",
-    ("convert-triton-gpu-to-llvm", "enable-concurrency-sanitizer"): "false",
+    # TritonNvidiaGPU's Passes.td
     ("triton-nvidia-gpu-fence-insertion", "compute-capability"): "90",
     ("triton-nvidia-gpu-proxy-fence-insertion", "compute-capability"): "90",
-    ("tritonamdgpu-block-pingpong", "num-stages"): "2",
-    ("tritonamdgpu-schedule-loops", "num_stages"): "2",
 }
 
 # Example: "any(tritongpu-pipeline{dump-intermediate-steps=true num-stages=101})",
@@ -68,9 +62,11 @@ class PassEntry(Jsonable):
     params: tuple[str, ...] = ()  # the option each positional argument sets, in order
     kinds: tuple[str, ...] = ()  # "int" | "bool" | "str", one per param
     fixed: tuple[tuple[str, str], ...] = ()  # options the binding prints but cannot set
+    # what the binding's form without arguments gives each option (an overloaded binding)
+    wheel_defaults: tuple[tuple[str, str], ...] = ()
 
     def default(self, option: str) -> str | None:
-        return TRITON_OPT_DEFAULTS.get((self.flag, option))
+        return dict(self.wheel_defaults).get(option, TRITON_OPT_DEFAULTS.get((self.flag, option)))
 
 
 def parse_options(text: str) -> dict[str, str]:
@@ -151,12 +147,16 @@ def catalog() -> dict[str, PassEntry]:
             for name in sorted(n for n in dir(sub) if n.startswith("add_")):
                 fn = getattr(sub, name)
                 function = f"{module_name}.{group}.{name}"
-                for kinds in sorted(_signatures(fn), key=len, reverse=True)[:1]:
-                    try:
-                        entry = _entry(ir, context, function, fn, kinds)
-                    except (TypeError, ValueError, RuntimeError):
-                        continue  # a constructor that cannot be called bare: not a triton-opt pass
-                    out.setdefault(entry.flag, entry)
+                forms = sorted(_signatures(fn), key=len, reverse=True)
+                try:
+                    entry = _entry(ir, context, function, fn, forms[0])
+                    if len(forms) > 1 and forms[-1] == ():  # also callable bare: its defaults
+                        entry = replace(
+                            entry, wheel_defaults=tuple(sorted(_printed(ir, context, fn, [])[1].items()))
+                        )
+                except (TypeError, ValueError, RuntimeError):
+                    continue  # a constructor that cannot be called bare: not a triton-opt pass
+                out.setdefault(entry.flag, entry)
     return dict(sorted(out.items()))
 
 
