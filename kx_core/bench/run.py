@@ -22,6 +22,10 @@ from typing import Any
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.gpu import Timing, cool_down, time_gpu
 from kx_core.compile import diagnostics as diag
+from kx_core.compile import launch_hooks
+from kx_core.compile.jit_objects import base_jit
+from kx_core.compile.kernel_record import config_of, jit_name
+from kx_core.compile.launch_hooks import TritonRuns
 from kx_core.records.results import Diagnostic
 
 CONFIG_BUDGET_MS = 30.0  # per config when every autotune config is timed
@@ -170,94 +174,88 @@ def _first_call_ms(started: float | None) -> float | None:
     return (time.perf_counter() - started) * 1e3
 
 
-def _install(timer: _Timer) -> None:
-    from triton.runtime.autotuner import Autotuner
-    from triton.runtime.jit import JITFunction
+class _BenchHooks:
+    """The launch handlers of `kx bench` (kx_core.compile.launch_hooks): each kernel's
+    first launch in the file is timed apart, later ones counted."""
 
-    from kx_core.compile.kernel_record import config_of, jit_name
+    def __init__(self, timer: _Timer):
+        self.timer = timer
 
-    original_jit_run = JITFunction.run
-    original_autotune_run = Autotuner.run
-
-    def jit_run(self, *args, grid, warmup, **kwargs):
-        name = jit_name(self)
+    def on_jit_run(self, runs: TritonRuns, fn, *args, grid, warmup, **kwargs):
+        timer = self.timer
+        name = jit_name(fn)
         timed = not warmup and not timer.in_autotune and timer.wanted(name)
         started = _first_call_start() if timed else None
-        kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
+        kernel = runs.jit(fn, *args, grid=grid, warmup=warmup, **kwargs)
         if not timed or kernel is None:
             return kernel
         key = (name, getattr(kernel, "hash", None) or id(kernel))
         if key in timer.seen:
             i = timer.seen[key]
-            t = timer.timings[i]
-            timer.timings[i] = replace(t, launches=t.launches + 1)
+            timer.timings[i] = replace(timer.timings[i], launches=timer.timings[i].launches + 1)
             return kernel
 
         def call():
-            original_jit_run(self, *args, grid=grid, warmup=False, **kwargs)
+            runs.jit(fn, *args, grid=grid, warmup=False, **kwargs)
 
         timing = timer.time(call, args, kwargs, first_ms=_first_call_ms(started))
         timer.seen[key] = len(timer.timings)
-        timer.timings.append(
-            LaunchTiming(
-                name, None, _grid_of(self, grid, args, kwargs), timing, True, do_bench_ms=timer.reference_ms
-            )
-        )
+        grid3 = _grid_of(fn, grid, args, kwargs)
+        timer.timings.append(LaunchTiming(name, None, grid3, timing, True, do_bench_ms=timer.reference_ms))
         return kernel
 
-    def autotune_run(self, *args, **kwargs):
-        from kx_core.compile.jit_objects import base_jit
-
-        base = base_jit(self)
+    def on_autotune_run(self, runs: TritonRuns, tuner, *args, **kwargs):
+        timer = self.timer
+        base = base_jit(tuner)
         name = jit_name(base)
         key = (name, "autotune", tuple(str(a.shape) if hasattr(a, "shape") else a for a in args))
         first = key not in timer.seen and timer.wanted(name)
-        if first and timer.all_configs and len(self.configs) > 1:
-            compile_configs(base, args, kwargs, list(self.configs))
+        if first and timer.all_configs and len(tuner.configs) > 1:
+            compile_configs(base, args, kwargs, list(tuner.configs))
         timer.in_autotune = True
         started = _first_call_start() if first else None
         try:
-            result = original_autotune_run(self, *args, **kwargs)
+            result = runs.autotune(tuner, *args, **kwargs)
         finally:
             timer.in_autotune = False
         first_ms = _first_call_ms(started)  # compiles and Triton's own autotuning included
-        if not first:
-            return result
-        timer.seen[key] = len(timer.timings)
-        chosen = getattr(self, "best_config", None)
-        configs = list(self.configs) if timer.all_configs else [chosen or self.configs[0]]
+        if first:
+            timer.seen[key] = len(timer.timings)
+            self._time_configs(runs, tuner, args, kwargs, first_ms)
+        return result
+
+    def _time_configs(
+        self, runs: TritonRuns, tuner, args: tuple, kwargs: dict, first_ms: float | None
+    ) -> None:
+        """Time the config Triton's autotuner chose, or every config (--configs all)."""
+        timer = self.timer
+        base = base_jit(tuner)
+        chosen = getattr(tuner, "best_config", None)
+        configs = list(tuner.configs) if timer.all_configs else [chosen or tuner.configs[0]]
         grid = kwargs.get("grid")
         rest = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
-        for index, cfg in enumerate(self.configs):
+        for index, cfg in enumerate(tuner.configs):
             if cfg not in configs:
                 continue
             meta = {**rest, **cfg.all_kwargs()}
 
-            def call(cfg=cfg, meta=meta):
-                original_jit_run(base, *args, grid=grid, warmup=False, **meta)
+            def call(meta=meta):
+                runs.jit(base, *args, grid=grid, warmup=False, **meta)
 
             # a config matrix ranks configs: a few hundred calls each are enough
-            timing = timer.time(
-                call,
-                args,
-                meta,
-                min(timer.budget_ms, CONFIG_BUDGET_MS) if len(configs) > 1 else None,
-                first_ms=first_ms if cfg is chosen or len(configs) == 1 else None,
-            )
+            budget = min(timer.budget_ms, CONFIG_BUDGET_MS) if len(configs) > 1 else None
+            own_first = first_ms if cfg is chosen or len(configs) == 1 else None
+            timing = timer.time(call, args, meta, budget, first_ms=own_first)
             timer.timings.append(
                 LaunchTiming(
-                    name,
+                    jit_name(base),
                     config_of(cfg, index).label,
                     _grid_of(base, grid, args, meta),
                     timing,
-                    chosen is cfg or len(self.configs) == 1,
+                    chosen is cfg or len(tuner.configs) == 1,
                     do_bench_ms=timer.reference_ms,
                 )
             )
-        return result
-
-    JITFunction.run = jit_run
-    Autotuner.run = autotune_run
 
 
 def run_file(path: str) -> list[Diagnostic]:
@@ -288,7 +286,8 @@ def main(argv: list[str] | None = None) -> int:
     timer = _Timer(
         args.budget_ms, not args.no_flush, args.cuda_graph, args.kernel, args.all_configs, args.do_bench
     )
-    _install(timer)
+    hooks = _BenchHooks(timer)
+    launch_hooks.install(hooks.on_jit_run, hooks.on_autotune_run)
     diagnostics = run_file(path)
     torch.cuda.synchronize()
     result = BenchResult(

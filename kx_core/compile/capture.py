@@ -1,10 +1,11 @@
 """Capture mode, the worker side: run the user's file as __main__ and record every kernel.
 
 Triton's driver is replaced by the capture driver (chosen target, no loading, no
-launch), torch runs on fake meta tensors, and `JITFunction.run` / `Autotuner.run` are
-wrapped so each launch becomes a `kernel` message. An autotuned launch compiles every
-`triton.Config` in forked children, `jobs` at a time, then the file goes on with the
-first config that compiled (the Triton cache the children filled makes that free).
+launch), torch runs on fake meta tensors, and Triton's launch entry points go through
+this module's handlers (kx_core.compile.launch_hooks), so each launch becomes a
+`kernel` message. An autotuned launch compiles every `triton.Config` in forked
+children, `jobs` at a time, then the file goes on with the first config that compiled
+(the Triton cache the children filled makes that free).
 
 Only the worker imports this module.
 """
@@ -22,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.compile import diagnostics as diag
-from kx_core.compile import fake_torch
+from kx_core.compile import fake_torch, launch_hooks
 from kx_core.compile.capture_device import device_report
 from kx_core.compile.capture_driver import LAUNCH_LOG, make_capture_driver
 from kx_core.compile.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
@@ -34,6 +35,7 @@ from kx_core.compile.kernel_record import (
     signature_of,
     source_location,
 )
+from kx_core.compile.launch_hooks import TritonRuns
 from kx_core.compile.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.protocol import ListWriter
 from kx_core.records.results import (
@@ -176,89 +178,83 @@ def _direct_launch(kernel_hash: str | None, grid: tuple[int, int, int]) -> None:
         STATE.writer.send({"type": "launch", "key": key, "grid": list(grid)})
 
 
-# ----------------------------------------------------------------- the wrappers
+# ------------------------------------------------- the launch handlers (launch_hooks)
 
 
-def _install_wrappers() -> None:
-    from triton.runtime.autotuner import Autotuner
-    from triton.runtime.jit import JITFunction
-
-    original_jit_run = JITFunction.run
-    original_autotune_run = Autotuner.run
-
-    def jit_run(self, *args, grid, warmup, **kwargs):
-        state = STATE
-        name = jit_name(self)
-        state.progress(f"compiling {name}" + (f" [{state.config.label}]" if state.config else ""))
-        LAUNCH_LOG.grid = None
-        LAUNCH_LOG.in_jit = True
-        state.join_prefetch()
-        start = time.perf_counter()
-        try:
-            with pass_dumps(state.passes) as dumps:
-                kernel = original_jit_run(self, *args, grid=grid, warmup=warmup, **kwargs)
-        except NeedsRealData:
-            raise
-        except Exception as e:
-            _send_failed(self, e, args, kwargs, time.perf_counter() - start)
-            raise CompileFailure(name) from e
-        finally:
-            LAUNCH_LOG.in_jit = False
-        elapsed = time.perf_counter() - start
-        if kernel is None:
-            return kernel
-        key = _record_key(kernel, state.config)
-        if key in state.seen:
-            state.launched.add(name)
-            state.writer.send({"type": "relaunch", "key": key, "first": state.first_launch})
-            return kernel
-        launch = describe_launch(self, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel, warmup)
-        record = kernel_record(
-            kernel,
-            self,
-            state.target,
-            launch=launch,
-            config=state.config,
-            compile_time_s=elapsed,
-            passes=dumps.passes(),
-        )
-        state.send_kernel(key, replace(record, after_placeholder=LEDGER.first))
+def _on_jit_run(runs: TritonRuns, fn: Any, *args, grid, warmup, **kwargs) -> Any:
+    """JITFunction.run under capture: compile through Triton, record the kernel once."""
+    state = STATE
+    name = jit_name(fn)
+    state.progress(f"compiling {name}" + (f" [{state.config.label}]" if state.config else ""))
+    LAUNCH_LOG.grid = None
+    LAUNCH_LOG.in_jit = True
+    state.join_prefetch()
+    start = time.perf_counter()
+    try:
+        with pass_dumps(state.passes) as dumps:
+            kernel = runs.jit(fn, *args, grid=grid, warmup=warmup, **kwargs)
+    except NeedsRealData:
+        raise
+    except Exception as e:
+        _send_failed(fn, e, args, kwargs, time.perf_counter() - start)
+        raise CompileFailure(name) from e
+    finally:
+        LAUNCH_LOG.in_jit = False
+    elapsed = time.perf_counter() - start
+    if kernel is None:
         return kernel
+    key = _record_key(kernel, state.config)
+    if key in state.seen:
+        state.launched.add(name)
+        state.writer.send({"type": "relaunch", "key": key, "first": state.first_launch})
+        return kernel
+    launch = describe_launch(fn, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel, warmup)
+    record = kernel_record(
+        kernel,
+        fn,
+        state.target,
+        launch=launch,
+        config=state.config,
+        compile_time_s=elapsed,
+        passes=dumps.passes(),
+    )
+    state.send_kernel(key, replace(record, after_placeholder=LEDGER.first))
+    return kernel
 
-    def autotune_run(self, *args, **kwargs):
-        state = STATE
-        configs = list(self.configs)
-        if state.config is not None or len(configs) <= 1:
-            if state.config is None and len(configs) == 1:
-                state.config = config_of(configs[0], 0)
-                try:
-                    return original_autotune_run(self, *args, **kwargs)
-                finally:
-                    state.config = None
-            return original_autotune_run(self, *args, **kwargs)
-        tune_key = _autotune_key(self, args, kwargs)
-        first = tune_key not in state.autotune_seen
-        if first:
-            tried = _configs_a_real_run_tries(self, args, kwargs)
-            state.autotune_seen[tune_key] = _compile_configs(self, original_autotune_run, args, kwargs, tried)
-        chosen = state.autotune_seen[tune_key]
-        if chosen is None:
-            raise CompileFailure(f"no config of {jit_name(base_jit(self))} compiled")
-        # Later launches with the same autotune key run the chosen config, as Triton's
-        # cache does, even where the specialization changed (a constexpr outside the key):
-        # that compile is recorded like any other.
-        index, _key = chosen
-        saved = self.configs
-        self.configs = [configs[index]]
-        state.config, state.first_launch = config_of(configs[index], index), first
-        try:
-            return original_autotune_run(self, *args, **kwargs)
-        finally:
-            self.configs = saved
-            state.config, state.first_launch = None, False
 
-    JITFunction.run = jit_run
-    Autotuner.run = autotune_run
+def _on_autotune_run(runs: TritonRuns, tuner: Any, *args, **kwargs) -> Any:
+    """Autotuner.run under capture: compile the configs a real run would try (once per
+    autotune key), then launch the first that compiled."""
+    state = STATE
+    configs = list(tuner.configs)
+    if state.config is not None or len(configs) <= 1:
+        if state.config is None and len(configs) == 1:
+            state.config = config_of(configs[0], 0)
+            try:
+                return runs.autotune(tuner, *args, **kwargs)
+            finally:
+                state.config = None
+        return runs.autotune(tuner, *args, **kwargs)
+    tune_key = _autotune_key(tuner, args, kwargs)
+    first = tune_key not in state.autotune_seen
+    if first:
+        tried = _configs_a_real_run_tries(tuner, args, kwargs)
+        state.autotune_seen[tune_key] = _compile_configs(tuner, runs.autotune, args, kwargs, tried)
+    chosen = state.autotune_seen[tune_key]
+    if chosen is None:
+        raise CompileFailure(f"no config of {jit_name(base_jit(tuner))} compiled")
+    # Later launches with the same autotune key run the chosen config, as Triton's
+    # cache does, even where the specialization changed (a constexpr outside the key):
+    # that compile is recorded like any other.
+    index, _key = chosen
+    saved = tuner.configs
+    tuner.configs = [configs[index]]
+    state.config, state.first_launch = config_of(configs[index], index), first
+    try:
+        return runs.autotune(tuner, *args, **kwargs)
+    finally:
+        tuner.configs = saved
+        state.config, state.first_launch = None, False
 
 
 def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
@@ -582,7 +578,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     driver.set_active(make_capture_driver(target, STATE.report))
     fake_torch.install(STATE.report)
     fake_torch.patch_triton_testing()
-    _install_wrappers()
+    launch_hooks.install(_on_jit_run, _on_autotune_run)
     started = time.perf_counter()
     if request.replay is not None:
         from kx_core.compile.replay import replay_record
