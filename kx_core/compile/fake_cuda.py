@@ -121,71 +121,9 @@ def install(report: DeviceReport) -> None:
     import torch
 
     cuda = torch.cuda
-    props = report.torch_properties()
-    stream = FakeStream()
-
-    def properties(device: Any = None) -> SimpleNamespace:
-        return SimpleNamespace(**props)
-
-    # every replacement is a function object of its own: torch._dynamo's trace rules map
-    # torch functions by identity and refuse one object under two names
-    def nothing_fn() -> Any:
-        def nothing(*args: Any, **kwargs: Any) -> None:
-            return None
-
-        return nothing
-
-    def zero_fn() -> Any:
-        def zero(*args: Any, **kwargs: Any) -> int:
-            return 0
-
-        return zero
-
-    total = report.gpu.memory_bytes
-    replacements: dict[str, Any] = {
-        "is_available": lambda: True,
-        "is_initialized": lambda: True,
-        "init": nothing_fn(),
-        "device_count": lambda: 1,
-        "current_device": lambda: 0,
-        "set_device": nothing_fn(),
-        "get_device_properties": properties,
-        "get_device_capability": lambda device=None: report.capability,
-        "get_device_name": lambda device=None: report.name,
-        "get_arch_list": lambda: [report.arch],
-        "is_bf16_supported": lambda *a, **k: report.major >= 8 or report.is_hip,
-        "mem_get_info": lambda device=None: (total, total),
-        "synchronize": nothing_fn(),
-        "empty_cache": nothing_fn(),
-        "manual_seed": nothing_fn(),
-        "manual_seed_all": nothing_fn(),
-        "seed": nothing_fn(),
-        "seed_all": nothing_fn(),
-        "memory_allocated": zero_fn(),
-        "max_memory_allocated": zero_fn(),
-        "memory_reserved": zero_fn(),
-        "max_memory_reserved": zero_fn(),
-        "reset_peak_memory_stats": nothing_fn(),
-        "reset_max_memory_allocated": nothing_fn(),
-        "reset_accumulated_memory_stats": nothing_fn(),
-        "memory_stats": lambda device=None: {},
-        "set_per_process_memory_fraction": nothing_fn(),
-        "Stream": FakeStream,
-        "ExternalStream": FakeStream,
-        "Event": FakeEvent,
-        "CUDAGraph": FakeGraph,
-        "current_stream": lambda device=None: stream,
-        "default_stream": lambda device=None: stream,
-        "set_stream": nothing_fn(),
-        "stream": lambda s=None: contextlib.nullcontext(s),
-        "graph": lambda *a, **k: contextlib.nullcontext(),
-        "device": FakeDevice,
-        "device_of": FakeDevice,
-        "set_sync_debug_mode": nothing_fn(),
-    }
-    for name, value in replacements.items():
+    for name, value in {**_queries(report), **_actions()}.items():
         setattr(cuda, name, value)
-    cuda._lazy_init = nothing_fn()
+    cuda._lazy_init = _nothing_fn()
     # the raw stream handle libraries pass to their launchers (0: the default stream)
     torch._C._cuda_getCurrentRawStream = lambda device=0: 0
     torch._C._cuda_getCurrentStream = lambda device=0: (0, 0, 1)  # (stream id, device, type)
@@ -193,9 +131,9 @@ def install(report: DeviceReport) -> None:
     torch._C._cuda_getDevice = lambda: 0
     torch._C._cuda_getDeviceCount = lambda: 1
     cuda.nvtx = SimpleNamespace(
-        range_push=zero_fn(),
-        range_pop=zero_fn(),
-        mark=nothing_fn(),
+        range_push=_zero_fn(),
+        range_pop=_zero_fn(),
+        mark=_nothing_fn(),
         range=lambda *a, **k: contextlib.nullcontext(),
     )
     stub_profiler_and_blas()
@@ -204,6 +142,67 @@ def install(report: DeviceReport) -> None:
         torch.version.hip = torch.version.hip or "6.2.0"
     else:
         torch.version.cuda = torch.version.cuda or "12.8"
+
+
+# Every replacement is a function object of its own: torch._dynamo's trace rules map
+# torch functions by identity and refuse one object under two names.
+def _nothing_fn() -> Any:
+    def nothing(*args: Any, **kwargs: Any) -> None:
+        return None
+
+    return nothing
+
+
+def _zero_fn() -> Any:
+    def zero(*args: Any, **kwargs: Any) -> int:
+        return 0
+
+    return zero
+
+
+def _queries(report: DeviceReport) -> dict[str, Any]:
+    """torch.cuda's questions about the device, answered as the capture device."""
+    props = report.torch_properties()
+    total = report.gpu.memory_bytes
+    return {
+        "is_available": lambda: True,
+        "is_initialized": lambda: True,
+        "device_count": lambda: 1,
+        "current_device": lambda: 0,
+        "get_device_properties": lambda device=None: SimpleNamespace(**props),
+        "get_device_capability": lambda device=None: report.capability,
+        "get_device_name": lambda device=None: report.name,
+        "get_arch_list": lambda: [report.arch],
+        "is_bf16_supported": lambda *a, **k: report.major >= 8 or report.is_hip,
+        "mem_get_info": lambda device=None: (total, total),
+        "memory_allocated": _zero_fn(),
+        "max_memory_allocated": _zero_fn(),
+        "memory_reserved": _zero_fn(),
+        "max_memory_reserved": _zero_fn(),
+        "memory_stats": lambda device=None: {},
+    }
+
+
+def _actions() -> dict[str, Any]:
+    """torch.cuda's actions on the device: each does nothing, streams are one fake."""
+    stream = FakeStream()
+    nothing = (
+        "init set_device synchronize empty_cache manual_seed manual_seed_all seed seed_all "
+        "reset_peak_memory_stats reset_max_memory_allocated reset_accumulated_memory_stats "
+        "set_per_process_memory_fraction set_stream set_sync_debug_mode"
+    ).split()
+    return {name: _nothing_fn() for name in nothing} | {
+        "Stream": FakeStream,
+        "ExternalStream": FakeStream,
+        "Event": FakeEvent,
+        "CUDAGraph": FakeGraph,
+        "current_stream": lambda device=None: stream,
+        "default_stream": lambda device=None: stream,
+        "stream": lambda s=None: contextlib.nullcontext(s),
+        "graph": lambda *a, **k: contextlib.nullcontext(),
+        "device": FakeDevice,
+        "device_of": FakeDevice,
+    }
 
 
 class FakeCublasLt:

@@ -109,118 +109,132 @@ def install(report: DeviceReport) -> list[Any]:
     from torch.overrides import TorchFunctionMode
 
     _defer_dynamo()
-    meta = torch.device("meta")
-    gpu_device = torch.device("cuda", 0)
-    torch_dir = os.path.join(os.path.dirname(os.path.realpath(torch.__file__)), "")
-
-    def to_meta(value: Any) -> Any:
-        return meta if _is_gpu_device(value) else value
-
-    def inside_torch_or_kx(frame: Any) -> bool:
-        # torch's own Python code (references, meta kernels, testing) must see the meta
-        # device it really works on; the file and the libraries it calls see the GPU.
-        name = frame.f_code.co_filename
-        return placeholders.real_path(name).startswith(torch_dir) or placeholders.is_engine_file(name)
-
-    like_factories = {
-        torch.empty_like,
-        torch.zeros_like,
-        torch.ones_like,
-        torch.rand_like,
-        torch.randn_like,
-        torch.full_like,
-    }
-
-    def meta_like(x: torch.Tensor, kwargs: dict) -> torch.Tensor:
-        # torch's meta *_like ops are Python references that import sympy (0.5 s) on
-        # first use; empty_strided has a C++ meta kernel and gives the same tensor.
-        dense = getattr(x, "is_non_overlapping_and_dense", lambda: x.is_contiguous())()
-        stride = x.stride() if dense else torch.empty(x.shape, device=meta).stride()
-        return torch.empty_strided(x.shape, stride, dtype=kwargs.get("dtype") or x.dtype, device=meta)
-
-    def read_data(name: str, args: tuple, kwargs: dict) -> tuple[bool, Any]:
-        """(handled, value) for an op that reads a meta tensor's data."""
-        x = args[0] if args else None
-        if not getattr(x, "is_meta", False):
-            return False, None
-        if name == "item":
-            return True, LEDGER.use(".item()", placeholders.element_value(x))
-        if name in ("__bool__", "__int__", "__float__", "__index__", "__complex__"):
-            value = placeholders.element_value(x)
-            cast = {"__bool__": bool, "__int__": int, "__index__": int, "__float__": float}.get(name, complex)
-            return True, LEDGER.use(f"{cast.__name__}(tensor)", cast(value))
-        if name == "tolist":
-            return True, placeholders.tolist(x)
-        if name == "numpy":
-            return True, placeholders.cpu_copy(x).numpy()
-        if name == "cpu":
-            return True, placeholders.cpu_copy(x)
-        if name == "to":
-            target = kwargs.get(
-                "device", next((a for a in args[1:] if isinstance(a, (str, torch.device))), None)
-            )
-            if target is not None and str(target).startswith("cpu"):
-                out = placeholders.cpu_copy(x)
-                dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
-                return True, out.to(dtype) if dtype is not None else out
-        return False, None
+    rules = _MetaRules(torch)
 
     class MetaDeviceMode(TorchFunctionMode):
         """Rewrites every GPU device argument to meta; answers data reads of meta
         tensors with placeholders; makes meta tensors say they live on the GPU."""
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
-            kwargs = dict(kwargs or {})
-            name = getattr(func, "__name__", "")
-            if name == "__get__" and args and getattr(args[0], "is_meta", False):
-                prop = getattr(getattr(func, "__self__", None), "__name__", "")
-                if prop in ("device", "is_cuda") and not inside_torch_or_kx(sys._getframe(1)):
-                    return gpu_device if prop == "device" else True
-                return func(*args, **kwargs)
-            if name == "get_device" and args and getattr(args[0], "is_meta", False):
-                return 0
-            if name in ("allclose", "equal"):
-                return LEDGER.use(f"torch.{name}", True)
-            handled, value = read_data(name, args, kwargs)
-            if handled:
-                return value
-            if "device" in kwargs:
-                kwargs["device"] = to_meta(kwargs["device"])
-            if func in like_factories and args and isinstance(args[0], torch.Tensor):
-                if (
-                    args[0].is_meta
-                    and _is_meta_or_none(kwargs.get("device"))
-                    and kwargs.get("layout") is None
-                ):
-                    return placeholders.propagate(name, args, kwargs, meta_like(args[0], kwargs))
-            if name == "cuda" and args and isinstance(args[0], torch.Tensor):
-                return args[0].to(meta)
-            if name in ("to", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
-                args = tuple(to_meta(a) if isinstance(a, (str, torch.device)) else a for a in args)
-            return placeholders.propagate(name, args, kwargs, func(*args, **kwargs))
+            return rules.call(func, args, dict(kwargs or {}))
 
+    _patch_data_ptr(torch)
+    fake_cuda.install(report)
+    torch.testing.assert_close = _assert_close
+    torch.compile = eager_compile
+    _gpu_kernels_serve_meta(torch)
+    _lazy_distributed_submodules()
+    torch.set_default_device(rules.meta)
+    device_mode = MetaDeviceMode()
+    device_mode.__enter__()
+    _mode_in_backward(device_mode)
+    return [device_mode]
+
+
+class _MetaRules:
+    """What the capture's torch function mode does with each call (see the module doc)."""
+
+    def __init__(self, torch: Any):
+        self.torch = torch
+        self.meta = torch.device("meta")
+        self.gpu_device = torch.device("cuda", 0)
+        self.torch_dir = os.path.join(os.path.dirname(os.path.realpath(torch.__file__)), "")
+        self.like_factories = {
+            torch.empty_like,
+            torch.zeros_like,
+            torch.ones_like,
+            torch.rand_like,
+            torch.randn_like,
+            torch.full_like,
+        }
+
+    def to_meta(self, value: Any) -> Any:
+        return self.meta if _is_gpu_device(value) else value
+
+    def inside_torch_or_kx(self, frame: Any) -> bool:
+        # torch's own Python code (references, meta kernels, testing) must see the meta
+        # device it really works on; the file and the libraries it calls see the GPU.
+        name = frame.f_code.co_filename
+        return placeholders.real_path(name).startswith(self.torch_dir) or placeholders.is_engine_file(name)
+
+    def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        torch = self.torch
+        name = getattr(func, "__name__", "")
+        first = args[0] if args else None
+        if name == "__get__" and getattr(first, "is_meta", False):
+            prop = getattr(getattr(func, "__self__", None), "__name__", "")
+            # frame 0 is this method, 1 the mode's __torch_function__, 2 the reader
+            if prop in ("device", "is_cuda") and not self.inside_torch_or_kx(sys._getframe(2)):
+                return self.gpu_device if prop == "device" else True
+            return func(*args, **kwargs)
+        if name == "get_device" and getattr(first, "is_meta", False):
+            return 0
+        if name in ("allclose", "equal"):
+            return LEDGER.use(f"torch.{name}", True)
+        handled, value = _read_data(torch, name, args, kwargs)
+        if handled:
+            return value
+        if "device" in kwargs:
+            kwargs["device"] = self.to_meta(kwargs["device"])
+        if func in self.like_factories and isinstance(first, torch.Tensor):
+            if first.is_meta and _is_meta_or_none(kwargs.get("device")) and kwargs.get("layout") is None:
+                return placeholders.propagate(name, args, kwargs, self.meta_like(first, kwargs))
+        if name == "cuda" and isinstance(first, torch.Tensor):
+            return first.to(self.meta)
+        if name in ("to", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
+            args = tuple(self.to_meta(a) if isinstance(a, (str, torch.device)) else a for a in args)
+        return placeholders.propagate(name, args, kwargs, func(*args, **kwargs))
+
+    def meta_like(self, x: Any, kwargs: dict) -> Any:
+        # torch's meta *_like ops are Python references that import sympy (0.5 s) on
+        # first use; empty_strided has a C++ meta kernel and gives the same tensor.
+        dense = getattr(x, "is_non_overlapping_and_dense", lambda: x.is_contiguous())()
+        stride = x.stride() if dense else self.torch.empty(x.shape, device=self.meta).stride()
+        return self.torch.empty_strided(
+            x.shape, stride, dtype=kwargs.get("dtype") or x.dtype, device=self.meta
+        )
+
+
+def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, Any]:
+    """(handled, value) for an op that reads a meta tensor's data."""
+    x = args[0] if args else None
+    if not getattr(x, "is_meta", False):
+        return False, None
+    if name == "item":
+        return True, LEDGER.use(".item()", placeholders.element_value(x))
+    if name in ("__bool__", "__int__", "__float__", "__index__", "__complex__"):
+        value = placeholders.element_value(x)
+        cast = {"__bool__": bool, "__int__": int, "__index__": int, "__float__": float}.get(name, complex)
+        return True, LEDGER.use(f"{cast.__name__}(tensor)", cast(value))
+    if name == "tolist":
+        return True, placeholders.tolist(x)
+    if name == "numpy":
+        return True, placeholders.cpu_copy(x).numpy()
+    if name == "cpu":
+        return True, placeholders.cpu_copy(x)
+    if name == "to":
+        target = kwargs.get("device", next((a for a in args[1:] if isinstance(a, (str, torch.device))), None))
+        if target is not None and str(target).startswith("cpu"):
+            out = placeholders.cpu_copy(x)
+            dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
+            return True, out.to(dtype) if dtype is not None else out
+    return False, None
+
+
+def _patch_data_ptr(torch: Any) -> None:
+    """A meta tensor's data_ptr(): the fake base plus its offset (see the module doc)."""
     real_data_ptr = torch.Tensor.data_ptr
 
-    def data_ptr(self: torch.Tensor) -> int:
+    def data_ptr(self: Any) -> int:
         if self.is_meta:
             return FAKE_BASE_ADDRESS + self.storage_offset() * self.element_size()
         return real_data_ptr(self)
 
     torch.Tensor.data_ptr = data_ptr  # type: ignore[method-assign]
 
-    def assert_close(*args: Any, **kwargs: Any) -> None:
-        LEDGER.use("torch.testing.assert_close", "passed")
 
-    fake_cuda.install(report)
-    torch.testing.assert_close = assert_close
-    torch.compile = eager_compile
-    _gpu_kernels_serve_meta(torch)
-    _lazy_distributed_submodules()
-    torch.set_default_device(meta)
-    device_mode = MetaDeviceMode()
-    device_mode.__enter__()
-    _mode_in_backward(device_mode)
-    return [device_mode]
+def _assert_close(*args: Any, **kwargs: Any) -> None:
+    LEDGER.use("torch.testing.assert_close", "passed")
 
 
 def _mode_in_backward(mode: Any) -> None:
