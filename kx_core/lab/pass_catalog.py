@@ -45,6 +45,15 @@ TRITON_OPT_DEFAULTS: dict[tuple[str, str], str] = {
     # TritonNvidiaGPU's Passes.td
     ("triton-nvidia-gpu-fence-insertion", "compute-capability"): "90",
     ("triton-nvidia-gpu-proxy-fence-insertion", "compute-capability"): "90",
+    # NVIDIA's lowering, third_party/nvidia/include/TritonNVIDIAGPUToLLVM/Passes.td (read
+    # at triton-lang/triton 00a287a, whose options are this wheel's, name for name)
+    ("convert-triton-gpu-to-llvm", "compute-capability"): "80",
+    ("convert-triton-gpu-to-llvm", "ptx-version"): "80",
+    ("convert-triton-gpu-to-llvm", "enable-concurrency-sanitizer"): "false",
+    ("allocate-shared-memory-nv", "compute-capability"): "80",
+    ("allocate-shared-memory-nv", "ptx-version"): "80",
+    ("initialize-ws-cluster-barriers", "compute-capability"): "80",
+    ("initialize-ws-cluster-barriers", "ptx-version"): "80",
 }
 
 # Example: "any(tritongpu-pipeline{dump-intermediate-steps=true num-stages=101})",

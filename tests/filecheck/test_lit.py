@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kx_core.lab.lit import minimize, run_file_text
+from kx_core.lab.lit import minimize, run_file_text, run_lines
 from kx_core.lab.playground import Unsupported, available_flags, resolve, run_passes
 from kx_testing import ROOT, run_kx
 
@@ -18,7 +18,8 @@ def test_every_lit_file_passes_through_kx_lit():
     assert len(files) >= 10
     p = run_kx("lit", *map(str, files))
     assert p.returncode == 0, p.stdout + p.stderr
-    assert p.stdout.strip().endswith(f"{len(files)} pass, 0 fail, 0 unsupported")
+    lines = sum(len(run_lines(f.read_text())) for f in files)
+    assert p.stdout.strip().endswith(f"{lines} pass, 0 fail, 0 unsupported")
 
 
 def test_a_failing_check_names_its_line_and_where_the_search_stopped(tmp_path):
@@ -156,3 +157,20 @@ def test_round_trips_pipelines_and_unregistered_ops():
     )
     (result,) = run_file_text(unregistered)
     assert result.status == ("PASS" if can_allow_unregistered() else "UNSUPPORTED"), result.message
+
+
+def test_nvidia_lowering_without_options_takes_triton_opts_defaults():
+    """NVIDIA's Passes.td: compute-capability=80, ptx-version=80. Bare flags give the same
+    LLVM dialect as those values given, and not what sm_90 gives (native fp8 conversion)."""
+    text = (LIT / "lower_fp8_default_cc.mlir").read_text()
+
+    def lower(options: str) -> str:
+        r = run_passes(
+            text, [f"--allocate-shared-memory-nv{options}", f"--convert-triton-gpu-to-llvm{options}"]
+        )
+        assert r.ok, r.error
+        return r.text()
+
+    bare = lower("")
+    assert bare == lower("='compute-capability=80 ptx-version=80'")
+    assert "cvt.rn.satfinite" not in bare and "cvt.rn.satfinite" in lower("=compute-capability=90")
