@@ -4,7 +4,8 @@ For every RUN line of every file: kx's verdict (`kx_core.lab.lit.run_file_text`:
 parsing, kx's FileCheck) and the oracle's: the RUN line run unchanged by bash with
 `set -o pipefail` (as lit does), `%s` substituted, `triton-opt` being a stand-in that runs
 the wheel's passes through its bindings (benchmarks/lit_oracle_triton_opt.py), and
-`FileCheck`/`not`/`count` LLVM 14's, with Triton's lit configuration
+`mlir-translate`/`opt`/`llc` stand-ins on the wheel's LLVM bindings
+(benchmarks/lit_oracle_llvm_tools.py), `FileCheck`/`not`/`count` LLVM 14's, with Triton's lit configuration
 (FILECHECK_OPTS=--enable-var-scope). The oracle says UNSUPPORTED where the wheel cannot run
 the line (another tool, a pass or option the bindings lack).
 
@@ -36,6 +37,7 @@ from kx_core.base.tools import find_tool  # noqa: E402
 from kx_core.lab.lit import run_file_text, run_lines  # noqa: E402
 
 SHIM = ROOT / "benchmarks" / "lit_oracle_triton_opt.py"
+LLVM_SHIM = ROOT / "benchmarks" / "lit_oracle_llvm_tools.py"
 UNSUPPORTED_EXIT = 125
 
 
@@ -46,6 +48,10 @@ def _tool_dir(tmp: Path) -> Path:
     shim = bin_dir / "triton-opt"
     shim.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" "{SHIM}" "$@"\n')
     shim.chmod(shim.stat().st_mode | stat.S_IEXEC)
+    for tool in ("mlir-translate", "opt", "llc"):  # the LLVM end, on the wheel's bindings
+        shim = bin_dir / tool
+        shim.write_text(f'#!/bin/sh\nPYTHONPATH="{ROOT}" exec "{sys.executable}" "{LLVM_SHIM}" {tool} "$@"\n')
+        shim.chmod(shim.stat().st_mode | stat.S_IEXEC)
     filecheck = find_tool("FileCheck")
     if not filecheck:
         raise SystemExit("LLVM's FileCheck is needed (Debian: apt install llvm-14-tools)")
@@ -66,11 +72,15 @@ def oracle(command: str, file: Path, bin_dir: Path, tmp: Path, timeout: float = 
     line = command.replace("%s", f"'{file}'").replace("%S", f"'{file.parent}'").replace("%t", str(tmp / "t"))
     mark = tmp / "unsupported.txt"  # the stand-in says so here too: 2>&1 sends its stderr to FileCheck
     mark.unlink(missing_ok=True)
+    state = tmp / "llvm-state"  # what the mlir-translate stand-in keeps for opt
+    shutil.rmtree(state, ignore_errors=True)
+    state.mkdir()
     env = {
         **os.environ,
         "PATH": f"{bin_dir}:/usr/bin:/bin",
         "FILECHECK_OPTS": "--enable-var-scope",
         "ORACLE_UNSUPPORTED_FILE": str(mark),
+        "ORACLE_STATE_DIR": str(state),
     }
     try:
         p = subprocess.run(

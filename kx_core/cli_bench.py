@@ -38,28 +38,10 @@ def add_bench_command(sub) -> None:
 
 
 def bench_command(args: argparse.Namespace) -> int:
-    from kx_core.bench.bench import NoGPU, bench_file, has_gpu, interpret_file
+    from kx_core.bench.bench import NoGPU, bench_file, has_gpu
 
     if args.interpret or not has_gpu():
-        if not args.interpret:
-            print(
-                "kx: no CUDA GPU on this machine, so nothing can be timed. "
-                "`kx bench --interpret FILE` runs the file through Triton's interpreter on CPU tensors "
-                "instead, which checks its results (slowly), not its speed.",
-                file=sys.stderr,
-            )
-            return 2
-        r = interpret_file(args.file, args.timeout)
-        if args.json:
-            json.dump(r.to_json(), sys.stdout)
-            sys.stdout.write("\n")
-        else:
-            print(
-                f"{args.file}: {'ran cleanly' if r.ok else 'failed'} under Triton's interpreter (CPU) in {r.seconds:.1f} s"
-            )
-            for d in r.diagnostics:
-                print(d, file=sys.stderr)
-        return 0 if r.ok else 1
+        return _interpret_command(args)
     try:
         result = bench_file(
             args.file,
@@ -84,29 +66,58 @@ def bench_command(args: argparse.Namespace) -> int:
     print(
         f"{result.file} on {result.device} (triton {result.triton_version}), L2 flushed: {result.settings.get('flush_l2')}"
     )
-    from kx_core.model.kernel import bandwidth_text
-
     width = max((len(short_name(t.kernel, t.config)) for t in result.timings), default=0)
     for t in result.timings:
-        m = models.get(t.display_name)
-        tm = t.timing
-        line = (
-            f"  {short_name(t.kernel, t.config):{width}} median {tm.median_ms * 1e3:9.1f} us  IQR {tm.iqr_ms * 1e3:7.1f} us  n={tm.n}"
-            + ("  *" if t.chosen and t.config else "")
-            + (f"  first call {tm.first_call_ms:.1f} ms" if tm.first_call_ms is not None else "")
-            + (f"  do_bench {t.do_bench_ms * 1e3:.1f} us" if t.do_bench_ms is not None else "")
-        )
-        if m is not None:
-            s = tm.median_ms * 1e-3
-            roof = m.roofline_unique or m.roofline
-            line += (
-                f"  {m.work.flops / s / 1e12:7.2f} TFLOP/s, {bandwidth_text(m, s)},"
-                f" {100 * m.work.flops / s / roof.attainable:5.1f}% of roof"
-            )
-        print(line)
+        print(_timing_row(t, models.get(t.display_name), width))
     for d in result.diagnostics:
         print(d, file=sys.stderr)
     return 0 if result.ok else 1
+
+
+def _interpret_command(args: argparse.Namespace) -> int:
+    """`kx bench --interpret`, or plain `kx bench` where there is no GPU (which says so)."""
+    from kx_core.bench.bench import interpret_file
+
+    if not args.interpret:
+        print(
+            "kx: no CUDA GPU on this machine, so nothing can be timed. "
+            "`kx bench --interpret FILE` runs the file through Triton's interpreter on CPU tensors "
+            "instead, which checks its results (slowly), not its speed.",
+            file=sys.stderr,
+        )
+        return 2
+    r = interpret_file(args.file, args.timeout)
+    if args.json:
+        json.dump(r.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(
+            f"{args.file}: {'ran cleanly' if r.ok else 'failed'} under Triton's interpreter (CPU) in {r.seconds:.1f} s"
+        )
+        for d in r.diagnostics:
+            print(d, file=sys.stderr)
+    return 0 if r.ok else 1
+
+
+def _timing_row(t, m, width: int) -> str:
+    """One launch's row: median, spread, first call, do_bench, and the model's rates."""
+    from kx_core.model.kernel import bandwidth_text
+
+    tm = t.timing
+    line = (
+        f"  {short_name(t.kernel, t.config):{width}} median {tm.median_ms * 1e3:9.1f} us  IQR {tm.iqr_ms * 1e3:7.1f} us  n={tm.n}"
+        + ("  *" if t.chosen and t.config else "")
+        + (f"  first call {tm.first_call_ms:.1f} ms" if tm.first_call_ms is not None else "")
+        + (f"  do_bench {t.do_bench_ms * 1e3:.1f} us" if t.do_bench_ms is not None else "")
+    )
+    if m is not None:
+        s = tm.median_ms * 1e-3
+        roof = m.roofline_unique or m.roofline
+        line += (
+            f"  {m.work.flops / s / 1e12:7.2f} TFLOP/s, {bandwidth_text(m, s)},"
+            f" {100 * m.work.flops / s / roof.attainable:5.1f}% of roof"
+        )
+    return line
 
 
 def _models(path: str, result) -> dict:

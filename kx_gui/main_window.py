@@ -56,26 +56,42 @@ class MainWindow(QMainWindow):
         gc_guard.install(QApplication.instance())
         self.headless = headless
         self.settings = open_settings()
-        target = target or self.settings.value("target", "default")
-        self.session = Session(target=target, parent=self)
-        self.session.gpu = self.settings.value("gpu", "") or None
-        self.session.python = self.settings.value("python", "") or None
-        limit = self.settings.value("memory_limit_mb", "")
-        self.session.memory_limit_mb = int(limit) if str(limit).isdigit() else None
-        # a warm worker from the start (edits then compile without paying the imports);
-        # headless windows (tests, --screenshot) only when asked
-        self.session.warm_workers = (not headless) if warm is None else warm
-        self.session.ensure_warm_worker()
+        self.session = self._open_session(target, headless, warm)
         self.recovery = RecoveryStore()
         self.setWindowTitle("kx — Kernel eXplorer")
         self.resize(MIN_WIDTH, MIN_HEIGHT)
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
-        # Every pane is a dock; the central area is left empty so all of them can move.
+        self._build_docks()
+        self._build_status_bar()
+        self._build_menus()
+        self.problems_pane.line_requested.connect(self.source_pane.go_to_line)
+        self.source_pane.dirty_changed.connect(self._update_title)
+        self._connect_session()
+        self.last_error: str | None = None
+        self._layout_done = False
+
+    # ------------------------------------------------------------ building
+
+    def _open_session(self, target: str | None, headless: bool, warm: bool | None) -> Session:
+        """The session with the saved target, GPU, python and memory limit."""
+        target = target or self.settings.value("target", "default")
+        session = Session(target=target, parent=self)
+        session.gpu = self.settings.value("gpu", "") or None
+        session.python = self.settings.value("python", "") or None
+        limit = self.settings.value("memory_limit_mb", "")
+        session.memory_limit_mb = int(limit) if str(limit).isdigit() else None
+        # a warm worker from the start (edits then compile without paying the imports);
+        # headless windows (tests, --screenshot) only when asked
+        session.warm_workers = (not headless) if warm is None else warm
+        session.ensure_warm_worker()
+        return session
+
+    def _build_docks(self) -> None:
+        """Every pane is a dock; the central area is left empty so all of them can move."""
         placeholder = QWidget()
         placeholder.setMaximumSize(0, 0)
         self.setCentralWidget(placeholder)
-
         self.panes: dict[str, Pane] = {}
         self.docks: dict[str, QDockWidget] = {}
         for spec in PANES:
@@ -91,10 +107,7 @@ class MainWindow(QMainWindow):
         self.docks["stages"].raise_()
         self._default_state: QByteArray | None = None
 
-        self._build_status_bar()
-        self._build_menus()
-        self.problems_pane.line_requested.connect(self.source_pane.go_to_line)
-        self.source_pane.dirty_changed.connect(self._update_title)
+    def _connect_session(self) -> None:
         s = self.session
         # a layout a click asks for builds the Layout pane if it is not there yet
         for signal, method in (
@@ -111,10 +124,6 @@ class MainWindow(QMainWindow):
         s.error.connect(self._show_error)
         s.measurements_changed.connect(self._measured)
         s.document_opened.connect(self._document_opened)
-        self.last_error: str | None = None
-        self._layout_done = False
-
-    # ------------------------------------------------------------ building
 
     def _add_dock(self, spec: PaneSpec) -> None:
         dock = QDockWidget(spec.title, self)

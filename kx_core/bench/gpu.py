@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.harness import percentile
@@ -129,55 +130,17 @@ def time_gpu(
     """Time fn() on the current CUDA device."""
     import torch
 
-    first = None
-    if first_call:
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        torch.cuda.synchronize()
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        first = start.elapsed_time(end)
-    call = fn
-    if cuda_graph:
-        stream = torch.cuda.Stream()
-        stream.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(stream):
-            fn()  # warm the allocator on the side stream before capture
-        torch.cuda.current_stream().wait_stream(stream)
-        graph = torch.cuda.CUDAGraph()
-        with torch.cuda.graph(graph):
-            fn()
-        call = graph.replay
+    first = _events_ms(torch, fn, 1) if first_call else None
+    call = _graphed(torch, fn) if cuda_graph else fn
     # estimate one call from 5, then size warm-up and repeats by the budget
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    torch.cuda.synchronize()
-    start.record()
-    for _ in range(5):
-        call()
-    end.record()
-    torch.cuda.synchronize()
-    estimate = max(start.elapsed_time(end) / 5, 1e-4)
+    estimate = max(_events_ms(torch, call, 5) / 5, 1e-4)
     warmup = max(1, int(warmup_ms / estimate))
     reps = max(min_reps, min(max_reps, int(budget_ms / estimate)))
     for _ in range(warmup):
         call()
     # a call this long keeps the CPU's launches ahead of the GPU by itself; the lead's
     # idle 100 us would lend it power headroom (4% faster than do_bench on the H200)
-    lead = estimate < LEAD_BELOW_MS
-    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
-    torch.cuda.synchronize()
-    for i in range(reps):
-        if flush_l2:
-            _flush(torch)
-        if lead:
-            _lead(torch)
-        starts[i].record()
-        call()
-        ends[i].record()
-    torch.cuda.synchronize()
-    samples = [s.elapsed_time(e) for s, e in zip(starts, ends)]
+    samples = _samples(torch, call, reps, flush_l2, lead=estimate < LEAD_BELOW_MS)
     return Timing(
         median_ms=percentile(samples, 50),
         q1_ms=percentile(samples, 25),
@@ -191,3 +154,46 @@ def time_gpu(
         cuda_graph=cuda_graph,
         samples_ms=tuple(samples),
     )
+
+
+def _events_ms(torch: Any, call: Callable[[], object], times: int) -> float:
+    """Milliseconds between CUDA events around `times` calls, from an idle GPU."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    torch.cuda.synchronize()
+    start.record()
+    for _ in range(times):
+        call()
+    end.record()
+    torch.cuda.synchronize()
+    return start.elapsed_time(end)
+
+
+def _graphed(torch: Any, fn: Callable[[], object]) -> Callable[[], object]:
+    """fn captured in a CUDA graph; its replay."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        fn()  # warm the allocator on the side stream before capture
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        fn()
+    return graph.replay
+
+
+def _samples(torch: Any, call: Callable[[], object], reps: int, flush_l2: bool, lead: bool) -> list[float]:
+    """One time per call, each between its own pair of events (L2 flushed and the lead
+    queued before the start event, so neither is timed)."""
+    starts = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    ends = [torch.cuda.Event(enable_timing=True) for _ in range(reps)]
+    torch.cuda.synchronize()
+    for i in range(reps):
+        if flush_l2:
+            _flush(torch)
+        if lead:
+            _lead(torch)
+        starts[i].record()
+        call()
+        ends[i].record()
+    torch.cuda.synchronize()
+    return [s.elapsed_time(e) for s, e in zip(starts, ends)]

@@ -288,78 +288,89 @@ def _prepare() -> str:
 
 
 def serve(path: str) -> int:
-    version = _prepare()
-    started, served = time.time(), 0
-    tmp = f"{path}.{os.getpid()}"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(tmp)
-    os.replace(tmp, path)  # a client sees the socket only once it is ready
-    listener.listen(16)
-    wake_r, wake_w = os.pipe()
-    os.set_blocking(wake_w, False)
-    signal.set_wakeup_fd(wake_w)
-    signal.signal(signal.SIGCHLD, lambda *_: None)
-    children: dict[int, socket.socket] = {}
+    server = _Server(path, _prepare())
     try:
-        while True:
-            try:
-                ready, _, _ = select.select([listener, wake_r], [], [])
-            except InterruptedError:
-                continue
-            if wake_r in ready:
-                os.read(wake_r, 4096)
-                _reap(children)
-            if listener not in ready:
-                continue
-            conn, _ = listener.accept()
-            try:
-                data, fds, _flags, _addr = socket.recv_fds(conn, _HEADER_MAX, 2)
-                header = json.loads(data)
-            except (OSError, ValueError):
-                conn.close()
-                continue
-            op = header.get("op")
-            if op == "ping":
-                info = {
-                    "pid": os.getpid(),
-                    "python": sys.executable,
-                    "triton": version,
-                    "jobs": served,
-                    "uptime_s": round(time.time() - started, 1),
-                    "running": len(children),
-                }
-                conn.sendall(json.dumps(info).encode() + b"\n")
-                conn.close()
-            elif op == "stop":
-                conn.sendall(b'{"stopping": true}\n')
-                conn.close()
-                return 0
-            elif op == "run" and len(fds) == 2:
-                pid = os.fork()
-                if pid == 0:
-                    listener.close()
-                    conn.close()
-                    os.close(wake_r)
-                    signal.set_wakeup_fd(-1)
-                    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    try:
-                        _child(header, fds)
-                    finally:
-                        os._exit(1)
-                for fd in fds:
-                    os.close(fd)
-                served += 1
-                children[pid] = conn
-                conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
-            else:
-                for fd in fds:
-                    os.close(fd)
-                conn.close()
+        return server.loop()
     finally:
         try:
             os.unlink(path)
         except OSError:
             pass
+
+
+class _Server:
+    """The daemon's loop: answer `ping` and `stop`, fork a child per `run`, reap them."""
+
+    def __init__(self, path: str, version: str):
+        self.version, self.started, self.served = version, time.time(), 0
+        tmp = f"{path}.{os.getpid()}"
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(tmp)
+        os.replace(tmp, path)  # a client sees the socket only once it is ready
+        self.listener.listen(16)
+        self.wake_r, wake_w = os.pipe()
+        os.set_blocking(wake_w, False)
+        signal.set_wakeup_fd(wake_w)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.children: dict[int, socket.socket] = {}
+
+    def loop(self) -> int:
+        while True:
+            try:
+                ready, _, _ = select.select([self.listener, self.wake_r], [], [])
+            except InterruptedError:
+                continue
+            if self.wake_r in ready:
+                os.read(self.wake_r, 4096)
+                _reap(self.children)
+            if self.listener in ready and self._answer(*self.listener.accept()) == "stop":
+                return 0
+
+    def _answer(self, conn: socket.socket, _addr: object) -> str | None:
+        try:
+            data, fds, _flags, _addr = socket.recv_fds(conn, _HEADER_MAX, 2)
+            header = json.loads(data)
+        except (OSError, ValueError):
+            conn.close()
+            return None
+        op = header.get("op")
+        if op == "run" and len(fds) == 2:
+            self._fork_run(conn, header, fds)
+            return op
+        for fd in fds:
+            os.close(fd)
+        if op == "ping":
+            info = {
+                "pid": os.getpid(),
+                "python": sys.executable,
+                "triton": self.version,
+                "jobs": self.served,
+                "uptime_s": round(time.time() - self.started, 1),
+                "running": len(self.children),
+            }
+            conn.sendall(json.dumps(info).encode() + b"\n")
+        elif op == "stop":
+            conn.sendall(b'{"stopping": true}\n')
+        conn.close()
+        return op
+
+    def _fork_run(self, conn: socket.socket, header: dict, fds: list[int]) -> None:
+        pid = os.fork()
+        if pid == 0:
+            self.listener.close()
+            conn.close()
+            os.close(self.wake_r)
+            signal.set_wakeup_fd(-1)
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            try:
+                _child(header, fds)
+            finally:
+                os._exit(1)
+        for fd in fds:
+            os.close(fd)
+        self.served += 1
+        self.children[pid] = conn
+        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
 
 
 def _reap(children: dict[int, socket.socket]) -> None:

@@ -2,7 +2,8 @@
 
 `kx lit FILE.mlir...` reads each `// RUN:` line (a trailing `\\` continues it), runs the
 `triton-opt %s <flags> | FileCheck %s [options]` pipeline through kx (the pass
-playground, then kx's FileCheck) and says PASS, FAIL (with the failing check's line and
+playground, LLVM's mlir-translate/opt/llc steps through the wheel's bindings
+(llvm_tools), then kx's FileCheck) and says PASS, FAIL (with the failing check's line and
 where in the output the search stopped) or UNSUPPORTED (with why: another tool, a pass
 this triton does not have, a FileCheck option kx does not implement) for every line.
 
@@ -20,6 +21,7 @@ from dataclasses import dataclass
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.minimize import ddmin
 from kx_core.lab.filecheck import CheckFailure, filecheck
+from kx_core.lab.llvm_tools import LlvmStage, parse_stage, run_stages
 from kx_core.lab.playground import (
     ALLOW_UNREGISTERED,
     VERIFY_DIAGNOSTICS,
@@ -85,6 +87,7 @@ class Pipeline:
     env: tuple[tuple[str, str], ...] = ()
     then: tuple[tuple[str, ...], ...] = ()  # later `| triton-opt ...` stages: their flags
     discard: bool = False  # -o /dev/null
+    llvm: tuple[LlvmStage, ...] = ()  # `| mlir-translate ... [| opt ...] [| llc ...]` after those
 
 
 # triton-opt options the wheel has no binding for, and why
@@ -134,13 +137,16 @@ def parse_pipeline(command: str, check_passes: bool = True) -> Pipeline:
     stages = [s.strip() for s in command.split("|")]
     has_check = len(stages) > 1 and shlex.split(stages[-1])[:1] == ["FileCheck"]
     first = _first_stage(shlex.split(stages[0]))
-    then = tuple(_later_stage(shlex.split(stage)) for stage in stages[1 : len(stages) - has_check])
+    later = [shlex.split(stage) for stage in stages[1 : len(stages) - has_check]]
+    opt_stages = next((i for i, words in enumerate(later) if words[:1] != ["triton-opt"]), len(later))
+    then = tuple(_later_stage(words) for words in later[:opt_stages])
+    llvm = tuple(parse_stage(words, i == 0) for i, words in enumerate(later[opt_stages:]))
     if check_passes:
         for flag in first["flags"]:
             if flag.lstrip("-").split("=", 1)[0] not in (ALLOW_UNREGISTERED, VERIFY_DIAGNOSTICS):
                 resolve(flag)  # raises Unsupported (a ValueError) for passes this triton lacks
     check = _filecheck_stage(shlex.split(stages[-1])) if has_check else {"filecheck": False}
-    return Pipeline(**first, **check, then=then)
+    return Pipeline(**first, **check, then=then, llvm=llvm)
 
 
 def _first_stage(opt: list[str]) -> dict:
@@ -178,11 +184,6 @@ def _first_stage(opt: list[str]) -> dict:
 
 def _later_stage(words: list[str]) -> tuple[str, ...]:
     """`| triton-opt [flags]` after the first stage: it parses what the one before printed."""
-    if words[:1] != ["triton-opt"]:
-        raise ValueError(
-            f"the pipeline runs {words[0] if words else 'nothing'!r}, a tool the wheel does not ship "
-            "(kx runs 'triton-opt ... [| triton-opt ...] | FileCheck ...')"
-        )
     if any(not w.startswith("-") for w in words[1:]):
         raise ValueError("a later triton-opt stage reads its input from the pipe, not a file")
     return tuple(_pass_flags(words[1:]))
@@ -282,6 +283,10 @@ def run_one(text: str, run: RunLine, files: dict[str, str] | None = None) -> Run
         if result.error:
             return RunResult(run.line, run.command, "FAIL", f"triton-opt (stage 2) failed: {result.error}")
         output = result.text()
+    if pipe.llvm and not failed:
+        output, error = run_stages(output, list(pipe.llvm))
+        if error:
+            return RunResult(run.line, run.command, "FAIL", error)
     if pipe.discard:
         output = ""
     if pipe.stderr_too and result.error:

@@ -147,7 +147,7 @@ class PlaygroundResult(Jsonable):
         return f"\n{SPLIT_MARK}\n".join(self.outputs) + "\n"
 
 
-class _Stderr:
+class StderrCapture:
     """Collect what MLIR writes to fd 2 (its diagnostics) while a block runs."""
 
     def __enter__(self):
@@ -225,7 +225,7 @@ def _run_part(part: str, specs: list[PassSpec], allow: bool) -> tuple[str | None
         path = f.name
     try:
         failure = None
-        with _Stderr() as err:
+        with StderrCapture() as err:
             try:
                 module = ir.parse_mlir_module(path, context)
             except Exception as e:  # noqa: BLE001 - a parse error is a result
@@ -237,7 +237,7 @@ def _run_part(part: str, specs: list[PassSpec], allow: bool) -> tuple[str | None
         for s in specs:
             constructor(s.function)(pm, *s.args)
         failure = None
-        with _Stderr() as err:
+        with StderrCapture() as err:
             try:
                 try:
                     pm.run(module, "kx-playground")

@@ -90,6 +90,30 @@ def _tile(constexprs: dict[str, Any], num_warps: int, num_stages: int) -> gemm.T
     return gemm.TileConfig(found["M"], found["N"], found["K"], num_warps, num_stages)
 
 
+def _launch_work(kernel: CompiledKernel):
+    """The TTIR work estimate, evaluated with the launch's integer arguments and grid."""
+    launch = kernel.launch
+    grid = launch.grid if launch else (1, 1, 1)
+    args = launch.args if launch else ()
+    scalars = {a.name: a.value for a in args if a.kind == "int" and a.value is not None}
+    order = [n for n, t in kernel.signature.items() if t != "constexpr"]
+    return estimate(kernel.stages.get("ttir", ""), scalars, grid, order)
+
+
+def _occupancies(kernel: CompiledKernel, gpu: GPU):
+    """(occupancy from registers and shared memory, K1's occupancy of the GEMM tile)."""
+    launch, meta = kernel.launch, kernel.metadata
+    num_warps = meta.num_warps if meta else (launch.num_warps if launch else 4)
+    num_stages = meta.num_stages if meta else (launch.num_stages if launch else 3)
+    threads = num_warps * gpu.warp_size
+    occ = occupancy(gpu, threads, meta.registers, meta.shared) if meta and meta.registers else None
+    constexprs = dict(launch.constexprs) if launch else {}
+    if kernel.config:
+        constexprs.update(kernel.config.kwargs)
+    tile = _tile(constexprs, num_warps, num_stages)
+    return occ, (gemm.occupancy(gpu, tile) if tile else None)
+
+
 def model_kernel(
     kernel: CompiledKernel,
     gpu: GPU | None = None,
@@ -100,25 +124,11 @@ def model_kernel(
 ) -> KernelModel:
     """Model a compiled, launched kernel. `flops`/`nbytes` override the estimate."""
     gpu = gpu or gpu_for(kernel)
-    launch = kernel.launch
-    grid = launch.grid if launch else (1, 1, 1)
-    scalars = {
-        a.name: a.value for a in (launch.args if launch else ()) if a.kind == "int" and a.value is not None
-    }
-    order = [n for n, t in kernel.signature.items() if t != "constexpr"]
-    work = estimate(kernel.stages.get("ttir", ""), scalars, grid, order)
+    work = _launch_work(kernel)
     f = flops if flops is not None else work.flops
     b = nbytes if nbytes is not None else work.bytes
     meta = kernel.metadata
-    num_warps = meta.num_warps if meta else (launch.num_warps if launch else 4)
-    num_stages = meta.num_stages if meta else (launch.num_stages if launch else 3)
-    threads = num_warps * gpu.warp_size
-    occ = occupancy(gpu, threads, meta.registers, meta.shared) if meta and meta.registers else None
-    constexprs = dict(launch.constexprs) if launch else {}
-    if kernel.config:
-        constexprs.update(kernel.config.kwargs)
-    tile = _tile(constexprs, num_warps, num_stages)
-    k1 = gemm.occupancy(gpu, tile) if tile else None
+    occ, k1 = _occupancies(kernel, gpu)
     roof = roofline(gpu, f, b, work.precision, measured_roofs, measured_s)
     ub = unique_bytes(kernel) if nbytes is None else None
     ub = min(ub, b) if ub else None

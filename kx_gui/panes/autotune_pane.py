@@ -54,6 +54,29 @@ class AutotunePane(LazyPages, Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
+        # the occupancy calculator's three curves through the selected config: three plots,
+        # built when the tab is first shown (lazy_page)
+        self._lazy_pages = [LazyPage(self._build_occupancy)]
+        self._curve_row: ConfigRow | None = None
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self._configs_tab(), "Configs")
+        self.tabs.addTab(self._lazy_pages[0], "Occupancy")
+        self.tabs.addTab(self._t3_tab(), "T3 pipeline")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self._pick_bar())
+        layout.addWidget(self.tabs, 1)
+        self.rows: list[ConfigRow] = []
+        self.measured_times: dict[str, float] = {}
+        self.t3_result: tuple | None = None
+        self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
+        self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
+        self.export_button.clicked.connect(self._export)
+        self.t3_run.clicked.connect(self.run_t3)
+        self.table.itemSelectionChanged.connect(self._selected)
+
+    def _pick_bar(self) -> QHBoxLayout:
+        """Which kernel, on which GPU; export."""
         self.kernel_pick = QComboBox()
         self.kernel_pick.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.gpu_pick = QComboBox()
@@ -65,6 +88,10 @@ class AutotunePane(LazyPages, Pane):
         for w in (QLabel("kernel"), self.kernel_pick, QLabel("GPU"), self.gpu_pick, self.export_button):
             bar.addWidget(w)
         bar.addStretch(1)
+        return bar
+
+    def _configs_tab(self) -> QWidget:
+        """The configs table; under it modeled against measured, with the rank correlation."""
         self.table = QTableWidget(0, len(COLUMNS))
         self.table.setHorizontalHeaderLabels([HEADERS[c] for c in COLUMNS])
         self.table.setSortingEnabled(True)
@@ -90,7 +117,10 @@ class AutotunePane(LazyPages, Pane):
         split.addWidget(right)
         split.setSizes([600, 250])
         c_layout.addWidget(split)
-        # drill T3's pipeline for a GEMM shape
+        return configs
+
+    def _t3_tab(self) -> QWidget:
+        """Drill T3's pipeline for a GEMM shape."""
         self.t3_shape = QLineEdit("4096x4096x4096")
         self.t3_run = QPushButton("Run T3 (model-only)")
         self.t3_info = QLabel()
@@ -104,26 +134,7 @@ class AutotunePane(LazyPages, Pane):
         t_layout.addLayout(t_bar)
         t_layout.addWidget(self.t3_info)
         t_layout.addWidget(self.t3_table, 1)
-        # the occupancy calculator's three curves through the selected config: three plots,
-        # built when the tab is first shown (lazy_page)
-        self._lazy_pages = [LazyPage(self._build_occupancy)]
-        self._curve_row: ConfigRow | None = None
-        self.tabs = QTabWidget()
-        self.tabs.addTab(configs, "Configs")
-        self.tabs.addTab(self._lazy_pages[0], "Occupancy")
-        self.tabs.addTab(t3_page, "T3 pipeline")
-        layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addWidget(self.tabs, 1)
-        self.rows: list[ConfigRow] = []
-        self.measured_times: dict[str, float] = {}
-        self.t3_result: tuple | None = None
-        self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
-        self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
-        self.export_button.clicked.connect(self._export)
-        self.t3_run.clicked.connect(self.run_t3)
-        self.table.itemSelectionChanged.connect(self._selected)
+        return t3_page
 
     def _build_occupancy(self, oo: QVBoxLayout) -> None:
         occ_page = QWidget()

@@ -61,58 +61,17 @@ class BenchPane(Pane):
             self.run_button.setToolTip(
                 "no CUDA GPU here: nothing can be timed; Check runs in Triton's interpreter"
             )
-        self.all_configs = QCheckBox("all autotune configs")
-        self.check_button = QPushButton("Check correctness")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setEnabled(False)
         self.status = QLabel(
             "no GPU: timing is off; correctness runs in Triton's interpreter" if not self.gpu else ""
         )
         self.status.setWordWrap(True)
-        bar = QHBoxLayout()
-        for w in (self.run_button, self.all_configs, self.check_button, self.stop_button):
-            bar.addWidget(w)
-        bar.addStretch(1)
-        # timings: the table, and the distribution of the selected row's samples
-        self.timing_table = row_table(TIMING_COLUMNS, 1)
-        self.hist = pg.PlotWidget(background="w")
-        self.hist.setLabel("bottom", "time per call (us)")
-        self.hist.setLabel("left", "calls")
-        timings = QSplitter(Qt.Orientation.Vertical)
-        timings.addWidget(self.timing_table)
-        timings.addWidget(self.hist)
-        # correctness per input distribution
-        self.check_table = QTableWidget(0, 1 + len(DISTS) + 1)
-        self.check_table.setHorizontalHeaderLabels(["check", *DISTS, "edge"])
-        self.check_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
-        self.check_info = QLabel()
-        self.check_info.setWordWrap(True)
-        correctness = QWidget()
-        cl = QVBoxLayout(correctness)
-        cl.addWidget(self.check_info)
-        cl.addWidget(self.check_table, 1)
-        # trials
-        self.strategy = QLineEdit()
-        self.strategy.setPlaceholderText("what this version tries (e.g. BLOCK 2048)")
-        self.save_trial_button = QPushButton("Save as trial")
-        self.trial_tree = QTreeWidget()
-        self.trial_tree.setHeaderLabels(["trial", "strategy", "correct", "kernel us", "speedup", "status"])
-        self.trial_info = QLabel()
-        trials = QWidget()
-        tl = QVBoxLayout(trials)
-        tb = QHBoxLayout()
-        tb.addWidget(self.strategy, 1)
-        tb.addWidget(self.save_trial_button)
-        tl.addLayout(tb)
-        tl.addWidget(self.trial_info)
-        tl.addWidget(self.trial_tree, 1)
         self.tabs = QTabWidget()
-        self.tabs.addTab(timings, "Timings")
-        self.tabs.addTab(correctness, "Correctness")
-        self.tabs.addTab(trials, "Trials")
+        self.tabs.addTab(self._timings_tab(), "Timings")
+        self.tabs.addTab(self._correctness_tab(), "Correctness")
+        self.tabs.addTab(self._trials_tab(), "Trials")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
+        layout.addLayout(self._button_bar())
         layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
 
@@ -127,6 +86,58 @@ class BenchPane(Pane):
         self.stop_button.clicked.connect(self.stop)
         self.save_trial_button.clicked.connect(self.save_trial)
         self.timing_table.itemSelectionChanged.connect(self._show_distribution)
+
+    def _button_bar(self) -> QHBoxLayout:
+        self.all_configs = QCheckBox("all autotune configs")
+        self.check_button = QPushButton("Check correctness")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        bar = QHBoxLayout()
+        for w in (self.run_button, self.all_configs, self.check_button, self.stop_button):
+            bar.addWidget(w)
+        bar.addStretch(1)
+        return bar
+
+    def _timings_tab(self) -> QWidget:
+        """The timings table, and the distribution of the selected row's samples."""
+        self.timing_table = row_table(TIMING_COLUMNS, 1)
+        self.hist = pg.PlotWidget(background="w")
+        self.hist.setLabel("bottom", "time per call (us)")
+        self.hist.setLabel("left", "calls")
+        timings = QSplitter(Qt.Orientation.Vertical)
+        timings.addWidget(self.timing_table)
+        timings.addWidget(self.hist)
+        return timings
+
+    def _correctness_tab(self) -> QWidget:
+        """Correctness per input distribution."""
+        self.check_table = QTableWidget(0, 1 + len(DISTS) + 1)
+        self.check_table.setHorizontalHeaderLabels(["check", *DISTS, "edge"])
+        self.check_table.setEditTriggers(QTableWidget.EditTrigger.NoEditTriggers)
+        self.check_info = QLabel()
+        self.check_info.setWordWrap(True)
+        correctness = QWidget()
+        cl = QVBoxLayout(correctness)
+        cl.addWidget(self.check_info)
+        cl.addWidget(self.check_table, 1)
+        return correctness
+
+    def _trials_tab(self) -> QWidget:
+        self.strategy = QLineEdit()
+        self.strategy.setPlaceholderText("what this version tries (e.g. BLOCK 2048)")
+        self.save_trial_button = QPushButton("Save as trial")
+        self.trial_tree = QTreeWidget()
+        self.trial_tree.setHeaderLabels(["trial", "strategy", "correct", "kernel us", "speedup", "status"])
+        self.trial_info = QLabel()
+        trials = QWidget()
+        tl = QVBoxLayout(trials)
+        tb = QHBoxLayout()
+        tb.addWidget(self.strategy, 1)
+        tb.addWidget(self.save_trial_button)
+        tl.addLayout(tb)
+        tl.addWidget(self.trial_info)
+        tl.addWidget(self.trial_tree, 1)
+        return trials
 
     # ------------------------------------------------------------ runs
 

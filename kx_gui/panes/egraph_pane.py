@@ -66,59 +66,14 @@ class EgraphPane(Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.source = QLineEdit("(+ (* x y) (* x z))")
-        self.source.setPlaceholderText("a term like (+ (* x y) (* x z)), or the path of an .egg program")
-        self.rules = QComboBox()
-        self.rules.addItems(["algebra", "comm_assoc"])
-        self.engine = QComboBox()
-        self.engine.addItems(["kx", "egglog"])
-        self.run_button = QPushButton("Saturate")
-        self.open_button = QPushButton("Open .egg…")
-        self.inline = QCheckBox("inline leaves")
-        self.cost = QComboBox()
-        self.cost.addItems(list(COSTS))
-        self.search = QLineEdit()
-        self.search.setPlaceholderText("find op")
-        self.search.setMaximumWidth(120)
-        bar = QHBoxLayout()
-        for w in (self.source, self.rules, self.engine, self.run_button, self.open_button):
-            bar.addWidget(w)
-        bar2 = QHBoxLayout()
-        self.slider = QSlider(Qt.Orientation.Horizontal)
-        self.slider.setEnabled(False)
-        self.slider.setMinimumWidth(160)
-        self.step_label = QLabel()
-        for w in (
-            QLabel("iteration"),
-            self.slider,
-            self.step_label,
-            self.inline,
-            QLabel("extract by"),
-            self.cost,
-            self.search,
-        ):
-            bar2.addWidget(w)
-        self.info = QLabel()
-        self.info.setWordWrap(True)
-        self.scene = QGraphicsScene(self)
-        self.view = GraphView(self.scene)
-        self.growth = pg.PlotWidget(background="w")
-        self.growth.setLabel("bottom", "iteration")
-        self.growth.addLegend(offset=(5, 5))
-        self.profile = row_table(("rule", "matches", "ms"), 0)
-        side = QSplitter(Qt.Orientation.Vertical)
-        side.addWidget(self.growth)
-        side.addWidget(self.profile)
-        split = QSplitter(Qt.Orientation.Horizontal)
-        split.addWidget(self.view)
-        split.addWidget(side)
-        split.setSizes([650, 350])
         layout_ = QVBoxLayout(self)
         layout_.setContentsMargins(0, 0, 0, 0)
-        layout_.addLayout(bar)
-        layout_.addLayout(bar2)
+        layout_.addLayout(self._input_bar())
+        layout_.addLayout(self._view_bar())
+        self.info = QLabel()
+        self.info.setWordWrap(True)
         layout_.addWidget(self.info)
-        layout_.addWidget(split, 1)
+        layout_.addWidget(self._graph_and_growth(), 1)
 
         self.snapshots: list[l2.Snapshot] = []
         self.layout: GraphLayout | None = None
@@ -138,6 +93,63 @@ class EgraphPane(Pane):
         self.inline.toggled.connect(lambda *_: self._relayout())
         self.scene.selectionChanged.connect(self._on_selection)
         self.selected = None
+
+    def _input_bar(self) -> QHBoxLayout:
+        """The term (or .egg file), rule set and engine, and Saturate."""
+        self.source = QLineEdit("(+ (* x y) (* x z))")
+        self.source.setPlaceholderText("a term like (+ (* x y) (* x z)), or the path of an .egg program")
+        self.rules = QComboBox()
+        self.rules.addItems(["algebra", "comm_assoc"])
+        self.engine = QComboBox()
+        self.engine.addItems(["kx", "egglog"])
+        self.run_button = QPushButton("Saturate")
+        self.open_button = QPushButton("Open .egg…")
+        bar = QHBoxLayout()
+        for w in (self.source, self.rules, self.engine, self.run_button, self.open_button):
+            bar.addWidget(w)
+        return bar
+
+    def _view_bar(self) -> QHBoxLayout:
+        """Which iteration is drawn, how, and what is extracted."""
+        self.inline = QCheckBox("inline leaves")
+        self.cost = QComboBox()
+        self.cost.addItems(list(COSTS))
+        self.search = QLineEdit()
+        self.search.setPlaceholderText("find op")
+        self.search.setMaximumWidth(120)
+        self.slider = QSlider(Qt.Orientation.Horizontal)
+        self.slider.setEnabled(False)
+        self.slider.setMinimumWidth(160)
+        self.step_label = QLabel()
+        bar = QHBoxLayout()
+        for w in (
+            QLabel("iteration"),
+            self.slider,
+            self.step_label,
+            self.inline,
+            QLabel("extract by"),
+            self.cost,
+            self.search,
+        ):
+            bar.addWidget(w)
+        return bar
+
+    def _graph_and_growth(self) -> QSplitter:
+        """The e-graph drawing; beside it the growth per iteration and the rule profile."""
+        self.scene = QGraphicsScene(self)
+        self.view = GraphView(self.scene)
+        self.growth = pg.PlotWidget(background="w")
+        self.growth.setLabel("bottom", "iteration")
+        self.growth.addLegend(offset=(5, 5))
+        self.profile = row_table(("rule", "matches", "ms"), 0)
+        side = QSplitter(Qt.Orientation.Vertical)
+        side.addWidget(self.growth)
+        side.addWidget(self.profile)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.view)
+        split.addWidget(side)
+        split.setSizes([650, 350])
+        return split
 
     # ------------------------------------------------------------ running
 

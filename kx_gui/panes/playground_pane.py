@@ -47,39 +47,6 @@ class PlaygroundPane(Pane):
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
         self.editor = CodeView(read_only=False)
-        self.open_button = QPushButton("Open .mlir…")
-        self.pass_pick = QComboBox()
-        self.pass_pick.setEditable(True)
-        self.pass_pick.lineEdit().setPlaceholderText("loading Triton's passes…")
-        # the window process never imports triton: the pass list comes from kx's lab
-        # service child, in a thread, and fills the picker when it arrives
-        self._pass_list: queue.Queue = queue.Queue()
-        threading.Thread(target=self._load_flags, name="kx-pass-list", daemon=True).start()
-        self._flags_timer = QTimer(self)
-        self._flags_timer.setInterval(100)
-        self._flags_timer.timeout.connect(self._fill_flags)
-        self._flags_timer.start()
-        self.add_button = QPushButton("Add")
-        self.flags = QLineEdit()
-        self.flags.setPlaceholderText(
-            "triton-opt flags, e.g. -tritongpu-coalesce (taken from the first RUN line)"
-        )
-        self.run_button = QPushButton("Run passes")
-        self.lit_button = QPushButton("Run RUN lines")
-        self.minimize_button = QPushButton("Minimise")
-        bar = QHBoxLayout()
-        for w in (
-            self.open_button,
-            self.pass_pick,
-            self.add_button,
-            self.run_button,
-            self.lit_button,
-            self.minimize_button,
-        ):
-            bar.addWidget(w)
-        flag_row = QHBoxLayout()
-        flag_row.addWidget(QLabel("passes"))
-        flag_row.addWidget(self.flags, 1)
         self.status = QLabel()
         self.status.setWordWrap(True)
         self.diff = DiffView()
@@ -94,8 +61,8 @@ class PlaygroundPane(Pane):
         split.setSizes([450, 650])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
-        layout.addLayout(flag_row)
+        layout.addLayout(self._button_bar())
+        layout.addLayout(self._flag_row())
         layout.addWidget(self.status)
         layout.addWidget(split, 1)
         self.path: str | None = None
@@ -113,6 +80,45 @@ class PlaygroundPane(Pane):
         self.lit_button.clicked.connect(self.run_lit)
         self.minimize_button.clicked.connect(self.minimize)
         self.load(os.path.join(LIT, "coalesce.mlir"))
+
+    def _button_bar(self) -> QHBoxLayout:
+        self.open_button = QPushButton("Open .mlir…")
+        self.pass_pick = QComboBox()
+        self.pass_pick.setEditable(True)
+        self.pass_pick.lineEdit().setPlaceholderText("loading Triton's passes…")
+        # the window process never imports triton: the pass list comes from kx's lab
+        # service child, in a thread, and fills the picker when it arrives
+        self._pass_list: queue.Queue = queue.Queue()
+        threading.Thread(target=self._load_flags, name="kx-pass-list", daemon=True).start()
+        self._flags_timer = QTimer(self)
+        self._flags_timer.setInterval(100)
+        self._flags_timer.timeout.connect(self._fill_flags)
+        self._flags_timer.start()
+        self.add_button = QPushButton("Add")
+        self.run_button = QPushButton("Run passes")
+        self.lit_button = QPushButton("Run RUN lines")
+        self.minimize_button = QPushButton("Minimise")
+        bar = QHBoxLayout()
+        for w in (
+            self.open_button,
+            self.pass_pick,
+            self.add_button,
+            self.run_button,
+            self.lit_button,
+            self.minimize_button,
+        ):
+            bar.addWidget(w)
+        return bar
+
+    def _flag_row(self) -> QHBoxLayout:
+        self.flags = QLineEdit()
+        self.flags.setPlaceholderText(
+            "triton-opt flags, e.g. -tritongpu-coalesce (taken from the first RUN line)"
+        )
+        flag_row = QHBoxLayout()
+        flag_row.addWidget(QLabel("passes"))
+        flag_row.addWidget(self.flags, 1)
+        return flag_row
 
     # ------------------------------------------------------------ input
 

@@ -174,3 +174,21 @@ def test_nvidia_lowering_without_options_takes_triton_opts_defaults():
     bare = lower("")
     assert bare == lower("='compute-capability=80 ptx-version=80'")
     assert "cvt.rn.satfinite" not in bare and "cvt.rn.satfinite" in lower("=compute-capability=90")
+
+
+def test_llvm_tools_after_triton_opt():
+    """mlir-translate, opt and llc run through the wheel's LLVM bindings (the lit file
+    checks LLVM IR and PTX); their options kx does not implement are UNSUPPORTED, with why."""
+    (llvm_ir, ptx) = run_file_text((LIT / "lower_to_ptx.mlir").read_text())
+    assert llvm_ir.status == "PASS" and "define" in llvm_ir.output
+    assert ptx.status == "PASS" and ".target sm_90" in ptx.output
+    body = "\nmodule {\n}\n"
+    lines = (
+        "// RUN: triton-opt %s | mlir-translate -mlir-to-llvmir | opt -O2 | FileCheck %s\n"
+        "// RUN: triton-opt %s | opt -S -O2 | FileCheck %s\n"
+        "// RUN: triton-opt %s | mlir-translate -mlir-to-llvmir | llc -mcpu=sm_90 | FileCheck %s\n"
+    )
+    results = run_file_text(lines + body)
+    assert [r.status for r in results] == ["UNSUPPORTED"] * 3
+    assert "opt -S -O0..3" in results[0].message and "mlir-translate" in results[1].message
+    assert "-mtriple" in results[2].message
