@@ -53,7 +53,11 @@ def _translate(mlir: str, levels: list[int]):
     _translate.context = llvm.context()  # must outlive the module
     llvm_module = llvm.to_module(module, _translate.context)
     for level in levels:
-        llvm.optimize_module(llvm_module, getattr(llvm, f"OPTIMIZE_O{level}"))
+        pipeline = getattr(llvm, f"OPTIMIZE_O{level}")
+        try:
+            llvm.optimize_module(llvm_module, pipeline, disable_slp_vectorizer=level < 2)
+        except TypeError:  # triton 3.6
+            llvm.optimize_module(llvm_module, pipeline)
     return llvm_module
 
 

@@ -8,9 +8,10 @@ Triton's conversion tests go on after triton-opt:
 The wheel ships none of those tools, but its bindings do each step as Triton's own compile
 does it: `llvm.to_module` (mlir-translate -mlir-to-llvmir), `llvm.optimize_module` with
 LLVM's default O0-O3 pipeline (opt -S -ON) and `llvm.translate_to_asm` (llc). They differ
-from the tools where Triton's compile chose otherwise: optimize_module turns loop and SLP
-vectorisation on at every level, and translate_to_asm contracts floating point strictly
-(llc's default is "on", which contracts only where the IR allows it).
+from the tools where Triton's compile chose otherwise: optimize_module turns loop
+vectorisation on at every level (and SLP vectorisation too on triton 3.6), and
+translate_to_asm contracts floating point strictly (llc's default is "on", which
+contracts only where the IR allows it).
 
 `parse_stage` says which of a RUN line's later commands kx can run; `run_stages` runs them
 in a worker (a crash inside LLVM costs that process only). The bindings cannot parse LLVM IR
@@ -113,11 +114,20 @@ def run_in_process(mlir: str, stages: list[LlvmStage]) -> tuple[str, str]:
     text = ""
     for stage in stages[1:]:
         if stage.tool == "opt":
-            levels = (llvm.OPTIMIZE_O0, llvm.OPTIMIZE_O1, llvm.OPTIMIZE_O2, llvm.OPTIMIZE_O3)
-            llvm.optimize_module(llvm_module, levels[stage.level])
+            _optimize(llvm_module, stage.level)
         else:
             text = _llc(str(llvm_module), stage)
     return (text or str(llvm_module)), ""
+
+
+def _optimize(llvm_module, level: int) -> None:
+    from triton._C.libtriton import llvm
+
+    pipeline = (llvm.OPTIMIZE_O0, llvm.OPTIMIZE_O1, llvm.OPTIMIZE_O2, llvm.OPTIMIZE_O3)[level]
+    try:  # opt turns SLP vectorisation on from -O2 only; triton 3.8's binding can follow
+        llvm.optimize_module(llvm_module, pipeline, disable_slp_vectorizer=level < 2)
+    except TypeError:  # triton 3.6: always on
+        llvm.optimize_module(llvm_module, pipeline)
 
 
 def _llc(ir_text: str, stage: LlvmStage) -> str:
