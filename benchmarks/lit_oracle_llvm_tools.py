@@ -20,15 +20,8 @@ import re
 import sys
 import tempfile
 
-UNSUPPORTED_EXIT = 125
-
-
-def unsupported(why: str) -> int:
-    print(f"ORACLE-UNSUPPORTED: {why}", file=sys.stderr)
-    if os.environ.get("ORACLE_UNSUPPORTED_FILE"):
-        with open(os.environ["ORACLE_UNSUPPORTED_FILE"], "w", encoding="utf-8") as f:
-            f.write(why)
-    return UNSUPPORTED_EXIT
+# the triton-opt stand-in beside this file says UNSUPPORTED the same way
+from lit_oracle_triton_opt import unsupported
 
 
 def _state(name: str) -> str:
