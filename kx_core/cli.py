@@ -255,18 +255,11 @@ def format_result(r: CompileResult) -> str:
     rows = [("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared", "compile s")]
     for k in r.kernels:
         md = k.metadata
-        grid = "x".join(str(g) for g in k.launch.grid) if k.launch else "-"
-        if k.launch and k.launch.warmup:
-            grid = "warmup"
-        if k.status in ("pruned", "failed"):
-            grid = "-"
-        if k.launch and k.launch.count > 1:
-            grid += f" (x{k.launch.count})"
         rows.append(
             (
                 k.display_name,
                 k.status,
-                grid,
+                k.grid_text(),
                 _fmt(md and md.num_warps),
                 _fmt(md and md.num_stages),
                 _fmt(md and md.registers),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 
+from kx_core.base.textfile import read_bytes
+
 # A kernel file is a few hundred lines; 2 MB is far past any real one and still opens
 # instantly. Larger files are refused rather than frozen on.
 MAX_KERNEL_FILE_BYTES = 2 * 1024 * 1024
@@ -30,13 +32,7 @@ def read_kernel_file(path: str, max_bytes: int = MAX_KERNEL_FILE_BYTES) -> str:
             f"{os.path.basename(path)} is {size / 1e6:.1f} MB; kernel files over "
             f"{max_bytes / 1e6:.0f} MB are not opened"
         )
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise KernelFileError(f"cannot read {path}: {e.strerror or e}") from e
-    if b"\x00" in data[:8192]:
-        raise KernelFileError(f"{os.path.basename(path)} is a binary file (it contains NUL bytes)")
+    data = read_bytes(path, KernelFileError)
     try:
         return decode_source(data, path)
     except SourceDecodeError as e:

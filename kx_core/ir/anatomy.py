@@ -211,15 +211,25 @@ _CONVERT_RE = re.compile(r"\b(?:ttg|triton_gpu)\.convert_layout\b.*?:\s*(tensor<
 
 def matching_close(text: str, start: int, opening: str = "<", closing: str = ">") -> int:
     """The index of the bracket closing the one at `start` ('tensor<64x#ttg.x<{...}>>': the
-    last '>'), or len(text) when it is never closed."""
-    depth = 0
-    for i in range(start, len(text)):
-        if text[i] == opening:
+    last '>'), or len(text) when it is never closed. Brackets inside double-quoted strings
+    (with backslash escapes, as MLIR writes them: `loc("a(b"(#loc1))`) do not count."""
+    depth, quoted, i = 0, False, start
+    while i < len(text):
+        ch = text[i]
+        if quoted:
+            if ch == "\\":
+                i += 1
+            elif ch == '"':
+                quoted = False
+        elif ch == '"':
+            quoted = True
+        elif ch == opening:
             depth += 1
-        elif text[i] == closing:
+        elif ch == closing:
             depth -= 1
             if depth == 0:
                 return i
+        i += 1
     return len(text)
 
 

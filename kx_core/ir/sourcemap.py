@@ -27,7 +27,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from kx_core.ir.anatomy import split_top_level
+from kx_core.ir.anatomy import matching_close, split_top_level
 
 
 @dataclass(frozen=True)
@@ -68,24 +68,9 @@ def _trailing_loc(line: str) -> str | None:
         return None
     idx = stripped.rfind(" loc(")
     while idx != -1:
-        body_start = idx + len(" loc(")
-        depth, quoted, j = 1, False, body_start
-        while j < len(stripped) and depth:
-            ch = stripped[j]
-            if quoted:
-                if ch == "\\":
-                    j += 1
-                elif ch == '"':
-                    quoted = False
-            elif ch == '"':
-                quoted = True
-            elif ch == "(":
-                depth += 1
-            elif ch == ")":
-                depth -= 1
-            j += 1
-        if depth == 0 and j == len(stripped):
-            return stripped[body_start : j - 1]
+        opening = idx + len(" loc")
+        if matching_close(stripped, opening, "(", ")") == len(stripped) - 1:
+            return stripped[opening + 1 : -1]
         idx = stripped.rfind(" loc(", 0, idx)
     return None
 

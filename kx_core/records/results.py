@@ -232,6 +232,17 @@ class CompiledKernel(Jsonable):
         """'matmul_kernel[BLOCK_M=64,...]' for a config, else the plain name."""
         return f"{self.name}[{self.config.label}]" if self.config else self.name
 
+    def grid_text(self, times: str = "x") -> str:
+        """'128x1x1 (x3)' for a kernel launched three times on that grid (`times` is the
+        sign before the count); 'warmup' for one only warmed up; '-' for none (or a pruned
+        or failed config)."""
+        launch = self.launch
+        if launch is None or self.status in ("pruned", "failed"):
+            grid = "-"
+        else:
+            grid = "warmup" if launch.warmup else "x".join(map(str, launch.grid))
+        return grid + (f" ({times}{launch.count})" if launch and launch.count > 1 else "")
+
 
 @dataclass(frozen=True)
 class KernelParam(Jsonable):

@@ -68,13 +68,7 @@ class KernelsPane(Pane):
         self.table.setRowCount(len(result.kernels))
         for row, k in enumerate(result.kernels):
             md = k.metadata
-            grid = "x".join(map(str, k.launch.grid)) if k.launch else "-"
-            if k.launch and k.launch.warmup:
-                grid = "warmup"
-            if k.status in ("pruned", "failed"):
-                grid = "-"
-            if k.launch and k.launch.count > 1:
-                grid += f" (×{k.launch.count})"
+            grid = k.grid_text("×")
             values = (
                 k.display_name,
                 k.status,
