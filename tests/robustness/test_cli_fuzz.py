@@ -1,5 +1,5 @@
 """Every verb of the command line, given bad arguments, says so in a message with a
-documented exit status (kx_core.cli_args): never a traceback, an internal error or a
+documented exit status (kx_core.cli.args): never a traceback, an internal error or a
 signal. Arguments are drawn by hypothesis from values real users mistype."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kx_core import cli
-from kx_core.cli_args import EXIT_INTERNAL
+from kx_core.cli.args import EXIT_INTERNAL
 from kx_testing import BAD, KERNELS, ROOT
 
 BLOCKED = (

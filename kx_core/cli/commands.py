@@ -3,12 +3,12 @@ the slice that serves them (`kx VERB --help` for each one's options):
 
     compile and read a file   kernels, compile, stages, summary, passes (this module)
     layouts                   layout, coalesce (this module, kx_core.layout)
-    performance models        roofline, autotune, gpu (cli_model, kx_core.model)
-    the local GPU             bench, check, kernelbench (cli_bench, kx_core.bench)
-    e-graphs and the MLIR lab egraph, lit, opt (cli_luminal, kx_core.luminal, kx_core.lab)
+    performance models        roofline, autotune, gpu (cli.model, kx_core.model)
+    the local GPU             bench, check, kernelbench (cli.bench, kx_core.bench)
+    e-graphs and the MLIR lab egraph, lit, opt (cli.egraph_lit, kx_core.luminal, kx_core.lab)
     the app and the worker    gui, daemon (kx_gui.launcher, kx_core.compile.warm)
 
-Exit statuses (every verb): see kx_core.cli_args.
+Exit statuses (every verb): see kx_core.cli.args.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ import re
 import sys
 from typing import Any
 
-from kx_core import cli_args
+from kx_core.cli import args as cli_args
 from kx_core.compile.stages import ALL_STAGES, stage_names
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult
 from kx_core.records.target import TargetError
@@ -83,7 +83,7 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """Every verb: this module's (the app and the worker, compiling and reading a file,
-    layouts), then each slice's own (cli_model, cli_bench, cli_luminal)."""
+    layouts), then each slice's own (cli.model, cli.bench, cli.egraph_lit)."""
     parser = argparse.ArgumentParser(
         prog="kx", description="kx (Kernel eXplorer): Triton kernels, stage by stage"
     )
@@ -91,9 +91,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_app_verbs(sub)
     _add_compile_verbs(sub)
     _add_layout_verbs(sub)
-    from kx_core.cli_bench import add_bench_command
-    from kx_core.cli_luminal import add_lit_commands, add_luminal_commands
-    from kx_core.cli_model import add_gpu_command, add_model_commands
+    from kx_core.cli.bench import add_bench_command
+    from kx_core.cli.egraph_lit import add_lit_commands, add_luminal_commands
+    from kx_core.cli.model import add_gpu_command, add_model_commands
 
     add_model_commands(sub, _add_compile_options)
     add_gpu_command(sub)
@@ -324,7 +324,7 @@ def _compile(args: argparse.Namespace) -> CompileResult:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line; the exit statuses are cli_args' (one table for every verb)."""
+    """The command line; the exit statuses are cli.args' (one table for every verb)."""
     try:
         return _main(argv)
     except BrokenPipeError:
@@ -604,26 +604,26 @@ def _coalesce_command(args: argparse.Namespace) -> int:
 # Verbs that do not compile the file first: verb -> "module:function(args)". Each slice
 # registers its own here; the compile verbs below share one compile.
 STANDALONE_VERBS = {
-    "kernels": "kx_core.cli:_kernels_command",
-    "daemon": "kx_core.cli:_daemon_command",
-    "layout": "kx_core.cli:_layout_command",
-    "coalesce": "kx_core.cli:_coalesce_command",
-    "gpu": "kx_core.cli_model:gpu_command",
-    "bench": "kx_core.cli_bench:bench_command",
-    "check": "kx_core.cli_bench:check_command",
-    "kernelbench": "kx_core.cli_bench:kernelbench_command",
-    "lit": "kx_core.cli_luminal:lit_command",
-    "opt": "kx_core.cli_luminal:opt_command",
-    "egraph": "kx_core.cli_luminal:egraph_command",
+    "kernels": "kx_core.cli.commands:_kernels_command",
+    "daemon": "kx_core.cli.commands:_daemon_command",
+    "layout": "kx_core.cli.commands:_layout_command",
+    "coalesce": "kx_core.cli.commands:_coalesce_command",
+    "gpu": "kx_core.cli.model:gpu_command",
+    "bench": "kx_core.cli.bench:bench_command",
+    "check": "kx_core.cli.bench:check_command",
+    "kernelbench": "kx_core.cli.bench:kernelbench_command",
+    "lit": "kx_core.cli.egraph_lit:lit_command",
+    "opt": "kx_core.cli.egraph_lit:opt_command",
+    "egraph": "kx_core.cli.egraph_lit:egraph_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {
-    "compile": "kx_core.cli:_compile_output",
-    "stages": "kx_core.cli:_stages_output",
-    "summary": "kx_core.cli:_summary_output",
-    "passes": "kx_core.cli:_passes_output",
-    "roofline": "kx_core.cli_model:roofline_command",
-    "autotune": "kx_core.cli_model:autotune_command",
+    "compile": "kx_core.cli.commands:_compile_output",
+    "stages": "kx_core.cli.commands:_stages_output",
+    "summary": "kx_core.cli.commands:_summary_output",
+    "passes": "kx_core.cli.commands:_passes_output",
+    "roofline": "kx_core.cli.model:roofline_command",
+    "autotune": "kx_core.cli.model:autotune_command",
 }
 
 
@@ -701,7 +701,3 @@ def _stages_output(args: argparse.Namespace, result: CompileResult) -> int:
         if d.fatal or not shown:
             print(d, file=sys.stderr)
     return result.exit_status
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
