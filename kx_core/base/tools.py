@@ -52,10 +52,21 @@ class ToolFailed(RuntimeError):
     """An external program could not be started, ran too long, or exited non-zero."""
 
 
-def run_tool(tool: str, args: list[str], timeout: float, data: bytes | None = None, suffix: str = "") -> str:
-    """Run an external program (nvdisasm, cuobjdump, dot, ...) and return its stdout; with
-    `data`, on a temporary file holding it (appended to args). The one way kx starts a
-    tool: a short, bounded call whose failure is a ToolFailed naming the tool."""
+def run_tool(
+    tool: str,
+    args: list[str],
+    timeout: float,
+    data: bytes | None = None,
+    suffix: str = "",
+    stdin: str | None = None,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+) -> str:
+    """Run an external program (nvdisasm, cuobjdump, dot, nvidia-smi, a Python to probe)
+    and return its stdout; with `data`, on a temporary file holding it (appended to args);
+    with `stdin`, that text on its standard input. The one way kx starts a tool: a short,
+    bounded call whose failure is a ToolFailed naming the tool. (Workers, which run long
+    and are killed and watched, start through kx_core.base.workers.)"""
     import subprocess
     import tempfile
 
@@ -67,7 +78,13 @@ def run_tool(tool: str, args: list[str], timeout: float, data: bytes | None = No
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
         proc = subprocess.run(
-            [tool, *args, *([path] if path else [])], capture_output=True, text=True, timeout=timeout
+            [tool, *args, *([path] if path else [])],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=cwd,
         )
     except subprocess.TimeoutExpired:
         raise ToolFailed(f"{name} took over {timeout:.0f} s") from None

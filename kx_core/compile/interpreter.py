@@ -9,11 +9,11 @@ from __future__ import annotations
 import functools
 import json
 import os
-import subprocess
 import sys
 from dataclasses import dataclass
 
 from kx_core.base.paths import worker_env
+from kx_core.base.tools import ToolFailed, run_tool
 
 # The oldest versions kx's capture supports (pyproject's own floor).
 MIN_PYTHON = (3, 10)
@@ -65,11 +65,9 @@ def probe(path: str | None) -> Interpreter:
 @functools.cache
 def _probe(path: str, stamp: int) -> Interpreter:
     try:
-        p = subprocess.run(
-            [path, "-c", _PROBE], capture_output=True, text=True, timeout=120, env=worker_env(), cwd="/"
-        )
-        got = json.loads(p.stdout.strip().splitlines()[-1])
-    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        out = run_tool(path, ["-c", _PROBE], 120, env=worker_env(), cwd="/")
+        got = json.loads(out.strip().splitlines()[-1])
+    except (ToolFailed, ValueError, IndexError):
         return Interpreter(path, problem=f"{path} is not a Python interpreter kx can start")
     python = ".".join(str(x) for x in got["python"])
     info = Interpreter(path, python, got.get("torch", ""), got.get("triton", ""))

@@ -16,11 +16,10 @@ their values are written into the labels of the e-nodes that use them.
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import deque
 from dataclasses import dataclass
 
-from kx_core.base.tools import ToolMissing, require_tool
+from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
 from kx_core.luminal.egraph import Snapshot
 
 POINTS_PER_INCH = 72.0
@@ -192,14 +191,9 @@ def layout(
     final = final or (lambda c: c)
     dot, names, order, inlined = to_dot(snapshot, max_nodes, inline_leaves)
     try:
-        p = subprocess.run(
-            [dot_binary(), "-Tjson"], input=dot, capture_output=True, text=True, timeout=timeout
-        )
-    except subprocess.TimeoutExpired as e:
-        raise LayoutError(f"dot took over {timeout:.0f} s") from e
-    if p.returncode != 0:
-        raise LayoutError(f"dot failed: {p.stderr.strip()[:300]}")
-    doc = json.loads(p.stdout)
+        doc = json.loads(run_tool(dot_binary(), ["-Tjson"], timeout, stdin=dot))
+    except ToolFailed as e:
+        raise LayoutError(str(e)) from e
     x0, y0, x1, y1 = (float(v) for v in doc["bb"].split(","))
     height = y1 - y0
     by_name = {v: k for k, v in names.items()}

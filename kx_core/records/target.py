@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import functools
 import re
-import subprocess
 
-from kx_core.base.tools import find_tool
+from kx_core.base.tools import ToolFailed, find_tool, run_tool
 from kx_core.records.results import Target
 
 DEFAULT_TARGET = Target("cuda", 90, 32)
@@ -54,13 +53,10 @@ def local_gpu_info() -> dict[str, str] | None:
     if smi is None:
         return None
     try:
-        out = subprocess.run(
-            [smi, "--query-gpu=name,compute_cap,memory.total", "--format=csv,noheader,nounits"],
-            capture_output=True,
-            text=True,
-            timeout=10,
-        ).stdout
-    except (OSError, subprocess.SubprocessError):
+        out = run_tool(
+            smi, ["--query-gpu=name,compute_cap,memory.total", "--format=csv,noheader,nounits"], 10
+        )
+    except ToolFailed:
         return None
     # Example output line: "NVIDIA H200, 9.0, 143771"
     m = re.match(r"^\s*(.+?),\s*(\d+\.\d+),\s*(\d+)", out)
