@@ -1,2 +1,3 @@
-"""The MLIR lab: Triton's passes from the wheel (pass catalog, playground), a FileCheck and
-a lit runner."""
+"""The MLIR lab: Triton's passes from the wheel (pass catalog, playground, -verify-diagnostics),
+LLVM's mlir-translate/opt/llc steps from its bindings (llvm_tools), a FileCheck and a lit
+runner."""
