@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 import zlib
+from dataclasses import replace
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -27,6 +28,7 @@ from PySide6.QtWidgets import (
 from kx_core.base.data import examples
 from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
+from kx_core.ir.display_filters import DisplayFilters
 from kx_core.model.gpu import SPECS
 from kx_core.records.target import KNOWN_TARGETS, local_target
 from kx_gui.pane_registry import BY_NAME, PANES, PaneSpec, prefetch_pane_modules
@@ -235,6 +237,7 @@ class MainWindow(QMainWindow):
         self._action(view_menu, "Find…", self._find, QKeySequence.StandardKey.Find)
         self._action(view_menu, "Go to Line…", self._go_to_line, QKeySequence("Ctrl+G"))
         self._action(view_menu, "Reset Layout", self.reset_layout)
+        self._build_filter_menu(view_menu.addMenu("Display &Filters"))
 
         target_menu = bar.addMenu("&Target")
         self.target_group = QActionGroup(self)
@@ -264,6 +267,29 @@ class MainWindow(QMainWindow):
             gpu_menu.addAction(action)
         self._action(target_menu, "Python &Interpreter…", self.choose_python)
         self._action(target_menu, "Worker &Memory Limit…", self.choose_memory_limit)
+
+    # (DisplayFilters field, menu text): saved as settings "filters/<field>"
+    FILTERS = (
+        ("hide_locations", "Hide Locations and Debug Info (loc, #loc, !dbg, .loc)"),
+        ("hide_line_comments", "Hide SASS Line Comments (//## File …)"),
+        ("shorten_paths", "Shorten Paths"),
+    )
+
+    def _build_filter_menu(self, menu) -> None:
+        """Compiler Explorer's filters for the stage views; the links stay exact."""
+        values = {}
+        for field, text in self.FILTERS:
+            value = self.settings.value(f"filters/{field}", True)
+            values[field] = value if isinstance(value, bool) else str(value).lower() == "true"
+            action = QAction(text, self, checkable=True)
+            action.setChecked(values[field])
+            action.toggled.connect(lambda on, f=field: self.set_display_filter(f, on))
+            menu.addAction(action)
+        self.session.set_display_filters(DisplayFilters(**values))
+
+    def set_display_filter(self, field: str, on: bool) -> None:
+        self.settings.setValue(f"filters/{field}", on)
+        self.session.set_display_filters(replace(self.session.display_filters, **{field: on}))
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.source_file import KernelFileError, read_kernel_file
+from kx_core.ir.display_filters import DisplayFilters
 from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
 from kx_gui.compile_job import CompileJob
 
@@ -31,6 +32,7 @@ class Session(QObject):
     passes_progress = Signal(str, str)  # kernel display name, what the pass capture does
     passes_captured = Signal(str, str)  # kernel display name, error ("" when they came)
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
+    display_filters_changed = Signal(object)  # DisplayFilters
     error = Signal(str)  # a message for the user (bad file, failed job)
     measurements_changed = Signal(object)  # {kernel display name: measured seconds}
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
@@ -52,6 +54,10 @@ class Session(QObject):
         self.kernel: CompiledKernel | None = None
         self.kernel_index = -1
         self.source_map: SourceMap | None = None
+        # the source line the user selected: it stays selected (and its links shown) across
+        # kernels, configs and recompiles of the same file
+        self.selected_line: int | None = None
+        self.display_filters = DisplayFilters()  # what the stage views hide
         self.generation = 0
         self._source_maps: list[SourceMap] = []
         self.job: CompileJob | None = None
@@ -82,6 +88,8 @@ class Session(QObject):
             self.error.emit(str(e))
             return False
         self.cancel()
+        if path != self.path:
+            self.selected_line = None
         self.path = path
         self.running = run
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
@@ -95,6 +103,7 @@ class Session(QObject):
         nothing compiles until it is saved there."""
         self.cancel()
         self.path = os.path.abspath(path)
+        self.selected_line = None
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
         self.document_opened.emit(self.path, "")
 
@@ -309,9 +318,16 @@ class Session(QObject):
         else:
             self.source_map = build_source_map(self.kernel.stages, self.path or "")
         self.kernel_changed.emit(self.kernel, self.source_map)
+        if self.selected_line is not None:  # the selection survives the change of kernel
+            self.select_source_line(self.selected_line)
+
+    def set_display_filters(self, filters: DisplayFilters) -> None:
+        self.display_filters = filters
+        self.display_filters_changed.emit(filters)
 
     def select_source_line(self, line: int) -> dict[str, tuple[int, ...]]:
         """Link a source line to the IR lines it became; returns stage -> lines."""
+        self.selected_line = line
         links = self.source_map.ir_lines(line) if self.source_map else {}
         self.link_changed.emit(line, links)
         return links
@@ -329,6 +345,8 @@ class Session(QObject):
         if not links:
             links = {stage: (line,)}
         source = sources[0] if sources else None
+        if source is not None:
+            self.selected_line = source
         self.link_changed.emit(source, links)
         if stage == "ttgir" and self.kernel is not None:
             from kx_core.ir.ttgir_lines import (

@@ -2,15 +2,21 @@
 
 Tabs come from `stages_for(kernel.target)`. A tab's text is loaded when it is first
 shown for a kernel (a 50,000-line PTX costs nothing until looked at). Clicking a line
-links it to its source line and to its counterparts in the other stages.
+links it to its source line and to its counterparts in the other stages; the view lands
+on the main instruction of the linked lines (kx_core.ir.main_instruction), and the bar
+above steps through the linked blocks. The session's display filters hide locations,
+debug info and SASS's line comments (kx_core.ir.display_filters); the gutter keeps the
+full text's line numbers, and links are made on the full text.
 """
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout
 
-from kx_core.compile.stages import CUDA_STAGES, StageDescriptor, stages_for
+from kx_core.compile.stages import ALL_STAGES, CUDA_STAGES, StageDescriptor, stages_for
+from kx_core.ir.display_filters import FilteredText, filter_stage
 from kx_core.ir.lexers import lexer_for_syntax
+from kx_core.ir.main_instruction import blocks, main_line
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
@@ -20,7 +26,11 @@ from kx_gui.widgets.token_styles import band_color
 class StagePane(Pane):
     title = "Stages"
     name = "stages"
-    listens = {"kernel_changed": "show_kernel", "link_changed": "show_links"}
+    listens = {
+        "kernel_changed": "show_kernel",
+        "link_changed": "show_links",
+        "display_filters_changed": "_filters_changed",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -29,16 +39,38 @@ class StagePane(Pane):
         self.find_bar = FindBar(self.current_view)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(self._block_bar())
         layout.addWidget(self.tabs)
         layout.addWidget(self.find_bar)
         self.descriptors: list[StageDescriptor] = []
         self.views: dict[str, CodeView] = {}
+        self.filtered: dict[str, FilteredText] = {}  # each loaded stage's shown text
         self._loaded: dict[str, int] = {}
         self._kernel_serial = 0
         self._links: dict[str, tuple[int, ...]] = {}
         self.tabs.currentChanged.connect(self._tab_shown)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
         self._build_tabs(CUDA_STAGES)
+
+    def _block_bar(self) -> QHBoxLayout:
+        """Previous / next linked block of the current stage, and where the view is."""
+        self.prev_button = QPushButton("◀ Previous linked")
+        self.next_button = QPushButton("Next linked ▶")
+        self.prev_button.setToolTip(
+            "the previous block of lines linked to the selected source line (Shift+F8)"
+        )
+        self.next_button.setToolTip("the next block of lines linked to the selected source line (F8)")
+        self.prev_button.setShortcut("Shift+F8")
+        self.next_button.setShortcut("F8")
+        self.block_label = QLabel("click a source or stage line to link it")
+        self.prev_button.clicked.connect(lambda: self.step_block(-1))
+        self.next_button.clicked.connect(lambda: self.step_block(1))
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 0)
+        bar.addWidget(self.prev_button)
+        bar.addWidget(self.next_button)
+        bar.addWidget(self.block_label, 1)
+        return bar
 
     def current_stage(self) -> str | None:
         i = self.tabs.currentIndex()
@@ -64,16 +96,27 @@ class StagePane(Pane):
         self.descriptors = list(descriptors)
         for d in descriptors:
             view = CodeView()
-            view.line_clicked.connect(lambda line, s=d.name: self.session.select_ir_line(s, line))
+            view.line_clicked.connect(lambda line, s=d.name: self._line_clicked(s, line))
             self.views[d.name] = view
             self.tabs.addTab(view, d.display_name)
         if current:
             self.select_stage(current)
 
+    def _line_clicked(self, stage: str, shown_line: int) -> None:
+        f = self.filtered.get(stage)
+        self.session.select_ir_line(stage, f.original_line(shown_line) if f else shown_line)
+
+    def _filters_changed(self) -> None:
+        """Reload the shown stage with the new filters (the others when next shown)."""
+        self._kernel_serial += 1
+        self._loaded.clear()
+        self._tab_shown(self.tabs.currentIndex())
+
     def show_kernel(self, kernel, source_map) -> None:
         self._kernel_serial += 1
         self._loaded.clear()
         self._links = {}
+        self._update_block_label()
         if kernel is None:
             for view in self.views.values():
                 view.set_content("")
@@ -86,6 +129,7 @@ class StagePane(Pane):
             return
         d = self.descriptors[index]
         if self._loaded.get(d.name) == self._kernel_serial:
+            self._update_block_label()
             return
         self._loaded[d.name] = self._kernel_serial
         kernel, source_map = self.session.kernel, self.session.source_map
@@ -100,28 +144,76 @@ class StagePane(Pane):
             )
             view.set_content(f"// no {d.display_name}: {why}\n")
             return
-        view.set_content(text, lexer_for_syntax(d.syntax))
+        f = filter_stage(text, d.syntax, self.session.display_filters)
+        self.filtered[d.name] = f
+        view.set_content(f.text, lexer_for_syntax(d.syntax), f.originals)
         if source_map is not None:
 
-            def band(line: int, stage=d.name, sm=source_map):
-                sources = sm.source_lines(stage, line)
+            def band(line: int, stage=d.name, sm=source_map, f=f):
+                sources = sm.source_lines(stage, f.original_line(line))
                 return band_color(sources[0]) if sources else None
 
             view.set_bands(band)
         self._apply_links(d.name)
+        self._update_block_label()
 
     def show_links(self, source_line, links: dict) -> None:
         self._links = dict(links)
         for stage in self.views:
             if self._loaded.get(stage) == self._kernel_serial:
                 self._apply_links(stage)
+        self._update_block_label()
+
+    def shown_links(self, stage: str) -> tuple[int, ...]:
+        """The linked lines of `stage`, as the view numbers them (after the filters)."""
+        f = self.filtered.get(stage)
+        lines = self._links.get(stage, ())
+        return f.shown_lines(lines) if f else tuple(lines)
+
+    def main_link(self, stage: str) -> int | None:
+        """The shown line of the main instruction among `stage`'s links."""
+        lines = self._links.get(stage, ())
+        text = self.session.kernel.stages.get(stage, "") if self.session.kernel else ""
+        main = main_line(ALL_STAGES[stage].syntax, lines, text.split("\n")) if lines else None
+        f = self.filtered.get(stage)
+        return f.shown_line(main) if f and main else main
 
     def _apply_links(self, stage: str) -> None:
         view = self.views[stage]
-        lines = self._links.get(stage, ())
+        lines = self.shown_links(stage)
         view.set_emphasis(lines)
-        if lines and not any(line in view.visible_lines() for line in lines):
-            view.scroll_to_line(lines[0])
+        main = self.main_link(stage)
+        if main is not None and main not in view.visible_lines():
+            view.scroll_to_line(main)
+
+    def step_block(self, step: int) -> int | None:
+        """Scroll the current stage to the next (1) or previous (-1) linked block; returns
+        its first line (shown numbering), or None when there are no links."""
+        stage, view = self.current_stage(), self.current_view()
+        runs = blocks(self.shown_links(stage)) if stage else ()
+        if not runs or view is None:
+            return None
+        middle = view.visible_lines()
+        here = (middle.start + middle.stop) // 2
+        starts = [a for a, _ in runs]
+        after = [a for a in starts if a > here] if step > 0 else [a for a in starts if a < here - 1]
+        target = (after[0] if step > 0 else after[-1]) if after else (starts[0] if step > 0 else starts[-1])
+        view.scroll_to_line(target)
+        self._update_block_label(starts.index(target) + 1)
+        return target
+
+    def _update_block_label(self, at: int | None = None) -> None:
+        stage = self.current_stage()
+        runs = blocks(self.shown_links(stage)) if stage else ()
+        enabled = len(runs) > 0
+        self.prev_button.setEnabled(enabled)
+        self.next_button.setEnabled(enabled)
+        if not runs:
+            self.block_label.setText("click a source or stage line to link it")
+            return
+        lines = sum(b - a + 1 for a, b in runs)
+        where = f"block {at} of {len(runs)}" if at else f"{len(runs)} block{'s' * (len(runs) > 1)}"
+        self.block_label.setText(f"{lines} linked line{'s' * (lines > 1)} in {where}")
 
     def ask_line(self) -> None:
         view = self.current_view()

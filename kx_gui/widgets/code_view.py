@@ -87,6 +87,7 @@ class CodeView(QPlainTextEdit):
         self.char_mark_color = QColor("#ffab91")
         self.emphasis: set[int] = set()
         self.marks: dict[int, tuple[QColor, str]] = {}
+        self.line_labels: tuple[int, ...] = ()  # the gutter's number for each line (display filters)
         self._content_id = 0
         self._pending: list[str] = []
         self._scroll_target: int | None = None
@@ -107,8 +108,10 @@ class CodeView(QPlainTextEdit):
 
     # ------------------------------------------------------------ content
 
-    def set_content(self, text: str, lexer=None) -> None:
-        """Show `text`, highlighted with a pygments lexer (None: plain)."""
+    def set_content(self, text: str, lexer=None, line_labels: tuple[int, ...] = ()) -> None:
+        """Show `text`, highlighted with a pygments lexer (None: plain). `line_labels`: the
+        number the gutter shows for each line (a filtered text's full-text numbers)."""
+        self.line_labels = tuple(line_labels)
         self._content_id += 1
         self.lexer = lexer
         self.band_of, self.emphasis, self.marks, self.char_marks = _no_band, set(), {}, {}
@@ -311,7 +314,8 @@ class CodeView(QPlainTextEdit):
     # ------------------------------------------------------------ gutter
 
     def gutter_width(self) -> int:
-        digits = len(str(max(1, self.document().blockCount() + len(self._pending))))
+        last = self.line_labels[-1] if self.line_labels else self.document().blockCount() + len(self._pending)
+        digits = len(str(max(1, last)))
         return 14 + self.fontMetrics().horizontalAdvance("9") * digits
 
     def _update_gutter_width(self, *_args) -> None:
@@ -342,7 +346,10 @@ class CodeView(QPlainTextEdit):
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.drawEllipse(3, top + height // 2 - 4, 8, 8)
             painter.setPen(QColor("#202020") if line == current else QColor("#909090"))
-            painter.drawText(0, top, self._gutter.width() - 4, height, Qt.AlignmentFlag.AlignRight, str(line))
+            label = self.line_labels[line - 1] if line <= len(self.line_labels) else line
+            painter.drawText(
+                0, top, self._gutter.width() - 4, height, Qt.AlignmentFlag.AlignRight, str(label)
+            )
         painter.end()
 
 

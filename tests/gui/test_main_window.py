@@ -8,6 +8,7 @@ from PySide6.QtCore import QMimeData, QPointF, Qt, QUrl
 from PySide6.QtGui import QDropEvent, QTextCursor
 
 from gui_helpers import click_line, open_and_wait
+from kx_core.ir.display_filters import filter_stage
 from kx_testing import BAD, KERNELS, kernel_path, line_of
 
 
@@ -24,6 +25,9 @@ def test_tabs_hold_the_real_stage_text(qtbot, make_window):
         "SASS",
     ]
     kernel = result.kernels[0]
+    w.set_display_filter("hide_locations", False)  # the full text, as Triton wrote it
+    w.set_display_filter("hide_line_comments", False)
+    w.set_display_filter("shorten_paths", False)
     for stage in ("ttgir", "ptx", "sass"):
         assert pane.select_stage(stage)
         view = pane.current_view()
@@ -40,7 +44,8 @@ def test_selecting_a_kernel_drives_the_stages(qtbot, make_window):
     w.kernels_pane.table.selectRow(2)
     assert w.session.kernel is result.kernels[2]
     w.stage_pane.select_stage("ttir")
-    assert w.stage_pane.current_view().text() == result.kernels[2].stages["ttir"]
+    shown = filter_stage(result.kernels[2].stages["ttir"], "mlir", w.session.display_filters)
+    assert w.stage_pane.current_view().text() == shown.text
 
 
 def test_click_source_line_links_every_stage(qtbot, make_window):
@@ -55,8 +60,9 @@ def test_click_source_line_links_every_stage(qtbot, make_window):
     for stage, lines in expected.items():
         w.stage_pane.select_stage(stage)
         view = w.stage_pane.views[stage]
-        assert view.emphasis == set(lines)
-        assert lines[0] in view.visible_lines() or any(n in view.visible_lines() for n in lines)
+        shown = w.stage_pane.filtered[stage].shown_lines(lines)  # the display filters' numbering
+        assert view.emphasis == set(shown)
+        assert any(n in view.visible_lines() for n in shown)
     ptx = w.session.kernel.stages["ptx"].splitlines()
     assert any("mul.f32" in ptx[n - 1] for n in expected["ptx"])
 
@@ -66,7 +72,7 @@ def test_click_ir_line_links_source_and_other_stages(qtbot, make_window):
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
     w.stage_pane.select_stage("ttgir")
     view = w.stage_pane.current_view()
-    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    ttgir = view.text().splitlines()  # as shown: locations hidden
     store = next(i for i, t in enumerate(ttgir, start=1) if "tt.store" in t)
     click_line(qtbot, view, store)
     source = line_of("vector_add.py", "tl.store(output_ptr")
@@ -74,7 +80,7 @@ def test_click_ir_line_links_source_and_other_stages(qtbot, make_window):
     assert store in view.emphasis
     sass_lines = w.stage_pane.views["sass"].emphasis
     w.stage_pane.select_stage("sass")
-    sass = w.session.kernel.stages["sass"].splitlines()
+    sass = w.stage_pane.views["sass"].text().splitlines()
     assert any("STG" in sass[n - 1] for n in w.stage_pane.views["sass"].emphasis | sass_lines), (
         sass_lines,
         w.stage_pane.views["sass"].emphasis,
