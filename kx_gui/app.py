@@ -19,6 +19,7 @@ from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
 from kx_gui.main_window import MainWindow
+from kx_gui.pane_registry import WORKSPACES
 
 STARTED = time.perf_counter()
 
@@ -29,7 +30,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--target", help="cuda:90, sm_80, hip:gfx942, local (default: last used)")
     p.add_argument("--kernel", help="select this kernel once compiled")
     p.add_argument("--stage", help="show this stage once compiled (ttgir, ptx, sass, ...)")
-    p.add_argument("--pane", help="raise this pane (source, stages, kernels, problems)")
+    p.add_argument(
+        "--workspace",
+        choices=[w.name for w in WORKSPACES],
+        help="show this workspace (explore, layout, performance, labs)",
+    )
+    p.add_argument("--pane", help="raise this pane (source, stages, kernels, problems, ...)")
     p.add_argument("--line", type=int, help="link this source line once compiled")
     p.add_argument("--passes", action="store_true", help="capture the IR before every pass (Pipeline pane)")
     p.add_argument("--pass", dest="pass_name", help="select the first pass with this name or flag")
@@ -49,6 +55,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
 
 
 def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
+    if args.workspace:
+        window.set_workspace(args.workspace)
     result = window.session.result
     if args.kernel and result is not None:
         for row, k in enumerate(result.kernels):

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QStackedWidget,
     QWidget,
 )
 
@@ -30,8 +31,16 @@ from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.model.gpu import SPECS
-from kx_core.records.target import KNOWN_TARGETS, local_target
-from kx_gui.pane_registry import BY_NAME, PANES, PaneSpec, prefetch_pane_modules
+from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
+from kx_gui.pane_registry import (
+    BY_NAME,
+    PANES,
+    WORKSPACE_BY_NAME,
+    WORKSPACES,
+    PaneSpec,
+    Workspace,
+    prefetch_pane_modules,
+)
 from kx_gui.panes.base import Pane
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
@@ -39,6 +48,7 @@ from kx_gui.settings import add_recent, open_settings, recent_files
 from kx_gui.trust import is_trusted, trust
 from kx_gui.widgets.code_view import ask_and_go_to_line
 from kx_gui.widgets.plot_warmup import warm_up_plots
+from kx_gui.widgets.welcome import WelcomePage
 
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
 
@@ -90,7 +100,8 @@ class MainWindow(QMainWindow):
         return session
 
     def _build_docks(self) -> None:
-        """Every pane is a dock; the central area is left empty so all of them can move."""
+        """Every pane is a dock; the central area is left empty so all of them can move.
+        Which are shown, and where, is the workspace's (set_workspace)."""
         placeholder = QWidget()
         placeholder.setMaximumSize(0, 0)
         self.setCentralWidget(placeholder)
@@ -98,16 +109,17 @@ class MainWindow(QMainWindow):
         self.docks: dict[str, QDockWidget] = {}
         for spec in PANES:
             self._add_dock(spec)
-        # Source above Kernels/Problems on the left, Stages the whole height on the right;
-        # the IR-reading panes share the right-hand area with the stages, as tabs.
-        self.splitDockWidget(self.docks["source"], self.docks["kernels"], Qt.Orientation.Vertical)
-        self.tabifyDockWidget(self.docks["kernels"], self.docks["problems"])
-        self.docks["kernels"].raise_()
-        for spec in PANES:
-            if spec.area == "right" and spec.name != "stages":
-                self.tabifyDockWidget(self.docks["stages"], self.docks[spec.name])
-        self.docks["stages"].raise_()
-        self._default_state: QByteArray | None = None
+        # the welcome page stands where the source goes until a file is open
+        self.welcome = WelcomePage(recent_files(self.settings), examples(), self._target_text())
+        self.welcome.open_requested.connect(self.open_file)
+        self.welcome.choose_requested.connect(self.choose_file)
+        self.source_stack = QStackedWidget()
+        self.source_stack.addWidget(self.welcome)
+        self.source_stack.addWidget(self.panes["source"])
+        self.docks["source"].setWidget(self.source_stack)
+        # the workspace on screen, and the arrangement each left behind (saveState)
+        self.workspace: str | None = None
+        self._workspace_states: dict[str, QByteArray] = {}
 
     def _connect_session(self) -> None:
         s = self.session
@@ -182,9 +194,14 @@ class MainWindow(QMainWindow):
             self.panes[name].set_shown(False)
 
     def _to_new_pane(self, name: str, method: str, *args) -> None:
-        """Deliver a request to a pane built by it (a built pane listens itself)."""
+        """Deliver a request to a pane built by it (a built pane listens itself); say where
+        it shows when the pane is not in this workspace."""
         if name not in self.panes:
             getattr(self.pane(name), method)(*args)
+        if not self.docks[name].isVisible():
+            ws = next(w for w in WORKSPACES if name in w.panes)
+            key = WORKSPACES.index(ws) + 1
+            self.status_label.setText(f"shown in the {ws.title} workspace (Ctrl+{key})")
 
     def _measured(self, times: dict[str, float]) -> None:
         for name in ("roofline", "autotune"):
@@ -236,7 +253,9 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         self._action(view_menu, "Find…", self._find, QKeySequence.StandardKey.Find)
         self._action(view_menu, "Go to Line…", self._go_to_line, QKeySequence("Ctrl+G"))
-        self._action(view_menu, "Reset Layout", self.reset_layout)
+        self._action(view_menu, "Diff with the Previous Compile", self.diff_previous, QKeySequence("Ctrl+D"))
+        self._action(view_menu, "Reset Layout of This Workspace", self.reset_layout)
+        self._build_workspace_bar(view_menu)
         self._build_filter_menu(view_menu.addMenu("Display &Filters"))
 
         target_menu = bar.addMenu("&Target")
@@ -251,7 +270,7 @@ class MainWindow(QMainWindow):
         for t in targets:
             action = QAction(labels[t], self, checkable=True)
             action.setData(t)
-            action.setChecked(t == self.session.target)
+            action.setChecked(t == self._menu_target())
             action.triggered.connect(lambda _=False, t=t: self.set_target(t))
             self.target_group.addAction(action)
             target_menu.addAction(action)
@@ -303,37 +322,94 @@ class MainWindow(QMainWindow):
         if not self._layout_done:
             # dock sizes only take once the window has its size
             self._layout_done = True
-            self._apply_default_sizes()
-            self._default_state = self.saveState()
-            self._restore_layout()
+            # a headless window (screenshots, tests) keeps the default size: the offscreen
+            # platform's small virtual screen bends a restored geometry (1280x884 saved came
+            # back as 836x2270)
+            geometry = None if self.headless else self.settings.value("geometry")
+            if isinstance(geometry, QByteArray):
+                self.restoreGeometry(geometry)
+            if self.width() < MIN_WIDTH or self.height() < MIN_HEIGHT:
+                self.resize(max(self.width(), MIN_WIDTH), max(self.height(), MIN_HEIGHT))
+            saved = str(self.settings.value("workspace", "explore"))
+            self.set_workspace(saved if saved in WORKSPACE_BY_NAME else "explore")
             # the lazy panes' modules (pyqtgraph: a quarter second) imported in a thread
             # while the user reads, so raising a tab later only builds widgets
             QTimer.singleShot(300, prefetch_pane_modules)
             QTimer.singleShot(600, warm_up_plots)  # then pyqtgraph's first plot, in steps
 
-    def _apply_default_sizes(self) -> None:
-        width, height = self.width(), self.height()
-        self.resizeDocks(
-            [self.docks["source"], self.docks["stages"]],
-            [width * 45 // 100, width * 55 // 100],
-            Qt.Orientation.Horizontal,
-        )
-        self.resizeDocks(
-            [self.docks["source"], self.docks["kernels"]],
-            [height * 62 // 100, height * 30 // 100],
-            Qt.Orientation.Vertical,
-        )
+    # ------------------------------------------------------------ workspaces
 
-    def _restore_layout(self) -> None:
-        geometry = self.settings.value("geometry")
-        state = self.settings.value("windowState")
-        if isinstance(geometry, QByteArray):
-            self.restoreGeometry(geometry)
-        if isinstance(state, QByteArray):
-            # a state saved with another set of panes is ignored (Qt checks the version)
-            self.restoreState(state, self._state_version())
-        if self.width() < MIN_WIDTH or self.height() < MIN_HEIGHT:
-            self.resize(max(self.width(), MIN_WIDTH), max(self.height(), MIN_HEIGHT))
+    def _build_workspace_bar(self, view_menu) -> None:
+        """A toolbar and View ▸ Workspace, Ctrl+1 to Ctrl+4."""
+        bar = self.addToolBar("Workspaces")
+        bar.setObjectName("workspaceBar")
+        bar.setMovable(False)
+        menu = view_menu.addMenu("&Workspace")
+        self.workspace_group = QActionGroup(self)
+        self.workspace_group.setExclusive(True)
+        for i, ws in enumerate(WORKSPACES, start=1):
+            action = QAction(ws.title, self, checkable=True)
+            action.setData(ws.name)
+            action.setShortcut(QKeySequence(f"Ctrl+{i}"))
+            action.setToolTip(f"{ws.title} (Ctrl+{i}): {ws.tip}")
+            action.triggered.connect(lambda _=False, n=ws.name: self.set_workspace(n))
+            self.workspace_group.addAction(action)
+            bar.addAction(action)
+            menu.addAction(action)
+
+    def set_workspace(self, name: str) -> None:
+        """Show workspace `name`: the arrangement it was left in, or its default. The
+        session (file, kernel, selected line) is the same in every workspace."""
+        if name == self.workspace:
+            return
+        if self.workspace is not None:
+            self._workspace_states[self.workspace] = self.saveState(self._state_version())
+        self.workspace = name
+        state = self._workspace_states.get(name)
+        if state is None:
+            saved = self.settings.value(f"workspace/{name}")
+            state = saved if isinstance(saved, QByteArray) else None
+        # a state saved with another set of panes is refused (Qt checks the version)
+        if state is None or not self.restoreState(state, self._state_version()):
+            self._arrange(WORKSPACE_BY_NAME[name])
+        for action in self.workspace_group.actions():
+            action.setChecked(action.data() == name)
+        self.settings.setValue("workspace", name)
+
+    def _arrange(self, ws: Workspace) -> None:
+        """The workspace's default arrangement (pane_registry.WORKSPACES)."""
+        left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
+        for name, dock in self.docks.items():
+            if name not in ws.panes:
+                dock.hide()
+        groups = [g for g in (ws.left_top, ws.left_bottom, ws.right) if g]
+        for names in groups:
+            area = right if names is ws.right else left
+            for n in names:
+                self.addDockWidget(area, self.docks[n])  # moves a dock placed elsewhere
+                self.docks[n].show()
+        if ws.left_top and ws.left_bottom:
+            self.splitDockWidget(
+                self.docks[ws.left_top[0]], self.docks[ws.left_bottom[0]], Qt.Orientation.Vertical
+            )
+        for names in groups:
+            for n in names[1:]:
+                self.tabifyDockWidget(self.docks[names[0]], self.docks[n])
+            self.docks[names[0]].raise_()
+        width, height = self.width(), self.height()
+        if ws.right and (ws.left_top or ws.left_bottom):
+            first_left = self.docks[(ws.left_top or ws.left_bottom)[0]]
+            self.resizeDocks(
+                [first_left, self.docks[ws.right[0]]],
+                [width * 45 // 100, width * 55 // 100],
+                Qt.Orientation.Horizontal,
+            )
+        if ws.left_top and ws.left_bottom:
+            self.resizeDocks(
+                [self.docks[ws.left_top[0]], self.docks[ws.left_bottom[0]]],
+                [height * 62 // 100, height * 30 // 100],
+                Qt.Orientation.Vertical,
+            )
 
     def _state_version(self) -> int:
         """Changes whenever the set of panes does, so an old saved layout is not applied
@@ -341,11 +417,12 @@ class MainWindow(QMainWindow):
         return zlib.crc32(",".join(sorted(self.docks)).encode()) & 0x7FFFFFFF
 
     def reset_layout(self) -> None:
-        if self._default_state is not None:
-            self.restoreState(self._default_state)
-        for dock in self.docks.values():
-            dock.show()
-        self._apply_default_sizes()
+        """The current workspace's default arrangement, forgetting the saved one."""
+        if self.workspace is None:
+            return
+        self._workspace_states.pop(self.workspace, None)
+        self.settings.remove(f"workspace/{self.workspace}")
+        self._arrange(WORKSPACE_BY_NAME[self.workspace])
 
     # ------------------------------------------------------------ actions
 
@@ -449,9 +526,28 @@ class MainWindow(QMainWindow):
 
     def set_target(self, target: str) -> None:
         self.settings.setValue("target", target)
-        for action in self.target_group.actions():
-            action.setChecked(action.data() == target)
         self.session.set_target(target)
+        for action in self.target_group.actions():
+            action.setChecked(action.data() == self._menu_target())
+        self.welcome.set_target(self._target_text())
+
+    def _menu_target(self) -> str:
+        """The Target menu's entry for the session's target ('default' is the local GPU
+        when there is one, else cuda:90: that entry is ticked)."""
+        target = self.session.target
+        if target == "default":
+            return "local" if local_target() is not None else DEFAULT_TARGET.spec
+        return target
+
+    def _target_text(self) -> str:
+        if self.session.target == "default":
+            local = local_target()
+            return (
+                f"{local.spec} (the local GPU)"
+                if local
+                else f"{DEFAULT_TARGET.spec} (no local GPU: the default)"
+            )
+        return self.session.target
 
     def show_pane(self, name: str) -> bool:
         """Show and raise a pane by name: source, stages, kernels, problems, pipeline,
@@ -459,9 +555,17 @@ class MainWindow(QMainWindow):
         dock = self.docks.get(name.lower())
         if dock is None:
             return False
+        current = WORKSPACE_BY_NAME.get(self.workspace or "")
+        if current is not None and name.lower() not in current.panes and not dock.isVisible():
+            self.set_workspace(next(w.name for w in WORKSPACES if name.lower() in w.panes))
         dock.show()
         dock.raise_()
         return True
+
+    def diff_previous(self) -> None:
+        """What the last edit changed: the Diff pane against the compile before it."""
+        self.show_pane("diff")
+        self.diff_pane.compare_previous()
 
     def _go_to_line(self) -> None:
         if self.source_pane.view.hasFocus():
@@ -478,6 +582,7 @@ class MainWindow(QMainWindow):
     # ------------------------------------------------------------ session events
 
     def _document_opened(self, path: str, text: str) -> None:
+        self.source_stack.setCurrentWidget(self.panes["source"])
         add_recent(self.settings, path)
         self._fill_recent()
         self._update_title()
@@ -598,7 +703,10 @@ class MainWindow(QMainWindow):
             event.ignore()
             return
         self.settings.setValue("geometry", self.saveGeometry())
-        self.settings.setValue("windowState", self.saveState(self._state_version()))
+        if self.workspace is not None:
+            self._workspace_states[self.workspace] = self.saveState(self._state_version())
+        for name, state in self._workspace_states.items():
+            self.settings.setValue(f"workspace/{name}", state)
         self.settings.sync()
         for pane in self.panes.values():
             pane.cleanup()

@@ -1,9 +1,9 @@
 """The one table of panes: name, dock title, the class (imported when first needed), the
 dock area, whether it is built only when first shown, and (from the class) what it
-listens to. The main window builds its
-docks and View menu from it; a lazy pane (one that draws with pyqtgraph, or runs its own
-engine) costs nothing until its tab is raised or something asks for it, so the window
-opens at a Qt start-up's speed."""
+listens to; and the workspaces that show them. The main window builds its docks, its
+workspace bar and its View menu from it; a lazy pane (one that draws with pyqtgraph, or
+runs its own engine) costs nothing until it is shown or something asks for it, so the
+window opens at a Qt start-up's speed."""
 
 from __future__ import annotations
 
@@ -48,6 +48,62 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("playground", "Playground", "kx_gui.panes.playground_pane:PlaygroundPane", "right", lazy=True),
 )
 BY_NAME = {spec.name: spec for spec in PANES}
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """A set of panes for one task, and where they sit by default: `left_top` over
+    `left_bottom` on the left (each group tabbed), `right` tabbed on the right. Every
+    workspace shows the same session (file, kernel, selection); each remembers its own
+    arrangement."""
+
+    name: str
+    title: str
+    left_top: tuple[str, ...]
+    left_bottom: tuple[str, ...]
+    right: tuple[str, ...]
+    tip: str
+
+    @property
+    def panes(self) -> tuple[str, ...]:
+        return self.left_top + self.left_bottom + self.right
+
+
+WORKSPACES: tuple[Workspace, ...] = (
+    Workspace(
+        "explore",
+        "Explore",
+        ("source",),
+        ("kernels", "problems"),
+        ("stages", "pipeline", "diff", "concepts", "summary"),
+        "the source, its stages down to SASS with linked lines, passes, diffs and concepts",
+    ),
+    Workspace(
+        "layout",
+        "Layout",
+        ("stages",),
+        ("kernels",),
+        ("layout",),
+        "which lane owns which element: click a layout, a load or a convert_layout in TTGIR",
+    ),
+    Workspace(
+        "performance",
+        "Performance",
+        ("source",),
+        ("kernels",),
+        ("roofline", "autotune", "bench"),
+        "the roofline, the autotune configs ranked, and timing on the local GPU",
+    ),
+    Workspace(
+        "labs",
+        "Labs",
+        (),
+        (),
+        ("playground", "egraph", "luminal"),
+        "the MLIR pass playground and lit, e-graphs, and the Luminal drills",
+    ),
+)
+WORKSPACE_BY_NAME = {w.name: w for w in WORKSPACES}
 
 
 _prefetch_started = False

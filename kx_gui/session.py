@@ -51,6 +51,7 @@ class Session(QObject):
         self.passes = False  # capture the IR before every pass (the Pipeline pane asks)
         self.path: str | None = None
         self.result: CompileResult | None = None
+        self.previous_result: CompileResult | None = None  # the compile before, same file (Diff)
         self.kernel: CompiledKernel | None = None
         self.kernel_index = -1
         self.source_map: SourceMap | None = None
@@ -90,6 +91,7 @@ class Session(QObject):
         self.cancel()
         if path != self.path:
             self.selected_line = None
+            self.previous_result = None
         self.path = path
         self.running = run
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
@@ -263,6 +265,8 @@ class Session(QObject):
             result, maps = self._merged(kernel, result, maps)
             first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
         self._source_maps = maps
+        if self.result is not None and self.result.file == result.file and self.result is not result:
+            self.previous_result = self.result
         self.result = result
         self._retire_current_job()
         self.compile_finished.emit(generation)

@@ -232,6 +232,12 @@ class CompiledKernel(Jsonable):
         """'matmul_kernel[BLOCK_M=64,...]' for a config, else the plain name."""
         return f"{self.name}[{self.config.label}]" if self.config else self.name
 
+    @property
+    def short_name(self) -> str:
+        """'matmul_kernel[128x256x64 w8 s3]': what a table, a picker or a chart label has
+        room for (the full name goes in tooltips and headers)."""
+        return short_name(self.name, self.config.label if self.config else None)
+
     def grid_text(self, times: str = "x") -> str:
         """'128x1x1 (x3)' for a kernel launched three times on that grid (`times` is the
         sign before the count); 'warmup' for one only warmed up; '-' for none (or a pruned

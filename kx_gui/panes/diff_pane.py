@@ -1,11 +1,12 @@
 """Diff pane: any stage of any kernel/config of the file against any other, side by
-side: TTIR vs TTGIR of one kernel, one stage across two autotune configs, or one
-stage across two targets (the right side can come from a compile for another target,
-run in the background like any other)."""
+side: TTIR vs TTGIR of one kernel, one stage across two autotune configs, one stage
+across two targets or two Pythons (the right side can come from a compile for another
+target or by another interpreter, run in the background like any other), or what the
+last edit changed (the previous compile of the file, kept up to date after each save)."""
 
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QVBoxLayout
 
 from kx_core.compile.stages import ALL_STAGES
@@ -16,6 +17,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
 
 THIS_COMPILE = "this compile"
+PREVIOUS_COMPILE = "the previous compile"  # of the same file: what the last edit changed
 ANOTHER_PYTHON = "another Python…"
 
 
@@ -32,10 +34,12 @@ class DiffPane(Pane):
         self.right_kernel, self.right_stage = QComboBox(), QComboBox()
         self.right_target = QComboBox()
         self.right_target.addItem(THIS_COMPILE)
+        self.right_target.addItem(PREVIOUS_COMPILE)
         self.right_target.addItems(list(KNOWN_TARGETS))
         self.right_target.addItem(ANOTHER_PYTHON)
         self.right_target.setToolTip(
-            "where the right side comes from: this compile, a compile for another target, or one by another Python"
+            "where the right side comes from: this compile, the compile before the last edit, "
+            "a compile for another target, or one by another Python"
         )
         self.right_python: str | None = None
         self.other_result = None
@@ -74,6 +78,16 @@ class DiffPane(Pane):
             self._fill_right(self.session.result)
             self.refresh()
             return
+        if target == PREVIOUS_COMPILE:
+            self.other_result = self.session.previous_result
+            if self.other_result is None:
+                self.diff.clear(
+                    "no earlier compile of this file yet: edit and save it (Ctrl+S), then compare"
+                )
+                return
+            self._fill_right(self.other_result)
+            self.refresh()
+            return
         if target == ANOTHER_PYTHON:
             if ask or not self.right_python:
                 path, _ = QFileDialog.getOpenFileName(
@@ -109,7 +123,7 @@ class DiffPane(Pane):
         self._filling = True
         current = self.right_stage.currentText()
         self.right_kernel.clear()
-        self.right_kernel.addItems([k.display_name for k in result.kernels])
+        _add_kernels(self.right_kernel, result.kernels)
         self.right_stage.clear()
         self.right_stage.addItems([s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)])
         if current:
@@ -128,24 +142,30 @@ class DiffPane(Pane):
         self.right_target.blockSignals(False)
         self._target_changed(ask=False)
 
+    def compare_previous(self) -> None:
+        """Compare with the compile before the last edit (and keep comparing after each)."""
+        self.right_target.setCurrentText(PREVIOUS_COMPILE)
+
     def set_result(self, result) -> None:
-        if self.right_target.currentText() != THIS_COMPILE:
+        if self.right_target.currentText() == PREVIOUS_COMPILE:
+            self.other_result = self.session.previous_result
+        elif self.right_target.currentText() != THIS_COMPILE:
             self._target_changed(ask=False)  # the file changed: recompile the other side too
         self._filling = True
-        names = [k.display_name for k in result.kernels]
         stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
-        for box, items in (
-            (self.left_kernel, names),
-            (self.right_kernel, names),
-            (self.left_stage, stages),
-            (self.right_stage, stages),
-        ):
+        for box in (self.left_kernel, self.right_kernel):
+            _add_kernels(box, result.kernels)
+        for box in (self.left_stage, self.right_stage):
             box.clear()
-            box.addItems(items)
+            box.addItems(stages)
+        previous = self.right_target.currentText() == PREVIOUS_COMPILE
         # default: what the first kernel's TTIR became in TTGIR
-        if "ttgir" in stages:
+        if "ttgir" in stages and not previous:
             self.right_stage.setCurrentText("ttgir")
         self._filling = False
+        if previous and self.other_result is not None:
+            self._fill_right(self.other_result)  # its kernels, the same stage as the left
+            self.right_stage.setCurrentText(self.left_stage.currentText())
         self.schedule()
 
     def render(self) -> None:
@@ -176,8 +196,16 @@ class DiffPane(Pane):
         self.diff.show_texts(
             left.stages.get(ls, ""),
             right.stages.get(rs, ""),
-            f"{left.display_name} · {ls} · {result.target.spec} · triton {result.triton_version}",
-            f"{right.display_name} · {rs} · {right_result.target.spec} · triton {right_result.triton_version}",
+            f"{left.short_name} · {ls} · {result.target.spec} · triton {result.triton_version}",
+            f"{right.short_name} · {rs} · {right_result.target.spec} · triton {right_result.triton_version}",
             lexer_for_syntax(syntax) if syntax else None,
             self.ignore_numbering.isChecked(),
         )
+
+
+def _add_kernels(box, kernels) -> None:
+    """A kernel picker: short names, each with its full name as the tooltip."""
+    box.clear()
+    for i, k in enumerate(kernels):
+        box.addItem(k.short_name)
+        box.setItemData(i, k.display_name, Qt.ItemDataRole.ToolTipRole)

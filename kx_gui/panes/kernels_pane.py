@@ -70,7 +70,7 @@ class KernelsPane(Pane):
             md = k.metadata
             grid = k.grid_text("×")
             values = (
-                k.display_name,
+                k.short_name,
                 k.status,
                 grid,
                 md and md.num_warps,

@@ -29,6 +29,29 @@ from kx_gui.widgets.colors import distinct_colors
 COLOR_BY = ("lane", "warp", "register", "thread")
 
 
+EMPTY_TEXT = (
+    "No layout yet.\nClick a tensor, load or convert_layout line of TTGIR in the Stages pane,\n"
+    "or type a layout (#ttg.blocked<{...}> or an alias) and a shape above and press Enter."
+)
+
+
+def wrap_width(n: int) -> int:
+    """Elements per row when a 1-D layout is drawn: a power of two near sqrt(n), so 1024
+    elements draw as 32 x 32 rather than a one-pixel line."""
+    width = 1
+    while width * width < n:
+        width *= 2
+    return min(width, n) if n else 1
+
+
+def as_grid(values: np.ndarray, width: int, fill) -> np.ndarray:
+    """A 1-D array as rows of `width`, the last row padded with `fill`."""
+    rows = -(-values.size // width)
+    out = np.full(rows * width, fill, dtype=values.dtype)
+    out[: values.size] = values
+    return out.reshape(rows, width)
+
+
 class LayoutPane(Pane):
     title = "Layout"
     name = "layout"
@@ -68,16 +91,22 @@ class LayoutPane(Pane):
             bar.addWidget(w)
         self.info = QLabel()
         self.info.setWordWrap(True)
+        self.legend = QLabel()  # the colour of each lane, warp, ... (HTML swatches)
+        self.legend.setWordWrap(True)
         self.plot = pg.PlotWidget(background="w")
         self.plot.setAspectLocked(True)
         self.plot.invertY(True)
         self.image = pg.ImageItem()
         self.plot.addItem(self.image)
         self.image.hoverEvent = self._hover
+        self.empty = pg.TextItem(EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
+        self.plot.addItem(self.empty)
+        self._show_empty(True)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
         layout.addWidget(self.info)
+        layout.addWidget(self.legend)
         layout.addWidget(self.plot, 1)
         self.ownership: Ownership | None = None
         self.layout_field.returnPressed.connect(self.refresh)
@@ -91,6 +120,37 @@ class LayoutPane(Pane):
         self.shared_bits = 16
         self._access_mask = None
         self.conversion: tuple[Ownership, Ownership] | None = None
+
+    def _show_empty(self, empty: bool) -> None:
+        """No layout yet: say how to get one, with no axes to read."""
+        self.empty.setVisible(empty)
+        for side in ("left", "bottom"):
+            self.plot.getPlotItem().showAxis(side, not empty)
+        if empty:
+            self.image.clear()
+            self.legend.setText("")
+            self.plot.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)
+            self.empty.setPos(0, 0)
+
+    def _set_axes(self, shape: tuple[int, ...], width: int) -> None:
+        plot = self.plot.getPlotItem()
+        if len(shape) == 1:
+            plot.setLabel("bottom", f"element index mod {width}")
+            plot.setLabel("left", f"element index ÷ {width}")
+        else:
+            plot.setLabel("bottom", f"dim 1 (of {shape[1]})")
+            plot.setLabel("left", f"dim 0 (of {shape[0]})")
+
+    def _set_legend(self, palette: np.ndarray, count: int, what: str) -> None:
+        """Swatches for up to 64 colours (lanes, warps, banks); beyond that, a hint."""
+        if count > 64:
+            self.legend.setText(f"{count} {what}s: hover an element for its owners")
+            return
+        swatches = " ".join(
+            f'<span style="background-color:#{r:02x}{g:02x}{b:02x}">&nbsp;&nbsp;&nbsp;</span>&nbsp;{i}'
+            for i, (r, g, b) in enumerate(palette[:count].tolist())
+        )
+        self.legend.setText(f"<small>{what}: {swatches}</small>")
 
     # ------------------------------------------------------------ data
 
@@ -128,9 +188,13 @@ class LayoutPane(Pane):
         palette = distinct_colors(max(int(a.first_lane.max()), int(b.first_lane.max())) + 1)
         moves_rgb = np.array([(102, 187, 106), (255, 179, 0), (229, 57, 53)], dtype=np.uint8)[self.moves]
         panels = [palette[a.first_lane], palette[b.first_lane], moves_rgb]
-        panels = [p if p.ndim == 3 else p.reshape(1, -1, 3) for p in panels]
+        if a.first_lane.ndim == 1:  # wrapped as a 1-D layout is (wrap_width)
+            width = wrap_width(a.first_lane.size)
+            panels = [np.stack([as_grid(p[:, c], width, 255) for c in range(3)], axis=-1) for p in panels]
         gap = np.full((panels[0].shape[0], 2, 3), 255, dtype=np.uint8)
         image = np.concatenate([panels[0], gap, panels[1], gap, panels[2]], axis=1)
+        self._show_empty(False)
+        self._set_legend(palette, len(palette), "lane")
         self.image.setImage(np.transpose(image, (1, 0, 2)), levels=(0, 255))
         self.plot.autoRange()
         return True
@@ -232,7 +296,7 @@ class LayoutPane(Pane):
             bases = linear_bases(self.layout_field.text(), shape, self._aliases())
         except LayoutError as e:
             self.ownership = None
-            self.image.clear()
+            self._show_empty(True)
             self.info.setText(str(e))
             return False
         self.ownership = ownership(bases)
@@ -250,7 +314,7 @@ class LayoutPane(Pane):
             self.shared_offsets = placement(self.layout_field.text(), shape, self._aliases())
         except LayoutError as e:
             self.shared_offsets = self.ownership = None
-            self.image.clear()
+            self._show_empty(True)
             self.info.setText(str(e))
             return False
         self.ownership = None
@@ -287,9 +351,14 @@ class LayoutPane(Pane):
         for w in (self.color_by, self.warp_pick, self.lane_pick):
             w.setEnabled(own is not None)
         values = self.values()
-        grid = values if values.ndim == 2 else values.reshape(1, -1)
-        palette = distinct_colors(int(grid.max()) + 1)
+        width = values.shape[-1] if values.ndim == 2 else wrap_width(values.size)
+        grid = values if values.ndim == 2 else as_grid(values, width, 0)
+        palette = distinct_colors(int(values.max()) + 1)
         rgb = palette[grid]
+        what = "bank" if self.shared_offsets is not None else self.color_by.currentText()
+        self._set_legend(palette, int(values.max()) + 1, what)
+        self._set_axes(values.shape, width)
+        self._show_empty(False)
         mask = np.ones(grid.shape, dtype=bool)
         warp, lane = self.warp_pick.value(), self.lane_pick.value()
         if own is not None and (warp >= 0 or lane >= 0):
@@ -302,12 +371,16 @@ class LayoutPane(Pane):
             picked = own.coords[holds]
             if picked.size:
                 mask[np.ravel_multi_index(tuple(picked.T), own.shape)] = True
-            mask = mask.reshape(grid.shape)
+            mask = mask.reshape(values.shape) if values.ndim == 2 else as_grid(mask, width, False)
             rgb = np.where(mask[..., None], rgb, np.uint8(235))
         access = getattr(self, "_access_mask", None)
+        if access is not None and access.ndim == 1:
+            access = as_grid(access, width, False)
         if access is not None and access.shape == grid.shape:
             # warp 0's first access stands out; everything else is washed out
             rgb = np.where(access[..., None], rgb, (rgb // 4 + 180).astype(np.uint8))
+        if values.ndim == 1:  # the padding after the last element is blank
+            rgb = np.where(as_grid(np.ones(values.size, bool), width, False)[..., None], rgb, np.uint8(255))
         # ImageItem's first axis is x: columns
         self.image.setImage(np.transpose(rgb, (1, 0, 2)), levels=(0, 255))
         self.plot.autoRange()
@@ -321,8 +394,10 @@ class LayoutPane(Pane):
         if shape is None:
             return None
         col, row = int(x), int(y)
-        if len(shape) == 1:
-            return (col,) if row == 0 and 0 <= col < shape[0] else None
+        if len(shape) == 1:  # drawn wrapped, wrap_width elements a row
+            width = wrap_width(shape[0])
+            index = row * width + col
+            return (index,) if 0 <= col < width and 0 <= row and index < shape[0] else None
         if 0 <= row < shape[0] and 0 <= col < shape[1]:
             return (row, col)
         return None

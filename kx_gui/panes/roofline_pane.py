@@ -29,7 +29,7 @@ PRECISION_PENS = {
 class RooflinePane(Pane):
     title = "Roofline"
     name = "roofline"
-    listens = {"result_changed": "schedule"}
+    listens = {"result_changed": "schedule", "kernel_changed": "_mark_selected"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -79,6 +79,11 @@ class RooflinePane(Pane):
         self.measured = pg.ScatterPlotItem(size=12, hoverable=True, symbol="o")
         for item in (self.predicted, self.measured):
             item.sigHovered.connect(self._hovered)
+            item.sigClicked.connect(self._clicked)
+        # a ring around the point of the kernel selected (here or in the Kernels pane)
+        self.selected_ring = pg.ScatterPlotItem(size=24, pen=pg.mkPen("#212121", width=2), brush=None)
+        self.point_labels: list[pg.TextItem] = []
+        self.kernel_rows: list[int] = []  # each model's row in the result's kernels
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
@@ -101,6 +106,10 @@ class RooflinePane(Pane):
         self.plot.clear()
         self.plot.addItem(self.predicted)
         self.plot.addItem(self.measured)
+        self.plot.addItem(self.selected_ring)
+        self.point_labels = []
+        all_kernels = list(result.kernels) if result else []
+        self.kernel_rows = [next(i for i, k in enumerate(all_kernels) if k is c) for c in compiled]
         if not compiled:
             self.models = []
             self.predicted.setData([])
@@ -188,7 +197,35 @@ class RooflinePane(Pane):
                 )
         self.predicted.setData(pred)
         self.measured.setData(meas)
+        self._label_points(pred)
+        self._mark_selected()
         self.plot.autoRange()
+
+    def _label_points(self, pred: list[dict]) -> None:
+        """Each point's short name beside it; configs the model puts on the same spot
+        (64x128 and 128x64 tiles often) share one label, so none hides another."""
+        result = self.session.result
+        at: dict[tuple, list[str]] = {}
+        for p in pred:
+            x, y = p["pos"]
+            kernel = result.kernels[self.kernel_rows[p["data"]]]
+            label = kernel.config.short_label if kernel.config else kernel.name
+            at.setdefault((round(x, 3), round(y, 3)), []).append(label)
+        for (x, y), names in at.items():
+            item = pg.TextItem("\n".join(names), color="#424242", anchor=(-0.08, 0.5))
+            item.setPos(x, y)
+            self.plot.addItem(item)
+            self.point_labels.append(item)
+
+    def _clicked(self, item, points, event=None) -> None:
+        """A click on a point selects its kernel, as the Kernels pane does."""
+        if len(points):
+            self.session.select_kernel(self.kernel_rows[points[0].data()])
+
+    def _mark_selected(self) -> None:
+        row = self.session.kernel_index
+        spots = [p for p in self.predicted.data if self.kernel_rows and self.kernel_rows[p["data"]] == row]
+        self.selected_ring.setData([{"pos": (s["x"], s["y"])} for s in spots])
 
     def describe(self, i: int, measured: bool) -> str:
         m = self.models[i]

@@ -29,12 +29,16 @@ class SummaryPane(Pane):
             self.set_result(self.session.result)
 
     def set_result(self, result) -> None:
-        self.summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]
+        compiled = [k for k in result.kernels if k.status == "compiled"]
+        self.summaries = [summarize(k) for k in compiled]
         rows = summary_rows(self.summaries) if self.summaries else []
         self.table.clear()
         self.table.setColumnCount(len(self.summaries))
         self.table.setRowCount(len(rows))
-        self.table.setHorizontalHeaderLabels([s.kernel for s in self.summaries])
+        # short names as headers (a column per config fits), the full name on hover
+        self.table.setHorizontalHeaderLabels([k.short_name for k in compiled])
+        for c, k in enumerate(compiled):
+            self.table.horizontalHeaderItem(c).setToolTip(k.display_name)
         self.table.setVerticalHeaderLabels([name for name, _ in rows])
         for r, (_name, values) in enumerate(rows):
             for c, value in enumerate(values):

@@ -49,7 +49,7 @@ def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     w.stage_pane.select_stage("ttgir")
-    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(
         i for i, t in enumerate(ttgir, start=1) if "x64xf32, #mma>" in t and "convert_layout" not in t
     )
@@ -64,7 +64,7 @@ def test_clicking_a_layout_alias_line_opens_it_at_its_tensor_shape(qtbot, make_w
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     w.stage_pane.select_stage("ttgir")
-    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if t.startswith("#blocked1 = "))
     with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
@@ -75,7 +75,7 @@ def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     w.stage_pane.select_stage("ttgir")
-    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.convert_layout" in t)
     with qtbot.waitSignal(w.session.conversion_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
@@ -93,7 +93,7 @@ def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
     w = make_window("cuda:90")
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
     w.stage_pane.select_stage("ttgir")
-    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if "tt.load" in t)
     assert loads_in_line(ttgir[line - 1]) == [("#blocked", [1024], 4)]
     with qtbot.waitSignal(w.session.access_requested, timeout=10_000):
@@ -113,7 +113,7 @@ def test_clicking_a_local_load_shows_its_banks(qtbot, make_window):
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     w.stage_pane.select_stage("ttgir")
-    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.local_load" in t)
     ((reg, shared, shape, bits, alloc),) = shared_accesses_in_line(ttgir[line - 1])
     assert bits == 16 and shared.startswith("#shared") and len(alloc) == len(shape)

@@ -1,0 +1,148 @@
+"""Issue 18's workspaces and the defects of a first try, on real compiles: each workspace
+shows its panes and keeps the file and the selection; its arrangement is remembered; no
+tab label is cut at 1280x800; configs go by short labels; the Roofline labels its points
+and selects with the Kernels pane; Diff compares with the previous compile; a 1-D layout
+draws as a block with a legend."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QTabBar
+
+from gui_helpers import click_line, open_and_wait
+from kx_gui.pane_registry import WORKSPACES
+from kx_testing import KERNELS, line_of
+
+
+def _visible(w) -> set[str]:
+    return {name for name, dock in w.docks.items() if dock.isVisible()}
+
+
+def test_each_workspace_shows_its_panes_and_keeps_the_selection(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "matmul.py")
+    line = line_of("matmul.py", "acc += tl.dot(a, b)")
+    click_line(qtbot, w.source_pane.view, line)
+    for ws in WORKSPACES:
+        w.set_workspace(ws.name)
+        qtbot.wait(20)
+        assert _visible(w) == set(ws.panes), ws.name
+        checked = [a.data() for a in w.workspace_group.actions() if a.isChecked()]
+        assert checked == [ws.name]
+        assert w.session.path.endswith("matmul.py") and w.session.selected_line == line
+    w.set_workspace("layout")
+    assert w.stage_pane.shown_links("ttgir")  # the stages there show the same links
+    w.set_workspace("explore")
+    assert w.source_pane.view.emphasis == {line}
+
+
+def test_a_workspace_remembers_its_arrangement(qtbot, make_window):
+    w = make_window()
+    w.set_workspace("explore")
+    w.docks["summary"].hide()  # the user closes a pane in Explore
+    w.set_workspace("performance")
+    w.set_workspace("explore")
+    assert not w.docks["summary"].isVisible() and w.docks["diff"].isVisible()
+    w.close()  # saved with the window
+    again = make_window()
+    assert again.workspace == "explore" and not again.docks["summary"].isVisible()
+    again.reset_layout()
+    assert again.docks["summary"].isVisible()
+
+
+def test_no_tab_label_is_cut_at_1280x800(qtbot, make_window):
+    w = make_window()
+    w.resize(1280, 800)
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    for ws in WORKSPACES:
+        w.set_workspace(ws.name)
+        qtbot.wait(50)
+        for bar in w.findChildren(QTabBar):
+            if not bar.isVisible():
+                continue
+            for i in range(bar.count()):
+                need = bar.fontMetrics().horizontalAdvance(bar.tabText(i))
+                assert bar.tabRect(i).width() >= need + 8, (ws.name, bar.tabText(i), bar.tabRect(i).width())
+
+
+def test_configs_go_by_short_labels_with_full_names_on_hover(qtbot, make_window):
+    w = make_window()
+    result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    configs = [k for k in result.kernels if k.config]
+    assert len({k.short_name for k in configs}) == len(configs) > 1  # never alike
+    table = w.kernels_pane.table
+    names = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert names == [k.short_name for k in result.kernels]
+    assert table.item(0, 0).toolTip() and "BLOCK_M=" not in names[0]
+    box = w.diff_pane.left_kernel
+    assert [box.itemText(i) for i in range(box.count())] == names
+    w.show_pane("summary")
+    header = w.summary_pane.table.horizontalHeaderItem(0)
+    assert header.text() == configs[0].short_name and header.toolTip() == configs[0].display_name
+
+
+def test_roofline_labels_every_point_and_selects_with_the_kernels_pane(qtbot, make_window):
+    w = make_window()
+    result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    assert w.show_pane("roofline") and w.workspace == "performance"
+    pane = w.roofline_pane
+    qtbot.waitUntil(lambda: len(pane.models) == len(result.kernels))
+    labels = "\n".join(item.toPlainText() for item in pane.point_labels)
+    for k in result.kernels:
+        assert k.config.short_label in labels  # shared spots share a label: none hidden
+    points = pane.predicted.points()
+    pane._clicked(pane.predicted, [points[2]])
+    assert w.session.kernel_index == pane.kernel_rows[2]
+    assert w.kernels_pane.table.currentRow() == pane.kernel_rows[2]
+    w.kernels_pane.table.selectRow(1)
+    ring = pane.selected_ring.data
+    assert len(ring) == 1 and (ring[0]["x"], ring[0]["y"]) == tuple(points[pane.kernel_rows.index(1)].pos())
+
+
+def test_diff_with_the_previous_compile_after_an_edit(qtbot, make_window, tmp_path):
+    w = make_window()
+    path = tmp_path / "vector_add.py"
+    path.write_text((KERNELS / "vector_add.py").read_text())
+    open_and_wait(qtbot, w, path)
+    w.diff_previous()
+    assert "no earlier compile" in w.diff_pane.diff.summary.text()
+    text = w.source_pane.text().replace("output = x + y", "output = x * y")
+    w.source_pane.replace_text(text)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        assert w.save()
+    pane = w.diff_pane
+    pane.compare(0, "ttir", 0, "ttir")
+    left, right = pane.diff.left.text(), pane.diff.right.text()
+    assert "arith.mulf" in left and "arith.addf" in right and "arith.mulf" not in right
+
+
+def test_a_1d_layout_draws_as_a_block_with_a_legend(qtbot, make_window):
+    w = make_window()
+    w.set_workspace("layout")
+    pane = w.layout_pane
+    assert pane.empty.isVisible()  # an empty plot says what to do
+    blocked = "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>"
+    assert pane.show_layout(blocked, [1024])
+    image = pane.image.image
+    assert image.shape[:2] == (32, 32)  # 1024 elements as 32 x 32, not 1024 x 1
+    assert not pane.empty.isVisible() and "lane:" in pane.legend.text()
+    assert pane.element_at(5.5, 2.5) == (2 * 32 + 5,)
+    assert "w0 l" in pane.describe((69,))
+
+
+def test_first_start_welcomes_with_examples_and_the_target(qtbot, make_window):
+    from kx_core.base.data import examples
+
+    w = make_window()
+    page = w.welcome
+    assert w.source_stack.currentWidget() is page
+    assert page.examples.count() == len(examples()) and "no recent files" in page.recent.item(0).text()
+    assert "cuda:90" in page.target_label.text()
+    assert [a.data() for a in w.target_group.actions() if a.isChecked()] == ["cuda:90"]
+    item = next(
+        page.examples.item(i)
+        for i in range(page.examples.count())
+        if "vector_add" in page.examples.item(i).text()
+    )
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        page.examples.itemActivated.emit(item)
+    assert w.source_stack.currentWidget() is w.source_pane and w.session.path.endswith("vector_add.py")
