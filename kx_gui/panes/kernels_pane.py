@@ -84,7 +84,8 @@ class KernelsPane(Pane):
             colour = STATUS_COLOURS.get(k.status)
             for col, value in enumerate(values):
                 item = _cell(value)
-                item.setToolTip(note_of(k) or k.message or k.display_name)
+                # the name column's tooltip is the full name (the cell has the short one)
+                item.setToolTip(k.display_name if col == 0 else note_of(k) or k.message or k.display_name)
                 if colour:
                     item.setForeground(QBrush(QColor(colour)))
                 if col == 1 and k.after_placeholder is not None:

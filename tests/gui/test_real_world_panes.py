@@ -11,7 +11,8 @@ REAL = ROOT / "fixtures" / "real_world"
 
 def _row(pane, name: str, status: str | None = None) -> int:
     for row in range(pane.table.rowCount()):
-        if pane.table.item(row, 0).text() == name and (
+        cell = pane.table.item(row, 0)  # the short name shown, the full name on hover
+        if name in (cell.text(), cell.toolTip()) and (
             status is None or status in pane.table.item(row, 1).text()
         ):
             return row
