@@ -138,6 +138,9 @@ class PipelinePane(Pane):
         return self.session.kernel.passes if self.session.kernel is not None else ()
 
     def _fill(self) -> None:
+        """The pass table under the filters; the selected pass stays selected when it is
+        still listed (else the next listed one), and the diff shows what the row does."""
+        keep = self.selected_index()
         passes = self._passes()
         function = self.function_box.currentText()
         self._rows = [
@@ -169,6 +172,12 @@ class PipelinePane(Pane):
                 item.setToolTip(f"{p.kind} pass {p.name} ({p.argument}{p.options})")
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
+        if self._rows and keep is not None:
+            target = next((i for i in self._rows if i >= keep), self._rows[-1])
+            self.table.blockSignals(True)  # one show_pass below, for the row highlighted
+            self.table.selectRow(self._rows.index(target))
+            self.table.blockSignals(False)
+            self.show_pass(target)
 
     def _row_to_index(self, row: int) -> int | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None

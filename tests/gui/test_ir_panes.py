@@ -29,6 +29,17 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     assert pane.table.rowCount() == sum(p.changed for p in passes)
     names = {pane.table.item(r, 2).text() for r in range(pane.table.rowCount())}
     assert "TritonGPUAccelerateMatmul" in names
+    # issue 18, defect 10: the highlighted row and the diff name the same pass after the
+    # filter changes, from an unchanged pass (filtered out) too
+    pane.changed_only.setChecked(False)
+    unchanged = next(j for j, p in enumerate(passes) if not p.changed and j > 5)
+    assert pane.select_pass(unchanged)
+    for only in (True, False):
+        pane.changed_only.setChecked(only)
+        shown = pane.selected_index()
+        assert shown is not None and shown >= unchanged or not only
+        assert pane.table.item(pane.table.currentRow(), 0).text() == str(shown)
+        assert pane.diff.left_title.text().startswith(f"before {passes[shown].name} ")
 
 
 def test_passes_of_every_config_side_by_side(qtbot, make_window):
