@@ -15,6 +15,7 @@ from kx_core.records.target import KNOWN_TARGETS
 from kx_gui.compile_job import CompileJob
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
+from kx_gui.widgets.shrink import shrinkable
 
 THIS_COMPILE = "this compile"
 PREVIOUS_COMPILE = "the previous compile"  # of the same file: what the last edit changed
@@ -30,9 +31,9 @@ class DiffPane(Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.left_kernel, self.left_stage = QComboBox(), QComboBox()
-        self.right_kernel, self.right_stage = QComboBox(), QComboBox()
-        self.right_target = QComboBox()
+        self.left_kernel, self.left_stage = shrinkable(QComboBox()), QComboBox()
+        self.right_kernel, self.right_stage = shrinkable(QComboBox()), QComboBox()
+        self.right_target = shrinkable(QComboBox(), 10)
         self.right_target.addItem(THIS_COMPILE)
         self.right_target.addItem(PREVIOUS_COMPILE)
         self.right_target.addItems(list(KNOWN_TARGETS))
@@ -47,23 +48,20 @@ class DiffPane(Pane):
         self._generation = 0
         self.ignore_numbering = QCheckBox("ignore renumbering")
         self.ignore_numbering.setChecked(True)
-        bar = QHBoxLayout()
-        for w in (
-            QLabel("left"),
-            self.left_kernel,
-            self.left_stage,
-            QLabel("right"),
-            self.right_target,
-            self.right_kernel,
-            self.right_stage,
-            self.ignore_numbering,
+        # a row per side, so the pane's minimum width stays small (issue 18, defect 3)
+        left, right = QHBoxLayout(), QHBoxLayout()
+        for row, widgets in (
+            (left, (QLabel("left "), self.left_kernel, self.left_stage, self.ignore_numbering)),
+            (right, (QLabel("right"), self.right_target, self.right_kernel, self.right_stage)),
         ):
-            bar.addWidget(w)
-        bar.addStretch(1)
+            for w in widgets:
+                row.addWidget(w)
+            row.addStretch(1)
         self.diff = DiffView()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        layout.addLayout(bar)
+        layout.addLayout(left)
+        layout.addLayout(right)
         layout.addWidget(self.diff, 1)
         for box in (self.left_kernel, self.left_stage, self.right_kernel, self.right_stage):
             box.currentIndexChanged.connect(lambda _i: self.refresh())

@@ -26,6 +26,7 @@ from kx_core.ir.lexers import lexer_for_syntax
 from kx_core.ir.passes import ir_around
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
+from kx_gui.widgets.shrink import shrinkable
 from kx_gui.widgets.tables import row_table
 
 COLUMNS = ("#", "pm", "pass", "argument", "function", "changed", "ms")
@@ -49,24 +50,20 @@ class PipelinePane(Pane):
         self.timeout.setToolTip("the pass capture's own timeout")
         self.llvm = QCheckBox("LLVM passes too")
         self.llvm.setToolTip("also LLVM's passes (print-after-all): several times slower")
-        self.status = QLabel()
-        self.function_box = QComboBox()
+        self.status = shrinkable(QLabel())
+        self.function_box = shrinkable(QComboBox())
         self.changed_only = QCheckBox("changed only")
         self.ignore_numbering = QCheckBox("ignore renumbering")
         self.ignore_numbering.setChecked(True)
+        # two rows, so the pane's minimum width leaves the stages their room (defect 3)
         bar = QHBoxLayout()
-        for w in (
-            self.capture_button,
-            self.capture_all,
-            self.timeout,
-            self.llvm,
-            self.function_box,
-            self.changed_only,
-            self.ignore_numbering,
-            self.status,
-        ):
+        for w in (self.capture_button, self.capture_all, self.timeout, self.llvm, self.status):
             bar.addWidget(w)
-        bar.addStretch(1)
+        bar.setStretch(4, 1)
+        filters = QHBoxLayout()
+        for w in (QLabel("function"), self.function_box, self.changed_only, self.ignore_numbering):
+            filters.addWidget(w)
+        filters.addStretch(1)
         self.table = row_table(COLUMNS, stretch=2)
         self.diff = DiffView()
         # the pass list above, the before/after IR below at full width
@@ -77,6 +74,7 @@ class PipelinePane(Pane):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
+        layout.addLayout(filters)
         layout.addWidget(split, 1)
         self.capture_button.clicked.connect(self.capture_passes)
         self.capture_all.clicked.connect(self.capture_all_configs)
@@ -93,7 +91,7 @@ class PipelinePane(Pane):
             return False
         started = self.session.capture_passes(kernel, float(self.timeout.value()), self.llvm.isChecked())
         if started:
-            self.status.setText(f"capturing the passes of {kernel.display_name}…")
+            self._say(f"capturing the passes of {kernel.display_name}…")
         return started
 
     def capture_all_configs(self) -> int:
@@ -105,14 +103,18 @@ class PipelinePane(Pane):
         started = sum(
             self.session.capture_passes(k, float(self.timeout.value()), self.llvm.isChecked()) for k in mine
         )
-        self.status.setText(f"capturing the passes of {started} configs of {kernel.name}…")
+        self._say(f"capturing the passes of {started} configs of {kernel.name}…")
         return started
 
     def _progress(self, name: str, message: str) -> None:
-        self.status.setText(f"{name}: {message}")
+        self._say(f"{name}: {message}")
 
     def _captured(self, name: str, error: str) -> None:
-        self.status.setText(f"{name}: {error}" if error else f"{name}: passes captured")
+        self._say(f"{name}: {error}" if error else f"{name}: passes captured")
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setToolTip(text)  # the label may be clipped
 
     def render(self) -> None:
         self.show_kernel(self.session.kernel)

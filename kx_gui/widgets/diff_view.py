@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from kx_core.ir.textdiff import TextDiff, side_by_side
 from kx_gui.widgets.code_view import CodeView
+from kx_gui.widgets.shrink import shrinkable
 
 DELETED = QColor("#ffebee")
 INSERTED = QColor("#e8f5e9")
@@ -21,9 +22,11 @@ class DiffView(QWidget):
         super().__init__(parent)
         self.left = CodeView()
         self.right = CodeView()
-        self.left_title = QLabel()
-        self.right_title = QLabel()
+        # long titles are clipped, not allowed to widen the pane (full text on hover)
+        self.left_title = shrinkable(QLabel())
+        self.right_title = shrinkable(QLabel())
         self.summary = QLabel()
+        self.summary.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Horizontal)
         for title, view in ((self.left_title, self.left), (self.right_title, self.right)):
             box = QWidget()
@@ -52,8 +55,9 @@ class DiffView(QWidget):
         ignore_numbering: bool = False,
     ) -> TextDiff:
         self.diff = side_by_side(left, right, ignore_numbering)
-        self.left_title.setText(left_title)
-        self.right_title.setText(right_title)
+        for label, text in ((self.left_title, left_title), (self.right_title, right_title)):
+            label.setText(text)
+            label.setToolTip(text)
         self.left.set_content(left, lexer)
         self.right.set_content(right, lexer)
         self.left.set_bands({n: DELETED for n in self.diff.changed_left})

@@ -146,3 +146,26 @@ def test_first_start_welcomes_with_examples_and_the_target(qtbot, make_window):
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         page.examples.itemActivated.emit(item)
     assert w.source_stack.currentWidget() is w.source_pane and w.session.path.endswith("vector_add.py")
+
+
+def test_visiting_every_pane_leaves_the_split_where_it_was(qtbot, make_window):
+    """Defect 3: the split between the left and right areas only moved left as panes
+    were visited (a pane's minimum width was the widest message it had shown)."""
+    w = make_window()
+    w.resize(1280, 800)
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    qtbot.wait(50)
+    start = {}
+    for _round in range(2):
+        for ws in WORKSPACES:
+            w.set_workspace(ws.name)
+            qtbot.wait(20)
+            first_left = (ws.left_top + ws.left_bottom)[:1]
+            for name in ws.right:
+                w.docks[name].raise_()
+                qtbot.wait(30)
+                if first_left:
+                    width = w.docks[first_left[0]].width()
+                    start.setdefault(ws.name, width)
+                    assert abs(width - start[ws.name]) <= 2, (ws.name, name, width, start[ws.name])
+    assert start["explore"] >= 1280 * 40 // 100
