@@ -202,18 +202,28 @@ class RooflinePane(Pane):
         self.plot.autoRange()
 
     def _label_points(self, pred: list[dict]) -> None:
-        """Each point's short name beside it; configs the model puts on the same spot
-        (64x128 and 128x64 tiles often) share one label, so none hides another."""
+        """Each point's short name beside it. Points closer than a label's height (configs
+        the model puts on or near the same spot: 64x128 and 128x64 tiles often) share one
+        label listing them all, right of the cluster, so no name hides another."""
         result = self.session.result
-        at: dict[tuple, list[str]] = {}
-        for p in pred:
+        clusters: list[dict] = []  # {"x": rightmost x, "ys": [...], "names": [...]}
+        for p in sorted(pred, key=lambda p: p["pos"]):
             x, y = p["pos"]
             kernel = result.kernels[self.kernel_rows[p["data"]]]
-            label = kernel.config.short_label if kernel.config else kernel.name
-            at.setdefault((round(x, 3), round(y, 3)), []).append(label)
-        for (x, y), names in at.items():
-            item = pg.TextItem("\n".join(names), color="#424242", anchor=(-0.08, 0.5))
-            item.setPos(x, y)
+            name = kernel.config.short_label if kernel.config else kernel.name
+            # each name in its point's colour
+            name = f'<span style="color:{p["pen"].color().name()}">{name}</span>'
+            near = next((c for c in clusters if abs(x - c["x"]) < 0.25 and abs(y - c["ys"][0]) < 0.15), None)
+            if near is None:
+                clusters.append({"x": x, "ys": [y], "names": [name]})
+            else:
+                near["x"] = max(near["x"], x)
+                near["ys"].append(y)
+                near["names"].append(name)
+        for c in clusters:
+            item = pg.TextItem(anchor=(-0.1, 0.5))
+            item.setHtml("<br>".join(c["names"]))
+            item.setPos(c["x"], sum(c["ys"]) / len(c["ys"]))
             self.plot.addItem(item)
             self.point_labels.append(item)
 
