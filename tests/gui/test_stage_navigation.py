@@ -18,7 +18,9 @@ def test_filters_hide_locations_and_sass_comments_and_links_stay(qtbot, make_win
         qtbot.waitUntil(lambda v=view: v.fully_loaded)
         assert hidden in w.session.kernel.stages[stage] and hidden not in view.text()
         # the gutter shows the full text's numbers
-        assert view.line_labels == pane.filtered[stage].originals and view.line_labels[-1] > len(view.line_labels)
+        assert view.line_labels == pane.filtered[stage].originals and view.line_labels[-1] > len(
+            view.line_labels
+        )
     sass = pane.current_view().text().splitlines()
     stg = next(i for i, t in enumerate(sass, 1) if "STG" in t)
     click_line(qtbot, pane.current_view(), stg)
