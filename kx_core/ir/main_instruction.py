@@ -54,8 +54,9 @@ _RANKS: dict[str, tuple[re.Pattern, ...]] = {
         re.compile(r"\b(?:arith\.\w+|tt\.addptr|ttg\.convert_layout)\b"),
     ),
 }
-# Example: "/*0490*/  @!PT LDS RZ, [RZ] ;" (never executed: ptxas's placeholder)
-_NEVER_RE = re.compile(r"@!PT\b")
+# Example: "/*0490*/  @!PT LDS RZ, [RZ] ;" (never executed: ptxas's placeholder), and a
+# comment line ("\t//## File \"k.py\", line 40", "; Function Attrs: nounwind"): never the main one
+_NEVER_RE = re.compile(r"@!PT\b|^\s*(?://|;)")
 
 
 def rank(syntax: str, text: str) -> int:
