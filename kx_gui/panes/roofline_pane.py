@@ -26,6 +26,12 @@ PRECISION_PENS = {
 }
 
 
+EMPTY_TEXT = (
+    "No kernel to place yet.\nOpen a kernel file: every kernel and autotune config it launches\n"
+    "appears here against the GPU's roofs (hollow: the model; filled: measured by Bench)."
+)
+
+
 class RooflinePane(Pane):
     title = "Roofline"
     name = "roofline"
@@ -110,11 +116,17 @@ class RooflinePane(Pane):
         self.point_labels = []
         all_kernels = list(result.kernels) if result else []
         self.kernel_rows = [next(i for i, k in enumerate(all_kernels) if k is c) for c in compiled]
+        for side in ("left", "bottom"):
+            self.plot.getPlotItem().showAxis(side, bool(compiled))
         if not compiled:
             self.models = []
             self.predicted.setData([])
             self.measured.setData([])
             self.info.setText("no compiled, launched kernel to place")
+            # an empty chart says what would be on it, not bare axes
+            empty = pg.TextItem(EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
+            self.plot.addItem(empty)
+            self.plot.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)
             return
         self.gpu = self.gpu_pick.currentData() or gpu_for(compiled[0])
         self.measured_roofs.setEnabled(bool(self.gpu.measured))

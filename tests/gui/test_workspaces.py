@@ -169,3 +169,16 @@ def test_visiting_every_pane_leaves_the_split_where_it_was(qtbot, make_window):
                     start.setdefault(ws.name, width)
                     assert abs(width - start[ws.name]) <= 2, (ws.name, name, width, start[ws.name])
     assert start["explore"] >= 1280 * 40 // 100
+
+
+def test_an_empty_roofline_says_what_goes_there(qtbot, make_window):
+    w = make_window()
+    w.set_workspace("performance")
+    pane = w.roofline_pane
+    pane.render()
+    texts = [i for i in pane.plot.getPlotItem().items if hasattr(i, "toPlainText")]
+    assert any("No kernel to place yet" in t.toPlainText() for t in texts)
+    assert not pane.plot.getPlotItem().getAxis("left").isVisible()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    qtbot.waitUntil(lambda: len(pane.models) == 1)
+    assert pane.plot.getPlotItem().getAxis("left").isVisible()
