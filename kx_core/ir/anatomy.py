@@ -95,10 +95,11 @@ def dialect_histogram(text: str) -> Counter:
 # ---------------------------------------------------------------- layouts
 
 
-def split_top_level(text: str, sep: str = ",", keep_empty: bool = False) -> list[str]:
-    """Split on `sep` (one or more characters) outside (), [], {}, <> and double quotes;
-    parts stripped, empty parts dropped unless keep_empty."""
-    parts, depth, quoted, start, i = [], 0, False, 0, 0
+def _unquoted(text: str, start: int = 0):
+    """(index, character) of each character of `text` from `start` that is outside a
+    double-quoted string (the quotes excluded; backslash escapes inside honoured), as MLIR
+    writes strings: `loc("a(b"(#loc1))`."""
+    quoted, i = False, start
     while i < len(text):
         ch = text[i]
         if quoted:
@@ -108,15 +109,25 @@ def split_top_level(text: str, sep: str = ",", keep_empty: bool = False) -> list
                 quoted = False
         elif ch == '"':
             quoted = True
-        elif ch in "([{<":
+        else:
+            yield i, ch
+        i += 1
+
+
+def split_top_level(text: str, sep: str = ",", keep_empty: bool = False) -> list[str]:
+    """Split on `sep` (one or more characters) outside (), [], {}, <> and double quotes;
+    parts stripped, empty parts dropped unless keep_empty."""
+    parts, depth, start = [], 0, 0
+    for i, ch in _unquoted(text):
+        if i < start:
+            continue  # inside a separator just matched
+        if ch in "([{<":
             depth += 1
         elif ch in ")]}>":
             depth -= 1
         elif depth == 0 and text.startswith(sep, i):
             parts.append(text[start:i])
-            start = i = i + len(sep)
-            continue
-        i += 1
+            start = i + len(sep)
     parts.append(text[start:])
     return [p.strip() for p in parts if keep_empty or p.strip()]
 
@@ -213,23 +224,14 @@ def matching_close(text: str, start: int, opening: str = "<", closing: str = ">"
     """The index of the bracket closing the one at `start` ('tensor<64x#ttg.x<{...}>>': the
     last '>'), or len(text) when it is never closed. Brackets inside double-quoted strings
     (with backslash escapes, as MLIR writes them: `loc("a(b"(#loc1))`) do not count."""
-    depth, quoted, i = 0, False, start
-    while i < len(text):
-        ch = text[i]
-        if quoted:
-            if ch == "\\":
-                i += 1
-            elif ch == '"':
-                quoted = False
-        elif ch == '"':
-            quoted = True
-        elif ch == opening:
+    depth = 0
+    for i, ch in _unquoted(text, start):
+        if ch == opening:
             depth += 1
         elif ch == closing:
             depth -= 1
             if depth == 0:
                 return i
-        i += 1
     return len(text)
 
 
