@@ -61,12 +61,15 @@ def run_tool(
     stdin: str | None = None,
     env: dict[str, str] | None = None,
     cwd: str | None = None,
-) -> str:
-    """Run an external program (nvdisasm, cuobjdump, dot, nvidia-smi, a Python to probe)
-    and return its stdout; with `data`, on a temporary file holding it (appended to args);
-    with `stdin`, that text on its standard input. The one way kx starts a tool: a short,
-    bounded call whose failure is a ToolFailed naming the tool. (Workers, which run long
-    and are killed and watched, start through kx_core.base.workers.)"""
+    check: bool = True,
+):
+    """Run an external program (nvdisasm, cuobjdump, dot, nvidia-smi, g++, a Python to
+    probe) and return its stdout; with `data`, on a temporary file holding it (appended to
+    args); with `stdin`, that text on its standard input. The one way kx starts a tool: a
+    short, bounded call whose failure is a ToolFailed naming the tool. With check=False
+    an exit status other than 0 is not a failure: the CompletedProcess comes back (a
+    compiler's errors are its output). (Workers, which run long and are killed and
+    watched, start through kx_core.base.workers.)"""
     import subprocess
     import tempfile
 
@@ -93,6 +96,8 @@ def run_tool(
     finally:
         if path:
             os.unlink(path)
+    if not check:
+        return proc
     if proc.returncode != 0:
         raise ToolFailed(f"{name} failed: {proc.stderr.strip()[-300:]}")
     return proc.stdout

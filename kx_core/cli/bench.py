@@ -74,6 +74,21 @@ def bench_command(args: argparse.Namespace) -> int:
     return 0 if result.ok else 1
 
 
+def _check_cpp(args: argparse.Namespace) -> int:
+    """`kx check FILE.cpp`: the seed's correctness rules as static checks (kx_core.cpu.checks)."""
+    from kx_core.cpu.checks import check_file as check_cpp
+
+    found = check_cpp(args.file)
+    if args.json:
+        json.dump({"file": args.file, "diagnostics": [d.to_json() for d in found]}, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        for d in found:
+            print(d)
+        print(f"{args.file}: {len(found)} rule{'s' * (len(found) != 1)} broken")
+    return 1 if found else 0
+
+
 def _interpret_command(args: argparse.Namespace) -> int:
     """`kx bench --interpret`, or plain `kx bench` where there is no GPU (which says so)."""
     from kx_core.bench.bench import interpret_file
@@ -176,6 +191,8 @@ def kernelbench_command(args: argparse.Namespace) -> int:
 
 
 def check_command(args: argparse.Namespace) -> int:
+    if args.file.endswith((".cpp", ".cc", ".cxx", ".hpp", ".h")):
+        return _check_cpp(args)
     from kx_core.bench.bench import check_file
 
     report = check_file(args.file, args.timeout)

@@ -317,7 +317,21 @@ def write_stages(r: CompileResult, out_dir: str) -> list[str]:
     return written
 
 
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
+
+
 def _compile(args: argparse.Namespace) -> CompileResult:
+    if args.file.endswith(CPP_SUFFIXES):  # a C++ CPU kernel: GCC, not Triton
+        from kx_core.cpu.compile import compile_cpp
+        from kx_core.cpu.targets import is_cpu_spec
+
+        if not is_cpu_spec(args.target):
+            if args.target not in (None, "default"):
+                raise TargetError(
+                    f"{args.file} is a C++ CPU kernel: use --target cpu:avx2, cpu:avx512 or cpu:native"
+                )
+            args.target = "cpu:avx2"
+        return compile_cpp(args.file, args.target, args.timeout)
     from kx_core.compile.runner import compile_file
 
     return compile_file(request_from_args(args), use_cache=not args.no_cache)
@@ -652,8 +666,12 @@ def _main(argv: list[str] | None) -> int:
     except FileNotFoundError as e:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
-    needs_sass = args.command == "summary" or getattr(args, "stage", None) == "sass"
-    if (args.command == "compile" and (args.json or args.out)) or needs_sass:
+    needs_sass = (
+        args.command == "summary" or getattr(args, "stage", None) == "sass"
+    ) and result.target.backend != "cpu"
+    if (
+        (args.command == "compile" and (args.json or args.out)) and result.target.backend != "cpu"
+    ) or needs_sass:
         from kx_core.compile.sass import with_sass
 
         result = with_sass(result, args.jobs)

@@ -34,13 +34,18 @@ CUDA_STAGES = _COMMON + (
     StageDescriptor("sass", "sass", "SASS", 4, "sass"),
 )
 HIP_STAGES = _COMMON + (StageDescriptor("amdgcn", "amdgcn", "AMDGCN", 3, "gas"),)
+# a C++ CPU kernel (kx_core.cpu): GCC's x86 assembly and its vectorization report
+CPU_STAGES = (
+    StageDescriptor("asm", "s", "Assembly", 0, "gas"),
+    StageDescriptor("vectorization", "vec", "Vectorization", 1, "text"),
+)
 
-ALL_STAGES = {d.name: d for d in CUDA_STAGES + HIP_STAGES}
+ALL_STAGES = {d.name: d for d in CUDA_STAGES + HIP_STAGES + CPU_STAGES}
 
 
 def stages_for(target: Target) -> tuple[StageDescriptor, ...]:
     """The stages a compile for `target` produces, in pipeline order."""
-    return HIP_STAGES if target.backend == "hip" else CUDA_STAGES
+    return {"hip": HIP_STAGES, "cpu": CPU_STAGES}.get(target.backend, CUDA_STAGES)
 
 
 def stage_names() -> list[str]:

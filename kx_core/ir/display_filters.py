@@ -6,6 +6,9 @@ between stages (which the source map computes on the full text) still land.
 - LLVM IR: `!dbg !N` and the debug-info metadata lines (`!N = !DI...`, `!llvm.dbg.cu`).
 - PTX: `.loc` and `.file` directives and the `.section .debug_*` blocks.
 - SASS: the `//## File "...", line N` comment before an instruction.
+- GNU assembler (AMDGCN, a CPU kernel's x86): `.loc`/`.file`, and with the directives
+  filter the `.cfi_*`, alignment, type and section directives and the debug labels
+  (`.LBB13:`, `.LVL4:`), leaving the code and the labels jumps name.
 - Paths: an absolute path in what is left (a quoted one, or after `File`) shows as its file
   name.
 
@@ -30,6 +33,7 @@ class DisplayFilters:
     hide_locations: bool = True  # MLIR loc(...), #loc table, LLVM !dbg, PTX .loc/.file
     hide_line_comments: bool = True  # SASS //## File ..., line N
     shorten_paths: bool = True  # /abs/path/kernel.py -> kernel.py
+    hide_directives: bool = True  # GNU assembler: .cfi_*, .p2align, debug labels (.LBB, .LVL)
 
     @property
     def any(self) -> bool:
@@ -70,6 +74,12 @@ _LLVM_DBG_RE = re.compile(r"(?:,\s*|\s+)!dbg\s+!\d+")
 _PTX_DEBUG_RE = re.compile(r"^\s*\.(?:loc|file)\s")
 # Example: "\t.section\t.debug_info", "\t.section\t.debug_macinfo\t{\t}"
 _PTX_DEBUG_SECTION_RE = re.compile(r"^\s*\.section\s+\.debug_")
+# Examples: "\t.cfi_startproc", "\t.p2align 4,,10", ".LBB13:", ".LVL4:", "\t.type\tf, @function"
+# (kept: code labels such as ".L3:" that jumps name, and the function's own label)
+_GAS_NOISE_RE = re.compile(
+    r"^\s*(?:\.(?:cfi_\w+|p2align|align|type|size|globl|section|text|intel_syntax|ident)\b"
+    r"|\.L(?:BB|BE|BI|VL|VU|FB|FE|text|etext|debug|LST|LRL|ASF)\w*:)"
+)
 # Example: "\t//## File \"/work/k/vector_add.py\", line 11"
 _SASS_FILE_RE = re.compile(r"^\s*//## File ")
 # Example: "\"/work/main/fixtures/kernels/vector_add.py\"" -> "\"vector_add.py\""
@@ -108,12 +118,14 @@ def filter_stage(text: str, syntax: str, filters: DisplayFilters) -> FilteredTex
                 if _LLVM_DEBUG_META_RE.match(line):
                     continue
                 line = _LLVM_DBG_RE.sub("", line)
-            elif syntax == "ptx" and _PTX_DEBUG_RE.match(line):
+            elif syntax in ("ptx", "gas") and _PTX_DEBUG_RE.match(line):
                 continue
             elif syntax == "ptx" and _PTX_DEBUG_SECTION_RE.match(line):
                 in_debug_section = not line.rstrip().endswith("}")
                 continue
         if filters.hide_line_comments and syntax == "sass" and _SASS_FILE_RE.match(line):
+            continue
+        if filters.hide_directives and syntax == "gas" and _GAS_NOISE_RE.match(line):
             continue
         if filters.shorten_paths and "/" in line:
             line = _QUOTED_PATH_RE.sub(r'"\2"', line)

@@ -302,6 +302,20 @@ def sass_line_locations(text: str) -> dict[int, Chain]:
     return out
 
 
+# Example: "add.cpp:14:14: vectorized (32-byte vectors): loop vectorized using 32 byte vectors"
+_REMARK_LOC_RE = re.compile(r"^(.+?):(\d+):(\d+): ")
+
+
+def remark_line_locations(text: str) -> dict[int, Chain]:
+    """kx's Vectorization stage (kx_core.cpu.remarks): each remark names its line."""
+    out: dict[int, Chain] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        m = _REMARK_LOC_RE.match(raw)
+        if m:
+            out[number] = (Location(m.group(1), int(m.group(2)), int(m.group(3))),)
+    return out
+
+
 _PARSERS = {
     "ttir": mlir_line_locations,
     "ttgir": mlir_line_locations,
@@ -309,6 +323,8 @@ _PARSERS = {
     "ptx": asm_line_locations,
     "amdgcn": asm_line_locations,
     "sass": sass_line_locations,
+    "asm": asm_line_locations,  # GCC's x86 assembly: .file/.loc as in AMDGCN
+    "vectorization": remark_line_locations,
 }
 
 

@@ -18,7 +18,16 @@ FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-m
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
 # `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).
-DIAGNOSTIC_KINDS = FATAL_KINDS + ("runtime", "no-launch", "tool", "placeholder", "config", "cancelled")
+# `rule`: a CPU kernel breaks one of the seed's correctness rules (kx_core.cpu.checks).
+DIAGNOSTIC_KINDS = FATAL_KINDS + (
+    "runtime",
+    "no-launch",
+    "tool",
+    "placeholder",
+    "config",
+    "cancelled",
+    "rule",
+)
 
 # pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or
 # registers on the capture device); failed: did not compile.

@@ -1,0 +1,136 @@
+"""`kx compile FILE.cpp --target cpu:avx2`: a C++ kernel's assembly and vectorization
+remarks, one record per exported function, without building anything else.
+
+The kernel's own translation unit is compiled (`g++ -S`) with the tier's flags, debug
+line info and GCC's vectorization report; a file that includes torch's headers gets
+torch's include folders (slow: most of a minute), so the seed's layout (the SIMD kernel in
+its own .cpp, the binding apart) opens in about a second. Compile errors become
+diagnostics at their line; the seed's correctness rules (checks.py) are added as `rule`
+diagnostics. Records carry the stages `asm` (Intel syntax, each instruction linked to
+its line, intrinsics to their call site) and `vectorization` (every loop's remark)."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+
+from kx_core.base.tools import ToolFailed, find_tool, run_tool
+from kx_core.cpu.assembly import split_functions
+from kx_core.cpu.checks import check_file
+from kx_core.cpu.remarks import parse_remarks, remarks_text
+from kx_core.cpu.targets import COMMON_FLAGS, TIER_FLAGS, cpu_target
+from kx_core.records.results import CompiledKernel, CompileResult, Diagnostic
+
+# Example: "add.cpp:12:9: error: '_mm256_loadu_pz' was not declared in this scope"
+_GCC_DIAG_RE = re.compile(r"^(.+?):(\d+):(\d+): (error|fatal error): (.*)$")
+_TORCH_INCLUDE_RE = re.compile(r'#\s*include\s*[<"](?:torch|ATen|c10)/')
+
+
+def torch_include_flags() -> list[str]:
+    """-I flags for torch's headers (needs torch; only for a file that includes them)."""
+    from torch.utils.cpp_extension import include_paths
+
+    return [f"-I{p}" for p in include_paths()]
+
+
+def gcc_command(path: str, tier: str, asm_out: str, remarks_out: str) -> list[str]:
+    compiler = find_tool("g++") or "g++"
+    flags = [*COMMON_FLAGS, *TIER_FLAGS[tier], "-g", "-dA", "-S", "-masm=intel"]
+    flags += ["-fno-asynchronous-unwind-tables", f"-fopt-info-vec-all={remarks_out}", "-o", asm_out]
+    return [compiler, *flags, path]
+
+
+def demangle(symbols: list[str]) -> dict[str, str]:
+    """Mangled -> readable names (c++filt; the names themselves when it is missing)."""
+    tool = find_tool("c++filt")
+    if not tool or not symbols:
+        return {s: s for s in symbols}
+    try:
+        out = run_tool(tool, [], 10, stdin="\n".join(symbols) + "\n").splitlines()
+    except ToolFailed:
+        return {s: s for s in symbols}
+    return dict(zip(symbols, out)) if len(out) == len(symbols) else {s: s for s in symbols}
+
+
+def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> CompileResult:
+    path = os.path.abspath(path)
+    tier = spec.split(":", 1)[1]
+    target = cpu_target(tier)
+    started = time.perf_counter()
+    with open(path, encoding="utf-8", errors="replace") as f:
+        source = f.read()
+    with tempfile.TemporaryDirectory(prefix="kx-cpu-") as tmp:
+        asm_path, remarks_path = os.path.join(tmp, "out.s"), os.path.join(tmp, "remarks.txt")
+        cmd = gcc_command(path, tier, asm_path, remarks_path)
+        if _TORCH_INCLUDE_RE.search(source):
+            cmd[1:1] = torch_include_flags()
+        try:
+            proc = run_tool(cmd[0], cmd[1:], timeout_s, cwd=os.path.dirname(path), check=False)
+        except ToolFailed as e:  # it took too long, or could not start
+            kind = "timeout" if "took over" in str(e) else "environment"
+            diag = Diagnostic(kind, str(e), path)
+            return CompileResult(path, target, "", (), (diag,), time.perf_counter() - started)
+        diagnostics = _gcc_diagnostics(proc.stderr, path) if proc.returncode else []
+        if proc.returncode and not diagnostics:
+            diagnostics = [Diagnostic("compile", proc.stderr.strip()[-800:] or "g++ failed", path)]
+        asm = open(asm_path, encoding="utf-8").read() if os.path.exists(asm_path) else ""
+        remark_text = open(remarks_path, encoding="utf-8").read() if os.path.exists(remarks_path) else ""
+    remarks = parse_remarks(remark_text, path)
+    functions = split_functions(asm, path) if not proc.returncode else []
+    names = demangle([f.symbol for f in functions])
+    kernels = []
+    for fn in functions:
+        mine = [r for r in remarks if fn.first_line is not None and r.line >= fn.first_line]
+        kernels.append(
+            CompiledKernel(
+                name=names[fn.symbol],
+                status="compiled",
+                target=target,
+                source_file=path,
+                source_line=fn.first_line,
+                stages={"asm": fn.text, "vectorization": remarks_text(_own(mine, fn, functions), path)},
+                compile_time_s=time.perf_counter() - started,
+            )
+        )
+    diagnostics += check_file(path)
+    version = _gcc_version()
+    return CompileResult(
+        path,
+        target,
+        version,
+        tuple(kernels),
+        tuple(diagnostics),
+        time.perf_counter() - started,
+        output=proc.stderr,
+    )
+
+
+def _own(remarks, fn, functions):
+    """The remarks between this function's first line and the next function's."""
+    later = sorted(
+        f.first_line for f in functions if f.first_line and fn.first_line and f.first_line > fn.first_line
+    )
+    end = later[0] if later else 1 << 30
+    return [r for r in remarks if r.line < end]
+
+
+def _gcc_diagnostics(stderr: str, path: str) -> list[Diagnostic]:
+    out = []
+    for raw in stderr.splitlines():
+        m = _GCC_DIAG_RE.match(raw.strip())
+        if m:
+            file = (
+                m.group(1) if os.path.isabs(m.group(1)) else os.path.join(os.path.dirname(path), m.group(1))
+            )
+            out.append(Diagnostic("compile", m.group(5), file, int(m.group(2)), int(m.group(3))))
+    return out
+
+
+def _gcc_version() -> str:
+    tool = find_tool("g++")
+    try:
+        return "g++ " + run_tool(tool, ["-dumpfullversion"], 10).strip() if tool else "g++"
+    except ToolFailed:
+        return "g++"

@@ -1,0 +1,24 @@
+"""CPU targets: the ISA tiers of the seed's build.toml (`cpu_kernel_authoring.txt`,
+"Compiler flag groups"), as `cpu:avx2`, `cpu:avx512` and `cpu:native`."""
+
+from __future__ import annotations
+
+from kx_core.records.results import Target
+
+# tier -> g++ flags (the seed's element-wise groups; AVX-512 GEMMs add dq/bw/vbmi/AMX)
+TIER_FLAGS: dict[str, tuple[str, ...]] = {
+    "avx2": ("-mavx2", "-mfma", "-mf16c"),
+    "avx512": ("-mfma", "-mf16c", "-mavx512f", "-mavx512bf16", "-mavx512vl"),
+    "native": ("-march=native",),
+}
+COMMON_FLAGS = ("-O3", "-fopenmp", "-std=c++17")
+
+
+def cpu_target(tier: str) -> Target:
+    if tier not in TIER_FLAGS:
+        raise ValueError(f"unknown CPU tier {tier!r}: use {', '.join('cpu:' + t for t in TIER_FLAGS)}")
+    return Target("cpu", tier, 1)
+
+
+def is_cpu_spec(spec: str | None) -> bool:
+    return bool(spec) and spec.strip().lower().startswith("cpu:")
