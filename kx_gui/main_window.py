@@ -292,6 +292,7 @@ class MainWindow(QMainWindow):
         ("hide_locations", "Hide Locations and Debug Info (loc, #loc, !dbg, .loc)"),
         ("hide_line_comments", "Hide SASS Line Comments (//## File …)"),
         ("shorten_paths", "Shorten Paths"),
+        ("hide_directives", "Hide Assembler Directives and Debug Labels (.cfi, .p2align, .LBB)"),
     )
 
     def _build_filter_menu(self, menu) -> None:

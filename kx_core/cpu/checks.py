@@ -33,7 +33,10 @@ _FOR_RE = re.compile(r"\bfor\s*\(")
 _STEP_RE = re.compile(r"(\w+)\s*\+=\s*(\w+)|(\w+)\s*=\s*\1\s*\+\s*(\w+)")
 _SIMD_RE = re.compile(r"\b_mm(?:256|512)?_\w+\s*\(")
 _MASKED_RE = re.compile(r"\b_mm(?:256|512)?_mask\w*|maskload|maskstore|__mmask\d+")
-_DISPATCH_RE = re.compile(r"__builtin_cpu_supports|__get_cpuid|__cpuid(?:_count)?\b|\bcpuid\b")
+# Example: '__builtin_cpu_supports("avx2")', "__get_cpuid(1, &a, &b, &c, &d)", "__cpuid_count(7, 0, ...)"
+_DISPATCH_RE = re.compile(
+    r"__builtin_cpu_supports|__get_cpuid(?:_count)?|__cpuid(?:_count)?\b|_may_i_use_cpu_feature"
+)
 _XGETBV_RE = re.compile(r"\b_?xgetbv\b|_xgetbv")
 _TORCH_INCLUDE_RE = re.compile(r'#\s*include\s*[<"]torch/(?:extension|torch|library)\.h[>"]')
 _REGISTER_RE = re.compile(
@@ -111,13 +114,15 @@ def check_file(path: str) -> list[Diagnostic]:
             f"ISA tiers {', '.join(tiers)} in one file: each tier needs its own translation unit and flags",
         )
     folder = _folder_texts(path)
+    # xgetbv is often inline assembly, inside a string: look for it in the raw text too
+    raw_folder = _folder_texts(path, blank=False)
     if simd and not any(_DISPATCH_RE.search(t) for t in folder.values()):
         report(
             "os_support_check",
             simd.start(),
             "SIMD code, and no runtime CPU check (cpuid) in its folder: it runs, or faults, on any CPU",
         )
-    if dispatch and not any(_XGETBV_RE.search(t) for t in folder.values()):
+    if dispatch and not any(_XGETBV_RE.search(t) for t in raw_folder.values()):
         report(
             "os_support_check",
             dispatch.start(),
@@ -133,7 +138,7 @@ def check_file(path: str) -> list[Diagnostic]:
     return sorted(out, key=lambda d: (d.line or 0, d.column or 0))
 
 
-def _folder_texts(path: str) -> dict[str, str]:
+def _folder_texts(path: str, blank: bool = True) -> dict[str, str]:
     """The C++ files beside `path` (itself included), comments and strings blanked."""
     folder = os.path.dirname(os.path.abspath(path))
     out = {}
@@ -141,7 +146,8 @@ def _folder_texts(path: str) -> dict[str, str]:
         if name.endswith(_CPP_SUFFIXES):
             try:
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
-                    out[name] = blank_comments_and_strings(f.read())
+                    text = f.read()
+                    out[name] = blank_comments_and_strings(text) if blank else text
             except OSError:
                 continue
     return out

@@ -30,9 +30,12 @@ _TORCH_INCLUDE_RE = re.compile(r'#\s*include\s*[<"](?:torch|ATen|c10)/')
 
 def torch_include_flags() -> list[str]:
     """-I flags for torch's headers (needs torch; only for a file that includes them)."""
+    import sysconfig
+
     from torch.utils.cpp_extension import include_paths
 
-    return [f"-I{p}" for p in include_paths()]
+    # torch/extension.h includes Python.h too
+    return [f"-I{p}" for p in [*include_paths(), sysconfig.get_paths()["include"]]]
 
 
 def gcc_command(path: str, tier: str, asm_out: str, remarks_out: str) -> list[str]:

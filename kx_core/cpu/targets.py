@@ -11,7 +11,7 @@ TIER_FLAGS: dict[str, tuple[str, ...]] = {
     "avx512": ("-mfma", "-mf16c", "-mavx512f", "-mavx512bf16", "-mavx512vl"),
     "native": ("-march=native",),
 }
-COMMON_FLAGS = ("-O3", "-fopenmp", "-std=c++17")
+COMMON_FLAGS = ("-O3", "-fopenmp", "-std=c++20")  # torch 2.14 headers need C++20
 
 
 def cpu_target(tier: str) -> Target:

@@ -1,0 +1,21 @@
+// The torch binding: registers kx_cpu::rms_norm (only this file includes torch's
+// headers, so the kernels' assembly compiles in a second). Built only to run the op.
+#include <torch/extension.h>
+
+namespace kx_cpu {
+void rmsnorm(const float* x, const float* weight, float* out, int64_t rows, int64_t hidden, float eps);
+}
+
+torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
+    TORCH_CHECK(x.dtype() == torch::kFloat32 && weight.dtype() == torch::kFloat32, "fp32 only");
+    auto xc = x.contiguous();
+    auto out = torch::empty_like(xc);
+    const int64_t hidden = xc.size(-1);
+    kx_cpu::rmsnorm(xc.data_ptr<float>(), weight.contiguous().data_ptr<float>(), out.data_ptr<float>(),
+                    xc.numel() / hidden, hidden, static_cast<float>(eps));
+    return out;
+}
+
+TORCH_LIBRARY(kx_cpu, m) {
+    m.def("rms_norm(Tensor x, Tensor weight, float eps) -> Tensor", &rms_norm);
+}

@@ -1,0 +1,54 @@
+// Runtime dispatch, compiled without SIMD flags (the seed's separate_translation_units
+// rule): AVX2 only when the CPU has AVX2 and FMA (cpuid) and the OS saves the YMM
+// registers (XCR0 through xgetbv); the answer is cached.
+#include <cmath>
+#include <cpuid.h>
+
+#include "kernels.hpp"
+
+namespace kx_cpu {
+
+static bool os_saves_ymm() {
+    unsigned int eax, ebx, ecx, edx;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
+    unsigned int lo, hi;
+    __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    return (lo & 0x6) == 0x6;  // XMM and YMM state
+}
+
+static bool has_avx2() {
+    static const bool supported = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && os_saves_ymm();
+    return supported;
+}
+
+namespace scalar {
+void vector_add(const float* a, const float* b, float* out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) out[i] = a[i] + b[i];
+}
+void rmsnorm(const float* x, const float* weight, float* out, int64_t rows, int64_t hidden, float eps) {
+    for (int64_t r = 0; r < rows; ++r) {
+        float sum = 0.0f;
+        for (int64_t i = 0; i < hidden; ++i) sum += x[r * hidden + i] * x[r * hidden + i];
+        const float scale = 1.0f / std::sqrt(sum / static_cast<float>(hidden) + eps);
+        for (int64_t i = 0; i < hidden; ++i) out[r * hidden + i] = x[r * hidden + i] * scale * weight[i];
+    }
+}
+void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
+    for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+            float s = 0.0f;
+            for (int64_t p = 0; p < k; ++p) s += a[i * k + p] * b[p * n + j];
+            c[i * n + j] = s;
+        }
+}
+}  // namespace scalar
+
+void rmsnorm(const float* x, const float* weight, float* out, int64_t rows, int64_t hidden, float eps) {
+    if (has_avx2()) {
+        avx2::rmsnorm(x, weight, out, rows, hidden, eps);
+    } else {
+        scalar::rmsnorm(x, weight, out, rows, hidden, eps);
+    }
+}
+
+}  // namespace kx_cpu
