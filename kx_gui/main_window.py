@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from kx_core.base.data import examples
 from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
+from kx_core.cpu.targets import CPU_TARGETS
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.model.gpu import SPECS
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
@@ -267,7 +268,12 @@ class MainWindow(QMainWindow):
         if local is not None:
             targets.insert(0, "local")
             labels["local"] = f"Local GPU ({local.spec})"
+        # C++ CPU kernels (kx_core.cpu): the seed's ISA tiers
+        targets += list(CPU_TARGETS)
+        labels.update({t: f"{t} (C++ kernels)" for t in CPU_TARGETS})
         for t in targets:
+            if t == CPU_TARGETS[0]:
+                target_menu.addSeparator()
             action = QAction(labels[t], self, checkable=True)
             action.setData(t)
             action.setChecked(t == self._menu_target())
@@ -429,7 +435,10 @@ class MainWindow(QMainWindow):
 
     def choose_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
-            self, "Open a Triton kernel file", "", "Python (*.py);;All files (*)"
+            self,
+            "Open a kernel file",
+            "",
+            "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;All files (*)",
         )
         if path:
             self.open_file(path)
@@ -440,7 +449,9 @@ class MainWindow(QMainWindow):
         if self.source_pane.dirty and not self._confirm_discard():
             return False
         run = True
-        if not (trusted or self.headless or is_trusted(path)):
+        # a C++ kernel is compiled (g++ -S), never run: no trust question
+        cpp = path.endswith((".cpp", ".cc", ".cxx"))
+        if not (trusted or cpp or self.headless or is_trusted(path)):
             answer = self.ask_trust(os.path.dirname(os.path.abspath(path)))
             if answer == "cancel":
                 return False
@@ -603,7 +614,9 @@ class MainWindow(QMainWindow):
 
     def _result_changed(self, result: CompileResult) -> None:
         fatal = [d for d in result.diagnostics if d.fatal]
-        summary = f"{len(result.kernels)} kernels for {result.target.spec} (triton {result.triton_version})"
+        # a C++ kernel's result names its compiler where a Triton result names Triton
+        tool = result.triton_version if result.target.backend == "cpu" else f"triton {result.triton_version}"
+        summary = f"{len(result.kernels)} kernels for {result.target.spec} ({tool})"
         summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
         after = [k for k in result.kernels if k.after_placeholder is not None]
         if after:

@@ -270,7 +270,8 @@ def format_result(r: CompileResult) -> str:
         )
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
-        f"{r.file}  target {r.target.spec}  triton {r.triton_version}"
+        f"{r.file}  target {r.target.spec}  "
+        + (r.triton_version if r.target.backend == "cpu" else f"triton {r.triton_version}")
         + ("  (cached)" if r.from_cache else "")
     ]
     if r.kernels:
@@ -317,12 +318,10 @@ def write_stages(r: CompileResult, out_dir: str) -> list[str]:
     return written
 
 
-CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
-
-
 def _compile(args: argparse.Namespace) -> CompileResult:
-    if args.file.endswith(CPP_SUFFIXES):  # a C++ CPU kernel: GCC, not Triton
-        from kx_core.cpu.compile import compile_cpp
+    from kx_core.compile.runner import CPP_SUFFIXES
+
+    if args.file.endswith(CPP_SUFFIXES):  # a C++ CPU kernel: GCC, not Triton (the runner routes it)
         from kx_core.cpu.targets import is_cpu_spec
 
         if not is_cpu_spec(args.target):
@@ -331,7 +330,6 @@ def _compile(args: argparse.Namespace) -> CompileResult:
                     f"{args.file} is a C++ CPU kernel: use --target cpu:avx2, cpu:avx512 or cpu:native"
                 )
             args.target = "cpu:avx2"
-        return compile_cpp(args.file, args.target, args.timeout)
     from kx_core.compile.runner import compile_file
 
     return compile_file(request_from_args(args), use_cache=not args.no_cache)

@@ -201,6 +201,9 @@ def resolve_target(request: CompileRequest) -> Target:
     return target
 
 
+CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
+
+
 def iter_compile(
     request: CompileRequest, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompileResult]:
@@ -209,6 +212,15 @@ def iter_compile(
     Diagnostic in the result."""
     started = time.perf_counter()
     file = os.path.abspath(request.file)
+    if file.endswith(CPP_SUFFIXES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
+        from kx_core.cpu.compile import compile_cpp
+        from kx_core.cpu.targets import is_cpu_spec
+
+        yield CompileProgress(f"g++ {os.path.basename(file)}", 0, 0.0)
+        yield compile_cpp(
+            file, request.target if is_cpu_spec(request.target) else "cpu:avx2", request.timeout_s
+        )
+        return
     target = resolve_target(request)
     with open(file, "rb") as f:
         source = f.read()

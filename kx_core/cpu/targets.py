@@ -11,6 +11,7 @@ TIER_FLAGS: dict[str, tuple[str, ...]] = {
     "avx512": ("-mfma", "-mf16c", "-mavx512f", "-mavx512bf16", "-mavx512vl"),
     "native": ("-march=native",),
 }
+CPU_TARGETS = tuple(f"cpu:{tier}" for tier in TIER_FLAGS)
 COMMON_FLAGS = ("-O3", "-fopenmp", "-std=c++20")  # torch 2.14 headers need C++20
 
 

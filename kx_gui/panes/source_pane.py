@@ -68,6 +68,7 @@ class SourcePane(Pane):
 
     def show_document(self, path: str, text: str) -> None:
         self._loading = True
+        self.highlighter.set_language(path)
         self.view.set_content(text)
         self.view.document().setModified(False)
         self._loading = False

@@ -29,6 +29,15 @@ class PythonHighlighter(QSyntaxHighlighter):
         self._refresh.setInterval(250)
         self._refresh.timeout.connect(self.rehighlight)
 
+    def set_language(self, path: str) -> None:
+        """C++ for a .cpp/.cc/.cxx/.h/.hpp file (a CPU kernel), Python otherwise."""
+        from pygments.lexers import CppLexer
+
+        cpp = path.endswith((".cpp", ".cc", ".cxx", ".h", ".hpp"))
+        self._lexer = (CppLexer if cpp else PythonLexer)(stripnl=False, ensurenl=False)
+        self._revision = -1
+        self.rehighlight()
+
     def _relex(self) -> None:
         doc = self.document()
         text = doc.toPlainText()
