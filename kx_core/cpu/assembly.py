@@ -164,13 +164,15 @@ def split_functions(asm: str, source: str) -> list[AsmFunction]:
     body: list[str] | None = None
     open_inlines: list[_Inline] = []
     symbol, first = "", None
+    in_header = False  # the last .loc was in a header (an intrinsic's body)
+    site: _Inline | None = None  # the call site last written
     for raw in lines:
         stripped = raw.strip()
         label = _FUNC_LABEL_RE.match(stripped)
         if label and label.group(1) in functions:
             symbol, body, first, open_inlines = label.group(1), [raw], None, []
             continue
-        if body is None or stripped.startswith("#"):
+        if body is None or (stripped.startswith("#") and "(kx:" not in stripped):
             continue  # -dA's own comments (# BLOCK 2, # DEBUG i => 0, # add.cpp:8:5): noise
         local = _LABEL_RE.match(stripped)
         if local:
@@ -181,9 +183,19 @@ def split_functions(asm: str, source: str) -> list[AsmFunction]:
         loc = _LOC_RE.match(raw)
         if loc and loc.group(1) in user_ids and first is None:
             first = int(loc.group(2))
-        if loc and loc.group(1) not in user_ids and open_inlines:
+        if loc:
+            in_header = loc.group(1) not in user_ids
+        if loc and in_header and open_inlines:
             site = open_inlines[-1]  # the innermost: opened last
             raw = f"{raw}\t# @[ {os.path.basename(source)}:{site.line}:{site.column} ]"
+        elif local and in_header and open_inlines and open_inlines[-1] is not site:
+            # the same intrinsic's code, now inlined from another call (no new .loc):
+            # say where, as a comment kx's source maps read (sourcemap.asm_line_locations)
+            body.append(raw)
+            site = open_inlines[-1]
+            raw = (
+                f"\t# @[ {os.path.basename(source)}:{site.line}:{site.column} ] (kx: the call site from here)"
+            )
         body.append(raw)
         if stripped.startswith(".size") and symbol in stripped:
             out.append(AsmFunction(symbol, "\n".join(table + body) + "\n", first))

@@ -212,6 +212,9 @@ _ASM_INLINED_RE = re.compile(r"inlined_at\s+(\d+)\s+(\d+)\s+(\d+)")
 # Older LLVM (Triton 3.6) writes the inline chain only in the comment; file names there
 # are base names. Example: ".loc 1 23 15   // two_kernels.py:23:15 @[ two_kernels.py:31:43 ]"
 _ASM_COMMENT_INLINED_RE = re.compile(r"@\[\s*([^:\s\[\]]+):(\d+):(\d+)")
+# kx's own line in a CPU kernel's assembly (kx_core.cpu.assembly), where inlined code
+# changes call site without a new .loc. Example: "\t# @[ rmsnorm_avx2.cpp:40:23 ] (kx: ...)"
+_ASM_SITE_RE = re.compile(r"^\s*#\s*@\[")
 
 
 def _is_asm_instruction(line: str) -> bool:
@@ -241,6 +244,13 @@ def asm_line_locations(text: str) -> dict[int, Chain]:
     out: dict[int, Chain] = {}
     current: Chain = ()
     for number, raw in enumerate(lines, start=1):
+        site = _ASM_SITE_RE.match(raw)
+        if site and current:  # kx's CPU assembly: the same code now inlined from another call
+            current = current[:1] + tuple(
+                Location(f, int(line), int(col) or None)
+                for f, line, col in _ASM_COMMENT_INLINED_RE.findall(raw)
+            )
+            continue
         m = _ASM_LOC_RE.match(raw)
         if m:
             key = (m.group(1), int(m.group(2)), int(m.group(3)))

@@ -6,7 +6,12 @@ correctness rules with file and line."""
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
+import subprocess
+import tempfile
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -116,3 +121,72 @@ def test_cli_compile_json_and_check():
     assert run_kx("check", str(EXAMPLES / "gemm_avx2.cpp")).returncode == 0
     p = run_kx("compile", str(EXAMPLES / "gemm_avx2.cpp"), "--target", "cuda:90")
     assert p.returncode == 2 and "cpu:avx2" in p.stderr
+
+
+# Example objdump -dl --inlines lines: "/k/vector_add_avx2.cpp:11 (discriminator 2)",
+# "inlined by /k/vector_add_avx2.cpp:14 (_ZN6kx_cpu...)", "  25:\tvaddps ymm0,ymm1,YMMWORD PTR [rsi+rax*4]"
+_OBJ_LOC_RE = re.compile(r"^(?:inlined by )?(/\S+?):(\d+)")
+_OBJ_INSN_RE = re.compile(r"^\s*[0-9a-f]+:\s+(\w+)")
+ALIASES = {
+    "sal": "shl",
+    "movsx": "movsxd",
+}  # one opcode each: GCC writes the first, objdump reads back the second
+
+
+def _objdump_lines(path: Path, tier_flags: list[str]) -> dict[int, Counter]:
+    """The oracle: binutils' reading of the object's DWARF line table and inline info,
+    source line -> the mnemonics of the instructions it gives that line."""
+    from kx_core.cpu.targets import COMMON_FLAGS
+
+    with tempfile.TemporaryDirectory() as tmp:
+        obj = f"{tmp}/k.o"
+        subprocess.run(["g++", *COMMON_FLAGS, *tier_flags, "-g", "-c", "-o", obj, str(path)], check=True)
+        dump = subprocess.run(
+            ["objdump", "-d", "-l", "--inlines", "-M", "intel", "--no-show-raw-insn", obj],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    out: dict[int, Counter] = {}
+    user, after_insn = None, False
+    for raw in dump.splitlines():
+        m = _OBJ_LOC_RE.match(raw.strip())
+        if m:
+            mine = os.path.exists(m.group(1)) and os.path.samefile(m.group(1), path)
+            # a new chain, innermost first: a location line, or "inlined by" lines right
+            # after an instruction (objdump prints only the chain when the line stays)
+            if not raw.startswith("inlined by") or after_insn:
+                user = int(m.group(2)) if mine else None
+            elif user is None and mine:  # the innermost call site in the user's file
+                user = int(m.group(2))
+            after_insn = False
+            continue
+        insn = _OBJ_INSN_RE.match(raw)
+        after_insn = after_insn or bool(insn)
+        if insn and user is not None and insn.group(1) not in ("nop", "xchg", "data16", "cs"):
+            out.setdefault(user, Counter())[insn.group(1)] += 1
+    return out
+
+
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="needs binutils' objdump")
+def test_line_links_equal_objdumps_reading_of_the_debug_info():
+    from kx_core.cpu.targets import TIER_FLAGS
+
+    for name in ("vector_add_avx2.cpp", "gemm_avx2.cpp", "rmsnorm_avx2.cpp"):
+        path = EXAMPLES / name
+        oracle = _objdump_lines(path, list(TIER_FLAGS["avx2"]))
+        mine: dict[int, Counter] = {}
+        for k in compile_cpp(str(path), "cpu:avx2").kernels:  # rmsnorm: its OpenMP clone too
+            sm = build_source_map(k.stages, str(path))
+            text = k.stages["asm"].split("\n")
+            for line in oracle:
+                for n in sm.ir_lines(line).get("asm", ()):
+                    s = text[n - 1].strip()
+                    if s and not s.startswith((".", "#")) and not s.endswith(":"):
+                        op = s.split()[0]
+                        mine.setdefault(line, Counter())[ALIASES.get(op, op)] += 1
+        # every line objdump gives instructions to, kx links to the same instructions
+        assert mine == oracle, (
+            name,
+            {ln: (mine.get(ln), oracle[ln]) for ln in oracle if mine.get(ln) != oracle[ln]},
+        )
