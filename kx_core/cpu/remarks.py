@@ -34,7 +34,8 @@ class VectorRemark(Jsonable):
         if self.vectorized:
             width = f" ({self.width_bytes}-byte vectors)" if self.width_bytes else ""
             return f"{os.path.basename(file)}:{self.line}:{self.column}: vectorized{width}: {self.message}"
-        return f"{os.path.basename(file)}:{self.line}:{self.column}: not vectorized: {self.message}"
+        why = self.message.removeprefix("not vectorized: ")  # GCC's own words often start so
+        return f"{os.path.basename(file)}:{self.line}:{self.column}: not vectorized: {why}"
 
 
 def parse_remarks(text: str, source: str) -> list[VectorRemark]:
