@@ -27,6 +27,13 @@ def add_bench_command(sub) -> None:
     )
     b.add_argument("--timeout", type=float, default=600.0)
     b.add_argument("--json", action="store_true")
+    b.add_argument(
+        "--baseline",
+        help="FILE.cpp only: the PyTorch baseline (get_inputs(), Model or get_reference_output())",
+    )
+    b.add_argument(
+        "--op", help="FILE.cpp only: the op to time, namespace::name (default: the folder's only op)"
+    )
     c = sub.add_parser("check", help="compare a file's kernels with their references over many inputs")
     c.add_argument("file")
     c.add_argument("--timeout", type=float, default=600.0)
@@ -38,6 +45,8 @@ def add_bench_command(sub) -> None:
 
 
 def bench_command(args: argparse.Namespace) -> int:
+    if args.file.endswith((".cpp", ".cc", ".cxx")):
+        return _bench_cpp(args)
     from kx_core.bench.bench import NoGPU, bench_file, has_gpu
 
     if args.interpret or not has_gpu():
@@ -72,6 +81,36 @@ def bench_command(args: argparse.Namespace) -> int:
     for d in result.diagnostics:
         print(d, file=sys.stderr)
     return 0 if result.ok else 1
+
+
+def _bench_cpp(args: argparse.Namespace) -> int:
+    """`kx bench FILE.cpp --baseline B.py`: build as a torch extension, compare, time."""
+    from kx_core.bench.cpu_bench import run
+
+    if not args.baseline:
+        print(
+            "kx: a C++ kernel is timed against a PyTorch baseline: give --baseline BASELINE.py",
+            file=sys.stderr,
+        )
+        return 2
+    r = run(args.file, args.baseline, args.op, args.timeout)
+    if args.json:
+        json.dump(r.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        for d in r.diagnostics:
+            print(d, file=sys.stderr)
+        if r.kernel and r.baseline:
+            print(f"{r.op} on the local CPU ({r.threads} threads), built in {r.build_s:.1f} s")
+            print(f"  correct: {'yes' if r.correct else 'NO'}" + "".join(f"\n    {m}" for m in r.mismatches))
+            print(
+                f"  kernel   median {r.kernel.median_us:9.1f} us  IQR {r.kernel.iqr_us:6.1f} us  ({r.kernel.runs} blocks)"
+            )
+            print(
+                f"  baseline median {r.baseline.median_us:9.1f} us  IQR {r.baseline.iqr_us:6.1f} us  ({r.baseline.runs} blocks)"
+            )
+            print(f"  speed-up {r.speedup:.2f}x (baseline / kernel, medians)")
+    return 0 if r.correct and not r.diagnostics else 1
 
 
 def _check_cpp(args: argparse.Namespace) -> int:

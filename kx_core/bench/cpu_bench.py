@@ -1,0 +1,210 @@
+"""`kx bench FILE.cpp --baseline BASELINE.py [--op NAME]`: build the kernel's folder as a
+torch extension on the local CPU, check its op against the PyTorch baseline with the
+structure-aware comparator, and time both the seed's way.
+
+The build follows the seed's layout: every SIMD translation unit (a file whose name ends
+in its tier, `*_avx2.cpp`, `*_avx512.cpp`) is compiled on its own with that tier's flags
+(fast: no torch headers), the rest of the folder's C++ (dispatcher, binding) by
+torch.utils.cpp_extension.load without SIMD flags, linked with those objects; the build
+is kept in kx's cache folder under a hash of the sources and flags. The baseline follows
+the seed's contract: `get_inputs()` gives the op's arguments, and `Model` (its forward
+takes them) or `get_reference_output()` gives what the op must return.
+
+Timing is torch.utils.benchmark.Timer.blocked_autorange for the op and for the baseline,
+alternating, reported as medians with their interquartile range and the speed-up. Runs in
+a worker process (`python -m kx_core.bench.cpu_bench`): a crash in the kernel costs that
+process only."""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kx_core.base.jsonable import Jsonable
+from kx_core.records.results import Diagnostic
+
+# Example: 'TORCH_LIBRARY(kx_cpu, m) {' and 'm.def("rms_norm(Tensor x, ...) -> Tensor", &rms_norm);'
+_LIBRARY_RE = re.compile(r"TORCH_LIBRARY\s*\(\s*(\w+)\s*,")
+_DEF_RE = re.compile(r'\.def\(\s*"(\w+)\s*\(')
+# Example: "rmsnorm_avx2.cpp" -> tier "avx2"
+_TIER_FILE_RE = re.compile(r"_(avx2|avx512)\.(?:cpp|cc|cxx)$")
+
+
+@dataclass(frozen=True)
+class Timed(Jsonable):
+    median_us: float
+    iqr_us: float
+    runs: int
+
+
+@dataclass(frozen=True)
+class CpuBenchResult(Jsonable):
+    file: str
+    op: str
+    correct: bool
+    mismatches: tuple[str, ...] = ()
+    kernel: Timed | None = None
+    baseline: Timed | None = None
+    speedup: float | None = None  # baseline median / kernel median
+    threads: int = 0
+    diagnostics: tuple[Diagnostic, ...] = ()
+    build_s: float = 0.0
+    extra: dict = field(default_factory=dict)
+
+
+def registered_ops(folder: Path) -> list[str]:
+    """'namespace::name' of every op a TORCH_LIBRARY block in the folder defines."""
+    ops = []
+    for path in sorted(folder.glob("*.cpp")):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for lib in _LIBRARY_RE.finditer(text):
+            ops += [f"{lib.group(1)}::{name}" for name in _DEF_RE.findall(text[lib.end() :])]
+    return ops
+
+
+def build(folder: Path, cache: Path) -> float:
+    """Build the folder's op library; returns the path of the loaded module's .so."""
+    import time
+
+    from torch.utils.cpp_extension import load
+
+    from kx_core.base.tools import run_tool
+    from kx_core.cpu.targets import COMMON_FLAGS, TIER_FLAGS
+
+    sources = sorted(p for p in folder.glob("*.cpp"))
+    digest = hashlib.sha256()
+    for p in sources + sorted(folder.glob("*.hpp")):
+        digest.update(p.name.encode() + p.read_bytes())
+    digest.update(repr((COMMON_FLAGS, TIER_FLAGS)).encode())
+    out = cache / f"cpu-ext-{digest.hexdigest()[:16]}"
+    out.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    objects, plain = [], []
+    for src in sources:
+        tier = _TIER_FILE_RE.search(src.name)
+        if tier:  # a SIMD translation unit: its own tier's flags, no torch headers
+            obj = out / (src.stem + ".o")
+            if not obj.exists():
+                flags = [*COMMON_FLAGS, *TIER_FLAGS[tier.group(1)], "-fPIC", "-c", "-o", str(obj), str(src)]
+                run_tool("g++", flags, 600, cwd=str(folder))
+            objects.append(str(obj))
+        else:
+            plain.append(str(src))
+    load(
+        name=f"kx_cpu_ext_{digest.hexdigest()[:8]}",
+        sources=plain,
+        extra_cflags=["-O3", "-fopenmp"],
+        extra_ldflags=[*objects, "-fopenmp"],
+        build_directory=str(out),
+        is_python_module=False,
+        verbose=False,
+    )
+    return time.perf_counter() - started
+
+
+def _timed(stmt, globals_: dict) -> Timed:
+    from torch.utils.benchmark import Timer
+
+    m = Timer(stmt=stmt, globals=globals_).blocked_autorange(min_run_time=0.5)
+    q1, q3 = (float(x) for x in __import__("numpy").percentile(m.times, [25, 75]))
+    return Timed(m.median * 1e6, (q3 - q1) * 1e6, len(m.times))
+
+
+def measure(file: str, baseline: str, op: str | None, cache: str) -> CpuBenchResult:
+    import runpy
+
+    import torch
+
+    from kx_core.bench.compare import compare_structured
+
+    folder = Path(file).resolve().parent
+    ops = registered_ops(folder)
+    if op is None and len(ops) != 1:
+        why = "no TORCH_LIBRARY op" if not ops else f"{len(ops)} ops ({', '.join(ops)}): name one with --op"
+        return CpuBenchResult(
+            file, "", False, diagnostics=(Diagnostic("environment", f"{folder}: {why}", file),)
+        )
+    op = op or ops[0]
+    build_s = build(folder, Path(cache))
+    namespace, name = op.split("::")
+    kernel = getattr(getattr(torch.ops, namespace), name)
+    base = runpy.run_path(baseline)
+    inputs = list(base["get_inputs"]())
+    if "get_reference_output" in base:
+        reference = base["get_reference_output"](*inputs)
+        model = None
+    else:
+        model = base["Model"](*base.get("get_init_inputs", lambda: [])())
+        reference = model(*inputs)
+    out = kernel(*inputs)
+    mismatches = compare_structured(reference, out)
+    timed_kernel = _timed("kernel(*inputs)", {"kernel": kernel, "inputs": inputs})
+    ref_fn = model if model is not None else base["get_reference_output"]
+    timed_base = _timed("ref(*inputs)", {"ref": ref_fn, "inputs": inputs})
+    return CpuBenchResult(
+        file=file,
+        op=op,
+        correct=not mismatches,
+        mismatches=tuple(mismatches),
+        kernel=timed_kernel,
+        baseline=timed_base,
+        speedup=timed_base.median_us / timed_kernel.median_us,
+        threads=torch.get_num_threads(),
+        build_s=build_s,
+    )
+
+
+def run(file: str, baseline: str, op: str | None = None, timeout: float = 900.0) -> CpuBenchResult:
+    """measure() in a worker process; a crash or a hang is a diagnostic."""
+    import tempfile
+
+    from kx_core.base import workers
+    from kx_core.base.paths import cache_dir
+
+    file, baseline = os.path.abspath(file), os.path.abspath(baseline)  # the worker runs elsewhere
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "result.json")
+        args = [file, "--baseline", baseline, "--out", out, "--cache", str(cache_dir())]
+        args += ["--op", op] if op else []
+        done = workers.run("kx_core.bench.cpu_bench", args, timeout, cwd=tmp)
+        if done.timed_out:
+            return CpuBenchResult(
+                file, op or "", False, diagnostics=(Diagnostic("timeout", f"over {timeout:.0f} s", file),)
+            )
+        if not os.path.exists(out):
+            tail = "\n".join(done.output.strip().splitlines()[-8:])
+            return CpuBenchResult(
+                file, op or "", False, diagnostics=(Diagnostic("crash", tail or "the worker died", file),)
+            )
+        with open(out, encoding="utf-8") as f:
+            return CpuBenchResult.from_json(json.load(f))
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="kx-cpu-bench-worker")
+    ap.add_argument("file")
+    ap.add_argument("--baseline", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--cache", required=True)
+    ap.add_argument("--op")
+    args = ap.parse_args(argv)
+    try:
+        result = measure(os.path.abspath(args.file), os.path.abspath(args.baseline), args.op, args.cache)
+    except Exception as e:  # noqa: BLE001 - a build or run failure is the result
+        result = CpuBenchResult(
+            args.file, args.op or "", False, diagnostics=(Diagnostic("compile", str(e)[-2000:], args.file),)
+        )
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(result.to_json(), f)
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
