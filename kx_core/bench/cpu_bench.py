@@ -147,7 +147,13 @@ def measure(file: str, baseline: str, op: str | None, cache: str) -> CpuBenchRes
     timed_kernel = _timed("kernel(*inputs)", {"kernel": kernel, "inputs": inputs})
     ref_fn = model if model is not None else base["get_reference_output"]
     timed_base = _timed("ref(*inputs)", {"ref": ref_fn, "inputs": inputs})
+    extra = {}
+    try:  # an op `<name>_tier` (as the examples' dispatcher has) says which ISA tier ran
+        extra["tier"] = str(getattr(getattr(torch.ops, namespace), name + "_tier")())
+    except (AttributeError, RuntimeError):
+        pass
     return CpuBenchResult(
+        extra=extra,
         file=file,
         op=op,
         correct=not mismatches,

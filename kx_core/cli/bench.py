@@ -101,7 +101,8 @@ def _bench_cpp(args: argparse.Namespace) -> int:
         for d in r.diagnostics:
             print(d, file=sys.stderr)
         if r.kernel and r.baseline:
-            print(f"{r.op} on the local CPU ({r.threads} threads), built in {r.build_s:.1f} s")
+            tier = f", {r.extra['tier']} path" if r.extra.get("tier") else ""
+            print(f"{r.op} on the local CPU ({r.threads} threads{tier}), built in {r.build_s:.1f} s")
             print(f"  correct: {'yes' if r.correct else 'NO'}" + "".join(f"\n    {m}" for m in r.mismatches))
             print(
                 f"  kernel   median {r.kernel.median_us:9.1f} us  IQR {r.kernel.iqr_us:6.1f} us  ({r.kernel.runs} blocks)"

@@ -176,7 +176,13 @@ def _tail_checks(code: str, path: str) -> list[Diagnostic]:
             continue
         line, col = _line_col(code, m.start())
         cond = parts[1]
-        if re.search(rf"\b{re.escape(var)}\s*<\s*\w+", cond) and "+" not in cond:
+        bound = re.search(rf"\b{re.escape(var)}\s*<\s*(\w+)", cond)
+        # a bound rounded down to the width (`full = n - n % 16`, `n / 16 * 16`, `n & ~15`)
+        rounded = bound and re.search(
+            rf"\b{re.escape(bound.group(1))}\s*=[^;]*(?:%\s*{re.escape(width)}\b|/\s*{re.escape(width)}\s*\*|&\s*~)",
+            code[: m.start()],
+        )
+        if bound and "+" not in cond and not rounded:
             out.append(
                 Diagnostic(
                     "rule",

@@ -6,6 +6,7 @@ blocked_autorange; a kernel that computes the wrong thing is caught, naming the 
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -17,10 +18,12 @@ EXAMPLES = ROOT / "kx_core" / "data" / "examples" / "cpu"
 
 
 def test_the_rmsnorm_kernel_matches_torch_and_is_timed_against_it():
-    assert registered_ops(EXAMPLES) == ["kx_cpu::rms_norm"]
-    r = run(str(EXAMPLES / "rmsnorm_avx2.cpp"), str(EXAMPLES / "rmsnorm_baseline.py"))
+    assert registered_ops(EXAMPLES) == ["kx_cpu::rms_norm", "kx_cpu::rms_norm_tier"]
+    r = run(str(EXAMPLES / "rmsnorm_avx2.cpp"), str(EXAMPLES / "rmsnorm_baseline.py"), "kx_cpu::rms_norm")
     assert r.diagnostics == () and r.correct and r.mismatches == ()
     assert r.op == "kx_cpu::rms_norm" and r.kernel.runs > 0 and r.baseline.runs > 0
+    flags = Path("/proc/cpuinfo").read_text() if Path("/proc/cpuinfo").exists() else ""
+    assert r.extra["tier"] == ("avx512" if " avx512f" in flags else "avx2")  # the dispatcher's choice
     assert r.kernel.iqr_us >= 0 and r.speedup == pytest.approx(r.baseline.median_us / r.kernel.median_us)
 
 
@@ -29,19 +32,30 @@ def test_a_wrong_kernel_is_caught(tmp_path):
         if path.suffix in (".cpp", ".hpp", ".py"):
             shutil.copy(path, tmp_path / path.name)
     src = tmp_path / "rmsnorm_avx2.cpp"
-    # the scalar tail forgets the weight: only the last hidden % 8 columns go wrong
+    # the tails forget the weight (the AVX2 scalar tail and the AVX-512 masked one, so
+    # whichever path this CPU dispatches to): only the last columns go wrong
     src.write_text(
         src.read_text().replace("dst[j] = row[j] * scale * weight[j];", "dst[j] = row[j] * scale;")
     )
-    r = run(str(src), str(tmp_path / "rmsnorm_baseline.py"))
+    wide = tmp_path / "rmsnorm_avx512.cpp"
+    wide.write_text(
+        wide.read_text().replace("_mm512_mul_ps(v, _mm512_maskz_loadu_ps(tail, weight + full))", "v")
+    )
+    r = run(str(src), str(tmp_path / "rmsnorm_baseline.py"), "kx_cpu::rms_norm")
     assert not r.correct and r.mismatches and "output" in r.mismatches[0]
+    assert ", 2048)" in r.mismatches[0]  # the worst element is in the last column (2049 = 8 * 256 + 1)
 
 
 def test_cli_needs_a_baseline_and_reports_the_speedup():
     p = run_kx("bench", str(EXAMPLES / "rmsnorm_avx2.cpp"))
     assert p.returncode == 2 and "--baseline" in p.stderr
     p = run_kx(
-        "bench", str(EXAMPLES / "rmsnorm_avx2.cpp"), "--baseline", str(EXAMPLES / "rmsnorm_baseline.py")
+        "bench",
+        str(EXAMPLES / "rmsnorm_avx2.cpp"),
+        "--baseline",
+        str(EXAMPLES / "rmsnorm_baseline.py"),
+        "--op",
+        "kx_cpu::rms_norm",
     )
     assert p.returncode == 0, p.stderr
     assert "correct: yes" in p.stdout and "speed-up" in p.stdout

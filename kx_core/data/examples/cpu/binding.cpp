@@ -4,7 +4,10 @@
 
 namespace kx_cpu {
 void rmsnorm(const float* x, const float* weight, float* out, int64_t rows, int64_t hidden, float eps);
+const char* rmsnorm_tier();
 }
+
+std::string rms_norm_tier() { return kx_cpu::rmsnorm_tier(); }
 
 torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
     TORCH_CHECK(x.dtype() == torch::kFloat32 && weight.dtype() == torch::kFloat32, "fp32 only");
@@ -18,4 +21,5 @@ torch::Tensor rms_norm(torch::Tensor x, torch::Tensor weight, double eps) {
 
 TORCH_LIBRARY(kx_cpu, m) {
     m.def("rms_norm(Tensor x, Tensor weight, float eps) -> Tensor", &rms_norm);
+    m.def("rms_norm_tier() -> str", &rms_norm_tier);
 }

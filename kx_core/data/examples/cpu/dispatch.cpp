@@ -1,6 +1,7 @@
 // Runtime dispatch, compiled without SIMD flags (the seed's separate_translation_units
-// rule): AVX2 only when the CPU has AVX2 and FMA (cpuid) and the OS saves the YMM
-// registers (XCR0 through xgetbv); the answer is cached.
+// rule): AVX-512 where the CPU has AVX512F (cpuid) and the OS saves the opmask and ZMM
+// state, else AVX2 where it has AVX2 and FMA and the OS saves the YMM registers (XCR0
+// through xgetbv), else scalar; the answers are cached.
 #include <cmath>
 #include <cpuid.h>
 
@@ -8,12 +9,20 @@
 
 namespace kx_cpu {
 
-static bool os_saves_ymm() {
+static unsigned int xcr0() {
     unsigned int eax, ebx, ecx, edx;
-    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return false;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx & bit_OSXSAVE)) return 0;
     unsigned int lo, hi;
     __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
-    return (lo & 0x6) == 0x6;  // XMM and YMM state
+    return lo;
+}
+
+static bool os_saves_ymm() { return (xcr0() & 0x6) == 0x6; }  // XMM and YMM state
+static bool os_saves_zmm() { return (xcr0() & 0xe6) == 0xe6; }  // and opmask, ZMM0-31
+
+static bool has_avx512() {
+    static const bool supported = __builtin_cpu_supports("avx512f") && os_saves_zmm();
+    return supported;
 }
 
 static bool has_avx2() {
@@ -43,8 +52,12 @@ void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_
 }
 }  // namespace scalar
 
+const char* rmsnorm_tier() { return has_avx512() ? "avx512" : has_avx2() ? "avx2" : "scalar"; }
+
 void rmsnorm(const float* x, const float* weight, float* out, int64_t rows, int64_t hidden, float eps) {
-    if (has_avx2()) {
+    if (has_avx512()) {
+        avx512::rmsnorm(x, weight, out, rows, hidden, eps);
+    } else if (has_avx2()) {
         avx2::rmsnorm(x, weight, out, rows, hidden, eps);
     } else {
         scalar::rmsnorm(x, weight, out, rows, hidden, eps);
