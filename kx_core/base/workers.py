@@ -15,6 +15,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from kx_core.base.paths import worker_env
 
@@ -128,3 +129,31 @@ def run(
             timed_out = True
         stop(proc)
         return WorkerRun(proc.returncode, timed_out, read_tail(output), time.perf_counter() - started)
+
+
+@dataclass(frozen=True)
+class JsonRun:
+    """A worker that writes its answer as JSON to `--out FILE`: the answer, or why none."""
+
+    value: Any  # the decoded JSON, None when the worker wrote none
+    timed_out: bool = False
+    how: str = ""  # without an answer: "signal 6", "exit 1"
+    tail: str = ""  # its last lines of output
+
+
+def run_json(module: str, args: list[str], timeout: float, *, env: dict[str, str] | None = None) -> JsonRun:
+    """`python -m module ARGS --out FILE` in a fresh folder (paths in ARGS must be
+    absolute); the JSON it wrote. The pass playground, the LLVM steps and the CPU bench
+    run their workers this way."""
+    import json
+
+    with tempfile.TemporaryDirectory(prefix="kx-json-") as tmp:
+        out = os.path.join(tmp, "out.json")
+        done = run(module, [*args, "--out", out], timeout, env=env, cwd=tmp)
+        if done.timed_out:
+            return JsonRun(None, timed_out=True)
+        if not os.path.exists(out):
+            how = f"signal {-done.returncode}" if done.returncode < 0 else f"exit {done.returncode}"
+            return JsonRun(None, how=how, tail="\n".join(done.output.strip().splitlines()[-6:]))
+        with open(out, encoding="utf-8") as f:
+            return JsonRun(json.load(f))

@@ -168,28 +168,20 @@ def measure(file: str, baseline: str, op: str | None, cache: str) -> CpuBenchRes
 
 def run(file: str, baseline: str, op: str | None = None, timeout: float = 900.0) -> CpuBenchResult:
     """measure() in a worker process; a crash or a hang is a diagnostic."""
-    import tempfile
-
     from kx_core.base import workers
     from kx_core.base.paths import cache_dir
 
     file, baseline = os.path.abspath(file), os.path.abspath(baseline)  # the worker runs elsewhere
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "result.json")
-        args = [file, "--baseline", baseline, "--out", out, "--cache", str(cache_dir())]
-        args += ["--op", op] if op else []
-        done = workers.run("kx_core.bench.cpu_bench", args, timeout, cwd=tmp)
-        if done.timed_out:
-            return CpuBenchResult(
-                file, op or "", False, diagnostics=(Diagnostic("timeout", f"over {timeout:.0f} s", file),)
-            )
-        if not os.path.exists(out):
-            tail = "\n".join(done.output.strip().splitlines()[-8:])
-            return CpuBenchResult(
-                file, op or "", False, diagnostics=(Diagnostic("crash", tail or "the worker died", file),)
-            )
-        with open(out, encoding="utf-8") as f:
-            return CpuBenchResult.from_json(json.load(f))
+    args = [file, "--baseline", baseline, "--cache", str(cache_dir())] + (["--op", op] if op else [])
+    done = workers.run_json("kx_core.bench.cpu_bench", args, timeout)
+    if done.timed_out:
+        return CpuBenchResult(
+            file, op or "", False, diagnostics=(Diagnostic("timeout", f"over {timeout:.0f} s", file),)
+        )
+    if done.value is None:
+        why = f"the worker died ({done.how})" + (f":\n{done.tail}" if done.tail else "")
+        return CpuBenchResult(file, op or "", False, diagnostics=(Diagnostic("crash", why, file),))
+    return CpuBenchResult.from_json(done.value)
 
 
 def main(argv: list[str] | None = None) -> int:

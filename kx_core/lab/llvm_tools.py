@@ -145,19 +145,16 @@ def run_stages(mlir: str, stages: list[LlvmStage], timeout: float = 120.0) -> tu
     from kx_core.base import workers
 
     with tempfile.TemporaryDirectory() as tmp:
-        src, out = os.path.join(tmp, "in.mlir"), os.path.join(tmp, "out.json")
+        src = os.path.join(tmp, "in.mlir")
         with open(src, "w", encoding="utf-8") as f:
             f.write(mlir)
-        args = [src, "--out", out, "--stages", json.dumps([s.__dict__ for s in stages])]
-        run = workers.run("kx_core.lab.llvm_tools", args, timeout, cwd=tmp)
-        if run.timed_out:
-            return "", f"the LLVM tools took over {timeout:.0f} s"
-        if not os.path.exists(out):
-            how = f"signal {-run.returncode}" if run.returncode < 0 else f"exit {run.returncode}"
-            return "", f"LLVM crashed ({how}):\n" + "\n".join(run.output.strip().splitlines()[-6:])
-        with open(out, encoding="utf-8") as f:
-            result = json.load(f)
-        return result["output"], result["error"]
+        args = [src, "--stages", json.dumps([s.__dict__ for s in stages])]
+        done = workers.run_json("kx_core.lab.llvm_tools", args, timeout)
+    if done.timed_out:
+        return "", f"the LLVM tools took over {timeout:.0f} s"
+    if done.value is None:
+        return "", f"LLVM crashed ({done.how}):\n{done.tail}"
+    return done.value["output"], done.value["error"]
 
 
 def main(argv: list[str] | None = None) -> int:

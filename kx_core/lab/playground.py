@@ -275,21 +275,17 @@ def run_passes(
     """run_in_process in a worker: a crash inside a pass becomes an error, kx survives."""
     with tempfile.TemporaryDirectory() as tmp:
         src = os.path.join(tmp, "in.mlir")
-        out = os.path.join(tmp, "out.json")
         with open(src, "w", encoding="utf-8") as f:
             f.write(mlir)
-        args = [src, "--out", out] + (["--split-input-file"] if split else [])
+        args = [src] + (["--split-input-file"] if split else [])
         args += ["--flag=" + f for f in flags]
         args += [f"--env={k}={v}" for k, v in (env or {}).items()]  # e.g. ENABLE_LHS_TO_TMEM=1
-        run = workers.run("kx_core.lab.playground", args, timeout, cwd=tmp)
-        if run.timed_out:
-            return PlaygroundResult(error=f"the passes took over {timeout:.0f} s")
-        if not os.path.exists(out):
-            tail = "\n".join(run.output.strip().splitlines()[-6:])
-            how = f"signal {-run.returncode}" if run.returncode < 0 else f"exit {run.returncode}"
-            return PlaygroundResult(error=f"the pass pipeline crashed ({how}):\n{tail}")
-        with open(out, encoding="utf-8") as f:
-            return PlaygroundResult.from_json(json.load(f))
+        done = workers.run_json("kx_core.lab.playground", args, timeout)
+    if done.timed_out:
+        return PlaygroundResult(error=f"the passes took over {timeout:.0f} s")
+    if done.value is None:
+        return PlaygroundResult(error=f"the pass pipeline crashed ({done.how}):\n{done.tail}")
+    return PlaygroundResult.from_json(done.value)
 
 
 def main(argv: list[str] | None = None) -> int:
