@@ -41,9 +41,13 @@ def socket_dir() -> str:
 
 
 def socket_path(python: str | None = None) -> str:
+    """The warm server's socket for an interpreter and this engine. Keyed by the
+    interpreter's own path, not its real path: every virtual environment's bin/python
+    links to the same base interpreter, and a server started from one environment (its
+    packages, perhaps since deleted) must never serve another."""
     from kx_core.compile.cache import engine_digest
 
-    key = f"{os.path.realpath(python or sys.executable)}|{engine_digest()}"
+    key = f"{os.path.abspath(python or sys.executable)}|{engine_digest()}"
     return os.path.join(socket_dir(), f"warm-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sock")
 
 

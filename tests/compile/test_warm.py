@@ -79,3 +79,18 @@ def test_kx_daemon_start_status_stop():
     finally:
         assert "stopped" in run_kx("daemon", "stop").stdout
     assert run_kx("daemon", "status").returncode == 1
+
+
+def test_each_virtual_environment_gets_its_own_server(tmp_path):
+    """Two environments whose bin/python link to one base interpreter never share a
+    server (one started from a since-deleted environment served the next CI run)."""
+    import sys
+
+    from kx_core.compile.warm import socket_path
+
+    a, b = tmp_path / "a" / "python", tmp_path / "b" / "python"
+    for link in (a, b):
+        link.parent.mkdir()
+        link.symlink_to(os.path.realpath(sys.executable))
+    assert socket_path(str(a)) != socket_path(str(b))
+    assert socket_path(str(a)) == socket_path(str(a))
