@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from kx_core.base.data import examples
 from kx_core.compile import CompileResult
 from kx_core.compile.capture_device import target_for_gpu
-from kx_core.cpu.targets import CPU_TARGETS
+from kx_core.cpu.targets import CPP_SOURCES, CPU_TARGETS
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.model.gpu import SPECS
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
@@ -450,7 +450,7 @@ class MainWindow(QMainWindow):
             return False
         run = True
         # a C++ kernel is compiled (g++ -S), never run: no trust question
-        cpp = path.endswith((".cpp", ".cc", ".cxx"))
+        cpp = path.endswith(CPP_SOURCES)
         if not (trusted or cpp or self.headless or is_trusted(path)):
             answer = self.ask_trust(os.path.dirname(os.path.abspath(path)))
             if answer == "cancel":

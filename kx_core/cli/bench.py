@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from kx_core.cpu.targets import CPP_FILES, CPP_SOURCES
 from kx_core.records.results import short_name
 
 
@@ -45,7 +46,7 @@ def add_bench_command(sub) -> None:
 
 
 def bench_command(args: argparse.Namespace) -> int:
-    if args.file.endswith((".cpp", ".cc", ".cxx")):
+    if args.file.endswith(CPP_SOURCES):
         return _bench_cpp(args)
     from kx_core.bench.bench import NoGPU, bench_file, has_gpu
 
@@ -231,7 +232,7 @@ def kernelbench_command(args: argparse.Namespace) -> int:
 
 
 def check_command(args: argparse.Namespace) -> int:
-    if args.file.endswith((".cpp", ".cc", ".cxx", ".hpp", ".h")):
+    if args.file.endswith(CPP_FILES):
         return _check_cpp(args)
     from kx_core.bench.bench import check_file
 

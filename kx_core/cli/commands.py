@@ -319,9 +319,9 @@ def write_stages(r: CompileResult, out_dir: str) -> list[str]:
 
 
 def _compile(args: argparse.Namespace) -> CompileResult:
-    from kx_core.compile.runner import CPP_SUFFIXES
+    from kx_core.cpu.targets import CPP_SOURCES
 
-    if args.file.endswith(CPP_SUFFIXES):  # a C++ CPU kernel: GCC, not Triton (the runner routes it)
+    if args.file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC, not Triton (the runner routes it)
         from kx_core.cpu.targets import is_cpu_spec
 
         if not is_cpu_spec(args.target):

@@ -30,6 +30,7 @@ from kx_core.compile.fake_smi import write_fake_smi
 from kx_core.compile.interpreter import probe
 from kx_core.compile.protocol import parse_lines
 from kx_core.compile.source_file import SourceDecodeError, decode_source
+from kx_core.cpu.targets import CPP_SOURCES
 from kx_core.records.results import (
     CompiledKernel,
     CompileRequest,
@@ -201,9 +202,6 @@ def resolve_target(request: CompileRequest) -> Target:
     return target
 
 
-CPP_SUFFIXES = (".cpp", ".cc", ".cxx")
-
-
 def iter_compile(
     request: CompileRequest, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompileResult]:
@@ -212,7 +210,7 @@ def iter_compile(
     Diagnostic in the result."""
     started = time.perf_counter()
     file = os.path.abspath(request.file)
-    if file.endswith(CPP_SUFFIXES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
+    if file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
         from kx_core.cpu.compile import compile_cpp
         from kx_core.cpu.targets import is_cpu_spec
 

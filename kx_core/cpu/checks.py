@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import re
 
+from kx_core.cpu.targets import CPP_FILES
 from kx_core.ir.anatomy import matching_close
 from kx_core.records.results import Diagnostic
 
@@ -43,7 +44,6 @@ _REGISTER_RE = re.compile(
     r"\bTORCH_LIBRARY(?:_IMPL|_FRAGMENT)?\s*\(|\bPYBIND11_MODULE\s*\(|\bREGISTER_EXTENSION\s*\("
 )
 _NAMESPACE_RE = re.compile(r"\bnamespace\s+(?:[\w:]+::)?(avx2|avx512|avx512f|amx)\b")
-_CPP_SUFFIXES = (".cpp", ".cc", ".cxx", ".hpp", ".h")
 
 
 def blank_comments_and_strings(text: str) -> str:
@@ -113,9 +113,9 @@ def check_file(path: str) -> list[Diagnostic]:
             _NAMESPACE_RE.search(code).start(),
             f"ISA tiers {', '.join(tiers)} in one file: each tier needs its own translation unit and flags",
         )
-    folder = _folder_texts(path)
-    # xgetbv is often inline assembly, inside a string: look for it in the raw text too
-    raw_folder = _folder_texts(path, blank=False)
+    # xgetbv is often inline assembly, inside a string: it is looked for in the raw texts
+    raw_folder = _folder_texts(path)
+    folder = {name: blank_comments_and_strings(text) for name, text in raw_folder.items()}
     if simd and not any(_DISPATCH_RE.search(t) for t in folder.values()):
         report(
             "os_support_check",
@@ -138,16 +138,15 @@ def check_file(path: str) -> list[Diagnostic]:
     return sorted(out, key=lambda d: (d.line or 0, d.column or 0))
 
 
-def _folder_texts(path: str, blank: bool = True) -> dict[str, str]:
-    """The C++ files beside `path` (itself included), comments and strings blanked."""
+def _folder_texts(path: str) -> dict[str, str]:
+    """The C++ files beside `path` (itself included), as they are."""
     folder = os.path.dirname(os.path.abspath(path))
     out = {}
     for name in sorted(os.listdir(folder)):
-        if name.endswith(_CPP_SUFFIXES):
+        if name.endswith(CPP_FILES):
             try:
                 with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as f:
-                    text = f.read()
-                    out[name] = blank_comments_and_strings(text) if blank else text
+                    out[name] = f.read()
             except OSError:
                 continue
     return out

@@ -11,6 +11,7 @@ its line, intrinsics to their call site) and `vectorization` (every loop's remar
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import tempfile
@@ -85,7 +86,6 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
     names = demangle([f.symbol for f in functions])
     kernels = []
     for fn in functions:
-        mine = [r for r in remarks if fn.first_line is not None and r.line >= fn.first_line]
         kernels.append(
             CompiledKernel(
                 name=names[fn.symbol],
@@ -93,7 +93,7 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
                 target=target,
                 source_file=path,
                 source_line=fn.first_line,
-                stages={"asm": fn.text, "vectorization": remarks_text(_own(mine, fn, functions), path)},
+                stages={"asm": fn.text, "vectorization": remarks_text(_own(remarks, fn, functions), path)},
                 compile_time_s=time.perf_counter() - started,
             )
         )
@@ -111,12 +111,14 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
 
 
 def _own(remarks, fn, functions):
-    """The remarks between this function's first line and the next function's."""
-    later = sorted(
-        f.first_line for f in functions if f.first_line and fn.first_line and f.first_line > fn.first_line
+    """The remarks from this function's first line up to the next function's (none for a
+    function without a line of its own)."""
+    if fn.first_line is None:
+        return []
+    end = min(
+        (f.first_line for f in functions if f.first_line and f.first_line > fn.first_line), default=1 << 30
     )
-    end = later[0] if later else 1 << 30
-    return [r for r in remarks if r.line < end]
+    return [r for r in remarks if fn.first_line <= r.line < end]
 
 
 def _gcc_diagnostics(stderr: str, path: str) -> list[Diagnostic]:
@@ -131,7 +133,9 @@ def _gcc_diagnostics(stderr: str, path: str) -> list[Diagnostic]:
     return out
 
 
+@functools.cache
 def _gcc_version() -> str:
+    """Asked of g++ once per process (every compile names it)."""
     tool = find_tool("g++")
     try:
         return "g++ " + run_tool(tool, ["-dumpfullversion"], 10).strip() if tool else "g++"

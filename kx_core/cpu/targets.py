@@ -11,6 +11,9 @@ TIER_FLAGS: dict[str, tuple[str, ...]] = {
     "avx512": ("-mfma", "-mf16c", "-mavx512f", "-mavx512bf16", "-mavx512vl"),
     "native": ("-march=native",),
 }
+# what kx treats as C++: sources it compiles, and the headers beside them it reads
+CPP_SOURCES = (".cpp", ".cc", ".cxx")
+CPP_FILES = CPP_SOURCES + (".hpp", ".h")
 CPU_TARGETS = tuple(f"cpu:{tier}" for tier in TIER_FLAGS)
 COMMON_FLAGS = ("-O3", "-fopenmp", "-std=c++20")  # torch 2.14 headers need C++20
 

@@ -45,6 +45,7 @@ class StagePane(Pane):
         self.descriptors: list[StageDescriptor] = []
         self.views: dict[str, CodeView] = {}
         self.filtered: dict[str, FilteredText] = {}  # each loaded stage's shown text
+        self.full_lines: dict[str, list[str]] = {}  # and its full text's lines (for links)
         self._loaded: dict[str, int] = {}
         self._kernel_serial = 0
         self._links: dict[str, tuple[int, ...]] = {}
@@ -146,6 +147,7 @@ class StagePane(Pane):
             return
         f = filter_stage(text, d.syntax, self.session.display_filters)
         self.filtered[d.name] = f
+        self.full_lines[d.name] = text.split("\n")  # split once, not on every click
         view.set_content(f.text, lexer_for_syntax(d.syntax), f.originals)
         if source_map is not None:
 
@@ -173,8 +175,7 @@ class StagePane(Pane):
     def main_link(self, stage: str) -> int | None:
         """The shown line of the main instruction among `stage`'s links."""
         lines = self._links.get(stage, ())
-        text = self.session.kernel.stages.get(stage, "") if self.session.kernel else ""
-        main = main_line(ALL_STAGES[stage].syntax, lines, text.split("\n")) if lines else None
+        main = main_line(ALL_STAGES[stage].syntax, lines, self.full_lines.get(stage, [])) if lines else None
         f = self.filtered.get(stage)
         return f.shown_line(main) if f and main else main
 

@@ -33,7 +33,9 @@ class PythonHighlighter(QSyntaxHighlighter):
         """C++ for a .cpp/.cc/.cxx/.h/.hpp file (a CPU kernel), Python otherwise."""
         from pygments.lexers import CppLexer
 
-        cpp = path.endswith((".cpp", ".cc", ".cxx", ".h", ".hpp"))
+        from kx_core.cpu.targets import CPP_FILES
+
+        cpp = path.endswith(CPP_FILES)
         self._lexer = (CppLexer if cpp else PythonLexer)(stripnl=False, ensurenl=False)
         self._revision = -1
         self.rehighlight()
