@@ -51,6 +51,8 @@ class ToolMissing(RuntimeError):
 class ToolFailed(RuntimeError):
     """An external program could not be started, ran too long, or exited non-zero."""
 
+    timed_out = False  # it ran past its time (set on that failure only)
+
 
 def run_tool(
     tool: str,
@@ -90,7 +92,9 @@ def run_tool(
             cwd=cwd,
         )
     except subprocess.TimeoutExpired:
-        raise ToolFailed(f"{name} took over {timeout:.0f} s") from None
+        failure = ToolFailed(f"{name} took over {timeout:.0f} s")
+        failure.timed_out = True
+        raise failure from None
     except (OSError, subprocess.SubprocessError) as e:
         raise ToolFailed(f"{name} could not run: {e}") from None
     finally:

@@ -73,7 +73,7 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
         try:
             proc = run_tool(cmd[0], cmd[1:], timeout_s, cwd=os.path.dirname(path), check=False)
         except ToolFailed as e:  # it took too long, or could not start
-            kind = "timeout" if "took over" in str(e) else "environment"
+            kind = "timeout" if e.timed_out else "environment"
             diag = Diagnostic(kind, str(e), path)
             return CompileResult(path, target, "", (), (diag,), time.perf_counter() - started)
         diagnostics = _gcc_diagnostics(proc.stderr, path) if proc.returncode else []
