@@ -31,8 +31,8 @@ class DiffPane(Pane):
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
-        self.left_kernel, self.left_stage = shrinkable(QComboBox()), QComboBox()
-        self.right_kernel, self.right_stage = shrinkable(QComboBox()), QComboBox()
+        self.left_kernel, self.left_stage = shrinkable(QComboBox(), 26), QComboBox()
+        self.right_kernel, self.right_stage = shrinkable(QComboBox(), 26), QComboBox()
         self.right_target = shrinkable(QComboBox(), 10)
         self.right_target.addItem(THIS_COMPILE)
         self.right_target.addItem(PREVIOUS_COMPILE)
