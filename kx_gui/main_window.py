@@ -403,6 +403,8 @@ class MainWindow(QMainWindow):
             for n in names[1:]:
                 self.tabifyDockWidget(self.docks[names[0]], self.docks[n])
             self.docks[names[0]].raise_()
+        if (self.session.path or "").endswith(CPP_SOURCES) and "bench" in ws.panes:
+            self.docks["bench"].raise_()  # a C++ kernel has no roofline or autotune: Bench is its page
         width, height = self.width(), self.height()
         if ws.right and (ws.left_top or ws.left_bottom):
             first_left = self.docks[(ws.left_top or ws.left_bottom)[0]]

@@ -66,12 +66,13 @@ def _crash_diagnostic(returncode: int, stderr: str, path: str) -> Diagnostic:
 
 
 class MeasureJob:
-    """One measuring worker (`bench` or `check`), started, polled and cancellable
+    """One measuring worker (`bench` or `check` of a Triton file, `cpu`: a C++ kernel
+    built and timed against its PyTorch baseline), started, polled and cancellable
     without blocking: the CLI waits on it, the app polls it from a timer. Qt-free."""
 
     def __init__(self, kind: str, path: str, **options) -> None:
-        if kind not in ("bench", "check"):
-            raise ValueError("kind is bench or check")
+        if kind not in ("bench", "check", "cpu"):
+            raise ValueError("kind is bench, check or cpu")
         self.kind = kind
         self.path = os.path.abspath(path)
         self.options = options
@@ -80,13 +81,21 @@ class MeasureJob:
         self.process: subprocess.Popen | None = None
         self.started = 0.0
         self.cancelled = False
-        self.mode = "gpu" if has_gpu() else "interpreter (CPU)"
+        self.mode = "local CPU" if kind == "cpu" else "gpu" if has_gpu() else "interpreter (CPU)"
 
     def command(self) -> tuple[str, list[str]]:
         """(worker module, its arguments)."""
+        o = self.options
         if self.kind == "check":
             return "kx_core.bench.check", [self.path, "--out", self.out]
-        o = self.options
+        if self.kind == "cpu":
+            from kx_core.base.paths import cache_dir
+
+            cmd = [self.path, "--out", self.out, "--cache", str(cache_dir())]
+            cmd += ["--baseline", os.path.abspath(o["baseline"])]
+            cmd += ["--op", o["op"]] if o.get("op") else []
+            cmd += ["--perf"] if o.get("perf") else []
+            return "kx_core.bench.cpu_bench", cmd
         cmd = [self.path, "--out", self.out]
         cmd += ["--budget-ms", str(o.get("budget_ms", 400.0))]
         if o.get("kernel"):
@@ -145,8 +154,9 @@ class MeasureJob:
         return self.result()
 
     def result(self):
-        """The worker's result (after done()): BenchResult or CheckReport."""
+        """The worker's result (after done()): BenchResult, CheckReport or CpuBenchResult."""
         from kx_core.bench.check import CheckReport
+        from kx_core.bench.cpu_result import CpuBenchResult
 
         workers.stop(self.process)  # what the file started goes with the worker
         stderr = workers.read_tail(self._output)
@@ -154,7 +164,8 @@ class MeasureJob:
             if os.path.exists(self.out):
                 with open(self.out, encoding="utf-8") as f:
                     data = json.load(f)
-                return BenchResult.from_json(data) if self.kind == "bench" else CheckReport.from_json(data)
+                kind = {"bench": BenchResult, "check": CheckReport, "cpu": CpuBenchResult}[self.kind]
+                return kind.from_json(data)
             if self.cancelled:
                 return self._failed(Diagnostic("cancelled", "stopped", self.path, None))
             return self._failed(_crash_diagnostic(self.process.returncode, stderr, self.path))
@@ -163,7 +174,10 @@ class MeasureJob:
 
     def _failed(self, d: Diagnostic):
         from kx_core.bench.check import CheckReport
+        from kx_core.bench.cpu_result import CpuBenchResult
 
+        if self.kind == "cpu":
+            return CpuBenchResult(self.path, self.options.get("op") or "", False, diagnostics=(d,))
         if self.kind == "bench":
             return BenchResult(self.path, "", "", (), (d,))
         return CheckReport(self.path, self.mode, (), d.short())

@@ -23,10 +23,9 @@ import json
 import os
 import re
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from kx_core.base.jsonable import Jsonable
+from kx_core.bench.cpu_result import CpuBenchResult, Timed
 from kx_core.records.results import Diagnostic
 
 # Example: 'TORCH_LIBRARY(kx_cpu, m) {' and 'm.def("rms_norm(Tensor x, ...) -> Tensor", &rms_norm);'
@@ -34,28 +33,6 @@ _LIBRARY_RE = re.compile(r"TORCH_LIBRARY\s*\(\s*(\w+)\s*,")
 _DEF_RE = re.compile(r'\.def\(\s*"(\w+)\s*\(')
 # Example: "rmsnorm_avx2.cpp" -> tier "avx2"
 _TIER_FILE_RE = re.compile(r"_(avx2|avx512)\.(?:cpp|cc|cxx)$")
-
-
-@dataclass(frozen=True)
-class Timed(Jsonable):
-    median_us: float
-    iqr_us: float
-    runs: int
-
-
-@dataclass(frozen=True)
-class CpuBenchResult(Jsonable):
-    file: str
-    op: str
-    correct: bool
-    mismatches: tuple[str, ...] = ()
-    kernel: Timed | None = None
-    baseline: Timed | None = None
-    speedup: float | None = None  # baseline median / kernel median
-    threads: int = 0
-    diagnostics: tuple[Diagnostic, ...] = ()
-    build_s: float = 0.0
-    extra: dict = field(default_factory=dict)
 
 
 def registered_ops(folder: Path) -> list[str]:
@@ -116,7 +93,7 @@ def _timed(stmt, globals_: dict) -> Timed:
     return Timed(m.median * 1e6, (q3 - q1) * 1e6, len(m.times))
 
 
-def measure(file: str, baseline: str, op: str | None, cache: str) -> CpuBenchResult:
+def measure(file: str, baseline: str, op: str | None, cache: str, perf: bool = False) -> CpuBenchResult:
     import runpy
 
     import torch
@@ -152,7 +129,14 @@ def measure(file: str, baseline: str, op: str | None, cache: str) -> CpuBenchRes
         extra["tier"] = str(getattr(getattr(torch.ops, namespace), name + "_tier")())
     except (AttributeError, RuntimeError):
         pass
+    counted = None
+    if perf:
+        from kx_core.cpu.perf_stat import count
+
+        with torch.no_grad():  # as the seed's runner: no autograd work in the counted calls
+            counted = count(lambda: kernel(*inputs))
     return CpuBenchResult(
+        perf=counted,
         extra=extra,
         file=file,
         op=op,
@@ -166,22 +150,13 @@ def measure(file: str, baseline: str, op: str | None, cache: str) -> CpuBenchRes
     )
 
 
-def run(file: str, baseline: str, op: str | None = None, timeout: float = 900.0) -> CpuBenchResult:
-    """measure() in a worker process; a crash or a hang is a diagnostic."""
-    from kx_core.base import workers
-    from kx_core.base.paths import cache_dir
+def run(
+    file: str, baseline: str, op: str | None = None, timeout: float = 900.0, perf: bool = False
+) -> CpuBenchResult:
+    """measure() in a worker process (MeasureJob "cpu"); a crash or a hang is a diagnostic."""
+    from kx_core.bench.bench import MeasureJob
 
-    file, baseline = os.path.abspath(file), os.path.abspath(baseline)  # the worker runs elsewhere
-    args = [file, "--baseline", baseline, "--cache", str(cache_dir())] + (["--op", op] if op else [])
-    done = workers.run_json("kx_core.bench.cpu_bench", args, timeout)
-    if done.timed_out:
-        return CpuBenchResult(
-            file, op or "", False, diagnostics=(Diagnostic("timeout", f"over {timeout:.0f} s", file),)
-        )
-    if done.value is None:
-        why = f"the worker died ({done.how})" + (f":\n{done.tail}" if done.tail else "")
-        return CpuBenchResult(file, op or "", False, diagnostics=(Diagnostic("crash", why, file),))
-    return CpuBenchResult.from_json(done.value)
+    return MeasureJob("cpu", file, baseline=baseline, op=op, perf=perf).start().wait(timeout)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -191,9 +166,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--cache", required=True)
     ap.add_argument("--op")
+    ap.add_argument("--perf", action="store_true")
     args = ap.parse_args(argv)
     try:
-        result = measure(os.path.abspath(args.file), os.path.abspath(args.baseline), args.op, args.cache)
+        result = measure(
+            os.path.abspath(args.file), os.path.abspath(args.baseline), args.op, args.cache, args.perf
+        )
     except Exception as e:  # noqa: BLE001 - a build or run failure is the result
         result = CpuBenchResult(
             args.file, args.op or "", False, diagnostics=(Diagnostic("compile", str(e)[-2000:], args.file),)

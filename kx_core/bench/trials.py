@@ -20,6 +20,13 @@ from pathlib import Path
 from typing import Any
 
 
+def trials_root() -> str:
+    """Where trial trees live: $KX_TRIALS_DIR, else ~/.local/share/kx/trials."""
+    return os.environ.get("KX_TRIALS_DIR") or os.path.join(
+        os.path.expanduser("~"), ".local", "share", "kx", "trials"
+    )
+
+
 class TrialError(RuntimeError):
     """A refused operation or a corrupt store; the message says which."""
 
@@ -201,6 +208,28 @@ class TrialStore:
         dest = Path(output)
         shutil.copytree(self.dir / found[0], dest, dirs_exist_ok=True)
         return dest
+
+
+def save_measured(
+    store: TrialStore,
+    source: str | os.PathLike,
+    strategy: str = "",
+    correctness: str | None = None,
+    kernel_us: float | None = None,
+    baseline_us: float | None = None,
+    parent: str | None = None,
+) -> str:
+    """Save a measured version as a trial under `parent` (default: the latest trial) with
+    its outcome. The speed-up is over `baseline_us` when the run measured a baseline (a
+    C++ kernel against PyTorch), else over the tree's first trial (a Triton file's own
+    first version)."""
+    tree = store.tree()
+    parent = parent or (tree[-1][1] if tree else None)
+    tid = store.save(source, parent=parent, strategy=strategy)
+    baseline = baseline_us or store.baseline_us() or (kernel_us if not tree else None)
+    if correctness or kernel_us:
+        store.result(tid, correctness, baseline_us=baseline, kernel_us=kernel_us)
+    return tid
 
 
 def validate(state: dict, kernel: str) -> None:

@@ -35,6 +35,16 @@ def add_bench_command(sub) -> None:
     b.add_argument(
         "--op", help="FILE.cpp only: the op to time, namespace::name (default: the folder's only op)"
     )
+    b.add_argument(
+        "--perf",
+        action="store_true",
+        help="FILE.cpp only: hardware counters of the op's calls through perf stat, with advice",
+    )
+    b.add_argument(
+        "--save-trial",
+        metavar="STRATEGY",
+        help="FILE.cpp only: save the kernel's folder, measured, as a trial in its trial tree",
+    )
     c = sub.add_parser("check", help="compare a file's kernels with their references over many inputs")
     c.add_argument("file")
     c.add_argument("--timeout", type=float, default=600.0)
@@ -94,7 +104,8 @@ def _bench_cpp(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
-    r = run(args.file, args.baseline, args.op, args.timeout)
+    r = run(args.file, args.baseline, args.op, args.timeout, perf=args.perf)
+    trial = _save_cpp_trial(args, r) if args.save_trial is not None else None
     if args.json:
         json.dump(r.to_json(), sys.stdout)
         sys.stdout.write("\n")
@@ -112,7 +123,51 @@ def _bench_cpp(args: argparse.Namespace) -> int:
                 f"  baseline median {r.baseline.median_us:9.1f} us  IQR {r.baseline.iqr_us:6.1f} us  ({r.baseline.runs} blocks)"
             )
             print(f"  speed-up {r.speedup:.2f}x (baseline / kernel, medians)")
+        if r.perf is not None:
+            print(_perf_lines(r.perf))
+        if trial:
+            print(trial)
     return 0 if r.correct and not r.diagnostics else 1
+
+
+def _perf_lines(p) -> str:
+    """The seed profiler's report: the counters' rates, then its advice."""
+    lines = [f"  perf stat over {p.iters} calls:"]
+    for label, value in (
+        ("IPC", p.ipc),
+        ("L1 miss rate %", p.l1_miss_pct),
+        ("LLC miss rate %", p.llc_miss_pct),
+        ("branch miss rate %", p.branch_miss_pct),
+    ):
+        if value is not None:
+            lines.append(f"    {label:<20}{value:8.2f}")
+    if p.message:
+        lines.append(f"    {p.message}")
+    lines += [f"    >> {rec}" for rec in p.recommendations]
+    return "\n".join(lines)
+
+
+def _save_cpp_trial(args: argparse.Namespace, r) -> str:
+    """Save the kernel's folder (as measured) in the trial tree named after the folder."""
+    import os
+
+    from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
+
+    folder = os.path.dirname(os.path.abspath(args.file))
+    try:
+        store = TrialStore(trials_root(), os.path.basename(folder))
+        store.init(os.path.abspath(args.baseline))
+        tid = save_measured(
+            store,
+            folder,
+            args.save_trial,
+            correctness=("pass" if r.correct else "fail") if r.kernel else None,
+            kernel_us=r.kernel.median_us if r.kernel else None,
+            baseline_us=r.baseline.median_us if r.baseline else None,
+        )
+    except TrialError as e:
+        return f"  trial not saved: {e}"
+    return f"  saved as trial {tid} in {store.dir}"
 
 
 def _check_cpp(args: argparse.Namespace) -> int:

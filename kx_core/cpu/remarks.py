@@ -22,6 +22,11 @@ _REMARK_RE = re.compile(r"^(.+?):(\d+):(\d+): (optimized|missed): (.*)$")
 _WIDTH_RE = re.compile(r"vectorized using (\d+) byte vectors")
 
 
+# A line of the Vectorization stage, as VectorRemark.text writes it.
+# Example: "add.cpp:14:14: vectorized (32-byte vectors): loop vectorized using 32 byte vectors"
+_STAGE_RE = re.compile(r"^.+?:(\d+):\d+: (vectorized|not vectorized)\b")
+
+
 @dataclass(frozen=True)
 class VectorRemark(Jsonable):
     line: int
@@ -59,3 +64,19 @@ def remarks_text(remarks: list[VectorRemark], source: str) -> str:
     """The Vectorization stage: one remark per line, in source order."""
     ordered = sorted(remarks, key=lambda r: (r.line, r.column, not r.vectorized))
     return "\n".join(r.text(source) for r in ordered) + ("\n" if remarks else "")
+
+
+def line_marks(stage_texts) -> dict[int, tuple[bool, str]]:
+    """Source line -> (any loop there vectorized, its remarks joined) from Vectorization
+    stage texts: the Source pane's gutter marks."""
+    lines: dict[int, list[tuple[bool, str]]] = {}
+    for text in stage_texts:
+        for raw in text.splitlines():
+            m = _STAGE_RE.match(raw)
+            if m:
+                remark = raw.split(": ", 1)[1] if ": " in raw else raw
+                lines.setdefault(int(m.group(1)), []).append((m.group(2) == "vectorized", remark))
+    return {
+        line: (any(ok for ok, _ in found), "\n".join(dict.fromkeys(text for _, text in found)))
+        for line, found in sorted(lines.items())
+    }

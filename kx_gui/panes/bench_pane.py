@@ -30,21 +30,17 @@ from PySide6.QtWidgets import (
 
 from kx_core.bench.bench import MeasureJob, has_gpu
 from kx_core.bench.check import CheckReport
+from kx_core.bench.cpu_result import CpuBenchResult
 from kx_core.bench.kb_tasks import DISTS
 from kx_core.bench.run import BenchResult
-from kx_core.bench.trials import TrialError, TrialStore
+from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
+from kx_core.cpu.targets import CPP_SOURCES
 from kx_gui.panes.base import Pane
+from kx_gui.widgets.cpu_bench_view import CpuBenchView
 from kx_gui.widgets.tables import row_table
 
 TIMING_COLUMNS = ("kernel", "config", "grid", "median us", "IQR us", "n", "first call ms", "picked")
 POLL_MS = 100
-
-
-def trials_root() -> str:
-    """Where trial trees live: $KX_TRIALS_DIR, else ~/.local/share/kx/trials."""
-    return os.environ.get("KX_TRIALS_DIR") or os.path.join(
-        os.path.expanduser("~"), ".local", "share", "kx", "trials"
-    )
 
 
 class BenchPane(Pane):
@@ -69,6 +65,9 @@ class BenchPane(Pane):
         self.tabs.addTab(self._timings_tab(), "Timings")
         self.tabs.addTab(self._correctness_tab(), "Correctness")
         self.tabs.addTab(self._trials_tab(), "Trials")
+        self.cpu_view = CpuBenchView()
+        self.cpu_tab = self.tabs.addTab(self.cpu_view, "C++ kernel")
+        self.tabs.setTabVisible(self.cpu_tab, False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._button_bar())
@@ -78,6 +77,7 @@ class BenchPane(Pane):
         self.job: MeasureJob | None = None
         self.bench_result: BenchResult | None = None
         self.check_report: CheckReport | None = None
+        self.cpu_result: CpuBenchResult | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._poll)
@@ -158,7 +158,17 @@ class BenchPane(Pane):
         self._poll()
         return True
 
+    def is_cpp(self) -> bool:
+        return (self.session.path or "").endswith(CPP_SOURCES)
+
     def run_timing(self) -> bool:
+        if self.is_cpp():
+            options = self.cpu_view.options()
+            if not options["baseline"]:
+                self.status.setText("a C++ kernel is timed against a PyTorch baseline: choose its .py file")
+                return False
+            self.tabs.setCurrentIndex(self.cpu_tab)
+            return self._start(MeasureJob("cpu", self.session.path, **options))
         if not self.gpu:
             self.status.setText(
                 "no CUDA GPU on this machine: nothing can be timed (Check correctness still runs)"
@@ -185,7 +195,7 @@ class BenchPane(Pane):
         job = self.job
         if job is None:
             return
-        what = "timing" if job.kind == "bench" else f"checking ({job.mode})"
+        what = {"bench": "timing", "cpu": "building and timing"}.get(job.kind, f"checking ({job.mode})")
         if not job.done():
             last = job.last_line()
             self.status.setText(
@@ -197,7 +207,9 @@ class BenchPane(Pane):
         self.stop_button.setEnabled(False)
         result = job.result()
         self.job = None
-        if isinstance(result, BenchResult):
+        if isinstance(result, CpuBenchResult):
+            self.show_cpu(result)
+        elif isinstance(result, BenchResult):
             self.show_bench(result)
         else:
             self.show_check(result)
@@ -236,6 +248,11 @@ class BenchPane(Pane):
             self._show_distribution()
         if hasattr(self.session, "measurements_changed"):
             self.session.measurements_changed.emit(result.seconds_by_name())
+
+    def show_cpu(self, result: CpuBenchResult) -> None:
+        self.cpu_result = result
+        self.tabs.setCurrentIndex(self.cpu_tab)
+        self.status.setText(self.cpu_view.show_result(result))
 
     def _show_distribution(self) -> None:
         self.hist.clear()
@@ -299,31 +316,51 @@ class BenchPane(Pane):
     # ------------------------------------------------------------ trials
 
     def store(self) -> TrialStore | None:
+        """The open file's trial tree: a Triton file's own, a C++ kernel's folder's (the
+        folder is what a C++ trial saves: kernel units, dispatcher and binding)."""
         path = self.session.path
         if not path:
             return None
-        store = TrialStore(trials_root(), os.path.splitext(os.path.basename(path))[0])
-        store.init(path)
+        if self.is_cpp():
+            folder = os.path.dirname(os.path.abspath(path))
+            store = TrialStore(trials_root(), os.path.basename(folder))
+            store.init(self.cpu_view.options()["baseline"] or path)
+        else:
+            store = TrialStore(trials_root(), os.path.splitext(os.path.basename(path))[0])
+            store.init(path)
         return store
 
     def save_trial(self) -> str | None:
-        """Save the open file (as last saved) as a trial, with the latest timing and check."""
+        """Save the open file (as last saved; a C++ kernel's folder) as a trial, with the
+        latest timing and check."""
         store = self.store()
         if store is None:
             self.trial_info.setText("open a kernel file first")
             return None
-        tree = store.tree()
-        parent = self._selected_trial() or (tree[-1][1] if tree else None)
-        try:
-            tid = store.save(self.session.path, parent=parent, strategy=self.strategy.text())
-            kernel_us = None
+        kernel_us = baseline_us = correctness = None
+        source = self.session.path
+        if self.is_cpp():
+            source = os.path.dirname(os.path.abspath(source))
+            r = self.cpu_result
+            if r is not None and r.kernel is not None:
+                kernel_us, baseline_us = r.kernel.median_us, r.baseline.median_us
+                correctness = "pass" if r.correct else "fail"
+        else:
             if self.bench_result and self.bench_result.timings:
                 picked = [t for t in self.bench_result.timings if t.chosen] or list(self.bench_result.timings)
                 kernel_us = sum(t.timing.median_ms for t in picked) * 1e3
-            correctness = None if self.check_report is None else ("pass" if self.check_report.ok else "fail")
-            baseline = store.baseline_us() or (kernel_us if not tree else None)
-            if correctness or kernel_us:
-                store.result(tid, correctness, baseline_us=baseline, kernel_us=kernel_us)
+            if self.check_report is not None:
+                correctness = "pass" if self.check_report.ok else "fail"
+        try:
+            tid = save_measured(
+                store,
+                source,
+                self.strategy.text(),
+                correctness=correctness,
+                kernel_us=kernel_us,
+                baseline_us=baseline_us,
+                parent=self._selected_trial(),
+            )
         except TrialError as e:
             self.trial_info.setText(str(e))
             return None
@@ -360,7 +397,23 @@ class BenchPane(Pane):
         )
 
     def _file_changed(self) -> None:
-        self.bench_result = self.check_report = None
+        self.bench_result = self.check_report = self.cpu_result = None
+        cpp = self.is_cpp()
+        self.tabs.setTabVisible(self.cpu_tab, cpp)
+        self.run_button.setText("Build and time on CPU" if cpp else "Time on GPU")
+        self.run_button.setEnabled(cpp or self.gpu)
+        self.check_button.setEnabled(not cpp)  # a C++ kernel's check is part of its timing run
+        self.all_configs.setVisible(not cpp)
+        if cpp:
+            self.cpu_view.set_file(self.session.path)
+            self.tabs.setCurrentIndex(self.cpu_tab)
+            self.status.setText(
+                "C++ kernel: built as a torch extension and timed against its PyTorch baseline"
+            )
+        else:
+            self.status.setText(
+                "" if self.gpu else "no GPU: timing is off; correctness runs in Triton's interpreter"
+            )
         self.timing_table.setRowCount(0)
         self.check_table.setRowCount(0)
         self.hist.clear()

@@ -13,6 +13,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout
 
 from kx_core.compile import CompileResult
+from kx_core.cpu.remarks import line_marks
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 from kx_gui.widgets.find_bar import FindBar
@@ -26,6 +27,8 @@ MARK_COLORS = {
     "timeout": QColor("#ef6c00"),
     "runtime": QColor("#1976d2"),
 }
+# a C++ loop's vectorization remark in the gutter: vectorized, or not (and why, on hover)
+REMARK_COLORS = {True: QColor("#43a047"), False: QColor("#f9a825")}
 
 
 class SourcePane(Pane):
@@ -109,6 +112,14 @@ class SourcePane(Pane):
             if d.line:
                 marks[d.line] = (MARK_COLORS.get(d.kind, QColor("#757575")), f"{d.kind}: {d.message}")
         self.view.set_marks(marks)
+        self.view.set_gutter_marks(self._remark_marks(result))
+
+    def _remark_marks(self, result: CompileResult | None) -> dict:
+        """Every loop's vectorization remark (a C++ file's Vectorization stages) on its line."""
+        texts = [k.stages.get("vectorization", "") for k in (result.kernels if result else ())]
+        return {
+            line: (REMARK_COLORS[vectorized], text) for line, (vectorized, text) in line_marks(texts).items()
+        }
 
     def _kernel_changed(self, kernel, source_map) -> None:
         if source_map is None:

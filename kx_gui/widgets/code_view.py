@@ -60,7 +60,7 @@ class _Gutter(QWidget):
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
         line = self.view.line_at_y(int(event.position().y()))
-        mark = self.view.marks.get(line)
+        mark = self.view.mark_at(line)
         if mark:
             QToolTip.showText(event.globalPosition().toPoint(), mark[1], self)
         else:
@@ -87,6 +87,8 @@ class CodeView(QPlainTextEdit):
         self.char_mark_color = QColor("#ffab91")
         self.emphasis: set[int] = set()
         self.marks: dict[int, tuple[QColor, str]] = {}
+        # gutter-only marks (no underline), under the diagnostics' marks: remarks
+        self.gutter_marks: dict[int, tuple[QColor, str]] = {}
         self.line_labels: tuple[int, ...] = ()  # the gutter's number for each line (display filters)
         self._content_id = 0
         self._pending: list[str] = []
@@ -115,6 +117,7 @@ class CodeView(QPlainTextEdit):
         self._content_id += 1
         self.lexer = lexer
         self.band_of, self.emphasis, self.marks, self.char_marks = _no_band, set(), {}, {}
+        self.gutter_marks = {}
         self._scroll_target = None
         lines = text.split("\n")
         self._chunk_timer.stop()
@@ -196,6 +199,15 @@ class CodeView(QPlainTextEdit):
         self.setExtraSelections(selections)
         self._gutter.update()
 
+    def set_gutter_marks(self, marks: dict[int, tuple[QColor, str]]) -> None:
+        """Marks drawn in the gutter only, with their message on hover: line -> (colour, message)."""
+        self.gutter_marks = marks
+        self._gutter.update()
+
+    def mark_at(self, line: int) -> tuple[QColor, str] | None:
+        """A line's mark: a diagnostic's first, else a gutter-only one."""
+        return self.marks.get(line) or self.gutter_marks.get(line)
+
     def scroll_to_line(self, line: int) -> None:
         """Bring a line to the middle of the view without moving the cursor."""
         if line > self.document().blockCount():
@@ -248,7 +260,7 @@ class CodeView(QPlainTextEdit):
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
         super().mouseMoveEvent(event)
         line = self.line_at_y(int(event.position().y()))
-        mark = self.marks.get(line)
+        mark = self.mark_at(line)
         if mark and not event.buttons():
             QToolTip.showText(event.globalPosition().toPoint(), mark[1], self.viewport())
 
@@ -341,8 +353,9 @@ class CodeView(QPlainTextEdit):
         for block, geom in self._visible_blocks():
             line = block.blockNumber() + 1
             top = int(geom.top())
-            if line in self.marks:
-                painter.setBrush(self.marks[line][0])
+            mark = self.mark_at(line)
+            if mark:
+                painter.setBrush(mark[0])
                 painter.setPen(Qt.PenStyle.NoPen)
                 painter.drawEllipse(3, top + height // 2 - 4, 8, 8)
             painter.setPen(QColor("#202020") if line == current else QColor("#909090"))

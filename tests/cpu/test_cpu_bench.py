@@ -59,3 +59,20 @@ def test_cli_needs_a_baseline_and_reports_the_speedup():
     )
     assert p.returncode == 0, p.stderr
     assert "correct: yes" in p.stdout and "speed-up" in p.stdout
+
+
+def test_cli_perf_and_trial(tmp_path, monkeypatch):
+    from kx_core.bench.trials import TrialStore
+
+    monkeypatch.setenv("KX_TRIALS_DIR", str(tmp_path))
+    args = ["bench", str(EXAMPLES / "rmsnorm_avx2.cpp"), "--baseline", str(EXAMPLES / "rmsnorm_baseline.py")]
+    p = run_kx(*args, "--op", "kx_cpu::rms_norm", "--perf", "--save-trial", "first", "--json")
+    assert p.returncode == 0, p.stderr
+    import json
+
+    r = json.loads(p.stdout)
+    assert r["perf"]["iters"] == 100 and "task-clock" in r["perf"]["counters"]
+    assert r["perf"]["available"] or r["perf"]["message"]  # figures, or why there are none
+    trials = TrialStore(tmp_path, EXAMPLES.name).tree()
+    assert [(t, v["strategy"], v["correctness"]) for _, t, v in trials] == [("t0", "first", "pass")]
+    assert trials[0][2]["speedup"] == pytest.approx(r["baseline"]["median_us"] / r["kernel"]["median_us"])

@@ -34,3 +34,71 @@ def test_a_cpp_kernel_opens_to_its_assembly_with_linked_lines(qtbot, make_window
     shown = view.text().splitlines()
     assert any(shown[n - 1].strip().startswith("vfmadd") for n in view.emphasis)
     assert "cpu:avx2" in w.status_label.text() and "g++" in w.status_label.text()
+
+
+VECTOR_ADD = RMSNORM.parent / "vector_add_avx2.cpp"
+
+
+def test_every_loops_vectorization_remark_is_a_gutter_mark_on_its_line(qtbot, make_window):
+    import subprocess
+
+    w = make_window("cpu:avx2")
+    open_and_wait(qtbot, w, VECTOR_ADD)
+    # the oracle: g++'s own report on this file, with the tier's flags
+    report = subprocess.run(
+        [
+            "g++",
+            "-O3",
+            "-fopenmp",
+            "-mavx2",
+            "-mfma",
+            "-S",
+            "-o",
+            "/dev/null",
+            "-fopt-info-vec-all",
+            str(VECTOR_ADD),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stderr
+    remarks: dict[int, bool] = {}
+    for line in report.splitlines():
+        if line.startswith(str(VECTOR_ADD) + ":") and (": optimized:" in line or ": missed:" in line):
+            n = int(line[len(str(VECTOR_ADD)) + 1 :].split(":")[0])
+            remarks[n] = remarks.get(n, False) or ": optimized:" in line
+    marks = w.source_pane.view.gutter_marks
+    assert set(marks) == set(remarks) and True in remarks.values() and False in remarks.values()
+    for n, vectorized in remarks.items():
+        color, message = marks[n]
+        assert color.name() == ("#43a047" if vectorized else "#f9a825")
+        assert ("vectorized" in message) and (vectorized or "not vectorized" in message)
+    assert w.source_pane.view.mark_at(max(marks)) == marks[max(marks)]
+
+
+def test_the_bench_pane_builds_times_and_saves_a_cpp_kernel_as_a_trial(qtbot, make_window):
+    from kx_core.bench.trials import TrialStore, trials_root
+
+    w = make_window("cpu:avx2")
+    open_and_wait(qtbot, w, RMSNORM)
+    pane = w.bench_pane
+    assert pane.tabs.isTabVisible(pane.cpu_tab) and pane.run_button.text() == "Build and time on CPU"
+    view = pane.cpu_view
+    assert view.baseline.text().endswith("rmsnorm_baseline.py")  # the folder's one baseline
+    assert [view.op.itemText(i) for i in range(view.op.count())] == [
+        "kx_cpu::rms_norm",
+        "kx_cpu::rms_norm_tier",
+    ]
+    assert pane.run_timing()
+    pane.wait()
+    r = pane.cpu_result
+    assert r is not None and r.correct and r.diagnostics == (), r
+    assert view.results.rowCount() == 2 and view.results.item(1, 0).text() == "PyTorch baseline"
+    assert f"{r.speedup:.2f}x" in pane.status.text()
+    assert r.perf is not None and view.counters.rowCount() >= len(r.perf.counters)
+    pane.strategy.setText("avx2 + masked avx512 tail")
+    tid = pane.save_trial()
+    store = TrialStore(trials_root(), RMSNORM.parent.name)
+    trial = dict((t, v) for _, t, v in store.tree())[tid]
+    assert trial["correctness"] == "pass" and trial["speedup"] == pytest.approx(r.speedup)
+    assert (store.dir / tid / "binding.cpp").exists()  # the whole folder, binding included
