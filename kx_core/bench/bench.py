@@ -71,8 +71,8 @@ class MeasureJob:
     without blocking: the CLI waits on it, the app polls it from a timer. Qt-free."""
 
     def __init__(self, kind: str, path: str, **options) -> None:
-        if kind not in ("bench", "check", "cpu"):
-            raise ValueError("kind is bench, check or cpu")
+        if kind not in ("bench", "check", "cpu", "profile"):
+            raise ValueError("kind is bench, check, cpu or profile")
         self.kind = kind
         self.path = os.path.abspath(path)
         self.options = options
@@ -96,6 +96,11 @@ class MeasureJob:
             cmd += ["--op", o["op"]] if o.get("op") else []
             cmd += ["--perf"] if o.get("perf") else []
             return "kx_core.bench.cpu_bench", cmd
+        if self.kind == "profile":
+            cmd = [self.path, "--out", self.out, "--window-ms", str(o.get("window_ms", 300.0))]
+            cmd += ["--kernel", o["kernel"]] if o.get("kernel") else []
+            cmd += ["--proton"] if o.get("proton") else []
+            return "kx_core.bench.profile", cmd
         cmd = [self.path, "--out", self.out]
         cmd += ["--budget-ms", str(o.get("budget_ms", 400.0))]
         if o.get("kernel"):
@@ -113,6 +118,10 @@ class MeasureJob:
     def start(self) -> MeasureJob:
         if self.kind == "bench" and not has_gpu():
             raise NoGPU("no CUDA GPU on this machine: nothing to time")
+        if self.kind == "profile" and not has_gpu():
+            raise NoGPU(
+                "profiling samples a running kernel's instructions: it needs an NVIDIA GPU, and there is none here"
+            )
         env = dict(os.environ)
         if self.kind == "check" and self.mode != "gpu":
             env["TRITON_INTERPRET"] = "1"
@@ -164,7 +173,14 @@ class MeasureJob:
             if os.path.exists(self.out):
                 with open(self.out, encoding="utf-8") as f:
                     data = json.load(f)
-                kind = {"bench": BenchResult, "check": CheckReport, "cpu": CpuBenchResult}[self.kind]
+                from kx_core.bench.profile import ProfileResult
+
+                kind = {
+                    "bench": BenchResult,
+                    "check": CheckReport,
+                    "cpu": CpuBenchResult,
+                    "profile": ProfileResult,
+                }[self.kind]
                 return kind.from_json(data)
             if self.cancelled:
                 return self._failed(Diagnostic("cancelled", "stopped", self.path, None))
@@ -178,6 +194,10 @@ class MeasureJob:
 
         if self.kind == "cpu":
             return CpuBenchResult(self.path, self.options.get("op") or "", False, diagnostics=(d,))
+        if self.kind == "profile":
+            from kx_core.bench.profile import ProfileResult
+
+            return ProfileResult(self.path, "", "", "cupti", (), (d,))
         if self.kind == "bench":
             return BenchResult(self.path, "", "", (), (d,))
         return CheckReport(self.path, self.mode, (), d.short())

@@ -94,10 +94,12 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.bench import add_bench_command
     from kx_core.cli.egraph_lit import add_lit_commands, add_luminal_commands
     from kx_core.cli.model import add_gpu_command, add_model_commands
+    from kx_core.cli.profile import add_profile_command
 
     add_model_commands(sub, _add_compile_options)
     add_gpu_command(sub)
     add_bench_command(sub)
+    add_profile_command(sub)
     add_luminal_commands(sub)
     add_lit_commands(sub)
     return parser
@@ -623,6 +625,7 @@ STANDALONE_VERBS = {
     "gpu": "kx_core.cli.model:gpu_command",
     "bench": "kx_core.cli.bench:bench_command",
     "check": "kx_core.cli.bench:check_command",
+    "profile": "kx_core.cli.profile:profile_command",
     "kernelbench": "kx_core.cli.bench:kernelbench_command",
     "lit": "kx_core.cli.egraph_lit:lit_command",
     "opt": "kx_core.cli.egraph_lit:opt_command",

@@ -1,0 +1,125 @@
+"""PC samples on lines of every stage: a sampled SASS offset is a line of the SASS text;
+kx's source map carries it on to the Python line and to the TTIR, TTGIR, LLVM IR and PTX
+lines of the same statement.
+
+SASS lines get exactly their instruction's samples, so they sum to the kernel's total.
+A source line gets the samples of the instructions whose innermost location is that line
+(an inlined helper's line, not its call site), so source lines sum to the total less the
+samples on instructions without a location (`unattributed`). An IR line of another stage
+gets the samples of the statement it belongs to: the IR has no per-instruction samples of
+its own, and several IR lines share one statement, so those do not sum to the total."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kx_core.base.jsonable import Jsonable
+from kx_core.ir.sourcemap import build_source_map, same_source
+
+# Example: "        /*0070*/                   IMAD.SHL.U32 R17, R17, 0x400, RZ ;"
+_OFFSET_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
+
+
+@dataclass(frozen=True)
+class LineHeat(Jsonable):
+    samples: int
+    stalled: int = 0
+    reasons: dict[str, int] = field(default_factory=dict)
+
+    def top_reason(self) -> str:
+        return max(self.reasons, key=self.reasons.get) if self.reasons else ""
+
+    def plus(self, other: LineHeat) -> LineHeat:
+        reasons = dict(self.reasons)
+        for k, v in other.reasons.items():
+            reasons[k] = reasons.get(k, 0) + v
+        return LineHeat(self.samples + other.samples, self.stalled + other.stalled, reasons)
+
+
+@dataclass(frozen=True)
+class HotLines(Jsonable):
+    """stage -> line -> heat; `source` is the Python file's lines."""
+
+    kernel: str
+    total: int
+    by_stage: dict[str, dict[int, LineHeat]]
+    unattributed: int = 0  # samples on SASS without a source location
+    unmatched: int = 0  # samples at offsets the SASS text does not have (should be 0)
+
+
+def _heat(counts: dict[str, int]) -> LineHeat:
+    reasons = {k: v for k, v in counts.items() if k not in ("samples", "stalled")}
+    return LineHeat(counts.get("samples", 0), counts.get("stalled", 0), reasons)
+
+
+def sass_offsets(sass: str) -> dict[int, int]:
+    """SASS offset -> 1-based line of the SASS text."""
+    out = {}
+    for number, raw in enumerate(sass.splitlines(), start=1):
+        m = _OFFSET_RE.match(raw)
+        if m:
+            out[int(m.group(1), 16)] = number
+    return out
+
+
+def attribute(profile) -> HotLines:
+    """A KernelProfile's samples on the lines of its own stages."""
+    stages = profile.stages
+    sass = stages.get("sass", "")
+    offsets = sass_offsets(sass)
+    smap = build_source_map({k: v for k, v in stages.items() if k != "sass_error"}, profile.source_file)
+    by_sass: dict[int, LineHeat] = {}
+    unmatched = 0
+    for key, counts in profile.by_pc.items():
+        line = offsets.get(int(key, 16))
+        if line is None:
+            unmatched += counts.get("samples", 0)
+            continue
+        heat = _heat(counts)
+        by_sass[line] = by_sass[line].plus(heat) if line in by_sass else heat
+    by_source: dict[int, LineHeat] = {}
+    unattributed = 0
+    chains = smap.stages.get("sass", {})
+    for line, heat in by_sass.items():
+        inner = next(
+            (loc.line for loc in chains.get(line, ()) if same_source(loc.file, profile.source_file)), None
+        )
+        if inner is None:
+            unattributed += heat.samples
+            continue
+        by_source[inner] = by_source[inner].plus(heat) if inner in by_source else heat
+    by_stage: dict[str, dict[int, LineHeat]] = {"sass": by_sass, "source": by_source}
+    for stage in ("ttir", "ttgir", "llir", "ptx"):
+        index = smap.by_source.get(stage, {})
+        lines: dict[int, LineHeat] = {}
+        for src, heat in by_source.items():
+            for ir_line in index.get(src, ()):
+                # an IR line of two statements (rare: a fused location) gets the hotter one's
+                if ir_line not in lines or lines[ir_line].samples < heat.samples:
+                    lines[ir_line] = heat
+        by_stage[stage] = lines
+    return HotLines(profile.kernel, profile.samples, by_stage, unattributed, unmatched)
+
+
+@dataclass(frozen=True)
+class HotRow(Jsonable):
+    stage: str
+    line: int
+    samples: int
+    share: float  # of the kernel's samples
+    top_reason: str
+    text: str
+
+
+def hottest(hot: HotLines, texts: dict[str, str], stages=("source", "sass"), n: int = 20) -> list[HotRow]:
+    """The n hottest lines of the given stages, hottest first (the Hot lines table)."""
+    rows = []
+    for stage in stages:
+        lines = (texts.get(stage) or "").splitlines()
+        for line, heat in hot.by_stage.get(stage, {}).items():
+            text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+            share = heat.samples / hot.total if hot.total else 0.0
+            rows.append(HotRow(stage, line, heat.samples, share, heat.top_reason(), text))
+    rows.sort(key=lambda r: (-r.samples, r.stage, r.line))
+    return rows[:n]
