@@ -1,20 +1,25 @@
 #!/usr/bin/env bash
 # On the GPU machine, from the repo root: kx's PC-sampling profiles and Proton's of the
-# same files (the oracle), the profiling-speed benchmark, and what this host allows of
-# CPU hardware counters. Writes $OUT/{kx,proton}_NAME.json and logs.
+# same files on the same number of calls (the oracle), Proton's raw tree, the
+# profiling-speed benchmark, and the GPU tests of issue 21. Everything lands in $OUT/gt
+# (one tarball, $OUT/profile_gt.tgz) and $OUT/log.txt.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH=.
 out="${OUT:-/tmp/kx-out}"
-mkdir -p "$out"
+gt=/tmp/kx-gt
+mkdir -p "$out" "$gt"
+{
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import torch, triton; print('torch', torch.__version__, 'cuda', torch.version.cuda, 'triton', triton.__version__)"
-echo "perf_event_paranoid $(cat /proc/sys/kernel/perf_event_paranoid 2>&1); PMUs: $(ls /sys/bus/event_source/devices 2>&1 | tr '\n' ' ')"
 for f in ${PROFILE_FILES:-kx_core/data/examples/vector_add.py kx_core/data/examples/matmul.py benchmarks/kernels/matmul_1ms.py}; do
   name=$(basename "$f" .py)
   start=$(date +%s%N)
-  python3 -m kx_core.cli profile "$f" --json > "$out/kx_$name.json" 2> "$out/kx_$name.err"
+  python3 -m kx_core.cli profile "$f" --calls "${CALLS:-2000}" --json > "$gt/kx_$name.json" 2> "$gt/kx_$name.err"
   echo "kx profile $name exit $? in $(( ($(date +%s%N) - start) / 1000000 )) ms"
-  python3 -m kx_core.cli profile "$f" --proton --json > "$out/proton_$name.json" 2> "$out/proton_$name.err"
+  KX_KEEP_HATCHET="$gt/proton_$name.hatchet" python3 -m kx_core.cli profile "$f" --proton --calls "${CALLS:-2000}" --json > "$gt/proton_$name.json" 2> "$gt/proton_$name.err"
   echo "proton profile $name exit $?"
-  tail -3 "$out/kx_$name.err" "$out/proton_$name.err"
+  tail -n 3 "$gt/kx_$name.err" "$gt/proton_$name.err"
 done
+} > "$out/log.txt" 2>&1
+tar czf "$out/profile_gt.tgz" -C "$gt" .
+cat "$out/log.txt"

@@ -71,8 +71,8 @@ class MeasureJob:
     without blocking: the CLI waits on it, the app polls it from a timer. Qt-free."""
 
     def __init__(self, kind: str, path: str, **options) -> None:
-        if kind not in ("bench", "check", "cpu", "profile"):
-            raise ValueError("kind is bench, check, cpu or profile")
+        if kind not in ("bench", "check", "cpu", "profile", "override"):
+            raise ValueError("kind is bench, check, cpu, profile or override")
         self.kind = kind
         self.path = os.path.abspath(path)
         self.options = options
@@ -97,10 +97,15 @@ class MeasureJob:
             cmd += ["--perf"] if o.get("perf") else []
             return "kx_core.bench.cpu_bench", cmd
         if self.kind == "profile":
-            cmd = [self.path, "--out", self.out, "--window-ms", str(o.get("window_ms", 300.0))]
+            cmd = [self.path, "--out", self.out, "--window-ms", str(o.get("window_ms", 100.0))]
+            cmd += ["--calls", str(o["calls"])] if o.get("calls") else []
             cmd += ["--kernel", o["kernel"]] if o.get("kernel") else []
             cmd += ["--proton"] if o.get("proton") else []
             return "kx_core.bench.profile", cmd
+        if self.kind == "override":
+            cmd = [self.path, "--out", self.out, "--override", os.path.abspath(o["stage_file"])]
+            cmd += ["--kernel", o["kernel"]] if o.get("kernel") else []
+            return "kx_core.bench.override", cmd
         cmd = [self.path, "--out", self.out]
         cmd += ["--budget-ms", str(o.get("budget_ms", 400.0))]
         if o.get("kernel"):
@@ -118,6 +123,8 @@ class MeasureJob:
     def start(self) -> MeasureJob:
         if self.kind == "bench" and not has_gpu():
             raise NoGPU("no CUDA GPU on this machine: nothing to time")
+        if self.kind == "override" and not has_gpu():
+            raise NoGPU("an edited stage runs on the GPU: it needs an NVIDIA GPU, and there is none here")
         if self.kind == "profile" and not has_gpu():
             raise NoGPU(
                 "profiling samples a running kernel's instructions: it needs an NVIDIA GPU, and there is none here"
@@ -198,6 +205,13 @@ class MeasureJob:
             from kx_core.bench.profile import ProfileResult
 
             return ProfileResult(self.path, "", "", "cupti", (), (d,))
+        if self.kind == "override":
+            from kx_core.bench.override import OverrideResult
+
+            stage_file = self.options.get("stage_file", "")
+            return OverrideResult(
+                self.path, stage_file, os.path.splitext(stage_file)[1][1:], "", False, diagnostics=(d,)
+            )
         if self.kind == "bench":
             return BenchResult(self.path, "", "", (), (d,))
         return CheckReport(self.path, self.mode, (), d.short())

@@ -237,20 +237,32 @@ class Sampler:
             ConfigParams(ctypes.sizeof(ConfigParams), None, self.ctx, len(attrs), self._infos),
         )
 
-    def window(self, run, synchronize) -> PCSamples:
-        """Sample while `run()` executes (the GPU synchronised before and after)."""
-        self._data.totalNumPcs = self._data.remainingNumPcs = 0  # nothing left from a window before
-        synchronize()
-        self._call("cuptiPCSamplingStart", self._context_params())
-        try:
-            run()
-            synchronize()
-        finally:
-            self._call("cuptiPCSamplingStop", self._context_params())
+    def window(self, chunks, synchronize) -> PCSamples:
+        """Sample while each of `chunks` (callables) runs, draining CUPTI's buffers after
+        each: a long window at once overflows the hardware buffer (CUPTI_ERROR_OUT_OF_MEMORY
+        from GetData, seen on an H200 with 300 ms of a matmul)."""
         by_pc: dict[tuple[str, int], dict[str, int]] = defaultdict(lambda: defaultdict(int))
         reported = dropped = 0
+        for chunk in chunks:
+            self._data.totalNumPcs = self._data.remainingNumPcs = 0  # nothing left from before
+            synchronize()
+            self._call("cuptiPCSamplingStart", self._context_params())
+            try:
+                chunk()
+                synchronize()
+            finally:
+                self._call("cuptiPCSamplingStop", self._context_params())
+            got, dropped_here = self._drain(by_pc)
+            reported += got
+            dropped += dropped_here
+        counted = {k: dict(v) for k, v in by_pc.items()}
+        total = sum(sum(v.values()) for v in counted.values())
+        return PCSamples(counted, total, int(dropped), dict(self.reasons), int(reported))
+
+    def _drain(self, by_pc) -> tuple[int, int]:
+        """As Proton: what Stop left in the buffer, then GetData until nothing remains."""
+        reported = dropped = 0
         first = True
-        # as Proton: what Stop left in the buffer, then GetData until nothing remains
         while self._data.totalNumPcs > 0 or self._data.remainingNumPcs > 0 or first:
             reported = max(reported, self._data.totalSamples)
             dropped = max(dropped, self._data.droppedSamples)
@@ -270,6 +282,4 @@ class Sampler:
                 )
             else:
                 break
-        counted = {k: dict(v) for k, v in by_pc.items()}
-        total = sum(sum(v.values()) for v in counted.values())
-        return PCSamples(counted, total, int(dropped), dict(self.reasons), int(reported))
+        return reported, dropped

@@ -54,7 +54,8 @@ PROTON_REASONS = (
     "stalled_selected",
 )
 STAGES = ("ttir", "ttgir", "llir", "ptx")
-WINDOW_MS = 300.0  # GPU time sampled per kernel
+WINDOW_MS = 100.0  # GPU time sampled per kernel
+CHUNK_MS = 20.0  # GPU time between two drains of CUPTI's buffers
 
 
 def proton_reason(cupti_name: str) -> str | None:
@@ -113,8 +114,10 @@ def fold(pc_counts: dict[str, int]) -> dict[str, int]:
 
 
 class _Profiler:
-    def __init__(self, kernel: str | None, window_ms: float, use_proton: bool, out_dir: str):
+    def __init__(self, kernel: str | None, window_ms: float, use_proton: bool, out_dir: str, calls: int = 0):
         self.kernel, self.window_ms, self.use_proton, self.out_dir = kernel, window_ms, use_proton, out_dir
+        self.calls = calls  # a fixed number of calls (kx and Proton compared on the same calls)
+        self.keep_hatchet = os.environ.get("KX_KEEP_HATCHET", "")  # a copy of Proton's raw tree
         self.profiles: list[KernelProfile] = []
         self.seen: set[str] = set()
         self.in_autotune = False
@@ -178,20 +181,28 @@ class _Profiler:
             end.record()
             torch.cuda.synchronize()
             per_call = max(start.elapsed_time(end) / 5, 1e-3)
-            calls = max(1, min(100_000, int(self.window_ms / per_call)))
+            calls = self.calls or max(1, min(100_000, int(self.window_ms / per_call)))
+            per_chunk = max(1, int(CHUNK_MS / per_call))
+            spent: list[float] = []
 
-            def window():
-                start.record()
-                for _ in range(calls):
-                    call()
-                end.record()
+            def chunk(n):
+                def run():
+                    start.record()
+                    for _ in range(n):
+                        call()
+                    end.record()
+                    torch.cuda.synchronize()
+                    spent.append(start.elapsed_time(end))
 
+                return run
+
+            chunks = [chunk(min(per_chunk, calls - i)) for i in range(0, calls, per_chunk)]
             if self.use_proton:
-                by_pc, by_line, totals = {}, *self._proton_window(name, window)
+                by_pc, by_line, totals = {}, *self._proton_window(name, chunks)
             else:
-                by_pc, totals = self._cupti_window(name, window)
+                by_pc, totals = self._cupti_window(name, chunks)
                 by_line = {}
-            window_ms = start.elapsed_time(end)
+            window_ms = sum(spent)
         finally:
             with torch.no_grad():
                 for t, s in zip(tensors, saved):
@@ -213,14 +224,14 @@ class _Profiler:
             )
         )
 
-    def _cupti_window(self, name: str, window) -> tuple[dict, dict]:
+    def _cupti_window(self, name: str, chunks) -> tuple[dict, dict]:
         import torch
 
         from kx_core.bench.pcsampling import Sampler
 
         if self.sampler is None:
             self.sampler = Sampler().__enter__()
-        got = self.sampler.window(window, torch.cuda.synchronize)
+        got = self.sampler.window(chunks, torch.cuda.synchronize)
         by_pc: dict[str, dict[str, int]] = {}
         totals: dict[str, int] = {}
         for (function, offset), counts in got.by_pc.items():
@@ -232,7 +243,7 @@ class _Profiler:
                 totals[k] = totals.get(k, 0) + v
         return by_pc, totals
 
-    def _proton_window(self, name: str, window) -> tuple[dict, dict]:
+    def _proton_window(self, name: str, chunks) -> tuple[dict, dict]:
         """The oracle: the same window under Proton's pcsampling; its tree's figures for
         this kernel (per 'file:line' frame and in all)."""
         import torch
@@ -241,9 +252,14 @@ class _Profiler:
         path = os.path.join(self.out_dir, f"proton-{name}")
         torch.cuda.synchronize()
         proton.start(path, backend="cupti", mode="pcsampling")
-        window()
+        for chunk in chunks:
+            chunk()
         torch.cuda.synchronize()
         proton.finalize()
+        if self.keep_hatchet:
+            import shutil
+
+            shutil.copy(path + ".hatchet", self.keep_hatchet)
         with open(path + ".hatchet", encoding="utf-8") as f:
             tree = json.load(f)
         return proton_figures(tree, name)
@@ -300,6 +316,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--kernel")
     ap.add_argument("--window-ms", type=float, default=WINDOW_MS)
     ap.add_argument("--proton", action="store_true", help="sample with Proton (the oracle)")
+    ap.add_argument("--calls", type=int, default=0, help="a fixed number of calls (default: the window's)")
     args = ap.parse_args(argv)
     import faulthandler
 
@@ -312,7 +329,9 @@ def main(argv: list[str] | None = None) -> int:
     path = os.path.abspath(args.file)
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context CUPTI samples
-    profiler = _Profiler(args.kernel, args.window_ms, args.proton, os.path.dirname(os.path.abspath(args.out)))
+    profiler = _Profiler(
+        args.kernel, args.window_ms, args.proton, os.path.dirname(os.path.abspath(args.out)), args.calls
+    )
     launch_hooks.install(profiler.on_jit_run, profiler.on_autotune_run)
     diagnostics = list(run_as_main(path, diag.runtime_diagnostic)[1])
     torch.cuda.synchronize()

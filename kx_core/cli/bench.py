@@ -41,9 +41,14 @@ def add_bench_command(sub) -> None:
         help="FILE.cpp only: hardware counters of the op's calls through perf stat, with advice",
     )
     b.add_argument(
+        "--override",
+        metavar="STAGE_FILE",
+        help="run the kernel edited at one stage (.ttir/.ttgir/.llir/.ptx) against the original: checked and timed",
+    )
+    b.add_argument(
         "--save-trial",
         metavar="STRATEGY",
-        help="FILE.cpp only: save the kernel's folder, measured, as a trial in its trial tree",
+        help="save what was measured as a trial: a C++ kernel's folder, an --override's stage file",
     )
     c = sub.add_parser("check", help="compare a file's kernels with their references over many inputs")
     c.add_argument("file")
@@ -58,6 +63,8 @@ def add_bench_command(sub) -> None:
 def bench_command(args: argparse.Namespace) -> int:
     if args.file.endswith(CPP_SOURCES):
         return _bench_cpp(args)
+    if args.override:
+        return _bench_override(args)
     from kx_core.bench.bench import NoGPU, bench_file, has_gpu
 
     if args.interpret or not has_gpu():
@@ -128,6 +135,63 @@ def _bench_cpp(args: argparse.Namespace) -> int:
         if trial:
             print(trial)
     return 0 if r.correct and not r.diagnostics else 1
+
+
+def _bench_override(args: argparse.Namespace) -> int:
+    """`kx bench FILE --override STAGE_FILE`: the edited kernel checked and timed against the original."""
+    import os
+
+    from kx_core.bench.bench import MeasureJob, NoGPU
+    from kx_core.bench.override import stage_of
+
+    if not os.path.isfile(args.override):
+        print(f"kx: {args.override}: no such file", file=sys.stderr)
+        return 2
+    try:
+        stage_of(args.override)
+        job = MeasureJob("override", args.file, stage_file=args.override, kernel=args.kernel).start()
+    except (ValueError, NoGPU) as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return 2
+    r = job.wait(args.timeout)
+    trial = None
+    if args.save_trial is not None and r.edited is not None:
+        from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
+
+        try:
+            store = TrialStore(trials_root(), os.path.splitext(os.path.basename(args.file))[0])
+            store.init(os.path.abspath(args.file))
+            tid = save_measured(
+                store,
+                args.override,
+                args.save_trial or f"edited {r.stage}",
+                correctness="pass" if r.correct else "fail",
+                kernel_us=r.edited.median_us,
+                baseline_us=r.original.median_us,
+            )
+            trial = f"  saved as trial {tid} in {store.dir}"
+        except TrialError as e:
+            trial = f"  trial not saved: {e}"
+    if args.json:
+        json.dump(r.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        for d in r.diagnostics:
+            print(d, file=sys.stderr)
+        if r.original and r.edited:
+            print(f"{r.kernel} edited at {r.stage} ({os.path.basename(r.stage_file)}) on {r.device}")
+            print(
+                f"  same outputs as the original: {'yes' if r.correct else 'NO'}"
+                + "".join(f"\n    {m}" for m in r.mismatches[:5])
+            )
+            print(f"  original median {r.original.median_us:9.2f} us  IQR {r.original.iqr_us:6.2f} us")
+            print(
+                f"  edited   median {r.edited.median_us:9.2f} us  IQR {r.edited.iqr_us:6.2f} us  ({r.edited.rounds} alternating rounds)"
+            )
+            print(f"  speed-up {r.speedup:.3f}x (original / edited)")
+        if trial:
+            print(trial)
+    return 0 if r.edited is not None and not r.diagnostics else 1
 
 
 def _perf_lines(p) -> str:

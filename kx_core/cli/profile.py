@@ -11,7 +11,8 @@ def add_profile_command(sub) -> None:
     p = sub.add_parser("profile", help="sample a file's kernels on the local GPU: hot lines at every stage")
     p.add_argument("file")
     p.add_argument("--kernel", help="only this kernel")
-    p.add_argument("--window-ms", type=float, default=300.0, help="GPU time sampled per kernel (300)")
+    p.add_argument("--window-ms", type=float, default=100.0, help="GPU time sampled per kernel (100)")
+    p.add_argument("--calls", type=int, default=0, help="sample this many calls of each kernel instead")
     p.add_argument("--proton", action="store_true", help="sample with Proton instead (its per-line figures)")
     p.add_argument("--top", type=int, default=12, help="hottest lines shown per kernel (12)")
     p.add_argument("--timeout", type=float, default=600.0)
@@ -24,7 +25,12 @@ def profile_command(args: argparse.Namespace) -> int:
 
     try:
         job = MeasureJob(
-            "profile", args.file, kernel=args.kernel, window_ms=args.window_ms, proton=args.proton
+            "profile",
+            args.file,
+            kernel=args.kernel,
+            window_ms=args.window_ms,
+            proton=args.proton,
+            calls=args.calls,
         ).start()
     except NoGPU as e:
         print(f"kx: {e}", file=sys.stderr)
