@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 from typing import Any
@@ -82,6 +83,7 @@ class KernelProfile(Jsonable):
     stages: dict[str, str] = field(default_factory=dict)
     source_file: str = ""
     by_line: dict[str, dict[str, int]] = field(default_factory=dict)  # Proton: "file:line" -> metrics
+    launches: int = 0  # Proton: the launches its figures cover (every launch of the kernel)
 
 
 @dataclass(frozen=True)
@@ -197,11 +199,12 @@ class _Profiler:
                 return run
 
             chunks = [chunk(min(per_chunk, calls - i)) for i in range(0, calls, per_chunk)]
-            if self.use_proton:
-                by_pc, by_line, totals = {}, *self._proton_window(name, chunks)
+            if self.use_proton:  # Proton's session covers the whole run (see main)
+                for run in chunks:
+                    run()
+                by_pc, totals = {}, {}
             else:
                 by_pc, totals = self._cupti_window(name, chunks)
-                by_line = {}
             window_ms = sum(spent)
         finally:
             with torch.no_grad():
@@ -220,7 +223,6 @@ class _Profiler:
                 by_pc=by_pc,
                 stages=_stages_of(kernel),
                 source_file=os.path.abspath(fn.fn.__code__.co_filename) if hasattr(fn, "fn") else "",
-                by_line=by_line,
             )
         )
 
@@ -243,33 +245,17 @@ class _Profiler:
                 totals[k] = totals.get(k, 0) + v
         return by_pc, totals
 
-    def _proton_window(self, name: str, chunks) -> tuple[dict, dict]:
-        """The oracle: the same window under Proton's pcsampling; its tree's figures for
-        this kernel (per 'file:line' frame and in all)."""
-        import torch
-        import triton.profiler as proton
 
-        path = os.path.join(self.out_dir, f"proton-{name}")
-        torch.cuda.synchronize()
-        proton.start(path, backend="cupti", mode="pcsampling")
-        for chunk in chunks:
-            chunk()
-        torch.cuda.synchronize()
-        proton.finalize()
-        if self.keep_hatchet:
-            import shutil
-
-            shutil.copy(path + ".hatchet", self.keep_hatchet)
-        with open(path + ".hatchet", encoding="utf-8") as f:
-            tree = json.load(f)
-        return proton_figures(tree, name)
+# Example frame names: "add_kernel", "/k/vector_add.py:18@add_kernel"
+_FRAME_LINE_RE = re.compile(r"([^@\s]+):(\d+)")
 
 
-def proton_figures(tree, kernel: str) -> tuple[dict, dict]:
+def proton_figures(tree, kernel: str) -> tuple[dict, dict, int]:
     """From a Proton hatchet tree: per 'file:line' frame under the kernel, its metrics;
-    and the kernel's totals (samples, stalled, per reason)."""
+    the kernel's totals (samples, stalled, per reason); and its launch count."""
     by_line: dict[str, dict[str, int]] = {}
     totals: dict[str, int] = {}
+    launches = 0
 
     def metrics(node) -> dict[str, int]:
         m = node.get("metrics", {})
@@ -278,20 +264,45 @@ def proton_figures(tree, kernel: str) -> tuple[dict, dict]:
         return out
 
     def walk(node, inside: bool) -> None:
+        nonlocal launches
         name = node.get("frame", {}).get("name", "")
-        here = inside or name == kernel
         if name == kernel and not inside:
             for k, v in metrics(node).items():
                 totals[k] = totals.get(k, 0) + v
-        elif here and ":" in name and not node.get("children"):
-            line = name.split("@")[0]
-            by_line[line] = metrics(node)
+            launches += int(node.get("metrics", {}).get("count", 0))
+        elif inside and (m := _FRAME_LINE_RE.search(name)):
+            key = f"{m.group(1)}:{m.group(2)}"
+            here = metrics(node)
+            prev = by_line.setdefault(key, {})
+            for k, v in here.items():
+                prev[k] = prev.get(k, 0) + v
+            return  # a line's frame includes its children
         for child in node.get("children", ()):
-            walk(child, here)
+            walk(child, inside or name == kernel)
 
     for root in tree if isinstance(tree, list) else [tree]:
         walk(root, False)
-    return by_line, totals
+    return by_line, totals, launches
+
+
+def _with_proton(profiles: list[KernelProfile], tree) -> list[KernelProfile]:
+    """Each kernel's figures as Proton's tree has them (the oracle run)."""
+    from dataclasses import replace
+
+    out = []
+    for p in profiles:
+        by_line, totals, launches = proton_figures(tree, p.kernel)
+        out.append(
+            replace(
+                p,
+                samples=totals.get("samples", 0),
+                stalled=totals.get("stalled", 0),
+                reasons={k: v for k, v in totals.items() if k not in ("samples", "stalled")},
+                by_line=by_line,
+                launches=launches,
+            )
+        )
+    return out
 
 
 def _stages_of(kernel) -> dict[str, str]:
@@ -333,10 +344,24 @@ def main(argv: list[str] | None = None) -> int:
         args.kernel, args.window_ms, args.proton, os.path.dirname(os.path.abspath(args.out)), args.calls
     )
     launch_hooks.install(profiler.on_jit_run, profiler.on_autotune_run)
+    if args.proton:
+        # from the start: Proton maps PCs to lines only for modules loaded in its session
+        import triton.profiler as proton
+
+        hatchet = os.path.join(os.path.dirname(os.path.abspath(args.out)), "proton-run")
+        proton.start(hatchet, backend="cupti", mode="pcsampling")
     diagnostics = list(run_as_main(path, diag.runtime_diagnostic)[1])
     torch.cuda.synchronize()
     if profiler.sampler is not None:
         profiler.sampler.__exit__(None, None, None)
+    if args.proton:
+        proton.finalize()
+        with open(hatchet + ".hatchet", encoding="utf-8") as f:
+            tree = json.load(f)
+        if profiler.keep_hatchet:
+            with open(profiler.keep_hatchet, "w", encoding="utf-8") as f:
+                json.dump(tree, f)
+        profiler.profiles = _with_proton(profiler.profiles, tree)
     if not profiler.profiles and not diagnostics:
         diagnostics.append(Diagnostic("runtime", "the file launched no Triton kernel to profile", path))
     result = ProfileResult(

@@ -32,9 +32,12 @@ def test_samples_conserve_and_match_protons_totals(name):
     kx, proton = _profile(name, False), _profile(name, True)
     assert kx.ok and proton.ok, (kx.diagnostics, proton.diagnostics)
     ours, theirs = kx.kernels[0], proton.kernels[0]
-    assert ours.kernel == theirs.kernel and ours.calls == theirs.calls == CALLS
-    assert ours.samples == pytest.approx(theirs.samples, rel=0.02)
-    assert ours.stalled == pytest.approx(theirs.stalled, rel=0.02)
+    assert ours.kernel == theirs.kernel and ours.calls == CALLS
+    # Proton's session covers every launch of the kernel (it maps PCs to lines only for
+    # modules loaded while it runs): compare per launch
+    assert theirs.launches >= CALLS
+    assert ours.samples / ours.calls == pytest.approx(theirs.samples / theirs.launches, rel=0.02)
+    assert ours.stalled / ours.calls == pytest.approx(theirs.stalled / theirs.launches, rel=0.02)
     for reason, n in theirs.reasons.items():
         if n > 0.05 * theirs.stalled:
             assert ours.reasons.get(reason, 0) / ours.stalled == pytest.approx(
