@@ -180,6 +180,7 @@ class MeasureJob:
             if os.path.exists(self.out):
                 with open(self.out, encoding="utf-8") as f:
                     data = json.load(f)
+                from kx_core.bench.override import OverrideResult
                 from kx_core.bench.profile import ProfileResult
 
                 kind = {
@@ -187,6 +188,7 @@ class MeasureJob:
                     "check": CheckReport,
                     "cpu": CpuBenchResult,
                     "profile": ProfileResult,
+                    "override": OverrideResult,
                 }[self.kind]
                 return kind.from_json(data)
             if self.cancelled:

@@ -267,7 +267,9 @@ def proton_figures(tree, kernel: str) -> tuple[dict, dict, int]:
         nonlocal launches
         name = node.get("frame", {}).get("name", "")
         if name == kernel and not inside:
-            for k, v in metrics(node).items():
+            # Proton 3.6 keeps the samples on the kernel's line frames, not on the kernel
+            own = metrics(node) if node.get("metrics", {}).get("num_samples") else {}
+            for k, v in own.items():
                 totals[k] = totals.get(k, 0) + v
             launches += int(node.get("metrics", {}).get("count", 0))
         elif inside and (m := _FRAME_LINE_RE.search(name)):
@@ -282,6 +284,10 @@ def proton_figures(tree, kernel: str) -> tuple[dict, dict, int]:
 
     for root in tree if isinstance(tree, list) else [tree]:
         walk(root, False)
+    if not totals:  # the kernel's totals are its lines' sums
+        for m in by_line.values():
+            for k, v in m.items():
+                totals[k] = totals.get(k, 0) + v
     return by_line, totals, launches
 
 
