@@ -28,7 +28,8 @@ from kx_core.compile.kernel_record import jit_name
 from kx_core.records.results import Diagnostic
 
 STAGES = ("ttir", "ttgir", "llir", "ptx")
-ROUNDS = 21
+ROUNDS = 11
+ROUND_MS = 30.0  # timed per kernel per round
 # the kernel a stage file defines, per stage.
 # Examples: "  tt.func public @add_kernel(%arg0: ..." / "define ptx_kernel void @add_kernel(ptr ..."
 #           ".visible .entry add_kernel("
@@ -176,38 +177,26 @@ class _Editor:
 
 
 def _alternate(select, original, edited, call, restore, inputs) -> tuple[Timed, Timed]:
-    """Median per-call time of each kernel, timed alternating in ROUNDS rounds of about
-    20 ms each (a round's calls back to back between two CUDA events)."""
+    """Each kernel timed by kx's GPU timer (kx_core.bench.gpu.time_gpu: per-call CUDA
+    events behind a lead kernel, L2 flushed), alternating in ROUNDS rounds, which goes
+    first swapped every round; each kernel's figure is the median of its rounds' medians."""
     import numpy as np
-    import torch
 
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    from kx_core.bench.gpu import time_gpu
 
-    def per_call(kernel, n):
-        select(kernel)
-        restore(inputs)
-        torch.cuda.synchronize()
-        start.record()
-        for _ in range(n):
-            call()
-        end.record()
-        torch.cuda.synchronize()
-        return start.elapsed_time(end) / n
-
-    per_call(original, 3)
-    per_call(edited, 3)
-    n = max(1, min(10_000, int(20.0 / max(per_call(original, 10), 1e-4))))
-    times: dict[int, list[float]] = {0: [], 1: []}
+    medians: dict[int, list[float]] = {0: [], 1: []}
     for r in range(ROUNDS):
-        order = (0, 1) if r % 2 == 0 else (1, 0)  # neither always goes first
-        for which in order:
-            times[which].append(per_call(original if which == 0 else edited, n) * 1e3)
+        for which in (0, 1) if r % 2 == 0 else (1, 0):
+            select(original if which == 0 else edited)
+            restore(inputs)
+            t = time_gpu(call, budget_ms=ROUND_MS, warmup_ms=5.0, first_call=False)
+            medians[which].append(t.median_ms * 1e3)
 
     def summary(xs):
         q1, med, q3 = np.percentile(xs, [25, 50, 75])
         return Timed(float(med), float(q3 - q1), len(xs))
 
-    return summary(times[0]), summary(times[1])
+    return summary(medians[0]), summary(medians[1])
 
 
 def main(argv: list[str] | None = None) -> int:

