@@ -238,7 +238,10 @@ def main(argv: list[str] | None = None) -> int:
             from dataclasses import replace
 
             result = replace(
-                editor.result, file=path, device=torch.cuda.get_device_name(), diagnostics=tuple(diagnostics)
+                editor.result,
+                file=path,
+                device=torch.cuda.get_device_name(),
+                diagnostics=editor.result.diagnostics + tuple(diagnostics),
             )
     tmp = args.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
