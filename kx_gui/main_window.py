@@ -139,6 +139,8 @@ class MainWindow(QMainWindow):
         s.error.connect(self._show_error)
         s.measurements_changed.connect(self._measured)
         s.document_opened.connect(self._document_opened)
+        # a finished profile: its table on screen (the gutter bars follow the panes)
+        s.profile_changed.connect(lambda result: result is not None and self.show_pane("bench"))
 
     def _add_dock(self, spec: PaneSpec) -> None:
         dock = QDockWidget(spec.title, self)

@@ -35,6 +35,7 @@ class Session(QObject):
     display_filters_changed = Signal(object)  # DisplayFilters
     error = Signal(str)  # a message for the user (bad file, failed job)
     measurements_changed = Signal(object)  # {kernel display name: measured seconds}
+    profile_changed = Signal(object)  # ProfileResult | None: sampled hot lines (kx_core.bench.profile)
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
     conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
     access_requested = Signal(str, object, int)  # layout of a load/store, shape, element bytes
@@ -69,6 +70,8 @@ class Session(QObject):
         self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
         self.measurements: dict[str, float] = {}  # the latest measured times, by kernel name
         self.measurements_changed.connect(lambda times: setattr(self, "measurements", dict(times)))
+        self.profile = None  # the latest ProfileResult of this file
+        self._hot: dict[str, object] = {}  # kernel name -> HotLines
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
         self._pass_jobs: dict[str, CompileJob] = {}  # kernel display name -> its pass capture
@@ -92,6 +95,7 @@ class Session(QObject):
         if path != self.path:
             self.selected_line = None
             self.previous_result = None
+            self.set_profile(None)
         self.path = path
         self.running = run
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
@@ -308,6 +312,27 @@ class Session(QObject):
         self.wait(10_000)
 
     # ------------------------------------------------------------ selection and links
+
+    def set_profile(self, result) -> None:
+        """A profile of the open file (None: forget it); the panes draw its hot lines."""
+        from kx_core.ir.hot_lines import attribute
+
+        self.profile = result
+        self._hot = {k.kernel: (attribute(k), k) for k in (result.kernels if result else ()) if k.by_pc}
+        self.profile_changed.emit(result)
+
+    def heat(self, kernel=None) -> tuple[dict, int]:
+        """The profile's heat on the lines of a shown kernel (default: the selected one):
+        {stage or "source": {line: LineHeat}}, and the kernel's total samples."""
+        from kx_core.ir.hot_lines import heat_for
+
+        kernel = kernel if kernel is not None else self.kernel
+        found = self._hot.get(getattr(kernel, "name", None))
+        if kernel is None or found is None:
+            return {}, 0
+        hot, profiled = found
+        smap = self.source_map if kernel is self.kernel else None
+        return heat_for(hot, kernel.stages, smap, profiled.stages.get("sass", "")), hot.total
 
     def select_kernel(self, index: int) -> None:
         kernels = self.result.kernels if self.result else ()

@@ -118,8 +118,42 @@ def hottest(hot: HotLines, texts: dict[str, str], stages=("source", "sass"), n: 
     for stage in stages:
         lines = (texts.get(stage) or "").splitlines()
         for line, heat in hot.by_stage.get(stage, {}).items():
-            text = lines[line - 1].strip() if 0 < line <= len(lines) else ""
+            text = " ".join(lines[line - 1].split()) if 0 < line <= len(lines) else ""
             share = heat.samples / hot.total if hot.total else 0.0
             rows.append(HotRow(stage, line, heat.samples, share, heat.top_reason(), text))
     rows.sort(key=lambda r: (-r.samples, r.stage, r.line))
     return rows[:n]
+
+
+def heat_for(
+    hot: HotLines, stages: dict[str, str], source_map, profiled_sass: str
+) -> dict[str, dict[int, LineHeat]]:
+    """A profile's heat on the lines of a kernel as kx shows it (its own compile of the
+    same file): the source lines as sampled; each stage's lines with their statement's
+    heat through the shown kernel's source map; SASS exactly, per instruction, when the
+    shown SASS is the SASS that was sampled (else by statement, as the other stages)."""
+    source = hot.by_stage.get("source", {})
+    out: dict[str, dict[int, LineHeat]] = {"source": source}
+    for stage, index in (source_map.by_source if source_map is not None else {}).items():
+        if stage == "sass" and stages.get("sass") == profiled_sass:
+            out["sass"] = hot.by_stage.get("sass", {})
+            continue
+        lines: dict[int, LineHeat] = {}
+        for src, heat in source.items():
+            for ir_line in index.get(src, ()):
+                if ir_line not in lines or lines[ir_line].samples < heat.samples:
+                    lines[ir_line] = heat
+        out[stage] = lines
+    return out
+
+
+def heat_tip(heat: LineHeat, total: int) -> str:
+    """A line's hover text: its samples, share and leading stall reasons."""
+    share = 100.0 * heat.samples / total if total else 0.0
+    top = sorted(heat.reasons.items(), key=lambda kv: -kv[1])[:3]
+    reasons = ", ".join(
+        f"{r.removeprefix('stalled_')} {100.0 * n / heat.stalled:.0f}%" for r, n in top if heat.stalled
+    )
+    return f"{heat.samples:,} samples ({share:.1f}% of the kernel)" + (
+        f"; stalled on {reasons}" if reasons else ""
+    )

@@ -37,6 +37,7 @@ from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_r
 from kx_core.cpu.targets import CPP_SOURCES
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.cpu_bench_view import CpuBenchView
+from kx_gui.widgets.hot_lines_view import HotLinesView
 from kx_gui.widgets.tables import row_table
 
 TIMING_COLUMNS = ("kernel", "config", "grid", "median us", "IQR us", "n", "first call ms", "picked")
@@ -65,6 +66,9 @@ class BenchPane(Pane):
         self.tabs.addTab(self._timings_tab(), "Timings")
         self.tabs.addTab(self._correctness_tab(), "Correctness")
         self.tabs.addTab(self._trials_tab(), "Trials")
+        self.hot_view = HotLinesView()
+        self.hot_tab = self.tabs.addTab(self.hot_view, "Hot lines")
+        self.hot_view.line_chosen.connect(self._hot_line_chosen)
         self.cpu_view = CpuBenchView()
         self.cpu_tab = self.tabs.addTab(self.cpu_view, "C++ kernel")
         self.tabs.setTabVisible(self.cpu_tab, False)
@@ -78,11 +82,14 @@ class BenchPane(Pane):
         self.bench_result: BenchResult | None = None
         self.check_report: CheckReport | None = None
         self.cpu_result: CpuBenchResult | None = None
+        self.override_result = None  # the latest edited-stage run (kx_core.bench.override)
         self._timer = QTimer(self)
         self._timer.setInterval(POLL_MS)
         self._timer.timeout.connect(self._poll)
         self.run_button.clicked.connect(self.run_timing)
         self.check_button.clicked.connect(self.run_check)
+        self.profile_button.clicked.connect(self.run_profile)
+        self.edit_button.clicked.connect(self.edit_stage)
         self.stop_button.clicked.connect(self.stop)
         self.save_trial_button.clicked.connect(self.save_trial)
         self.timing_table.itemSelectionChanged.connect(self._show_distribution)
@@ -90,10 +97,31 @@ class BenchPane(Pane):
     def _button_bar(self) -> QHBoxLayout:
         self.all_configs = QCheckBox("all autotune configs")
         self.check_button = QPushButton("Check correctness")
+        self.profile_button = QPushButton("Profile")
+        self.edit_button = QPushButton("Edit a stage…")
+        for button, what in (
+            (self.profile_button, "Profile"),
+            (self.edit_button, "Editing a stage and running it"),
+        ):
+            button.setEnabled(self.gpu)
+            button.setToolTip(
+                "sample the kernels' instructions on the GPU: hot lines and stall reasons at every stage"
+                if button is self.profile_button
+                else "edit the selected kernel's TTIR, TTGIR, LLVM IR or PTX, run it, check it, time it"
+            )
+            if not self.gpu:
+                button.setToolTip(f"{what} needs an NVIDIA GPU (CUPTI), and there is none here")
         self.stop_button = QPushButton("Stop")
         self.stop_button.setEnabled(False)
         bar = QHBoxLayout()
-        for w in (self.run_button, self.all_configs, self.check_button, self.stop_button):
+        for w in (
+            self.run_button,
+            self.all_configs,
+            self.check_button,
+            self.profile_button,
+            self.edit_button,
+            self.stop_button,
+        ):
             bar.addWidget(w)
         bar.addStretch(1)
         return bar
@@ -181,6 +209,35 @@ class BenchPane(Pane):
     def run_check(self) -> bool:
         return self._start(MeasureJob("check", self.session.path or ""))
 
+    def run_profile(self) -> bool:
+        """Sample the file's kernels (kx_core.bench.profile); hot lines when it ends."""
+        return self._start(MeasureJob("profile", self.session.path or ""))
+
+    def edit_stage(self, stage: str | None = None, text: str | None = None) -> bool:
+        """Edit the selected kernel at one stage (a dialog, unless the text is given) and
+        run it against the original (kx_core.bench.override)."""
+        import tempfile
+
+        kernel = self.session.kernel
+        if kernel is None or self.session.path is None:
+            self.status.setText("select a compiled kernel first")
+            return False
+        if text is None:
+            from kx_gui.widgets.stage_edit_dialog import StageEditDialog
+
+            dialog = StageEditDialog(kernel, self)
+            if not dialog.stages:
+                self.status.setText(f"{kernel.name}: no TTIR, TTGIR, LLVM IR or PTX to edit")
+                return False
+            if not dialog.exec():
+                return False
+            stage, text = dialog.edited()
+        folder = tempfile.mkdtemp(prefix="kx-edit-")
+        path = os.path.join(folder, f"{kernel.name}.{stage}")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return self._start(MeasureJob("override", self.session.path, stage_file=path, kernel=kernel.name))
+
     def stop(self) -> None:
         if self.job is not None:
             self.job.cancel()
@@ -195,7 +252,12 @@ class BenchPane(Pane):
         job = self.job
         if job is None:
             return
-        what = {"bench": "timing", "cpu": "building and timing"}.get(job.kind, f"checking ({job.mode})")
+        what = {
+            "bench": "timing",
+            "cpu": "building and timing",
+            "profile": "profiling",
+            "override": "running the edited stage of",
+        }.get(job.kind, f"checking ({job.mode})")
         if not job.done():
             last = job.last_line()
             self.status.setText(
@@ -207,7 +269,11 @@ class BenchPane(Pane):
         self.stop_button.setEnabled(False)
         result = job.result()
         self.job = None
-        if isinstance(result, CpuBenchResult):
+        if job.kind == "profile":
+            self.show_profile(result)
+        elif job.kind == "override":
+            self.show_override(result)
+        elif isinstance(result, CpuBenchResult):
             self.show_cpu(result)
         elif isinstance(result, BenchResult):
             self.show_bench(result)
@@ -248,6 +314,50 @@ class BenchPane(Pane):
             self._show_distribution()
         if hasattr(self.session, "measurements_changed"):
             self.session.measurements_changed.emit(result.seconds_by_name())
+
+    def show_profile(self, result) -> None:
+        """Hot lines: in the table here, and as gutter bars in the Source and Stages panes."""
+        self.session.set_profile(result)
+        self.hot_view.show_profile(result, self.session._hot, self.session.path or "")
+        self.tabs.setCurrentIndex(self.hot_tab)
+        table = self.hot_view.table
+        source_rows = [r for r in range(table.rowCount()) if table.item(r, 1).text() == "source"]
+        if source_rows:  # the hottest source line, linked: every stage scrolls to its code
+            self.session.select_source_line(int(table.item(source_rows[0], 2).text()))
+        problems = "; ".join(d.short() for d in result.diagnostics)
+        self.status.setText(
+            f"profiled {len(result.kernels)} kernel(s) on {result.device or 'the GPU'}"
+            + (f" — {problems}" if problems else "")
+        )
+
+    def _hot_line_chosen(self, stage: str, line: int) -> None:
+        if stage == "source":
+            self.session.select_source_line(line)
+        else:
+            self.session.select_ir_line(stage, line)
+
+    def show_override(self, r) -> None:
+        """An edited stage against the original: both rows in the timings, the verdict above."""
+        self.override_result = r
+        self.tabs.setCurrentIndex(0)
+        problems = "; ".join(d.short() for d in r.diagnostics)
+        if r.original is None or r.edited is None:
+            self.status.setText(f"edited {r.stage or 'stage'}: {problems or 'no result'}")
+            return
+        rows = [(f"{r.kernel} (original)", r.original), (f"{r.kernel} (edited {r.stage})", r.edited)]
+        self.timing_table.setRowCount(len(rows))
+        for i, (what, t) in enumerate(rows):
+            cells = [what, "", "", f"{t.median_us:.2f}", f"{t.iqr_us:.2f}", str(t.rounds), "-", ""]
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c >= 3:
+                    item.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+                self.timing_table.setItem(i, c, item)
+        verdict = "same outputs" if r.correct else "DIFFERENT outputs: " + "; ".join(r.mismatches[:2])
+        self.status.setText(
+            f"edited {r.stage} of {r.kernel}: {verdict}; speed-up {r.speedup:.3f}x over the original"
+            f" ({r.edited.rounds} alternating rounds on {r.device})" + (f" — {problems}" if problems else "")
+        )
 
     def show_cpu(self, result: CpuBenchResult) -> None:
         self.cpu_result = result
@@ -345,6 +455,11 @@ class BenchPane(Pane):
             if r is not None and r.kernel is not None:
                 kernel_us, baseline_us = r.kernel.median_us, r.baseline.median_us
                 correctness = "pass" if r.correct else "fail"
+        elif self.override_result is not None and self.override_result.edited is not None:
+            r = self.override_result
+            source = r.stage_file
+            kernel_us, baseline_us = r.edited.median_us, r.original.median_us
+            correctness = "pass" if r.correct else "fail"
         else:
             if self.bench_result and self.bench_result.timings:
                 picked = [t for t in self.bench_result.timings if t.chosen] or list(self.bench_result.timings)
@@ -397,12 +512,15 @@ class BenchPane(Pane):
         )
 
     def _file_changed(self) -> None:
-        self.bench_result = self.check_report = self.cpu_result = None
+        self.bench_result = self.check_report = self.cpu_result = self.override_result = None
+        self.hot_view.clear()
         cpp = self.is_cpp()
         self.tabs.setTabVisible(self.cpu_tab, cpp)
         self.run_button.setText("Build and time on CPU" if cpp else "Time on GPU")
         self.run_button.setEnabled(cpp or self.gpu)
         self.check_button.setEnabled(not cpp)  # a C++ kernel's check is part of its timing run
+        self.profile_button.setEnabled(self.gpu and not cpp)
+        self.edit_button.setEnabled(self.gpu and not cpp)
         self.all_configs.setVisible(not cpp)
         if cpp:
             self.cpu_view.set_file(self.session.path)

@@ -17,6 +17,7 @@ from kx_core.cpu.remarks import line_marks
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 from kx_gui.widgets.find_bar import FindBar
+from kx_gui.widgets.heat import view_heat
 from kx_gui.widgets.python_highlighter import PythonHighlighter
 from kx_gui.widgets.token_styles import band_color
 
@@ -39,6 +40,7 @@ class SourcePane(Pane):
         "result_changed": "show_diagnostics",
         "kernel_changed": "_kernel_changed",
         "link_changed": "_link_changed",
+        "profile_changed": "_show_heat",
     }
 
     dirty_changed = Signal(bool)
@@ -121,7 +123,13 @@ class SourcePane(Pane):
             line: (REMARK_COLORS[vectorized], text) for line, (vectorized, text) in line_marks(texts).items()
         }
 
+    def _show_heat(self, _result=None) -> None:
+        """The selected kernel's sampled source lines, as gutter bars."""
+        heat, total = self.session.heat() if hasattr(self.session, "heat") else ({}, 0)
+        self.view.set_heat(view_heat(heat.get("source", {}), total))
+
     def _kernel_changed(self, kernel, source_map) -> None:
+        self._show_heat()
         if source_map is None:
             self.view.set_bands({})
             return

@@ -20,6 +20,7 @@ from kx_core.ir.main_instruction import blocks, main_line
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
+from kx_gui.widgets.heat import view_heat
 from kx_gui.widgets.token_styles import band_color
 
 
@@ -30,6 +31,7 @@ class StagePane(Pane):
         "kernel_changed": "show_kernel",
         "link_changed": "show_links",
         "display_filters_changed": "_filters_changed",
+        "profile_changed": "_profile_changed",
     }
 
     def __init__(self, session, parent=None) -> None:
@@ -157,7 +159,19 @@ class StagePane(Pane):
 
             view.set_bands(band)
         self._apply_links(d.name)
+        self._apply_heat(d.name)
         self._update_block_label()
+
+    def _apply_heat(self, stage: str) -> None:
+        """The profile's hot lines of this stage, as gutter bars (none without a profile)."""
+        heat, total = self.session.heat() if hasattr(self.session, "heat") else ({}, 0)
+        f = self.filtered.get(stage)
+        self.views[stage].set_heat(view_heat(heat.get(stage, {}), total, f.shown_line if f else None))
+
+    def _profile_changed(self, _result) -> None:
+        for stage in self.views:
+            if self._loaded.get(stage) == self._kernel_serial:
+                self._apply_heat(stage)
 
     def show_links(self, source_line, links: dict) -> None:
         self._links = dict(links)

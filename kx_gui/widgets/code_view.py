@@ -36,6 +36,9 @@ FIRST_CHUNK_LINES = 2000
 CHUNK_LINES = 8000
 
 
+HEAT_COLOR = QColor(229, 57, 53, 150)  # translucent red: hot lines under the numbers
+
+
 def _no_band(line: int) -> None:
     return None
 
@@ -60,9 +63,9 @@ class _Gutter(QWidget):
 
     def mouseMoveEvent(self, event) -> None:  # noqa: N802
         line = self.view.line_at_y(int(event.position().y()))
-        mark = self.view.mark_at(line)
-        if mark:
-            QToolTip.showText(event.globalPosition().toPoint(), mark[1], self)
+        tip = self.view.tip_at(line)
+        if tip:
+            QToolTip.showText(event.globalPosition().toPoint(), tip, self)
         else:
             QToolTip.hideText()
 
@@ -89,6 +92,8 @@ class CodeView(QPlainTextEdit):
         self.marks: dict[int, tuple[QColor, str]] = {}
         # gutter-only marks (no underline), under the diagnostics' marks: remarks
         self.gutter_marks: dict[int, tuple[QColor, str]] = {}
+        # profile heat: line -> (share of the hottest line, 0..1, hover text), a bar in the gutter
+        self.heat: dict[int, tuple[float, str]] = {}
         self.line_labels: tuple[int, ...] = ()  # the gutter's number for each line (display filters)
         self._content_id = 0
         self._pending: list[str] = []
@@ -117,7 +122,7 @@ class CodeView(QPlainTextEdit):
         self._content_id += 1
         self.lexer = lexer
         self.band_of, self.emphasis, self.marks, self.char_marks = _no_band, set(), {}, {}
-        self.gutter_marks = {}
+        self.gutter_marks, self.heat = {}, {}
         self._scroll_target = None
         lines = text.split("\n")
         self._chunk_timer.stop()
@@ -203,6 +208,18 @@ class CodeView(QPlainTextEdit):
         """Marks drawn in the gutter only, with their message on hover: line -> (colour, message)."""
         self.gutter_marks = marks
         self._gutter.update()
+
+    def set_heat(self, heat: dict[int, tuple[float, str]]) -> None:
+        """Hot lines: line -> (fraction of the hottest, hover text), drawn as gutter bars."""
+        self.heat = heat
+        self._gutter.update()
+
+    def tip_at(self, line: int) -> str | None:
+        """A line's hover text: its mark's message, then its heat."""
+        mark = self.mark_at(line)
+        heat = self.heat.get(line)
+        parts = [p for p in (mark[1] if mark else None, heat[1] if heat else None) if p]
+        return "\n".join(parts) or None
 
     def mark_at(self, line: int) -> tuple[QColor, str] | None:
         """A line's mark: a diagnostic's first, else a gutter-only one."""
@@ -353,6 +370,10 @@ class CodeView(QPlainTextEdit):
         for block, geom in self._visible_blocks():
             line = block.blockNumber() + 1
             top = int(geom.top())
+            if line in self.heat:  # a bar as long as the line's share of the hottest line
+                share = self.heat[line][0]
+                width = max(3, int(share * (self._gutter.width() - 2)))
+                painter.fillRect(1, top + 1, width, height - 2, HEAT_COLOR)
             mark = self.mark_at(line)
             if mark:
                 painter.setBrush(mark[0])

@@ -1,0 +1,44 @@
+"""Hot lines in the app (issue 21), from a profile recorded on the H200 (the app here
+has no GPU: Profile and Edit a stage are off and say why). The recorded profile of the
+vector add, shown over kx's own compile of the same file: the Hot lines table lists the
+hottest lines first, the Source pane's gutter carries a bar on every sampled line (the
+hottest full length), the stage views carry their statements' heat, and a double click
+on a row links its line."""
+
+from __future__ import annotations
+
+import json
+
+from gui_helpers import open_and_wait
+from kx_core.bench.profile import ProfileResult
+from kx_testing import ROOT
+
+VECTOR_ADD = ROOT / "kx_core" / "data" / "examples" / "vector_add.py"
+
+
+def test_a_recorded_profile_becomes_hot_lines(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, VECTOR_ADD)
+    pane = w.bench_pane
+    if not pane.gpu:
+        assert not pane.profile_button.isEnabled() and "needs an NVIDIA GPU" in pane.profile_button.toolTip()
+        assert not pane.run_profile() and "needs an NVIDIA GPU" in pane.status.text()
+    result = ProfileResult.from_json(
+        json.loads((ROOT / "fixtures" / "profile" / "kx_vector_add.json").read_text())
+    )
+    pane.show_profile(result)
+    table = pane.hot_view.table
+    assert table.rowCount() > 5 and pane.tabs.currentIndex() == pane.hot_tab
+    samples = [int(table.item(r, 3).text().replace(",", "")) for r in range(table.rowCount())]
+    assert samples == sorted(samples, reverse=True)
+    top_stage, top_line = table.item(0, 1).text(), int(table.item(0, 2).text())
+    # the add: its warps wait there for the loads (long scoreboard), so the samples land on it
+    assert top_stage == "source" and "x + y" in VECTOR_ADD.read_text().splitlines()[top_line - 1]
+    heat = w.source_pane.view.heat
+    assert heat[top_line][0] == 1.0 and "samples" in heat[top_line][1] and "stalled on" in heat[top_line][1]
+    assert set(heat) == set(w.session._hot["add_kernel"][0].by_stage["source"])
+    stages = w.stage_pane
+    stages.select_stage("ttgir")
+    assert stages.views["ttgir"].heat  # the statements' heat on TTGIR lines
+    table.cellDoubleClicked.emit(0, 0)
+    assert w.session.selected_line == top_line
