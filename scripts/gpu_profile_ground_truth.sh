@@ -20,6 +20,19 @@ for f in ${PROFILE_FILES:-kx_core/data/examples/vector_add.py kx_core/data/examp
   echo "proton profile $name exit $?"
   tail -n 3 "$gt/kx_$name.err" "$gt/proton_$name.err"
 done
+# edit and re-time: the matmul with its K loop emptied at TTIR, and its TTGIR unchanged
+python3 - "$gt" <<'PY'
+import json, re, sys
+gt = sys.argv[1]
+stages = json.load(open(f"{gt}/kx_matmul.json"))["kernels"][0]["stages"]
+edited, n = re.subn(r"(scf\.for %[\w.]+ = (%[\w.]+) to )%[\w.]+", r"\1\2", stages["ttir"], count=1)
+open(f"{gt}/matmul_kernel.ttir", "w").write(edited)
+open(f"{gt}/matmul_kernel.ttgir", "w").write(stages["ttgir"])
+PY
+for stage in ttir ttgir; do
+  python3 -m kx_core.cli bench kx_core/data/examples/matmul.py --override "$gt/matmul_kernel.$stage" --json > "$gt/override_matmul_$stage.json"
+  echo "override $stage exit $?"
+done
 } > "$out/log.txt" 2>&1
 tar czf "$out/profile_gt.tgz" -C "$gt" .
 cat "$out/log.txt"
