@@ -17,7 +17,9 @@ import argparse
 import json
 import os
 import re
+import shutil
 import sys
+import tempfile
 from dataclasses import dataclass, field
 
 from kx_core.base.jsonable import Jsonable
@@ -137,6 +139,10 @@ class _Editor:
             self.kernel, self.stage, self.stage_file
         )
         knobs.compilation.override, knobs.compilation.always_compile = True, True
+        # a cache of its own: Triton files a compile under a key the override does not
+        # change, so the edited kernel would stand in for the original in every later run
+        saved_cache, scratch = knobs.cache.dir, tempfile.mkdtemp(prefix="kx-override-cache-")
+        knobs.cache.dir = scratch
         try:
             restore(inputs)
             call()  # compiles from the edited stage, then runs on the same inputs
@@ -155,6 +161,8 @@ class _Editor:
         finally:
             compiler.get_override_manager = saved[0]
             knobs.compilation.override, knobs.compilation.always_compile = saved[1], saved[2]
+            knobs.cache.dir = saved_cache
+            shutil.rmtree(scratch, ignore_errors=True)
         edited = cache.get(key)
         torch.cuda.synchronize()
         mismatches = compare_structured(tuple(after_original), tuple(t.detach().clone() for t in tensors))

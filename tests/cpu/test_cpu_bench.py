@@ -71,8 +71,11 @@ def test_cli_perf_and_trial(tmp_path, monkeypatch):
     import json
 
     r = json.loads(p.stdout)
-    assert r["perf"]["iters"] == 100 and "task-clock" in r["perf"]["counters"]
-    assert r["perf"]["available"] or r["perf"]["message"]  # figures, or why there are none
+    if r["perf"]["perf"]:  # perf counted the 100 calls (figures, or why there are none)
+        assert r["perf"]["iters"] == 100 and "task-clock" in r["perf"]["counters"]
+        assert r["perf"]["available"] or "no hardware counters" in r["perf"]["message"]
+    else:  # no perf on this machine (the H200's host): said plainly
+        assert r["perf"]["message"].startswith("perf not found") and not r["perf"]["available"]
     trials = TrialStore(tmp_path, EXAMPLES.name).tree()
     assert [(t, v["strategy"], v["correctness"]) for _, t, v in trials] == [("t0", "first", "pass")]
     assert trials[0][2]["speedup"] == pytest.approx(r["baseline"]["median_us"] / r["kernel"]["median_us"])
