@@ -42,3 +42,28 @@ def test_a_recorded_profile_becomes_hot_lines(qtbot, make_window):
     assert stages.views["ttgir"].heat  # the statements' heat on TTGIR lines
     table.cellDoubleClicked.emit(0, 0)
     assert w.session.selected_line == top_line
+
+
+def test_an_edited_stage_run_shows_beside_the_original_and_saves_as_a_trial(qtbot, make_window, tmp_path):
+    from kx_core.bench.override import OverrideResult
+    from kx_core.bench.trials import TrialStore, trials_root
+
+    matmul = ROOT / "kx_core" / "data" / "examples" / "matmul.py"
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, matmul)
+    pane = w.bench_pane
+    if not pane.gpu:
+        assert not pane.edit_button.isEnabled()
+        assert not pane.edit_stage("ttgir", "garbage") and "needs an NVIDIA GPU" in pane.status.text()
+    recorded = json.loads((ROOT / "fixtures" / "profile" / "override_matmul_ttir.json").read_text())
+    stage_file = tmp_path / "matmul_kernel.ttir"  # the recorded run's file lived on the GPU machine
+    stage_file.write_text("// the edited TTIR, as the trial store copies it\n")
+    r = OverrideResult.from_json({**recorded, "stage_file": str(stage_file)})
+    pane.show_override(r)
+    assert pane.timing_table.rowCount() == 2
+    assert pane.timing_table.item(1, 0).text() == "matmul_kernel (edited ttir)"
+    assert "DIFFERENT outputs" in pane.status.text() and f"{r.speedup:.3f}x" in pane.status.text()
+    tid = pane.save_trial()
+    trial = {t: v for _, t, v in TrialStore(trials_root(), "matmul").tree()}[tid]
+    assert trial["correctness"] == "fail" and trial["speedup"] == r.speedup
+    assert (TrialStore(trials_root(), "matmul").dir / tid / "matmul_kernel.ttir").exists()
