@@ -77,3 +77,21 @@ def test_heat_on_the_profiled_kernel_is_exact_and_the_table_is_hottest_first():
     rows = hottest(hot, {**k.stages, "source": ""}, n=5)
     assert [r.samples for r in rows] == sorted((r.samples for r in rows), reverse=True)
     assert rows[0].stage == "source" and rows[0].share > 0.5  # the store line of a vector add
+
+
+def test_without_a_gpu_profile_and_override_say_they_need_one(tmp_path):
+    import shutil
+
+    from kx_testing import run_kx
+
+    if shutil.which("nvidia-smi"):
+        pytest.skip("a GPU machine: tests/bench/test_profile_gpu.py runs these for real")
+    example = str(ROOT / "kx_core" / "data" / "examples" / "vector_add.py")
+    p = run_kx("profile", example)
+    assert p.returncode == 2 and "needs an NVIDIA GPU" in p.stderr
+    edited = tmp_path / "add_kernel.ttgir"
+    edited.write_text("module {}\n")
+    p = run_kx("bench", example, "--override", str(edited))
+    assert p.returncode == 2 and "needs an NVIDIA GPU" in p.stderr
+    p = run_kx("bench", example, "--override", str(tmp_path / "add_kernel.txt"))
+    assert p.returncode == 2 and "no such file" in p.stderr
