@@ -1,6 +1,7 @@
 """Profiling speed (issue 21): seconds from Profile (the worker started) to hot lines
 (samples attributed to every stage), against the same file run plainly as a script in
-the same run (python FILE: start-up, compile, launches). Prints both and the ratio.
+the same run (python FILE: start-up, compile, launches). Prints both and the ratio, for
+a cold worker and for a warm server's child (the app keeps one; `kx daemon start`).
 
     PYTHONPATH=. python3 benchmarks/bench_profile.py [FILE] [--runs 3] [--window-ms 100]
 """
@@ -25,25 +26,36 @@ def main() -> int:
     from kx_core.bench.bench import MeasureJob
     from kx_core.ir.hot_lines import attribute
 
-    for run in range(args.runs):
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, args.file], check=True, cwd=os.path.dirname(args.file))
-        plain = time.perf_counter() - t0
-        t0 = time.perf_counter()
-        result = MeasureJob("profile", args.file, window_ms=args.window_ms).start().wait(600)
-        hot = [attribute(k) for k in result.kernels]
-        profiled = time.perf_counter() - t0
-        k = result.kernels[0] if result.kernels else None
-        print(
-            f"run {run}: profile to hot lines {profiled:.2f} s, plain run {plain:.2f} s,"
-            f" ratio {profiled / plain:.2f}; "
-            + (
-                f"{k.kernel}: {k.window_ms / k.calls:.3f} ms per call, {k.samples} samples, "
-                f"{len(hot[0].by_stage['sass'])} SASS lines hot"
-                if k
-                else f"no kernel: {result.diagnostics}"
+    from kx_core.compile import warm
+
+    warm.stop()
+    for mode in ("cold", "warm"):
+        if mode == "warm":
+            server = warm.launch(wait_s=120)
+        for run in range(args.runs):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, args.file], check=True, cwd=os.path.dirname(args.file))
+            plain = time.perf_counter() - t0
+            t0 = time.perf_counter()
+            job = MeasureJob("profile", args.file, window_ms=args.window_ms).start()
+            how = "warm child" if isinstance(job.process, warm.WarmProcess) else "cold worker"
+            result = job.wait(600)
+            hot = [attribute(k) for k in result.kernels]
+            profiled = time.perf_counter() - t0
+            k = result.kernels[0] if result.kernels else None
+            print(
+                f"{mode} run {run} ({how}): profile to hot lines {profiled:.2f} s, plain run {plain:.2f} s,"
+                f" ratio {profiled / plain:.2f}; "
+                + (
+                    f"{k.kernel}: {k.window_ms / k.calls:.3f} ms per call, {k.samples} samples, "
+                    f"{len(hot[0].by_stage['sass'])} SASS lines hot"
+                    if k
+                    else f"no kernel: {result.diagnostics}"
+                )
             )
-        )
+    warm.stop()
+    if server is not None:
+        server.wait(30)
     return 0
 
 

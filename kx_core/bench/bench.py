@@ -65,6 +65,10 @@ def _crash_diagnostic(returncode: int, stderr: str, path: str) -> Diagnostic:
     return _stderr_diagnostic("crash", stderr, path)
 
 
+# the jobs a warm server (kx_core.compile.warm) may run: one click from hot lines
+WARM_KINDS = ("profile", "override")
+
+
 class MeasureJob:
     """One measuring worker (`bench` or `check` of a Triton file, `cpu`: a C++ kernel
     built and timed against its PyTorch baseline), started, polled and cancellable
@@ -136,9 +140,19 @@ class MeasureJob:
         # output to a file, not a pipe: a chatty file would fill a pipe and stall the worker
         self._output = os.path.join(self._tmp.name, "output.txt")
         module, args = self.command()
+        cwd = os.path.dirname(self.path)
+        if self.kind in WARM_KINDS:  # a warm server's child when one answers: no imports to pay
+            from kx_core.base.paths import worker_env
+            from kx_core.compile import warm
+
+            self.process = warm.start_module(
+                None, module, args, env=worker_env(env), cwd=cwd, output=self._output, job_dir=self._tmp.name
+            )
+            if self.process is not None:
+                return self
         # no memory limit: CUDA maps far more address space than it uses
         self.process = workers.start(
-            module, args, output=self._output, env=env, cwd=os.path.dirname(self.path), job_dir=self._tmp.name
+            module, args, output=self._output, env=env, cwd=cwd, job_dir=self._tmp.name
         )
         return self
 

@@ -229,9 +229,9 @@ def launch(python: str | None = None, detach: bool = False, wait_s: float = 60.0
 # ----------------------------------------------------------------- server
 
 
-def _child(header: dict, fds: list[int]) -> None:
-    """In the forked child: become the job's worker (see the module docstring)."""
-    message_fd, out = fds
+def _become_worker(header: dict, out: int) -> None:
+    """In a forked child: its own process group, output to the job's file, the job's
+    environment, path and folder, and a lifeline to the client."""
     os.setsid()
     os.dup2(out, 1)
     os.dup2(out, 2)
@@ -252,12 +252,62 @@ def _child(header: dict, fds: list[int]) -> None:
     if header.get("memory_limit_mb"):
         os.environ["KX_MEMORY_LIMIT_MB"] = str(header["memory_limit_mb"])
         lifeline.set_memory_limit(int(header["memory_limit_mb"]))
+
+
+def _child(header: dict, fds: list[int]) -> None:
+    """In the forked child: become the job's worker (see the module docstring)."""
+    message_fd, out = fds
+    _become_worker(header, out)
     from kx_core.compile.worker import run_job
     from kx_core.records.results import CompileRequest, Target
 
     with open(header["request"], encoding="utf-8") as f:
         request = CompileRequest.from_json(json.load(f))
     run_job(request, Target.from_json(json.loads(header["target"])), message_fd, int(header["jobs"]))
+
+
+def _module_child(header: dict, fds: list[int]) -> None:
+    """In the forked child: run an engine worker module's main(args), as
+    `python -m module args` would (the profile and edited-stage workers)."""
+    import importlib
+
+    _become_worker(header, fds[0])
+    module = importlib.import_module(header["module"])
+    sys.argv = [header["module"], *header["args"]]
+    os._exit(module.main(list(header["args"])) or 0)
+
+
+def start_module(
+    python: str | None,
+    module: str,
+    args: list[str],
+    *,
+    env: dict[str, str],
+    cwd: str,
+    output: str,
+    job_dir: str,
+) -> WarmProcess | None:
+    """Run an engine worker module in a warm server's child (torch and triton already
+    imported); None when no server answers (the caller starts a cold worker)."""
+    out = os.open(output, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        header = {
+            "op": "module",
+            "module": module,
+            "args": list(args),
+            "env": env,
+            "cwd": cwd,
+            "job_dir": job_dir,
+            "client_pid": os.getpid(),
+        }
+        answer = _ask(socket_path(python), header, [out])
+    finally:
+        os.close(out)
+    if answer is None or "pid" not in answer[1]:
+        if answer is not None:
+            answer[0].close()
+        return None
+    return WarmProcess(answer[0], int(answer[1]["pid"]))
 
 
 def _prepare() -> str:
@@ -339,7 +389,10 @@ class _Server:
             return None
         op = header.get("op")
         if op == "run" and len(fds) == 2:
-            self._fork_run(conn, header, fds)
+            self._fork_run(conn, header, fds, _child)
+            return op
+        if op == "module" and len(fds) == 1 and str(header.get("module", "")).startswith("kx_core."):
+            self._fork_run(conn, header, fds, _module_child)
             return op
         for fd in fds:
             os.close(fd)
@@ -358,7 +411,7 @@ class _Server:
         conn.close()
         return op
 
-    def _fork_run(self, conn: socket.socket, header: dict, fds: list[int]) -> None:
+    def _fork_run(self, conn: socket.socket, header: dict, fds: list[int], child) -> None:
         pid = os.fork()
         if pid == 0:
             self.listener.close()
@@ -367,7 +420,7 @@ class _Server:
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
             try:
-                _child(header, fds)
+                child(header, fds)
             finally:
                 os._exit(1)
         for fd in fds:

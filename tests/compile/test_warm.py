@@ -3,6 +3,7 @@ no imports, and a crash or a timeout costs its child only."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
@@ -10,7 +11,7 @@ import time
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file, warm
-from kx_testing import BAD, KERNELS, run_kx
+from kx_testing import BAD, KERNELS, ROOT, run_kx
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +95,51 @@ def test_each_virtual_environment_gets_its_own_server(tmp_path):
         link.symlink_to(os.path.realpath(sys.executable))
     assert socket_path(str(a)) != socket_path(str(b))
     assert socket_path(str(a)) == socket_path(str(a))
+
+
+def test_a_worker_module_runs_in_a_warm_child(tmp_path):
+    """The profile and edited-stage workers run in a warm child when a server answers
+    (MeasureJob.start): their main(args) as `python -m` would, output to the job's file."""
+    from kx_core.base.paths import worker_env
+
+    proc = warm.launch(wait_s=180)
+    started = warm.status()
+    stage = tmp_path / "nothing.ttgir"
+    stage.write_text("module {\n}\n")
+    out = tmp_path / "out.json"
+    args = [
+        str(ROOT / "kx_core" / "data" / "examples" / "vector_add.py"),
+        "--override",
+        str(stage),
+        "--out",
+        str(out),
+    ]
+    child = warm.start_module(
+        None,
+        "kx_core.bench.override",
+        args,
+        env=worker_env(),
+        cwd=str(tmp_path),
+        output=str(tmp_path / "log.txt"),
+        job_dir=str(tmp_path),
+    )
+    try:
+        assert child is not None and child.pid != started["pid"]
+        assert child.wait(120) == 0, (tmp_path / "log.txt").read_text()
+        result = json.loads(out.read_text())
+        assert result["diagnostics"][0]["message"].endswith("names no kernel")
+        # only engine modules: a client cannot make the server import anything else
+        refused = warm.start_module(
+            None,
+            "os",
+            [],
+            env=worker_env(),
+            cwd=str(tmp_path),
+            output=str(tmp_path / "x"),
+            job_dir=str(tmp_path),
+        )
+        assert refused is None and warm.status() is not None
+    finally:
+        if proc is not None:  # a server of this test's own (the daemon test stops the module's)
+            warm.stop()
+            proc.wait(30)
