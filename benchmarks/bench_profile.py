@@ -24,9 +24,8 @@ def main() -> int:
     ap.add_argument("--window-ms", type=float, default=100.0)
     args = ap.parse_args()
     from kx_core.bench.bench import MeasureJob
-    from kx_core.ir.hot_lines import attribute
-
     from kx_core.compile import warm
+    from kx_core.ir.hot_lines import attribute
 
     warm.stop()
     for mode in ("cold", "warm"):
