@@ -31,3 +31,12 @@ def read_text(path: str) -> str:
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
         raise InputFileError(f"{path} is not UTF-8 text (byte 0x{data[e.start]:02x} on line {line})") from e
+
+
+def text_or_empty(path: str) -> str:
+    """The file's text, or "" when it cannot be read (a display that shows lines when it
+    has them: the hot lines of a file since moved)."""
+    try:
+        return read_text(path)
+    except InputFileError:
+        return ""

@@ -157,3 +157,17 @@ def run_json(module: str, args: list[str], timeout: float, *, env: dict[str, str
             return JsonRun(None, how=how, tail="\n".join(done.output.strip().splitlines()[-6:]))
         with open(out, encoding="utf-8") as f:
             return JsonRun(json.load(f))
+
+
+def write_and_exit(out: str, result) -> None:
+    """A worker's last act: its result (a Jsonable) to `out` whole or not at all (a
+    temporary file, then os.replace), and exit at once (os._exit: no atexit handlers
+    of the user's file, no CUDA teardown to hang on)."""
+    import json
+
+    tmp = out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(result.to_json(), f)
+    os.replace(tmp, out)
+    sys.stdout.flush()
+    os._exit(0)

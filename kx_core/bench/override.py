@@ -14,7 +14,6 @@ checks see the original kernel's results."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import shutil
@@ -22,6 +21,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
+from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
 from kx_core.compile import diagnostics as diag
 from kx_core.compile import launch_hooks
@@ -251,12 +251,7 @@ def main(argv: list[str] | None = None) -> int:
                 device=torch.cuda.get_device_name(),
                 diagnostics=editor.result.diagnostics + tuple(diagnostics),
             )
-    tmp = args.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result.to_json(), f)
-    os.replace(tmp, args.out)
-    sys.stdout.flush()
-    os._exit(0)
+    workers.write_and_exit(args.out, result)
 
 
 if __name__ == "__main__":

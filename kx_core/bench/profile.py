@@ -24,6 +24,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
 from kx_core.compile import diagnostics as diag
 from kx_core.compile import launch_hooks
@@ -379,12 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         diagnostics=tuple(diagnostics),
         settings={"window_ms": args.window_ms, "sampling_period_log2": 10},
     )
-    tmp = args.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result.to_json(), f)
-    os.replace(tmp, args.out)
-    sys.stdout.flush()
-    os._exit(0)
+    workers.write_and_exit(args.out, result)
 
 
 if __name__ == "__main__":

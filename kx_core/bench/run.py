@@ -13,12 +13,12 @@ kx's timing find them compiled). Results go to a JSON file.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.gpu import Timing, cool_down, time_gpu
 from kx_core.compile import diagnostics as diag
@@ -298,12 +298,7 @@ def main(argv: list[str] | None = None) -> int:
         diagnostics=tuple(diagnostics),
         settings={"budget_ms": args.budget_ms, "flush_l2": not args.no_flush, "cuda_graph": args.cuda_graph},
     )
-    tmp = args.out + ".tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(result.to_json(), f)
-    os.replace(tmp, args.out)
-    sys.stdout.flush()
-    os._exit(0)
+    workers.write_and_exit(args.out, result)
 
 
 if __name__ == "__main__":

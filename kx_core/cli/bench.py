@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from kx_core.cpu.targets import CPP_FILES, CPP_SOURCES
@@ -112,7 +113,18 @@ def _bench_cpp(args: argparse.Namespace) -> int:
         )
         return 2
     r = run(args.file, args.baseline, args.op, args.timeout, perf=args.perf)
-    trial = _save_cpp_trial(args, r) if args.save_trial is not None else None
+    trial = None
+    if args.save_trial is not None:
+        folder = os.path.dirname(os.path.abspath(args.file))
+        trial = _save_trial(
+            os.path.basename(folder),
+            args.baseline,
+            folder,
+            args.save_trial,
+            r,
+            r.kernel.median_us if r.kernel else None,
+            r.baseline.median_us if r.baseline else None,
+        )
     if args.json:
         json.dump(r.to_json(), sys.stdout)
         sys.stdout.write("\n")
@@ -139,7 +151,6 @@ def _bench_cpp(args: argparse.Namespace) -> int:
 
 def _bench_override(args: argparse.Namespace) -> int:
     """`kx bench FILE --override STAGE_FILE`: the edited kernel checked and timed against the original."""
-    import os
 
     from kx_core.bench.bench import MeasureJob, NoGPU
     from kx_core.bench.override import stage_of
@@ -156,22 +167,15 @@ def _bench_override(args: argparse.Namespace) -> int:
     r = job.wait(args.timeout)
     trial = None
     if args.save_trial is not None and r.edited is not None:
-        from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
-
-        try:
-            store = TrialStore(trials_root(), os.path.splitext(os.path.basename(args.file))[0])
-            store.init(os.path.abspath(args.file))
-            tid = save_measured(
-                store,
-                args.override,
-                args.save_trial or f"edited {r.stage}",
-                correctness="pass" if r.correct else "fail",
-                kernel_us=r.edited.median_us,
-                baseline_us=r.original.median_us,
-            )
-            trial = f"  saved as trial {tid} in {store.dir}"
-        except TrialError as e:
-            trial = f"  trial not saved: {e}"
+        trial = _save_trial(
+            os.path.splitext(os.path.basename(args.file))[0],
+            args.file,
+            args.override,
+            args.save_trial or f"edited {r.stage}",
+            r,
+            r.edited.median_us,
+            r.original.median_us,
+        )
     if args.json:
         json.dump(r.to_json(), sys.stdout)
         sys.stdout.write("\n")
@@ -211,23 +215,22 @@ def _perf_lines(p) -> str:
     return "\n".join(lines)
 
 
-def _save_cpp_trial(args: argparse.Namespace, r) -> str:
-    """Save the kernel's folder (as measured) in the trial tree named after the folder."""
-    import os
+def _save_trial(name: str, baseline_file: str, source: str, strategy: str, r, kernel_us, baseline_us) -> str:
+    """Save a measured version (a C++ kernel's folder, an edited stage's file) in the
+    trial tree `name`, with its outcome; the line to print."""
 
     from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
 
-    folder = os.path.dirname(os.path.abspath(args.file))
     try:
-        store = TrialStore(trials_root(), os.path.basename(folder))
-        store.init(os.path.abspath(args.baseline))
+        store = TrialStore(trials_root(), name)
+        store.init(os.path.abspath(baseline_file))
         tid = save_measured(
             store,
-            folder,
-            args.save_trial,
-            correctness=("pass" if r.correct else "fail") if r.kernel else None,
-            kernel_us=r.kernel.median_us if r.kernel else None,
-            baseline_us=r.baseline.median_us if r.baseline else None,
+            source,
+            strategy,
+            correctness=("pass" if r.correct else "fail") if kernel_us is not None else None,
+            kernel_us=kernel_us,
+            baseline_us=baseline_us,
         )
     except TrialError as e:
         return f"  trial not saved: {e}"

@@ -20,6 +20,7 @@ def add_profile_command(sub) -> None:
 
 
 def profile_command(args: argparse.Namespace) -> int:
+    from kx_core.base.textfile import text_or_empty
     from kx_core.bench.bench import MeasureJob, NoGPU
     from kx_core.ir.hot_lines import attribute, hottest
 
@@ -53,7 +54,7 @@ def profile_command(args: argparse.Namespace) -> int:
         )
         if k.kernel in hot:
             h = hot[k.kernel]
-            texts = {**k.stages, "source": _read(k.source_file)}
+            texts = {**k.stages, "source": text_or_empty(k.source_file)}
             for row in hottest(h, texts, n=args.top):
                 print(
                     f"    {row.stage:>6}:{row.line:<5} {row.samples:>8} {100 * row.share:5.1f}%"
@@ -62,11 +63,3 @@ def profile_command(args: argparse.Namespace) -> int:
     for d in result.diagnostics:
         print(d, file=sys.stderr)
     return 0 if result.ok else 1
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return ""

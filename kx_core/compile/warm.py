@@ -141,6 +141,16 @@ def _ask(
         return None
 
 
+def _start_child(python: str | None, header: dict, fds: list[int]) -> WarmProcess | None:
+    """Ask the server for a child running `header`'s job; None when none answers."""
+    answer = _ask(socket_path(python), header, fds)
+    if answer is None or "pid" not in answer[1]:
+        if answer is not None:
+            answer[0].close()
+        return None
+    return WarmProcess(answer[0], int(answer[1]["pid"]))
+
+
 def start_job(
     python: str | None,
     request_path: str,
@@ -169,14 +179,9 @@ def start_job(
             "client_pid": os.getpid(),
             "memory_limit_mb": memory_limit_mb,
         }
-        answer = _ask(socket_path(python), header, [message_fd, out])
+        return _start_child(python, header, [message_fd, out])
     finally:
         os.close(out)
-    if answer is None or "pid" not in answer[1]:
-        if answer is not None:
-            answer[0].close()
-        return None
-    return WarmProcess(answer[0], int(answer[1]["pid"]))
 
 
 def status(python: str | None = None) -> dict | None:
@@ -300,14 +305,9 @@ def start_module(
             "job_dir": job_dir,
             "client_pid": os.getpid(),
         }
-        answer = _ask(socket_path(python), header, [out])
+        return _start_child(python, header, [out])
     finally:
         os.close(out)
-    if answer is None or "pid" not in answer[1]:
-        if answer is not None:
-            answer[0].close()
-        return None
-    return WarmProcess(answer[0], int(answer[1]["pid"]))
 
 
 def _prepare() -> str:

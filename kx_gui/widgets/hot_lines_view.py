@@ -9,6 +9,7 @@ import os
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from kx_core.base.textfile import text_or_empty
 from kx_core.ir.hot_lines import hottest
 
 COLUMNS = ("kernel", "stage", "line", "samples", "% of kernel", "top stall reason", "text")
@@ -62,7 +63,7 @@ class HotLinesView(QWidget):
                     if os.path.basename(open_file) == os.path.basename(k.source_file)
                     else k.source_file
                 )
-                texts = {**k.stages, "source": _read(source)}
+                texts = {**k.stages, "source": text_or_empty(source)}
                 rows += [(k.kernel, row) for row in hottest(hot[k.kernel][0], texts, n=ROWS_PER_KERNEL)]
         problems = "; ".join(d.short() for d in result.diagnostics)
         self.summary.setText(
@@ -94,11 +95,3 @@ class HotLinesView(QWidget):
         stage, line = self.table.item(row, 1), self.table.item(row, 2)
         if stage is not None and line is not None:
             self.line_chosen.emit(stage.text(), int(line.text()))
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return ""

@@ -60,6 +60,8 @@ def test_no_tab_label_is_cut_at_1280x800(qtbot, make_window):
             if not bar.isVisible():
                 continue
             for i in range(bar.count()):
+                if not bar.isTabVisible(i):  # a tab for another kind of file (C++ kernel)
+                    continue
                 need = bar.fontMetrics().horizontalAdvance(bar.tabText(i))
                 assert bar.tabRect(i).width() >= need + 8, (ws.name, bar.tabText(i), bar.tabRect(i).width())
 
