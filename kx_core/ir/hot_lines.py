@@ -91,15 +91,19 @@ def attribute(profile) -> HotLines:
         by_source[inner] = by_source[inner].plus(heat) if inner in by_source else heat
     by_stage: dict[str, dict[int, LineHeat]] = {"sass": by_sass, "source": by_source}
     for stage in ("ttir", "ttgir", "llir", "ptx"):
-        index = smap.by_source.get(stage, {})
-        lines: dict[int, LineHeat] = {}
-        for src, heat in by_source.items():
-            for ir_line in index.get(src, ()):
-                # an IR line of two statements (rare: a fused location) gets the hotter one's
-                if ir_line not in lines or lines[ir_line].samples < heat.samples:
-                    lines[ir_line] = heat
-        by_stage[stage] = lines
+        by_stage[stage] = _statement_heat(by_source, smap.by_source.get(stage, {}))
     return HotLines(profile.kernel, profile.samples, by_stage, unattributed, unmatched)
+
+
+def _statement_heat(by_source: dict[int, LineHeat], index: dict[int, tuple[int, ...]]) -> dict[int, LineHeat]:
+    """Each IR line (index: source line -> its IR lines) with its statement's heat; an IR
+    line of two statements (rare: a fused location) gets the hotter one's."""
+    lines: dict[int, LineHeat] = {}
+    for src, heat in by_source.items():
+        for ir_line in index.get(src, ()):
+            if ir_line not in lines or lines[ir_line].samples < heat.samples:
+                lines[ir_line] = heat
+    return lines
 
 
 @dataclass(frozen=True)
@@ -138,12 +142,7 @@ def heat_for(
         if stage == "sass" and stages.get("sass") == profiled_sass:
             out["sass"] = hot.by_stage.get("sass", {})
             continue
-        lines: dict[int, LineHeat] = {}
-        for src, heat in source.items():
-            for ir_line in index.get(src, ()):
-                if ir_line not in lines or lines[ir_line].samples < heat.samples:
-                    lines[ir_line] = heat
-        out[stage] = lines
+        out[stage] = _statement_heat(source, index)
     return out
 
 
