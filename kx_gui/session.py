@@ -71,7 +71,7 @@ class Session(QObject):
         self.measurements: dict[str, float] = {}  # the latest measured times, by kernel name
         self.measurements_changed.connect(lambda times: setattr(self, "measurements", dict(times)))
         self.profile = None  # the latest ProfileResult of this file
-        self._hot: dict[str, object] = {}  # kernel name -> HotLines
+        self.hot_lines: dict[str, tuple] = {}  # kernel name -> (HotLines, KernelProfile)
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
         self._pass_jobs: dict[str, CompileJob] = {}  # kernel display name -> its pass capture
@@ -318,7 +318,7 @@ class Session(QObject):
         from kx_core.ir.hot_lines import attribute
 
         self.profile = result
-        self._hot = {k.kernel: (attribute(k), k) for k in (result.kernels if result else ()) if k.by_pc}
+        self.hot_lines = {k.kernel: (attribute(k), k) for k in (result.kernels if result else ()) if k.by_pc}
         self.profile_changed.emit(result)
 
     def heat(self, kernel=None) -> tuple[dict, int]:
@@ -327,7 +327,7 @@ class Session(QObject):
         from kx_core.ir.hot_lines import heat_for
 
         kernel = kernel if kernel is not None else self.kernel
-        found = self._hot.get(getattr(kernel, "name", None))
+        found = self.hot_lines.get(getattr(kernel, "name", None))
         if kernel is None or found is None:
             return {}, 0
         hot, profiled = found

@@ -117,10 +117,9 @@ def fold(pc_counts: dict[str, int]) -> dict[str, int]:
 
 
 class _Profiler:
-    def __init__(self, kernel: str | None, window_ms: float, use_proton: bool, out_dir: str, calls: int = 0):
-        self.kernel, self.window_ms, self.use_proton, self.out_dir = kernel, window_ms, use_proton, out_dir
+    def __init__(self, kernel: str | None, window_ms: float, use_proton: bool, calls: int = 0):
+        self.kernel, self.window_ms, self.use_proton = kernel, window_ms, use_proton
         self.calls = calls  # a fixed number of calls (kx and Proton compared on the same calls)
-        self.keep_hatchet = os.environ.get("KX_KEEP_HATCHET", "")  # a copy of Proton's raw tree
         self.profiles: list[KernelProfile] = []
         self.seen: set[str] = set()
         self.in_autotune = False
@@ -347,9 +346,7 @@ def main(argv: list[str] | None = None) -> int:
     path = os.path.abspath(args.file)
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context CUPTI samples
-    profiler = _Profiler(
-        args.kernel, args.window_ms, args.proton, os.path.dirname(os.path.abspath(args.out)), args.calls
-    )
+    profiler = _Profiler(args.kernel, args.window_ms, args.proton, args.calls)
     launch_hooks.install(profiler.on_jit_run, profiler.on_autotune_run)
     if args.proton:
         # from the start: Proton maps PCs to lines only for modules loaded in its session
@@ -365,8 +362,8 @@ def main(argv: list[str] | None = None) -> int:
         proton.finalize()
         with open(hatchet + ".hatchet", encoding="utf-8") as f:
             tree = json.load(f)
-        if profiler.keep_hatchet:
-            with open(profiler.keep_hatchet, "w", encoding="utf-8") as f:
+        if keep := os.environ.get("KX_KEEP_HATCHET"):  # a copy of Proton's raw tree (the GPU script)
+            with open(keep, "w", encoding="utf-8") as f:
                 json.dump(tree, f)
         profiler.profiles = _with_proton(profiler.profiles, tree)
     if not profiler.profiles and not diagnostics:

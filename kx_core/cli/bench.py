@@ -125,12 +125,7 @@ def _bench_cpp(args: argparse.Namespace) -> int:
             r.kernel.median_us if r.kernel else None,
             r.baseline.median_us if r.baseline else None,
         )
-    if args.json:
-        json.dump(r.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        for d in r.diagnostics:
-            print(d, file=sys.stderr)
+    if _json_or_diagnostics(args, r):
         if r.kernel and r.baseline:
             tier = f", {r.extra['tier']} path" if r.extra.get("tier") else ""
             print(f"{r.op} on the local CPU ({r.threads} threads{tier}), built in {r.build_s:.1f} s")
@@ -176,12 +171,7 @@ def _bench_override(args: argparse.Namespace) -> int:
             r.edited.median_us,
             r.original.median_us,
         )
-    if args.json:
-        json.dump(r.to_json(), sys.stdout)
-        sys.stdout.write("\n")
-    else:
-        for d in r.diagnostics:
-            print(d, file=sys.stderr)
+    if _json_or_diagnostics(args, r):
         if r.original and r.edited:
             print(f"{r.kernel} edited at {r.stage} ({os.path.basename(r.stage_file)}) on {r.device}")
             print(
@@ -196,6 +186,18 @@ def _bench_override(args: argparse.Namespace) -> int:
         if trial:
             print(trial)
     return 0 if r.edited is not None and not r.diagnostics else 1
+
+
+def _json_or_diagnostics(args: argparse.Namespace, r) -> bool:
+    """`--json`: the result as JSON; else its diagnostics on stderr. True when the text
+    report is still to print."""
+    if args.json:
+        json.dump(r.to_json(), sys.stdout)
+        sys.stdout.write("\n")
+        return False
+    for d in r.diagnostics:
+        print(d, file=sys.stderr)
+    return True
 
 
 def _perf_lines(p) -> str:

@@ -318,12 +318,18 @@ class BenchPane(Pane):
     def show_profile(self, result) -> None:
         """Hot lines: in the table here, and as gutter bars in the Source and Stages panes."""
         self.session.set_profile(result)
-        self.hot_view.show_profile(result, self.session._hot, self.session.path or "")
+        self.hot_view.show_profile(result, self.session.hot_lines, self.session.path or "")
         self.tabs.setCurrentIndex(self.hot_tab)
-        table = self.hot_view.table
-        source_rows = [r for r in range(table.rowCount()) if table.item(r, 1).text() == "source"]
-        if source_rows:  # the hottest source line, linked: every stage scrolls to its code
-            self.session.select_source_line(int(table.item(source_rows[0], 2).text()))
+        hottest = max(
+            (
+                (h.samples, line)
+                for hot, _ in self.session.hot_lines.values()
+                for line, h in hot.by_stage["source"].items()
+            ),
+            default=None,
+        )
+        if hottest:  # the hottest source line, linked: every stage scrolls to its code
+            self.session.select_source_line(hottest[1])
         problems = "; ".join(d.short() for d in result.diagnostics)
         self.status.setText(
             f"profiled {len(result.kernels)} kernel(s) on {result.device or 'the GPU'}"

@@ -36,7 +36,7 @@ def test_a_recorded_profile_becomes_hot_lines(qtbot, make_window):
     assert top_stage == "source" and "x + y" in VECTOR_ADD.read_text().splitlines()[top_line - 1]
     heat = w.source_pane.view.heat
     assert heat[top_line][0] == 1.0 and "samples" in heat[top_line][1] and "stalled on" in heat[top_line][1]
-    assert set(heat) == set(w.session._hot["add_kernel"][0].by_stage["source"])
+    assert set(heat) == set(w.session.hot_lines["add_kernel"][0].by_stage["source"])
     stages = w.stage_pane
     stages.select_stage("ttgir")
     assert stages.views["ttgir"].heat  # the statements' heat on TTGIR lines
