@@ -17,7 +17,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-prof-")
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 from kx_core.compile import capture  # noqa: E402
 from kx_core.compile.protocol import ListWriter  # noqa: E402

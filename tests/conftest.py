@@ -16,7 +16,6 @@ from kx_testing import KERNELS, ROOT, kernel_path  # noqa: F401 - ROOT re-export
 # Set before anything imports kx: the worker processes inherit these too.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-test-cache-")
-os.environ.setdefault("TRITON_DEFAULT_FP_FUSION", "1")
 
 _RESULTS: dict = {}
 

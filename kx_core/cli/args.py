@@ -5,7 +5,8 @@ Exit statuses, shared by every verb: 0 done (for a compile: every launched kerne
 compiled); 1 the input's own failure (a compile, timeout, crash, out-of-memory or
 environment diagnostic; a layout or saturation kx could not compute); 2 a bad command
 line or an unreadable input file; 3 a fault inside kx (its message asks for a report);
-130 interrupted (Ctrl-C).
+4 a compile whose capture is incomplete (launches kx could not capture, or a file that
+launched no kernel though it defines or imports kernels); 130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import argparse
 import math
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
 
 
 def _int(text: str) -> int:

@@ -43,8 +43,13 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--kernel", help="only this kernel (with --signature: compile it directly)")
     p.add_argument("--signature", help="non-constexpr parameter types in order, e.g. '*fp32,*fp32,i32'")
     p.add_argument("--constexpr", action="append", type=_constexpr_pair, default=[], metavar="K=V")
-    p.add_argument("--num-warps", type=cli_args.power_of_two)
-    p.add_argument("--num-stages", type=cli_args.positive_int)
+    p.add_argument(
+        "--num-warps",
+        type=cli_args.power_of_two,
+        help="with --signature or --arg: the launch's num_warps (a kernel that is not autotuned)",
+    )
+    p.add_argument("--num-stages", type=cli_args.positive_int, help="likewise num_stages")
+    p.add_argument("--maxnreg", type=cli_args.positive_int, help="likewise maxnreg (registers per thread)")
     p.add_argument("--passes", action="store_true", help="also capture the IR before every pass")
     p.add_argument(
         "--timeout", type=cli_args.seconds, default=180.0, help="seconds before the worker is killed (180)"
@@ -194,6 +199,7 @@ def request_from_args(args: argparse.Namespace) -> CompileRequest:
         constexprs=dict(args.constexpr),
         num_warps=args.num_warps,
         num_stages=args.num_stages,
+        maxnreg=args.maxnreg,
         passes=args.passes,
         timeout_s=args.timeout,
         jobs=args.jobs,
@@ -228,6 +234,7 @@ def kernel_json(k: CompiledKernel) -> dict[str, Any]:
         ],
         "message": k.message,
         "after_placeholder": k.after_placeholder.to_json() if k.after_placeholder else None,
+        "chosen": k.chosen,
     }
 
 
@@ -289,6 +296,13 @@ def format_result(r: CompileResult) -> str:
         lines.append(
             f"{after} kernel(s) captured after a data placeholder ({first.describe()}): "
             "their shapes or grids may differ from a real run"
+        )
+    chosen = [k for k in r.kernels if k.chosen]
+    if chosen:
+        lines.append(
+            f"{len(chosen)} autotuned launch(es) ran kx's choice of config, the first that compiled "
+            f"({', '.join(k.display_name for k in chosen[:3])}{', ...' if len(chosen) > 3 else ''}): "
+            "a real run times every config and launches the fastest"
         )
     for d in r.diagnostics:
         lines.append(str(d))

@@ -246,15 +246,60 @@ def _on_autotune_run(runs: TritonRuns, tuner: Any, *args, **kwargs) -> Any:
     # Later launches with the same autotune key run the chosen config, as Triton's
     # cache does, even where the specialization changed (a constexpr outside the key):
     # that compile is recorded like any other.
-    index, _key = chosen
-    saved = tuner.configs
-    tuner.configs = [configs[index]]
+    index, key = chosen
+    if first:
+        state.writer.send({"type": "chosen", "key": key, "note": AUTOTUNE_CHOICE})
     state.config, state.first_launch = config_of(configs[index], index), first
+    try:
+        return _run_autotuner_choosing(runs, tuner, configs[index], args, kwargs)
+    finally:
+        state.config, state.first_launch = None, False
+
+
+# What the record of the config a capture launches says of it.
+AUTOTUNE_CHOICE = (
+    "kx launched this config: the first that compiled (a real run times every config and keeps "
+    "the fastest, which a capture cannot time)"
+)
+
+
+def _run_autotuner_choosing(runs: TritonRuns, tuner: Any, chosen: Any, args: tuple, kwargs: dict) -> Any:
+    """Triton's own Autotuner.run, with its benchmark answering that `chosen` is the
+    fastest: the autotuner's cache, best_config and timings end as a real run leaves
+    them (with kx's choice), and the launch goes through Triton's code."""
+
+    def bench(*bench_args: Any, config: Any, **meta: Any) -> list[float]:
+        return [1.0, 1.0, 1.0] if config is chosen else [2.0, 2.0, 2.0]
+
+    had_results = getattr(tuner, "cache_results", False)
+    tuner._bench = bench  # the instance's own attribute hides the method for this call
+    tuner.cache_results = False  # kx's timings never reach Triton's on-disk autotune cache
+    tuner._kx_choice = chosen
     try:
         return runs.autotune(tuner, *args, **kwargs)
     finally:
-        tuner.configs = saved
-        state.config, state.first_launch = None, False
+        del tuner._bench
+        tuner.cache_results = had_results
+
+
+def watch_best_config() -> None:
+    """`kernel.best_config` read by the file (or a library it calls) after an autotuned
+    launch is kx's guess, not the fastest config a real run would have kept: the read is
+    recorded like a data placeholder, so every kernel captured after it says so."""
+    from triton.runtime.autotuner import Autotuner
+
+    def get(tuner: Any) -> Any:
+        value = tuner.__dict__.get("_kx_best_config")
+        choice = tuner.__dict__.get("_kx_choice")
+        if value is not None and value is choice and not LEDGER.inside_libraries(sys._getframe(1)):
+            index = next((i for i, c in enumerate(tuner.configs) if c is value), 0)
+            LEDGER.use(f"{jit_name(base_jit(tuner))}.best_config", config_of(value, index).label)
+        return value
+
+    def set_(tuner: Any, value: Any) -> None:
+        tuner.__dict__["_kx_best_config"] = value
+
+    Autotuner.best_config = property(get, set_)
 
 
 def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
@@ -516,10 +561,49 @@ def _called_helpers(kernels: dict[str, Any]) -> set[str]:
     return helpers
 
 
+def _imported_kernels(namespace: dict) -> dict[str, tuple[Any, Any]]:
+    """Kernels the file imports: @jit objects its namespace holds that another file
+    defines, and the top-level kernels of the user's own modules the run imported (not
+    the standard library's or site-packages')."""
+    from triton.runtime.jit import JITFunction, KernelInterface
+
+    found: dict[str, tuple[Any, Any]] = {}
+    own = diag.same_file
+    for value in list(namespace.values()):
+        if isinstance(value, (JITFunction, KernelInterface)):
+            fn = base_jit(value)
+            if isinstance(fn, JITFunction) and not own(fn.fn.__code__.co_filename, STATE.user_file):
+                found.setdefault(jit_name(fn), (value, fn))
+    for path in user_modules(STATE.user_file):
+        module = next(
+            (
+                m
+                for m in list(sys.modules.values())
+                if diag.same_file(getattr(m, "__file__", None) or "", path)
+            ),
+            None,
+        )
+        if module is not None:
+            for name, pair in kernel_objects(vars(module), path).items():
+                found.setdefault(name, pair)
+    return found
+
+
 def _report_not_launched(namespace: dict) -> None:
     state = STATE
     kernels = kernel_objects(namespace, state.user_file)
-    helpers = _called_helpers(kernels)
+    imported = {n: k for n, k in _imported_kernels(namespace).items() if n not in kernels}
+    helpers = _called_helpers(kernels | imported)
+    never = sorted(n for n in imported if n not in state.launched and n not in helpers)
+    if never:
+        shown = ", ".join(never[:10]) + (f" and {len(never) - 10} more" if len(never) > 10 else "")
+        state.send_diagnostic(
+            Diagnostic(
+                "not-launched",
+                f"{len(never)} kernel(s) the file imports were never launched while it ran: {shown}",
+                state.user_file,
+            )
+        )
     for name, (_, fn) in kernels.items():
         if name in state.launched or name in helpers:
             continue
@@ -535,15 +619,18 @@ def _report_not_launched(namespace: dict) -> None:
 
 
 def _placeholder_diagnostic(use: DataPlaceholder) -> None:
-    STATE.send_diagnostic(
-        Diagnostic(
-            "placeholder",
-            f"{use.what} reads data a capture does not have: kx answered {use.value} and went on;"
-            " kernels captured after this may differ from a real run",
-            use.file,
-            use.line,
+    if use.what.endswith(".best_config"):
+        message = (
+            f"{use.what} is the autotuner's choice, which a capture cannot time: kx answered "
+            f"[{use.value}] (the first config that compiled) and went on; kernels captured after "
+            "this may differ from a real run"
         )
-    )
+    else:
+        message = (
+            f"{use.what} reads data a capture does not have: kx answered {use.value} and went on;"
+            " kernels captured after this may differ from a real run"
+        )
+    STATE.send_diagnostic(Diagnostic("placeholder", message, use.file, use.line))
 
 
 def run_user_file(path: str) -> dict:
@@ -579,6 +666,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     fake_torch.install(STATE.report)
     fake_torch.patch_triton_testing()
     launch_hooks.install(_on_jit_run, _on_autotune_run)
+    watch_best_config()
     started = time.perf_counter()
     if request.replay is not None:
         from kx_core.compile.replay import replay_record
@@ -651,7 +739,12 @@ def import_library(path: str, request: CompileRequest) -> dict:
         return {}
     if request.kernel and not request.signature:
         try:
-            call_with_args(namespace, request.kernel, request.args, request.grid)
+            options = {
+                "num_warps": request.num_warps,
+                "num_stages": request.num_stages,
+                "maxnreg": request.maxnreg,
+            }
+            call_with_args(namespace, request.kernel, request.args, request.grid, options)
         except ArgError as e:
             STATE.send_diagnostic(Diagnostic("compile", str(e), path, None, None, request.kernel))
         except BaseException as e:  # noqa: BLE001 - a failed compile becomes a diagnostic

@@ -170,6 +170,8 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
         options["num_warps"] = request.num_warps
     if request.num_stages:
         options["num_stages"] = request.num_stages
+    if request.maxnreg:
+        options["maxnreg"] = request.maxnreg
     state.progress(f"compiling {request.kernel} from its signature")
     start = time.perf_counter()
     try:

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import os
 import sys
-import types
 from typing import Any
 
-from kx_core.compile import fake_cuda, placeholders
+from kx_core.compile import deferred_dynamo, fake_cuda, placeholders, torch_library
 from kx_core.compile.capture_device import DeviceReport
 from kx_core.compile.placeholders import LEDGER
 
@@ -42,65 +41,6 @@ def _is_gpu_device(device: Any) -> bool:
     return text.startswith("cuda") or text.startswith("hip")
 
 
-class _DeferredDynamo(types.ModuleType):
-    """Stands in for torch._dynamo until something needs more than `disable`.
-
-    Meta kernels of many ops are Python references wrapped in torch._compile's
-    `_disable_dynamo`, which imports torch._dynamo on first use: 1.2 s on this kind of
-    machine, for a decorator that only has to call the function. This stand-in answers
-    `disable` and `is_compiling` itself; any other attribute imports the real module,
-    puts it in its place and delegates from then on."""
-
-    def __init__(self) -> None:
-        super().__init__("torch._dynamo")
-        self._real: Any = None
-
-    @staticmethod
-    def disable(fn: Any = None, recursive: bool = True, **kwargs: Any) -> Any:
-        return fn if fn is not None else (lambda f: f)
-
-    @staticmethod
-    def is_compiling() -> bool:
-        return False
-
-    def __getattr__(self, name: str) -> Any:
-        if self._real is None and name.startswith("__") and name.endswith("__"):
-            # inspect.getmodule() asks every module in sys.modules for __file__: that
-            # must not import the real torch._dynamo in the middle of another import
-            # (torch.distributed.tensor's, through custom-op registration: a circular
-            # import seen with flash-linear-attention)
-            raise AttributeError(name)
-        if self._real is None:
-            import importlib
-
-            import torch
-
-            current = sys.modules.get("torch._dynamo")
-            if current is not None and current is not self:
-                # the real module is being imported (its own submodules reach the stub
-                # through an early reference): answer from it, never import it twice
-                return getattr(current, name)
-            del sys.modules["torch._dynamo"]
-            try:
-                self._real = importlib.import_module("torch._dynamo")
-            except BaseException:
-                sys.modules.setdefault("torch._dynamo", self)
-                raise
-            torch._dynamo = self._real
-        return getattr(self._real, name)
-
-
-def _defer_dynamo() -> None:
-    import sys
-
-    import torch
-
-    if "torch._dynamo" not in sys.modules:
-        stub = _DeferredDynamo()
-        sys.modules["torch._dynamo"] = stub
-        torch._dynamo = stub
-
-
 def install(report: DeviceReport) -> list[Any]:
     """Make GPU and default tensors meta tensors that say they are on the GPU; answer
     torch.cuda as the capture device (fake_cuda) and data reads with placeholders
@@ -108,7 +48,7 @@ def install(report: DeviceReport) -> list[Any]:
     import torch
     from torch.overrides import TorchFunctionMode
 
-    _defer_dynamo()
+    deferred_dynamo.install()
     rules = _MetaRules(torch)
 
     class MetaDeviceMode(TorchFunctionMode):
@@ -122,7 +62,7 @@ def install(report: DeviceReport) -> list[Any]:
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
     torch.compile = eager_compile
-    _gpu_kernels_serve_meta(torch)
+    torch_library.install(torch)
     _lazy_distributed_submodules()
     torch.set_default_device(rules.meta)
     device_mode = MetaDeviceMode()
@@ -253,31 +193,6 @@ def _mode_in_backward(mode: Any) -> None:
         return original(self, *args)
 
     autograd_function.BackwardCFunction.apply = apply
-
-
-# Dispatch keys of the real GPU, and the keys capture tensors (meta) dispatch on.
-_GPU_TO_META_KEYS = {"CUDA": "Meta", "AutogradCUDA": "AutogradMeta", "HIP": "Meta"}
-
-
-def _gpu_kernels_serve_meta(torch: Any) -> None:
-    """Python kernels a library registers for the GPU's dispatch key (FlagGems registers
-    its Triton implementations of aten ops for 'CUDA' under `use_gems()`) are registered
-    for the capture's meta tensors instead, so the op runs the library's code (and
-    launches its kernels) as it would on the GPU, not torch's meta shape function."""
-    original = torch.library.Library.impl
-
-    def impl(self: Any, op_name: Any, fn: Any, dispatch_key: str = "", *args: Any, **kwargs: Any) -> Any:
-        key = _GPU_TO_META_KEYS.get(dispatch_key, dispatch_key)
-        if key != dispatch_key:
-            try:
-                return original(self, op_name, fn, key, *args, **kwargs)
-            except RuntimeError:
-                # torch refuses some meta registrations (an op without a default
-                # overload, or a composite one): keep the GPU registration for those
-                pass
-        return original(self, op_name, fn, dispatch_key, *args, **kwargs)
-
-    torch.library.Library.impl = impl
 
 
 def _lazy_distributed_submodules() -> None:

@@ -227,9 +227,30 @@ def _definition(chain: list[Any], fn: Any, path: str, line: int | None) -> Kerne
     )
 
 
-def call_with_args(namespace: dict, kernel: str, args: dict[str, str], grid_text: str | None) -> None:
-    """Call the exported kernel object named `kernel` with parsed --arg values, as a
-    real call would (the capture's wrappers record what it compiles)."""
+# Launch options a `kernel[grid](..., num_warps=8)` call may pass besides the parameters.
+LAUNCH_OPTIONS = frozenset(
+    {
+        "num_warps",
+        "num_stages",
+        "num_ctas",
+        "maxnreg",
+        "enable_fp_fusion",
+        "launch_cooperative_grid",
+        "launch_pdl",
+    }
+)
+
+
+def call_with_args(
+    namespace: dict,
+    kernel: str,
+    args: dict[str, str],
+    grid_text: str | None,
+    options: dict[str, int] | None = None,
+) -> None:
+    """Call the exported kernel object named `kernel` with parsed --arg values and launch
+    `options` (--num-warps, --num-stages, --maxnreg, or --arg num_warps=8), as a real
+    call would (the capture's wrappers record what it compiles)."""
     obj = namespace.get(kernel)
     from triton.runtime.jit import KernelInterface
 
@@ -239,6 +260,9 @@ def call_with_args(namespace: dict, kernel: str, args: dict[str, str], grid_text
     chain = _chain(obj)
     fn = chain[-1]
     names = {p.name for p in fn.params}
+    launch_options = {k: v for k, v in (options or {}).items() if v is not None}
+    launch_options |= {k: v for k, v in args.items() if k in LAUNCH_OPTIONS and k not in names}
+    args = {k: v for k, v in args.items() if k not in launch_options}
     unknown = sorted(set(args) - names)
     if unknown:
         raise ArgError(
@@ -257,5 +281,14 @@ def call_with_args(namespace: dict, kernel: str, args: dict[str, str], grid_text
     ]
     if missing:
         raise ArgError(f"{kernel} needs --arg for {', '.join(missing)} (`kx kernels FILE` suggests values)")
+    set_by_configs = sorted(
+        k for o in chain if type(o).__name__ == "Autotuner" for k in launch_options if k != "enable_fp_fusion"
+    )
+    if set_by_configs:
+        raise ArgError(
+            f"{kernel} is autotuned: its configs set {', '.join(set_by_configs)} "
+            "(every config is compiled; leave these out)"
+        )
     values = {name: parse_value(text) for name, text in args.items()}
+    values |= {k: parse_value(v) if isinstance(v, str) else v for k, v in launch_options.items()}
     obj[parse_grid(grid_text)](**values)

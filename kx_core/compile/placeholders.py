@@ -10,8 +10,11 @@ behaviour: the first read of data stops the file with a `runtime` diagnostic.
 
 The placeholders are chosen so that ordinary files keep running:
 - comparisons meant to pass pass: `allclose`/`equal` are True, `assert_close` returns,
-  `a - b` is taken as all zeros (so `(a - b).abs().max() < tol` holds), `isnan`/`isinf`/
-  `!=` as all False, `==`/`isclose`/`isfinite` as all True;
+  `a - b` is taken as all zeros (so `(a - b).abs().max() < tol` holds), `isnan`/`isinf`
+  and `a != b` of two tensors as all False, `a == b`/`isclose`/`isfinite` as all True;
+- a tensor compared with a number is a mask against a sentinel: `labels != ignore_index`
+  all True and `labels == ignore_index` all False, so a count of valid elements is the
+  tensor's size (as in real data), never 0;
 - any other value read is True for bool, 3 for integers and 1.0 for floats: no division
   by zero, no empty `range()` of a count, and an integer that, like most real counts,
   is neither 1 nor divisible by 16 (Triton specializes both);
@@ -87,6 +90,13 @@ class Ledger:
                     return name, frame.f_lineno
             frame = frame.f_back
         return None, None
+
+    def inside_libraries(self, frame: Any) -> bool:
+        """Whether `frame` is torch's, triton's, kx's or the standard library's code."""
+        if self._skip is None:
+            self._skip = _skipped_dirs()
+        name = frame.f_code.co_filename
+        return name.startswith("<") or real_path(name).startswith(self._skip) or is_engine_file(name)
 
     def use(self, what: str, value: Any) -> Any:
         """Record a read of data answered with `value`, and return it (or stop the file)."""
@@ -164,8 +174,13 @@ def cpu_copy(t: Any) -> Any:
 # ----------------------------------------------------------------- presumed values
 
 # Results whose every element is known whatever the inputs hold (in a file's own checks).
-_ALL_FALSE = {"isnan", "isinf", "isposinf", "isneginf", "ne", "not_equal", "__ne__"}
-_ALL_TRUE = {"eq", "__eq__", "isclose", "isfinite"}
+_ALL_FALSE = {"isnan", "isinf", "isposinf", "isneginf"}
+_ALL_TRUE = {"isclose", "isfinite"}
+# Comparisons: of two tensors, a file's check (`(out != ref).any()` must be false); of a
+# tensor and a number, a mask against a sentinel (`labels != ignore_index`), where most
+# elements differ from the number, as in real data (a count of them is never 0).
+_NOT_EQUAL = {"ne", "not_equal", "__ne__"}
+_EQUAL = {"eq", "__eq__"}
 _DIFFERENCE = {"sub", "__sub__", "subtract", "__rsub__"}
 # Ops after which every element still holds the input's presumed value.
 _KEEP = {
@@ -215,6 +230,9 @@ def propagate(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
     if name in _ALL_TRUE:
         return _set(out, True)
     tensors = [a for a in args if hasattr(a, "is_meta")]
+    if name in _NOT_EQUAL or name in _EQUAL:
+        against_number = len(tensors) == 1 and len(args) > 1
+        return _set(out, (name in _NOT_EQUAL) == against_number)
     if name in _DIFFERENCE and len(tensors) == 2:
         return _set(out, 0)
     if not args:

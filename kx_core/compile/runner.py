@@ -89,6 +89,10 @@ class _Assembler:
                     else replace(k.launch, count=k.launch.count + 1)
                 )
                 self.kernels[message["key"]] = replace(k, launch=launch)
+        elif kind == "chosen":  # the autotune config the capture launched, and why
+            k = self.kernels.get(message["key"])
+            if k is not None:
+                self.kernels[message["key"]] = replace(k, chosen=message["note"])
         elif kind == "relaunch":
             k = self.kernels.get(message["key"])
             if k is not None and k.launch is not None and not message.get("first"):
@@ -133,7 +137,6 @@ def _worker_env(work: str, file: str, passes: bool = False, llvm_passes: bool = 
     # Libraries that keep autotuning results on disk would keep the capture's placeholder
     # timings (and skip benchmarking, so compile less, next time): a folder of the job's.
     env["FLAGGEMS_CACHE_DIR"] = os.path.join(work, "flaggems-cache")
-    env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # Triton 3.9 warns when it is unset
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
@@ -165,6 +168,8 @@ def _finish(
     ):
         listed = [k.name for k in kernels if k.status == "not-launched"]
         what = f"; kernels defined: {', '.join(listed)}" if listed else ""
+        if any(d.kind == "not-launched" for d in diagnostics):
+            what += "; it imports kernels too (see the not-launched diagnostic)"
         stop = next((d for d in diagnostics if d.kind == "runtime"), None)
         if stop is not None and (listed or _defines_kernels(file)):
             message = f"the file stopped at line {stop.line} before its first launch{what}"

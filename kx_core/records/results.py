@@ -19,9 +19,14 @@ FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-m
 # autotuner skips it.
 # `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).
 # `rule`: a CPU kernel breaks one of the seed's correctness rules (kx_core.cpu.checks).
+# `not-launched`: kernels the file imports (from its own modules) that nothing launched.
+# `not-captured`: launches kx knows happened but could not capture (the result is
+# incomplete: `kx compile` exits 4).
 DIAGNOSTIC_KINDS = FATAL_KINDS + (
     "runtime",
     "no-launch",
+    "not-launched",
+    "not-captured",
     "tool",
     "placeholder",
     "config",
@@ -235,6 +240,9 @@ class CompiledKernel(Jsonable):
     # Set when the kernel was captured after the file's first data placeholder: its
     # shapes or grid may depend on data capture did not have.
     after_placeholder: DataPlaceholder | None = None
+    # Set on the autotune config a capture launched: why this one (a guess: a real run
+    # launches the fastest)
+    chosen: str | None = None
 
     @property
     def display_name(self) -> str:
@@ -306,6 +314,7 @@ class CompileRequest(Jsonable):
     constexprs: dict[str, str] = field(default_factory=dict)
     num_warps: int | None = None
     num_stages: int | None = None
+    maxnreg: int | None = None
     passes: bool = False
     llvm_passes: bool = True  # with passes: LLVM's passes too (most of the dump's cost)
     timeout_s: float = 180.0  # autotuned files with benchmark sweeps take minutes on 2 cores
@@ -357,11 +366,31 @@ class CompileResult(Jsonable):
         return defined and not launched and any(d.kind == "runtime" for d in self.diagnostics)
 
     @property
+    def incomplete(self) -> bool:
+        """kx knows the file launched kernels it did not capture (`not-captured`), or the
+        file ran to its end and launched none though it defines or imports kernels."""
+        if any(d.kind == "not-captured" for d in self.diagnostics):
+            return True
+        launched = any(k.status != "not-launched" for k in self.kernels)
+        return (
+            not launched
+            and any(d.kind == "no-launch" for d in self.diagnostics)
+            and (
+                self.defines_kernels
+                or any(k.status == "not-launched" for k in self.kernels)
+                or any(d.kind == "not-launched" for d in self.diagnostics)
+            )
+        )
+
+    @property
     def exit_status(self) -> int:
-        """0 when every launched kernel compiled; 1 when a launch failed (a fatal
-        diagnostic: syntax, compile, timeout, crash, environment) or when the file
-        stopped before its first launch though it defines kernels."""
-        return 1 if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch else 0
+        """0 when every kernel the file launched was captured and compiled; 1 when a
+        launch failed (a fatal diagnostic: syntax, compile, timeout, crash, environment)
+        or the file stopped before its first launch though it defines kernels; 4 when the
+        capture is incomplete (`incomplete`)."""
+        if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch:
+            return 1
+        return 4 if self.incomplete else 0
 
     @property
     def ok(self) -> bool:

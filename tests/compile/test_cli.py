@@ -31,13 +31,16 @@ def test_json_has_exactly_the_documented_shape():
         assert len(k["launch"]["grid"]) == 3
 
 
-def test_exit_status_is_one_for_fatal_diagnostics_only():
+def test_exit_status_one_for_fatal_diagnostics_four_for_nothing_launched():
     p = kx("compile", str(BAD / "syntax_error.py"), "--json")
     assert p.returncode == 1
     (d,) = json.loads(p.stdout)["diagnostics"]
     assert set(d) == {"kind", "message", "file", "line"} and d["kind"] == "syntax" and d["line"] == 9
+    # it ran to its end and launched nothing, though it defines kernels: incomplete, not failed
     p = kx("compile", str(KERNELS / "no_launch.py"))
-    assert p.returncode == 0 and "not-launched" in p.stdout and "no-launch" in p.stdout
+    assert p.returncode == 4 and "not-launched" in p.stdout and "no-launch" in p.stdout
+    p = kx("kernels", str(KERNELS / "no_launch.py"))  # listing them launches nothing by design
+    assert p.returncode == 0 and "axpy_kernel" in p.stdout
 
 
 def test_bad_command_lines_exit_two():

@@ -1,0 +1,125 @@
+"""Ops registered through torch.library run their GPU implementation on capture tensors.
+
+A library's Triton kernels are often behind an operator: `torch.library.custom_op`
+(with or without `register_fake`), `torch.library.triton_op` + `wrap_triton`,
+`Library.impl(op, fn, "CUDA")` (vLLM, gemlite, FlagGems, flash-attention's rotary).
+On a GPU the dispatcher sends a CUDA tensor to the implementation registered for
+'CUDA' (or 'CompositeExplicitAutograd'), which launches the kernels. Capture tensors
+are meta tensors, and the dispatcher sends them to the op's 'Meta' kernel, which for a
+custom op is its fake implementation: shapes only, no launch. So under capture:
+
+- every Python implementation registered for a GPU key is remembered (`GPU_IMPLS`);
+- the Meta kernel torch builds from a fake implementation first calls that GPU
+  implementation when there is one (FakeTensorMode itself, which torch.compile uses,
+  still reads the fake: tracing sees shapes as on a real run);
+- an op with a CUDA implementation and no Meta kernel gets one that calls it, and a
+  later `register_fake` may replace it without the "already has a Meta kernel" error a
+  real run would not raise;
+- an aten op (FlagGems registers its Triton kernels for aten ops under 'CUDA') has a
+  C++ Meta kernel; the Python implementation is registered for 'Meta' too, as before.
+
+Runs only inside the capture worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+# Dispatch keys whose Python kernels are what a GPU tensor runs.
+GPU_KEYS = frozenset({"CUDA", "HIP", "CompositeExplicitAutograd"})
+# For aten ops, the key capture tensors dispatch on for each GPU key.
+_GPU_TO_META_KEYS = {"CUDA": "Meta", "AutogradCUDA": "AutogradMeta", "HIP": "Meta"}
+
+# "ns::op" or "ns::op.overload" -> the Python implementation a GPU tensor would run
+GPU_IMPLS: dict[str, Callable[..., Any]] = {}
+# ops whose Meta kernel is kx's own (a register_fake may replace it)
+KX_META: set[str] = set()
+
+
+def qualified_name(library: Any, op_name: Any) -> str:
+    """'ns::op' ('ns::op.overload' for a non-default overload) of an impl registration."""
+    schema = getattr(op_name, "_schema", None)
+    if schema is not None:  # an OpOverload
+        overload = schema.overload_name
+        return schema.name + (f".{overload}" if overload and overload != "default" else "")
+    text = str(op_name)
+    if "::" not in text:
+        text = f"{library.ns}::{text}"
+    return text.removesuffix(".default")
+
+
+def gpu_impl(qualname: str) -> Callable[..., Any] | None:
+    return GPU_IMPLS.get(qualname.removesuffix(".default"))
+
+
+def install(torch: Any) -> None:
+    _patch_library_impl(torch)
+    _patch_fake_registration()
+
+
+def _patch_library_impl(torch: Any) -> None:
+    original = torch.library.Library.impl
+    fallthrough = getattr(torch.library, "fallthrough_kernel", None)
+
+    def impl(self: Any, op_name: Any, fn: Any, dispatch_key: str = "", *args: Any, **kwargs: Any) -> Any:
+        key = dispatch_key or getattr(self, "dispatch_key", "")
+        if self.ns == "aten" and key in _GPU_TO_META_KEYS:
+            # the op's C++ meta kernel would answer capture tensors: the library's own
+            # implementation must (FlagGems' use_gems)
+            try:
+                return original(self, op_name, fn, _GPU_TO_META_KEYS[key], *args, **kwargs)
+            except RuntimeError:
+                # torch refuses some meta registrations (an op without a default
+                # overload, or a composite one): keep the GPU registration for those
+                pass
+        out = original(self, op_name, fn, dispatch_key, *args, **kwargs)
+        if key in GPU_KEYS and fn is not fallthrough and not kwargs.get("with_keyset") and self.ns != "aten":
+            name = qualified_name(self, op_name)
+            GPU_IMPLS[name] = fn
+            if key != "CompositeExplicitAutograd" and not torch._C._dispatch_has_kernel_for_dispatch_key(
+                name, "Meta"
+            ):
+                # (a CompositeExplicitAutograd kernel serves Meta already)
+                original(self, op_name, _calls_gpu_impl(name), "Meta")
+                KX_META.add(name)
+        return out
+
+    torch.library.Library.impl = impl
+
+
+def _calls_gpu_impl(name: str) -> Callable[..., Any]:
+    def meta_kernel(*args: Any, **kwargs: Any) -> Any:
+        return GPU_IMPLS[name](*args, **kwargs)
+
+    return meta_kernel
+
+
+def _patch_fake_registration() -> None:
+    try:
+        from torch._library import fake_impl
+    except ImportError:  # a torch without torch.library's fake registry
+        return
+    original_construct = fake_impl.construct_meta_kernel
+    original_register = fake_impl.FakeImplHolder.register
+
+    def construct_meta_kernel(qualname: str, holder: Any) -> Callable[..., Any]:
+        fake = original_construct(qualname, holder)
+
+        def meta_kernel(*args: Any, **kwargs: Any) -> Any:
+            real = gpu_impl(qualname)
+            return real(*args, **kwargs) if real is not None else fake(*args, **kwargs)
+
+        return meta_kernel
+
+    import inspect
+
+    takes_override = "allow_override" in inspect.signature(original_register).parameters
+
+    def register(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if takes_override and self.qualname.removesuffix(".default") in KX_META:
+            kwargs["allow_override"] = True
+        return original_register(self, *args, **kwargs)
+
+    fake_impl.construct_meta_kernel = construct_meta_kernel
+    fake_impl.FakeImplHolder.register = register
