@@ -300,7 +300,7 @@ def format_result(r: CompileResult) -> str:
     chosen = [k for k in r.kernels if k.chosen]
     if chosen:
         lines.append(
-            f"{len(chosen)} autotuned launch(es) ran kx's choice of config, the first that compiled "
+            f"{len(chosen)} autotuned launch(es) ran a config kx chose without timing it "
             f"({', '.join(k.display_name for k in chosen[:3])}{', ...' if len(chosen) > 3 else ''}): "
             "a real run times every config and launches the fastest"
         )

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.compile import diagnostics as diag
-from kx_core.compile import fake_torch, launch_hooks
+from kx_core.compile import direct_compiles, fake_torch, inductor_capture, launch_hooks
 from kx_core.compile.capture_device import device_report
 from kx_core.compile.capture_driver import LAUNCH_LOG, make_capture_driver
 from kx_core.compile.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
@@ -168,6 +168,16 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
         f"{status}/{_record_key(kernel, config)}",
         replace(record, status=status, message=message, after_placeholder=LEDGER.first),
     )
+
+
+def _on_not_captured(message: str, file: str, line: int | None) -> None:
+    STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
+
+
+def _on_inductor_choice(autotuner: Any, config: Any) -> None:
+    message = direct_compiles.chosen_message(autotuner, config)
+    if message is not None:
+        STATE.writer.send(message)
 
 
 def _direct_launch(kernel_hash: str | None, grid: tuple[int, int, int]) -> None:
@@ -667,6 +677,9 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     fake_torch.patch_triton_testing()
     launch_hooks.install(_on_jit_run, _on_autotune_run)
     watch_best_config()
+    direct_compiles.install(target, path, STATE.send_kernel)
+    inductor_capture.install(_on_inductor_choice)
+    inductor_capture.install_torch_compile(_on_not_captured)
     started = time.perf_counter()
     if request.replay is not None:
         from kx_core.compile.replay import replay_record

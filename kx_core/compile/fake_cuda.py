@@ -19,7 +19,10 @@ class FakeStream:
     """torch.cuda.Stream: ordering is meaningless when nothing runs."""
 
     def __init__(self, device: Any = None, priority: int = 0, **kwargs: Any) -> None:
-        self.device = device
+        import torch
+
+        # torch._dynamo keys streams by their device (a torch.device with an index)
+        self.device = torch.device("cuda", 0) if device is None else torch.device(device)
         self.priority = priority
         self.cuda_stream = 0
         self.stream_id = 0
@@ -130,6 +133,8 @@ def install(report: DeviceReport) -> None:
     torch._C._cuda_getDefaultStream = lambda device=0: (0, 0, 1)
     torch._C._cuda_getDevice = lambda: 0
     torch._C._cuda_getDeviceCount = lambda: 1
+    _fake_generators(torch)
+    _fake_accelerator(torch)
     cuda.nvtx = SimpleNamespace(
         range_push=_zero_fn(),
         range_pop=_zero_fn(),
@@ -142,6 +147,52 @@ def install(report: DeviceReport) -> None:
         torch.version.hip = torch.version.hip or "6.2.0"
     else:
         torch.version.cuda = torch.version.cuda or "12.8"
+
+
+def _fake_generators(torch: Any) -> None:
+    """torch.cuda's random state: one generator, a CPU one standing in for the GPU's
+    (attention libraries seed dropout kernels from its philox seed and offset; torch.compile
+    saves and restores the state around a trace)."""
+    import torch.cuda.random as cuda_random
+
+    generator = torch.Generator()
+    generator.manual_seed(0)
+    torch.cuda.default_generators = (generator,)
+
+    def get_rng_state(device: Any = "cuda") -> Any:
+        return generator.get_state()
+
+    def set_rng_state(state: Any, device: Any = "cuda") -> None:
+        generator.set_state(state)
+
+    for module in (torch.cuda, cuda_random):
+        module.get_rng_state = get_rng_state
+        module.set_rng_state = set_rng_state
+        module.get_rng_state_all = lambda: [generator.get_state()]
+        module.set_rng_state_all = lambda states: None
+        module.initial_seed = generator.initial_seed
+
+
+def _fake_accelerator(torch: Any) -> None:
+    """torch.accelerator (what torch._dynamo asks for the current stream and device)."""
+    accelerator = getattr(torch, "accelerator", None)
+    if accelerator is None:
+        return
+    answers = {
+        "is_available": lambda: True,
+        "device_count": lambda: 1,
+        "current_device_index": lambda: 0,
+        "current_device_idx": lambda: 0,
+        "current_accelerator": lambda check_available=False: torch.device("cuda"),
+        "current_stream": lambda device=None: torch.cuda.current_stream(),
+        "set_device_index": _nothing_fn(),
+        "set_device_idx": _nothing_fn(),
+        "set_stream": _nothing_fn(),
+        "synchronize": _nothing_fn(),
+    }
+    for name, value in answers.items():
+        if hasattr(accelerator, name):
+            setattr(accelerator, name, value)
 
 
 # Every replacement is a function object of its own: torch._dynamo's trace rules map
@@ -189,7 +240,7 @@ def _actions() -> dict[str, Any]:
     nothing = (
         "init set_device synchronize empty_cache manual_seed manual_seed_all seed seed_all "
         "reset_peak_memory_stats reset_max_memory_allocated reset_accumulated_memory_stats "
-        "set_per_process_memory_fraction set_stream set_sync_debug_mode"
+        "set_per_process_memory_fraction set_stream set_sync_debug_mode _set_stream_by_id"
     ).split()
     return {name: _nothing_fn() for name in nothing} | {
         "Stream": FakeStream,
@@ -202,6 +253,10 @@ def _actions() -> dict[str, Any]:
         "graph": lambda *a, **k: contextlib.nullcontext(),
         "device": FakeDevice,
         "device_of": FakeDevice,
+        "_DeviceGuard": FakeDevice,
+        "_exchange_device": _zero_fn(),
+        "_maybe_exchange_device": _zero_fn(),
+        "is_current_stream_capturing": lambda: False,
     }
 
 

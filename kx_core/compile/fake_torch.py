@@ -50,18 +50,22 @@ def install(report: DeviceReport) -> list[Any]:
 
     deferred_dynamo.install()
     rules = _MetaRules(torch)
+    is_compiling = torch.compiler.is_compiling
 
     class MetaDeviceMode(TorchFunctionMode):
         """Rewrites every GPU device argument to meta; answers data reads of meta
         tensors with placeholders; makes meta tensors say they live on the GPU."""
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
+            if is_compiling():
+                # torch.compile traces this mode with the call: its fake tensors are the
+                # GPU's already (inductor_capture), so the traced call is the call itself
+                return func(*args, **(kwargs or {}))
             return rules.call(func, args, dict(kwargs or {}))
 
     _patch_data_ptr(torch)
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
-    torch.compile = eager_compile
     torch_library.install(torch)
     _lazy_distributed_submodules()
     torch.set_default_device(rules.meta)
@@ -146,6 +150,9 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
         value = placeholders.element_value(x)
         cast = {"__bool__": bool, "__int__": int, "__index__": int, "__float__": float}.get(name, complex)
         return True, LEDGER.use(f"{cast.__name__}(tensor)", cast(value))
+    if name == "__format__":  # f"{t:.3f}" of a 0-d tensor formats its value
+        spec = args[1] if len(args) > 1 else ""
+        return True, format(LEDGER.use("format(tensor)", placeholders.element_value(x)), spec)
     if name == "tolist":
         return True, placeholders.tolist(x)
     if name == "numpy":
@@ -216,15 +223,6 @@ def _lazy_distributed_submodules() -> None:
         raise AttributeError(f"module 'torch.distributed' has no attribute {name!r}")
 
     dist.__getattr__ = lazy
-
-
-def eager_compile(model: Any = None, **kwargs: Any) -> Any:
-    """torch.compile in a capture: the function as it is. Inductor's own generated
-    kernels are not the file's (and compile in its worker pool on a real run); eager
-    code computes the same shapes and launches the file's own kernels."""
-    if model is None:
-        return lambda fn: fn
-    return model
 
 
 def _is_meta_or_none(device: Any) -> bool:

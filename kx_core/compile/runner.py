@@ -137,6 +137,14 @@ def _worker_env(work: str, file: str, passes: bool = False, llvm_passes: bool = 
     # Libraries that keep autotuning results on disk would keep the capture's placeholder
     # timings (and skip benchmarking, so compile less, next time): a folder of the job's.
     env["FLAGGEMS_CACHE_DIR"] = os.path.join(work, "flaggems-cache")
+    # Inductor (torch.compile, output_code.py modules) compiles in this process, where the
+    # capture sees it (its worker pool would compile where it does not), and without its
+    # graph caches (a hit would load a graph without generating its kernels). Its cache
+    # folder stays the user's: kernel modules are named by their content there, and their
+    # paths are in the PTX's debug lines, as on the user's own runs.
+    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
+    env["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
+    env["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "0"
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

@@ -354,6 +354,13 @@ class SourceMap:
     source_file: str
     stages: dict[str, dict[int, Chain]]
     by_source: dict[str, dict[int, tuple[int, ...]]] = field(default_factory=dict)
+    # generated files whose lines are lines of `source_file` further down: path -> offset
+    # (CompiledKernel.source_alias)
+    aliases: dict[str, int] = field(default_factory=dict)
+
+    def line_in_source(self, loc: Location) -> int | None:
+        """The line of `source_file` a location names, directly or through an alias."""
+        return source_line_of(loc, self.source_file, self.aliases)
 
     def ir_lines(self, source_line: int) -> dict[str, tuple[int, ...]]:
         """stage -> the IR lines a source line became (stages without any omitted)."""
@@ -364,8 +371,9 @@ class SourceMap:
         chain = self.stages.get(stage, {}).get(ir_line, ())
         out = []
         for loc in chain:
-            if same_source(loc.file, self.source_file) and loc.line not in out:
-                out.append(loc.line)
+            line = self.line_in_source(loc)
+            if line is not None and line not in out:
+                out.append(line)
         return tuple(out)
 
     def counterparts(self, stage: str, ir_line: int) -> dict[str, tuple[int, ...]]:
@@ -382,8 +390,22 @@ class SourceMap:
         return sorted({line for m in self.by_source.values() for line in m})
 
 
-def build_source_map(stages: dict[str, str], source_file: str) -> SourceMap:
-    """Parse every stage's locations and index them by lines of `source_file`."""
+def source_line_of(loc: Location, source_file: str, aliases: dict[str, int] | None = None) -> int | None:
+    """loc's line in `source_file`, or in a generated file whose text stands in it
+    `aliases[path]` lines down; None for a location elsewhere."""
+    if same_source(loc.file, source_file):
+        return loc.line
+    for path, offset in (aliases or {}).items():
+        if same_source(loc.file, path):
+            return loc.line + offset
+    return None
+
+
+def build_source_map(
+    stages: dict[str, str], source_file: str, aliases: dict[str, int] | None = None
+) -> SourceMap:
+    """Parse every stage's locations and index them by lines of `source_file` (and of
+    the generated files `aliases` puts in it: CompiledKernel.source_alias)."""
     per_stage = {name: line_locations(name, text) for name, text in stages.items()}
     by_source: dict[str, dict[int, tuple[int, ...]]] = {}
     for name, lines in per_stage.items():
@@ -395,10 +417,11 @@ def build_source_map(stages: dict[str, str], source_file: str) -> SourceMap:
             if key not in in_file:
                 wanted: list[int] = []
                 for loc in chain:
-                    if loc.line not in wanted and same_source(loc.file, source_file):
-                        wanted.append(loc.line)
+                    line = source_line_of(loc, source_file, aliases)
+                    if line is not None and line not in wanted:
+                        wanted.append(line)
                 in_file[key] = wanted
             for src in in_file[key]:
                 index[src].append(ir_line)
         by_source[name] = {k: tuple(v) for k, v in index.items()}
-    return SourceMap(source_file, per_stage, by_source)
+    return SourceMap(source_file, per_stage, by_source, dict(aliases or {}))

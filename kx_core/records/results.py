@@ -243,6 +243,10 @@ class CompiledKernel(Jsonable):
     # Set on the autotune config a capture launched: why this one (a guess: a real run
     # launches the fastest)
     chosen: str | None = None
+    # A generated source whose text stands in `source_file` (an Inductor output_code.py
+    # keeps each kernel's module in a string): its path -> the line offset of that text,
+    # so the stages' locations in it are lines of `source_file` (line + offset).
+    source_alias: dict[str, int] = field(default_factory=dict)
 
     @property
     def display_name(self) -> str:

@@ -23,6 +23,8 @@ def note_of(k) -> str:
     parts = []
     if k.after_placeholder is not None:
         parts.append(f"after data placeholder: {k.after_placeholder.describe()}")
+    if k.chosen:
+        parts.append("launched: kx's choice, the first config that compiled (a real run keeps the fastest)")
     if k.status in ("pruned", "failed") and k.message:
         parts.append(k.message)
     if k.launch is not None and k.launch.warmup:

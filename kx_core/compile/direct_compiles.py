@@ -1,0 +1,140 @@
+"""Compiles that do not go through `JITFunction.run`: `triton.compile` called directly.
+
+PyTorch Inductor (torch.compile, and the `output_code.py` modules it writes) compiles
+every config of every kernel it generates with `triton.compile(ASTSource(...))` and
+launches the result through the compiled kernel's own launcher; so do libraries that
+compile ahead of time. The hook here records each such compile as a kernel of the file,
+with the autotune config Inductor was compiling (inductor_capture.compiling()), and a
+launch record whose grid the first launch fills in (capture_driver's direct launches).
+
+Where the generated kernel's text stands in the user's file (an `output_code.py` keeps
+each kernel's module in a string), the record names the user's file and the line offset
+of that string (`source_alias`), so its lines link to the string's lines.
+
+Runs only inside the capture worker; capture.py passes its state's `send_kernel`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from kx_core.compile import inductor_capture
+from kx_core.compile.capture_driver import LAUNCH_LOG
+from kx_core.compile.kernel_record import config_of, jsonable_value, kernel_record
+from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
+
+# (id of Inductor's autotuner, id of the config) -> (record key, the config: kept alive,
+# so its id is not reused), for the launched-config note (Inductor drops its config list
+# once it has chosen)
+INDUCTOR_KEYS: dict[tuple[int, int], tuple[str, Any]] = {}
+
+INDUCTOR_CHOICE = (
+    "Inductor launched this config: in a capture every config ties (on a GPU Inductor's "
+    "autotuner times them and keeps the fastest)"
+)
+
+
+def install(target: Target, user_file: str, send_kernel: Callable[[str, CompiledKernel], None]) -> None:
+    """Route triton.compile through the recorder (JITFunction.run's own compiles pass by:
+    capture.py records those with their launch)."""
+    import triton
+    import triton.compiler
+    import triton.compiler.compiler as compiler
+
+    original = compiler.compile
+    user_text = _read(user_file)
+
+    def compile(src: Any, target_: Any = None, options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        if "target" in kwargs:
+            target_ = kwargs.pop("target")
+        if LAUNCH_LOG.in_jit:
+            return original(src, target_, options, *args, **kwargs)
+        started = time.perf_counter()
+        kernel = original(src, target_, options, *args, **kwargs)
+        fn = getattr(src, "fn", None)
+        if fn is not None and hasattr(fn, "params"):
+            key, record = _record(kernel, fn, target, user_file, user_text, time.perf_counter() - started)
+            send_kernel(key, record)
+        return kernel
+
+    compiler.compile = compile
+    triton.compiler.compile = compile
+    triton.compile = compile
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _record(
+    kernel: Any, fn: Any, target: Target, user_file: str, user_text: str, elapsed: float
+) -> tuple[str, CompiledKernel]:
+    current = inductor_capture.compiling()
+    config = config_of(current.config, current.index) if current else None
+    record = kernel_record(kernel, fn, target, config=config, compile_time_s=elapsed)
+    record = replace(record, launch=_unlaunched(kernel, fn))
+    record = _aliased(record, fn, user_file, user_text)
+    h = record.metadata.hash if record.metadata else None
+    key = f"{h}/{config.index if config else '-'}"
+    if current is not None:
+        INDUCTOR_KEYS[(id(current.autotuner), id(current.config))] = (key, current.config)
+    return key, record
+
+
+def _unlaunched(kernel: Any, fn: Any) -> Launch:
+    """A launch record without a grid yet (the first launch sets it): the arguments as
+    the signature types them, the constexprs as compiled."""
+    src = kernel.src
+    names = [p.name for p in fn.params]
+    constants = {
+        names[k[0]] if isinstance(k, tuple) and k and k[0] < len(names) else str(k): jsonable_value(v)
+        for k, v in getattr(src, "constants", {}).items()
+    }
+    args = []
+    for name, ty in getattr(src, "signature", {}).items():
+        ty = str(ty)
+        if ty == "constexpr":
+            args.append(LaunchArg(name, "constexpr", value=constants.get(name)))
+        elif ty.startswith("*"):
+            args.append(LaunchArg(name, "tensor", dtype=ty[1:]))
+        else:
+            args.append(LaunchArg(name, "int" if ty.startswith(("i", "u")) else "float", dtype=ty))
+    md = kernel.metadata
+    return Launch(
+        grid=(0, 0, 0),
+        args=tuple(args),
+        constexprs=constants,
+        num_warps=int(md.num_warps),
+        num_stages=int(md.num_stages),
+        warmup=True,
+    )
+
+
+def _aliased(record: CompiledKernel, fn: Any, user_file: str, user_text: str) -> CompiledKernel:
+    """The record pointed at the user's file where the kernel's generated module is a
+    string in it (an Inductor output_code.py): lines of the generated file are lines of
+    that string, `offset` lines further down."""
+    generated = record.source_file
+    if not generated or not user_text or os.path.realpath(generated) == os.path.realpath(user_file):
+        return record
+    text = _read(generated)
+    start = user_text.find(text) if len(text) > 40 else -1
+    if start < 0:
+        return record
+    offset = user_text.count("\n", 0, start)
+    line = record.source_line + offset if record.source_line else None
+    return replace(record, source_file=user_file, source_line=line, source_alias={generated: offset})
+
+
+def chosen_message(autotuner: Any, config: Any) -> dict | None:
+    """The `chosen` message for the config Inductor's autotuner settled on."""
+    found = INDUCTOR_KEYS.get((id(autotuner), id(config)))
+    return {"type": "chosen", "key": found[0], "note": INDUCTOR_CHOICE} if found else None

@@ -1,0 +1,274 @@
+"""PyTorch Inductor's runtime under capture: its kernels compile and launch as on a GPU.
+
+Inductor does not launch through `JITFunction.run`. The module it generates (what
+`torch.compile` loads, and what `TORCH_LOGS=output_code` prints as `output_code.py`)
+compiles each kernel with its `CachingAutotuner`, which calls `triton.compile` once per
+config, benchmarks the configs on the first call and launches the fastest through the
+compiled kernel's own launcher. Under capture:
+
+- every compile is recorded (capture.py's `triton.compile` hook) with the config it is
+  of: `compiling()` says which autotuner and config is being compiled;
+- the benchmark times nothing, so every config ties and Inductor keeps its first, as
+  Triton's autotuner does under capture; the launched config's record says so;
+- the generated module's allocations (`empty_strided_cuda`, `reinterpret_tensor`,
+  `copy_if_misaligned`, C++ functions of torch._C._dynamo.guards that would touch a
+  GPU) are done in Python, so they make capture tensors;
+- Triton's driver stays the capture driver (Inductor's kernel modules switch the active
+  driver to the GPU's when they load), Inductor's static CUDA launcher is off (it loads
+  cubins through the CUDA driver), CUDA graphs are off, and Inductor compiles in this
+  process (TORCHINDUCTOR_COMPILE_THREADS=1, set by the runner: a compile worker pool
+  would compile the kernels where capture does not see them);
+- its per-kernel autotune cache is neither read nor written.
+Nothing kx changes is a setting Inductor writes into the kernels it generates
+(`inductor_meta`): their text, and so their module's name and the PTX's debug paths,
+are the real run's.
+
+Runs only inside the capture worker; the patches wait until Inductor's modules are
+imported (kx_core.compile.import_hooks), so a file without Inductor pays nothing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from kx_core.compile.import_hooks import after_import
+
+
+@dataclass(frozen=True)
+class InductorCompile:
+    """The autotuner config a `triton.compile` call inside Inductor is compiling."""
+
+    autotuner: Any  # Inductor's CachingAutotuner
+    config: Any  # the triton.Config
+    index: int  # its position in the autotuner's configs
+
+
+class _Current(threading.local):
+    compile: InductorCompile | None = None
+
+
+_CURRENT = _Current()
+
+
+def compiling() -> InductorCompile | None:
+    """The Inductor config being compiled on this thread, if any."""
+    return _CURRENT.compile
+
+
+def install(on_chosen: Callable[[Any, Any], None]) -> None:
+    """Patch Inductor's runtime as its modules load. `on_chosen(autotuner, config)` is
+    called when Inductor's autotuner settles on a config without timing it."""
+    import torch
+
+    _python_allocations(torch)
+    after_import("torch._inductor.runtime.triton_helpers", _keep_capture_driver)
+    after_import("torch._inductor.runtime.triton_heuristics", lambda m: _autotuner(m, on_chosen))
+    after_import("torch._inductor.runtime.benchmarking", _untimed_benchmarks)
+    after_import("torch._inductor.config", _configure)
+    after_import("torch._inductor.runtime.autotune_cache", _no_autotune_cache)
+
+
+def _python_allocations(torch: Any) -> None:
+    """The wrapper's allocation helpers as Python calls the capture device answers."""
+    guards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
+    if guards is None:
+        return
+
+    def empty_strided_gpu(size: Any, stride: Any, dtype: Any) -> Any:
+        return torch.empty_strided(size, stride, dtype=dtype, device=torch.device("cuda", 0))
+
+    def reinterpret_tensor(base: Any, size: Any, stride: Any, offset_increment: int = 0) -> Any:
+        return torch.as_strided(base, size, stride, base.storage_offset() + offset_increment)
+
+    def copy_if_misaligned(t: Any) -> Any:
+        # Inductor's kernels assume 16-byte aligned inputs; a misaligned one is cloned
+        return t.clone() if t.data_ptr() % 16 else t
+
+    for name in ("_empty_strided_cuda", "_empty_strided_xpu"):
+        if hasattr(guards, name):
+            setattr(guards, name, empty_strided_gpu)
+    if hasattr(guards, "_reinterpret_tensor"):
+        guards._reinterpret_tensor = reinterpret_tensor
+    if hasattr(guards, "copy_if_misaligned"):
+        guards.copy_if_misaligned = copy_if_misaligned
+
+
+def _keep_capture_driver(module: Any) -> None:
+    module.set_driver_to_gpu = lambda: None
+
+
+def _configure(config: Any) -> None:
+    config.compile_threads = 1
+    if hasattr(config, "use_static_cuda_launcher"):
+        config.use_static_cuda_launcher = False
+    triton_config = getattr(config, "triton", None)
+    if triton_config is not None and hasattr(triton_config, "cudagraphs"):
+        triton_config.cudagraphs = False
+
+
+def _no_autotune_cache(module: Any) -> None:
+    """Inductor keeps each kernel's fastest config in a `.best_config` file beside it:
+    a capture must neither read one (a cold run compiles every config) nor write its
+    untimed choice there (the user's next real run would launch it)."""
+    cache = getattr(module, "AutotuneCache", None)
+    if cache is not None and hasattr(cache, "create"):
+        cache.create = staticmethod(lambda *args, **kwargs: None)
+
+
+def _untimed_benchmarks(module: Any) -> None:
+    """Inductor's benchmarker: the benchmarked call runs once (its launches are
+    captured, as a real benchmark's are) and takes 1.0 ms, whatever it is."""
+
+    def benchmark_gpu(fn: Callable[[], Any], *args: Any, **kwargs: Any) -> float:
+        fn()
+        return 1.0
+
+    def benchmark(fn: Callable[..., Any], fn_args: Any = (), fn_kwargs: Any = None, **kwargs: Any) -> float:
+        fn(*(fn_args or ()), **(fn_kwargs or {}))
+        return 1.0
+
+    benchmarker = getattr(module, "benchmarker", None)
+    if benchmarker is not None:
+        benchmarker.benchmark_gpu = benchmark_gpu
+        benchmarker.benchmark = benchmark
+
+
+def _autotuner(module: Any, on_chosen: Callable[[Any, Any], None]) -> None:
+    tuner = getattr(module, "CachingAutotuner", None)
+    if tuner is None:
+        return
+    precompile_config = tuner._precompile_config
+
+    def _precompile_config(self: Any, cfg: Any, *args: Any, **kwargs: Any) -> Any:
+        index = next((i for i, c in enumerate(self.configs) if c is cfg), 0)
+        saved, _CURRENT.compile = _CURRENT.compile, InductorCompile(self, cfg, index)
+        try:
+            return precompile_config(self, cfg, *args, **kwargs)
+        finally:
+            _CURRENT.compile = saved
+
+    tuner._precompile_config = _precompile_config
+    if hasattr(tuner, "autotune_to_one_config"):
+        autotune = tuner.autotune_to_one_config
+
+        def autotune_to_one_config(self: Any, *args: Any, **kwargs: Any) -> Any:
+            out = autotune(self, *args, **kwargs)
+            if len(getattr(self, "launchers", ())) == 1:
+                on_chosen(self, self.launchers[0].config)
+            return out
+
+        tuner.autotune_to_one_config = autotune_to_one_config
+
+
+# ----------------------------------------------------------------- torch.compile
+
+# What the not-captured diagnostic says when Inductor failed under capture where a real
+# run compiles (the frame runs eagerly, so the file goes on; its kernels are not shown).
+NOT_CAPTURED = "torch.compile of {name} could not compile under capture{why}: it ran eagerly, so its Inductor kernels are not shown"
+# Example: "WON'T CONVERT forward /home/u/model.py line 12 \ndue to: ..."
+_WONT_CONVERT_RE = re.compile(r"WON'T CONVERT (\S+) (.+?) line (\d+)")
+
+
+def install_torch_compile(on_not_captured: Callable[[str, str, int | None], None]) -> None:
+    """torch.compile as on a GPU: dynamo traces the call with fake tensors that are the
+    GPU's (a capture tensor is a meta tensor; its fake is on cuda:0, as a real run's
+    input's is) and Inductor generates, compiles and launches its kernels (`install`).
+    Where Inductor fails under capture, the frame runs eagerly (dynamo's own fallback) and
+    `on_not_captured(message, file, line)` reports it."""
+    import torch
+
+    real_compile = torch.compile
+
+    def compile(*args: Any, **kwargs: Any) -> Any:
+        _prepare_dynamo(torch, on_not_captured)
+        return real_compile(*args, **kwargs)
+
+    torch.compile = compile
+    after_import("torch._subclasses.fake_tensor", _gpu_fakes_of_capture_tensors)
+
+
+def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None], None]) -> None:
+    if getattr(_prepare_dynamo, "done", False):
+        return
+    _prepare_dynamo.done = True
+    # A real run's default device is the CPU: traced code that makes a tensor without a
+    # device makes a CPU tensor (the capture's default, meta, would put it beside GPU fakes)
+    torch.set_default_device(None)
+    dynamo_config = importlib.import_module("torch._dynamo.config")
+    dynamo_config.suppress_errors = True
+    logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
+
+
+class _NotConvertedHandler(logging.Handler):
+    """Turns dynamo's "WON'T CONVERT" warning (an Inductor failure it suppressed) into a
+    not-captured report at the frame's line."""
+
+    def __init__(self, report: Callable[[str, str, int | None], None]) -> None:
+        super().__init__(logging.WARNING)
+        self.report = report
+
+    def emit(self, record: logging.LogRecord) -> None:
+        text = record.getMessage()
+        m = _WONT_CONVERT_RE.search(text)
+        if m is None:
+            return
+        # Example: "RuntimeError: Found no NVIDIA driver on your system. ..."
+        errors = re.findall(r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception)): (.+)$", text, re.MULTILINE)
+        cause = f"{errors[-1][0]}: {errors[-1][1]}"[:300] if errors else ""
+        why = ""
+        if "hasPrimaryContext" in text:
+            why = (
+                " without a GPU (tracing its backward needs a CUDA device here: PyTorch's "
+                "autograd engine asks the CUDA runtime)"
+            )
+        elif cause:
+            why = f" ({cause})"
+        self.report(NOT_CAPTURED.format(name=m.group(1), why=why), m.group(2), int(m.group(3)))
+
+
+class _Converting(threading.local):
+    depth = 0
+
+
+_CONVERTING = _Converting()
+
+
+def _gpu_fakes_of_capture_tensors(module: Any) -> None:
+    """A capture tensor is a meta tensor standing for a GPU tensor: the fake that
+    torch.compile makes of it (FakeTensorConverter.from_real_tensor) is on cuda:0, so
+    dynamo and Inductor trace and generate what they would for the GPU tensor."""
+    import torch
+
+    converter = module.FakeTensorConverter
+    fake_tensor = module.FakeTensor
+    from_real_tensor = converter.from_real_tensor
+    new = fake_tensor.__new__
+    gpu = torch.device("cuda", 0)
+
+    def converting(self: Any, fake_mode: Any, t: Any, *args: Any, **kwargs: Any) -> Any:
+        _CONVERTING.depth += 1
+        try:
+            return from_real_tensor(self, fake_mode, t, *args, **kwargs)
+        finally:
+            _CONVERTING.depth -= 1
+
+    def meta(value: Any) -> bool:
+        return isinstance(value, torch.device) and value.type == "meta"
+
+    def fake_new(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        if _CONVERTING.depth:
+            args = tuple(gpu if meta(a) else a for a in args)
+            kwargs = {k: gpu if meta(v) else v for k, v in kwargs.items()}
+        return new(cls, *args, **kwargs)
+
+    converter.from_real_tensor = converting
+    fake_tensor.__new__ = staticmethod(fake_new)
+    # FakeTensorMode keeps `torch.tensor(..., device="cuda")` and device guards off the CUDA
+    # runtime only where it sees no GPU; the capture device says it has one
+    module.FakeTensorMode.avoid_device_init = property(lambda self: True)
