@@ -6,7 +6,9 @@ Triton compiled (name, constexprs, warps, stages, signature) or failed to compil
 
 Each file runs as `python FILE` would, in a child process of its own with a scratch
 folder as its working directory, and `triton.compiler.compile` wrapped to log what it
-compiles (every autotune config, warmup and direct launches alike). By default
+compiles (every autotune config, warmup and direct launches alike, and Inductor's
+kernels: TORCHINDUCTOR_COMPILE_THREADS=1 keeps its compiles in the process), with each
+compile's Triton hash and the sha256 of its PTX (kx's capture must give both). By default
 `triton.testing.do_bench` calls the benchmarked function once and returns 1.0 ms: every
 kernel a benchmark or an autotuner launches is still compiled, in a fraction of the time
 (the set of compiled kernels does not depend on timings); --real-timing keeps it. Writes
@@ -24,7 +26,7 @@ import sys
 import time
 
 _CHILD = r"""
-import json, os, runpy, sys, traceback
+import hashlib, json, os, runpy, sys, traceback
 import triton
 import triton.compiler as tc
 
@@ -64,8 +66,11 @@ def compile(src, target=None, options=None, *args, **kwargs):
         log.append(entry)
         raise
     md = kernel.metadata
+    ptx = kernel.asm.get("ptx") if hasattr(kernel, "asm") else None
     entry.update(status="compiled", num_warps=int(md.num_warps), num_stages=int(md.num_stages),
-                 shared=int(md.shared))
+                 shared=int(md.shared), maxnreg=getattr(md, "maxnreg", None),
+                 hash=getattr(md, "hash", None) or getattr(kernel, "hash", None),
+                 ptx_sha256=hashlib.sha256(ptx.encode()).hexdigest() if isinstance(ptx, str) else None)
     log.append(entry)
     return kernel
 
@@ -117,7 +122,16 @@ def record(
     out = os.path.abspath(os.path.join(out_dir, f"{name}.json"))
     scratch = os.path.join(out_dir, "scratch", name)
     os.makedirs(scratch, exist_ok=True)
-    env = dict(os.environ, MPLBACKEND="Agg", KX_FAST_TIMING="1" if fast else "0")
+    # Inductor compiles in this process, where the wrapper above sees it (its worker pool
+    # would compile elsewhere), and from scratch (a graph-cache hit compiles nothing)
+    env = dict(
+        os.environ,
+        MPLBACKEND="Agg",
+        KX_FAST_TIMING="1" if fast else "0",
+        TORCHINDUCTOR_COMPILE_THREADS="1",
+        TORCHINDUCTOR_FX_GRAPH_CACHE="0",
+        TORCHINDUCTOR_AUTOGRAD_CACHE="0",
+    )
     paths = [*map(os.path.abspath, pythonpath), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     started = time.perf_counter()

@@ -1,6 +1,7 @@
 """kx on the public-file corpus, as a user runs it, against what real runs compiled.
 
     python benchmarks/real_files/measure.py [--only ID,...] [--extra-site DIR] [--timeout 600] [--python PY]
+        [--manifest benchmarks/real_files/manifest_pytorch.json --ground DIR/all.json]
 
 For each manifest entry: `kx compile RUN --target cuda:90 --gpu h200` (the GPU the ground
 truth was recorded on), with the entry's PYTHONPATH and --extra-site (the packages a
@@ -9,7 +10,9 @@ the distinct compiles (kernel, constexprs, signature, warps, stages) are compare
 ground_h200.json (scripts/record_real_runs.py on the H200). Prints a Markdown table and
 writes measure.json. Upstream files come from .realfiles/ (extract.py rebuilds it).
 --python runs the files with another interpreter (kx compile --python): one with the
-ground truth's Triton (3.6) compares like for like.
+ground truth's Triton (3.6) compares like for like. Where the ground truth has each
+compile's Triton hash and PTX digest (record_real_runs.py records both), the matched
+compiles are compared on those too.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
-from kx_core.compile.real_runs import compare  # noqa: E402
+from kx_core.compile.real_runs import compare, identity  # noqa: E402
 
 
 def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python: str | None) -> dict:
@@ -46,7 +49,8 @@ def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python:
     result = compile_file(request, use_cache=False)
     seconds = time.perf_counter() - started
     c = compare(ground, list(result.kernels))
-    stops = [d for d in result.diagnostics if d.fatal or d.kind == "runtime"]
+    same = identity(ground, list(result.kernels))
+    stops = [d for d in result.diagnostics if d.fatal or d.kind in ("runtime", "not-captured")]
     return {
         "id": entry["id"],
         "real": len(c.real),
@@ -62,6 +66,12 @@ def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python:
         "stop": f"{stops[0].kind} line {stops[0].line}: {stops[0].message[:90]}" if stops else "",
         "real_status": ground["status"][:60],
         "triton": result.triton_version,
+        "matched": same.matched,
+        "with_hash": same.with_hash,
+        "same_hash": same.same_hash,
+        "with_ptx": same.with_ptx,
+        "same_ptx": same.same_ptx,
+        "differing": [list(map(str, d)) for d in same.differing],
     }
 
 
@@ -72,9 +82,11 @@ def main() -> int:
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=str(HERE / "measure.json"))
     ap.add_argument("--python", help="the interpreter that runs the files (default: this one)")
+    ap.add_argument("--manifest", default=str(HERE / "manifest.json"))
+    ap.add_argument("--ground", default=str(HERE / "ground_h200.json"), help="record_real_runs.py's all.json")
     args = ap.parse_args()
-    manifest = json.loads((HERE / "manifest.json").read_text())
-    ground = json.loads((HERE / "ground_h200.json").read_text())
+    manifest = json.loads(Path(args.manifest).read_text())
+    ground = json.loads(Path(args.ground).read_text())
     only = {x for x in args.only.split(",") if x}
     rows = []
     for e in manifest:
@@ -96,6 +108,13 @@ def main() -> int:
         )
     done = sum(r["complete"] for r in rows)
     print(f"\ncomplete: {done} of {len(rows)} ({100 * done / max(len(rows), 1):.0f}%)")
+    hashes = sum(r["with_hash"] for r in rows)
+    ptxs = sum(r["with_ptx"] for r in rows)
+    if hashes or ptxs:
+        print(
+            f"matched compiles with the real run's Triton hash: {sum(r['same_hash'] for r in rows)} of {hashes}; "
+            f"with its PTX byte for byte: {sum(r['same_ptx'] for r in rows)} of {ptxs}"
+        )
     return 0
 
 

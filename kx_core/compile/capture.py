@@ -171,7 +171,10 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
 
 
 def _on_not_captured(message: str, file: str, line: int | None) -> None:
-    STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
+    # only the file's own frames (and its libraries'): dynamo also reports frames of
+    # torch and of kx's capture device that run under the frame it gave up on
+    if not LEDGER.inside_libraries_file(file):
+        STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
 
 
 def _on_inductor_choice(autotuner: Any, config: Any) -> None:

@@ -134,6 +134,7 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     from triton.backends.compiler import GPUTarget
     from triton.compiler import ASTSource, make_backend
 
+    from kx_core.compile.direct_compiles import not_recorded
     from kx_core.compile.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
     from kx_core.compile.kernel_record import kernel_record
 
@@ -175,7 +176,7 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     state.progress(f"compiling {request.kernel} from its signature")
     start = time.perf_counter()
     try:
-        with pass_dumps(state.passes) as dumps:
+        with pass_dumps(state.passes) as dumps, not_recorded():
             kernel = triton.compile(
                 ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options
             )

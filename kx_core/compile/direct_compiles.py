@@ -16,9 +16,11 @@ Runs only inside the capture worker; capture.py passes its state's `send_kernel`
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -26,6 +28,25 @@ from kx_core.compile import inductor_capture
 from kx_core.compile.capture_driver import LAUNCH_LOG
 from kx_core.compile.kernel_record import config_of, jsonable_value, kernel_record
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
+
+
+class _KxCompiling(threading.local):
+    depth = 0
+
+
+_KX = _KxCompiling()
+
+
+@contextlib.contextmanager
+def not_recorded() -> Iterator[None]:
+    """kx's own triton.compile calls (its warm-up, direct mode, a replay) are not the
+    file's: they record their kernels themselves, or none."""
+    _KX.depth += 1
+    try:
+        yield
+    finally:
+        _KX.depth -= 1
+
 
 # (id of Inductor's autotuner, id of the config) -> (record key, the config: kept alive,
 # so its id is not reused), for the launched-config note (Inductor drops its config list
@@ -51,7 +72,7 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
     def compile(src: Any, target_: Any = None, options: Any = None, *args: Any, **kwargs: Any) -> Any:
         if "target" in kwargs:
             target_ = kwargs.pop("target")
-        if LAUNCH_LOG.in_jit:
+        if LAUNCH_LOG.in_jit or _KX.depth:
             return original(src, target_, options, *args, **kwargs)
         started = time.perf_counter()
         kernel = original(src, target_, options, *args, **kwargs)

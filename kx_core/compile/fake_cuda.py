@@ -155,9 +155,31 @@ def _fake_generators(torch: Any) -> None:
     saves and restores the state around a trace)."""
     import torch.cuda.random as cuda_random
 
-    generator = torch.Generator()
-    generator.manual_seed(0)
+    class CaptureGenerator(torch.Generator):
+        """The GPU's default generator: seeded as the GPU's is (torch.manual_seed seeds it;
+        unseeded, it has the default seed), with the philox offset a CUDA generator keeps
+        (libraries read it and pass seed and offset to their dropout kernels)."""
+
+        _offset = 0
+
+        def get_offset(self) -> int:
+            return self._offset
+
+        def set_offset(self, offset: int) -> None:
+            self._offset = int(offset)
+
+        def graphsafe_get_state(self) -> Any:
+            return self
+
+        def graphsafe_set_state(self, state: Any) -> None:
+            return None
+
+    generator = CaptureGenerator()
     torch.cuda.default_generators = (generator,)
+
+    def manual_seed(seed: int) -> None:
+        generator.manual_seed(int(seed))
+        generator.set_offset(0)
 
     def get_rng_state(device: Any = "cuda") -> Any:
         return generator.get_state()
@@ -171,6 +193,8 @@ def _fake_generators(torch: Any) -> None:
         module.get_rng_state_all = lambda: [generator.get_state()]
         module.set_rng_state_all = lambda states: None
         module.initial_seed = generator.initial_seed
+        module.manual_seed = module.manual_seed_all = manual_seed
+        module.seed = module.seed_all = lambda: generator.seed()
 
 
 def _fake_accelerator(torch: Any) -> None:
@@ -238,7 +262,7 @@ def _actions() -> dict[str, Any]:
     """torch.cuda's actions on the device: each does nothing, streams are one fake."""
     stream = FakeStream()
     nothing = (
-        "init set_device synchronize empty_cache manual_seed manual_seed_all seed seed_all "
+        "init set_device synchronize empty_cache "
         "reset_peak_memory_stats reset_max_memory_allocated reset_accumulated_memory_stats "
         "set_per_process_memory_fraction set_stream set_sync_debug_mode _set_stream_by_id"
     ).split()

@@ -93,9 +93,12 @@ class Ledger:
 
     def inside_libraries(self, frame: Any) -> bool:
         """Whether `frame` is torch's, triton's, kx's or the standard library's code."""
+        return self.inside_libraries_file(frame.f_code.co_filename)
+
+    def inside_libraries_file(self, name: str) -> bool:
+        """Whether the file `name` is torch's, triton's, kx's or the standard library's."""
         if self._skip is None:
             self._skip = _skipped_dirs()
-        name = frame.f_code.co_filename
         return name.startswith("<") or real_path(name).startswith(self._skip) or is_engine_file(name)
 
     def use(self, what: str, value: Any) -> Any:

@@ -8,6 +8,7 @@ measurement can say whether kx shows everything the real run compiled.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections import Counter
 from dataclasses import dataclass
@@ -21,13 +22,15 @@ def _canon(value: Any) -> str:
 
 
 def recorded_key(c: dict) -> tuple:
-    """The identity of one compile in a real run's record."""
+    """The identity of one compile in a real run's record: kernel, constexprs (integer
+    arguments specialised to 1 among them), signature, warps, stages, maxnreg."""
     return (
         c["kernel"],
         _canon(c.get("constexprs") or {}),
         _canon(c.get("signature") or {}),
         c.get("num_warps"),
         c.get("num_stages"),
+        c.get("maxnreg"),
     )
 
 
@@ -42,6 +45,7 @@ def captured_key(k: CompiledKernel) -> tuple | None:
         _canon(spec.signature),
         k.metadata.num_warps,
         k.metadata.num_stages,
+        k.metadata.extra.get("maxnreg"),
     )
 
 
@@ -78,3 +82,53 @@ def compare(record: dict, kernels: list[CompiledKernel]) -> Comparison:
     real_failures = Counter(key[0] for key in distinct_failed)
     captured_failures = Counter(k.name for k in kernels if k.status == "failed")
     return Comparison(real, captured, real_failures, captured_failures)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """For the compiles both runs made (by key): how many have the real run's Triton hash
+    and how many its PTX byte for byte (of those the real record has a hash / PTX for)."""
+
+    matched: int
+    with_hash: int
+    same_hash: int
+    with_ptx: int
+    same_ptx: int
+    differing: tuple[tuple, ...] = ()  # (key, what differs) of the first few
+
+
+def ptx_sha256(k: CompiledKernel) -> str | None:
+    ptx = k.stages.get("ptx")
+    return hashlib.sha256(ptx.encode()).hexdigest() if ptx else None
+
+
+def identity(record: dict, kernels: list[CompiledKernel]) -> Identity:
+    """Compare each compile of the real run with kx's compile of the same key."""
+    real: dict[tuple, dict] = {}
+    for c in record["compiles"]:
+        if c["status"] == "compiled":
+            real.setdefault(recorded_key(c), c)
+    ours: dict[tuple, CompiledKernel] = {}
+    for k in kernels:
+        if k.status in ("compiled", "pruned") and (key := captured_key(k)) is not None:
+            ours.setdefault(key, k)
+    matched = with_hash = same_hash = with_ptx = same_ptx = 0
+    differing = []
+    for key, c in real.items():
+        k = ours.get(key)
+        if k is None:
+            continue
+        matched += 1
+        if c.get("hash"):
+            with_hash += 1
+            if k.metadata and k.metadata.hash == c["hash"]:
+                same_hash += 1
+            elif len(differing) < 5:
+                differing.append((key, "hash"))
+        if c.get("ptx_sha256"):
+            with_ptx += 1
+            if ptx_sha256(k) == c["ptx_sha256"]:
+                same_ptx += 1
+            elif len(differing) < 5:
+                differing.append((key, "ptx"))
+    return Identity(matched, with_hash, same_hash, with_ptx, same_ptx, tuple(differing))

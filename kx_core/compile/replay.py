@@ -43,7 +43,10 @@ def replay(fn: Any, spec: Specialization, target: Any) -> Any:
     attrs = {_path_key(names, k): [tuple(a) for a in v] for k, v in spec.attrs.items()}
     options = {k: v for k, v in spec.options.items() if v is not None}
     source = ASTSource(fn, dict(spec.signature), constexprs, attrs)
-    return triton.compile(source, target=target, options=options)
+    from kx_core.compile.direct_compiles import not_recorded
+
+    with not_recorded():
+        return triton.compile(source, target=target, options=options)
 
 
 def replay_record(state: Any, namespace: dict, original: CompiledKernel) -> None:

@@ -111,15 +111,11 @@ def test_nvidia_smi_answers_as_the_capture_gpu(tmp_path):
     assert r.ok and blocks(r) == [256], r.diagnostics
 
 
-def test_torch_compile_is_eager_and_benchmarks_launch_their_kernels(tmp_path):
+def test_benchmarks_launch_their_kernels(tmp_path):
     r = run(
         tmp_path,
         """
-        @torch.compile
-        def twice(x):
-            return x * 2
-
-        x = twice(torch.randn(4096, device="cuda"))
+        x = torch.randn(4096, device="cuda")
         ms = triton.testing.do_bench(lambda: launch(x, block=128))
         quantiles = triton.testing.do_bench(lambda: launch(x, block=64), quantiles=[0.5, 0.2, 0.8])
         assert ms > 0 and len(quantiles) == 3
