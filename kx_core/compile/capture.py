@@ -170,6 +170,15 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
     )
 
 
+def _kernel_wrote(arguments: tuple) -> None:
+    """A launched kernel may write any tensor it was given: their known data is stale."""
+    from kx_core.compile import known_values
+
+    for a in arguments:
+        if getattr(a, "is_meta", False):
+            known_values.written(a)
+
+
 def _on_not_captured(message: str, file: str, line: int | None) -> None:
     # only the file's own frames (and its libraries'): dynamo also reports frames of
     # torch and of kx's capture device that run under the frame it gave up on
@@ -675,6 +684,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     LEDGER.stop_at_data = request.stop_at_data
     LEDGER.on_use = _placeholder_diagnostic
     LAUNCH_LOG.on_direct_launch = _direct_launch
+    LAUNCH_LOG.on_arguments = _kernel_wrote
     driver.set_active(make_capture_driver(target, STATE.report))
     fake_torch.install(STATE.report)
     fake_torch.patch_triton_testing()

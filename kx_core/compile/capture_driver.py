@@ -25,6 +25,7 @@ class LaunchLog(threading.local):
     grid: tuple[int, int, int] | None = None
     in_jit: bool = False
     on_direct_launch: Any = None  # callable(kernel hash, grid)
+    on_arguments: Any = None  # callable(the launch's arguments): the kernel may write them
 
 
 LAUNCH_LOG = LaunchLog()
@@ -42,6 +43,8 @@ class CaptureLauncher:
         LAUNCH_LOG.grid = grid
         if not LAUNCH_LOG.in_jit and LAUNCH_LOG.on_direct_launch is not None:
             LAUNCH_LOG.on_direct_launch(self.hash, grid)
+        if LAUNCH_LOG.on_arguments is not None:
+            LAUNCH_LOG.on_arguments(rest)
 
 
 class CaptureUtils:

@@ -28,7 +28,14 @@ import os
 import sys
 from typing import Any
 
-from kx_core.compile import aten_layouts, deferred_dynamo, fake_cuda, placeholders, torch_library
+from kx_core.compile import (
+    aten_layouts,
+    deferred_dynamo,
+    fake_cuda,
+    known_values,
+    placeholders,
+    torch_library,
+)
 from kx_core.compile.capture_device import DeviceReport
 from kx_core.compile.placeholders import LEDGER
 
@@ -71,6 +78,7 @@ def install(report: DeviceReport) -> list[Any]:
     torch.set_default_device(rules.meta)
     device_mode = MetaDeviceMode()
     device_mode.__enter__()
+    torch_library.CAPTURE_MODE = device_mode
     _mode_in_backward(device_mode)
     return [device_mode]
 
@@ -84,6 +92,7 @@ class _MetaRules:
         self.gpu_device = torch.device("cuda", 0)
         self.torch_dir = os.path.join(os.path.dirname(os.path.realpath(torch.__file__)), "")
         self._pointwise: dict[str, bool] = {}
+        self.values = known_values.Values(torch)
         self.like_factories = {
             torch.empty_like,
             torch.zeros_like,
@@ -115,7 +124,8 @@ class _MetaRules:
         if name == "get_device" and getattr(first, "is_meta", False):
             return 0
         if name in ("allclose", "equal"):
-            return LEDGER.use(f"torch.{name}", True)
+            known = self.computed_exactly(func, args, kwargs)
+            return known[0] if known else LEDGER.use(f"torch.{name}", True)
         handled, value = _read_data(torch, name, args, kwargs)
         if handled:
             return value
@@ -129,11 +139,16 @@ class _MetaRules:
                 and kwargs.get("layout") is None
                 and preserve
             ):
-                return placeholders.propagate(name, args, kwargs, self.meta_like(first, kwargs, name))
+                out = self.meta_like(first, kwargs, name)
+                self.values.after_like(func, name, first, args, kwargs, out)
+                return placeholders.propagate(name, args, kwargs, out)
         if name in ("as_strided", "as_strided_") and getattr(first, "is_meta", False):
             _check_as_strided(first, args, kwargs)
         if name == "cuda" and isinstance(first, torch.Tensor):
-            return first.to(self.meta)
+            out = first.to(self.meta)
+            if not first.is_meta and first.numel() <= known_values.LIMIT:
+                known_values.attach(out, first.detach().clone(), exact=True)
+            return out
         if name in ("to", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
             args = tuple(self.to_meta(a) if isinstance(a, (str, torch.device)) else a for a in args)
         if name in ("cat", "concat", "concatenate") and args:
@@ -144,6 +159,7 @@ class _MetaRules:
             if name == "copy_" or self.is_pointwise(name[:-1]):
                 _check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_")
         out = func(*args, **kwargs)
+        self.values.after(func, name, args, kwargs, out)
         if (
             getattr(out, "is_meta", False)
             and self.is_pointwise(name)
@@ -152,6 +168,17 @@ class _MetaRules:
         ):
             out = self.iterator_layout(out, args, kwargs)
         return placeholders.propagate(name, args, kwargs, out)
+
+    def computed_exactly(self, func: Any, args: tuple, kwargs: dict) -> tuple[Any] | None:
+        """(func's real result,) when every capture tensor among the arguments has exact
+        known data (known_values), else None."""
+        exact = [True]
+        try:
+            cpu_args = self.values._to_cpu(args, exact)
+            cpu_kwargs = {k: self.values._to_cpu(v, exact) for k, v in kwargs.items()}
+        except LookupError:
+            return None
+        return (func(*cpu_args, **cpu_kwargs),) if exact[0] else None
 
     def is_pointwise(self, name: str) -> bool:
         """An elementwise op ATen runs through TensorIterator (tagged pointwise), by the
@@ -324,6 +351,9 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
     x = args[0] if args else None
     if not getattr(x, "is_meta", False):
         return False, None
+    known = known_values.value_of(x) if name in _READS else None
+    if known is not None:
+        return True, _read_known(torch, name, args, kwargs, *known)
     if name == "item":
         return True, LEDGER.use(".item()", placeholders.element_value(x))
     if name in ("__bool__", "__int__", "__float__", "__index__", "__complex__"):
@@ -346,6 +376,55 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
             dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
             return True, out.to(dtype) if dtype is not None else out
     return False, None
+
+
+_READS = frozenset(
+    {
+        "item",
+        "__bool__",
+        "__int__",
+        "__float__",
+        "__index__",
+        "__complex__",
+        "__format__",
+        "tolist",
+        "numpy",
+        "cpu",
+        "to",
+    }
+)
+
+
+def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, exact: bool) -> Any:
+    """A read of a capture tensor whose data kx knows: the real answer (a sampled value
+    of random data is still a placeholder, with that value)."""
+    x = args[0]
+    if name == "to":
+        target = kwargs.get("device", next((a for a in args[1:] if isinstance(a, (str, torch.device))), None))
+        if target is None or not str(target).startswith("cpu"):
+            return x.to(*args[1:], **kwargs)  # not a read: a copy on the GPU (meta)
+        dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
+        result = value.clone() if dtype is None else value.to(dtype)
+    elif name == "cpu":
+        result = value.clone()
+    elif name == "numpy":
+        result = value.numpy()
+    elif name == "tolist":
+        result = value.tolist()
+    elif name == "__format__":
+        result = format(value.item() if value.numel() == 1 else value, args[1] if len(args) > 1 else "")
+    elif name == "item":
+        result = value.item()
+    else:
+        result = getattr(value, name)()
+    if not exact:
+        shown = (
+            result
+            if isinstance(result, (bool, int, float, str))
+            else f"kx's own sample ({type(result).__name__})"
+        )
+        LEDGER.use(f".{name}() of random data" if name.isalpha() else f"{name}(tensor) of random data", shown)
+    return result
 
 
 def _patch_data_ptr(torch: Any) -> None:

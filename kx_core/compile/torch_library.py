@@ -35,6 +35,20 @@ _GPU_TO_META_KEYS = {"CUDA": "Meta", "AutogradCUDA": "AutogradMeta", "HIP": "Met
 GPU_IMPLS: dict[str, Callable[..., Any]] = {}
 # ops whose Meta kernel is kx's own (a register_fake may replace it)
 KX_META: set[str] = set()
+# The capture's torch function mode (fake_torch sets it). The dispatcher calls an op's
+# kernel inside the mode's handler, where the mode is off: the GPU implementation (the
+# library's Python, which allocates, reads data and launches) runs with it on again.
+CAPTURE_MODE: Any = None
+
+
+def call_gpu_impl(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    import torch
+
+    mode = CAPTURE_MODE
+    if mode is not None and torch._C._len_torch_function_stack() == 0:
+        with mode:
+            return fn(*args, **kwargs)
+    return fn(*args, **kwargs)
 
 
 def qualified_name(library: Any, op_name: Any) -> str:
@@ -68,7 +82,7 @@ def _patch_library_impl(torch: Any) -> None:
             # the op's C++ meta kernel would answer capture tensors: the library's own
             # implementation must (FlagGems' use_gems)
             try:
-                return original(self, op_name, fn, _GPU_TO_META_KEYS[key], *args, **kwargs)
+                return original(self, op_name, _with_mode(fn), _GPU_TO_META_KEYS[key], *args, **kwargs)
             except RuntimeError:
                 # torch refuses some meta registrations (an op without a default
                 # overload, or a composite one): keep the GPU registration for those
@@ -88,9 +102,16 @@ def _patch_library_impl(torch: Any) -> None:
     torch.library.Library.impl = impl
 
 
+def _with_mode(fn: Callable[..., Any]) -> Callable[..., Any]:
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        return call_gpu_impl(fn, args, kwargs)
+
+    return kernel
+
+
 def _calls_gpu_impl(name: str) -> Callable[..., Any]:
     def meta_kernel(*args: Any, **kwargs: Any) -> Any:
-        return GPU_IMPLS[name](*args, **kwargs)
+        return call_gpu_impl(GPU_IMPLS[name], args, kwargs)
 
     return meta_kernel
 
@@ -108,7 +129,7 @@ def _patch_fake_registration() -> None:
 
         def meta_kernel(*args: Any, **kwargs: Any) -> Any:
             real = gpu_impl(qualname)
-            return real(*args, **kwargs) if real is not None else fake(*args, **kwargs)
+            return call_gpu_impl(real, args, kwargs) if real is not None else fake(*args, **kwargs)
 
         return meta_kernel
 
