@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QFrame, QScrollArea, QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTableWidgetItem, QVBoxLayout
 
 from kx_core.compile import CompileResult
 from kx_gui.panes.base import Pane
@@ -60,12 +60,26 @@ class KernelsPane(Pane):
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.hide()
         self.arguments_area = scroll
+        # what the capture did not show: launches it could not capture, kernels the file
+        # imports that nothing launched (the not-captured / not-launched diagnostics)
+        self.notice = QLabel()
+        self.notice.setWordWrap(True)
+        self.notice.setStyleSheet("QLabel { color: #b71c1c; padding: 2px 4px; }")
+        self.notice.hide()
+        layout.addWidget(self.notice)
         layout.addWidget(self.table, 1)
         layout.addWidget(scroll, 1)
         self.table.currentCellChanged.connect(self._row_changed)
         self._filling = False
 
     def set_result(self, result: CompileResult) -> None:
+        lines = [d.short() for d in result.diagnostics if d.kind == "not-captured"]
+        lines += [d.message for d in result.diagnostics if d.kind == "not-launched"]
+        if result.incomplete and not lines:
+            lines.append("the file launched no kernel")
+        self.notice.setText("\n".join(lines))
+        self.notice.setToolTip("\n".join(lines))
+        self.notice.setVisible(bool(lines))
         self._filling = True
         self.table.setRowCount(len(result.kernels))
         for row, k in enumerate(result.kernels):

@@ -1,0 +1,308 @@
+"""Autotuned launches under capture: every config a real run would try is compiled (in
+forked children, `jobs` at a time, after one warm-up compile so they inherit initialised
+LLVM/MLIR), then the launch runs through Triton's own Autotuner.run with kx's choice, so
+the autotuner's state is what a real run leaves (with that choice, which the records and
+every later read of `best_config` say is a guess).
+
+Only the worker imports this module.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from typing import Any
+
+from kx_core.compile import capture_state
+from kx_core.compile.capture_state import CompileFailure, uncompiled_record
+from kx_core.compile.jit_objects import base_jit, compile_diagnostic, pass_dumps
+from kx_core.compile.kernel_record import config_of, jit_name
+from kx_core.compile.launch_hooks import TritonRuns
+from kx_core.compile.placeholders import LEDGER, NeedsRealData
+from kx_core.compile.protocol import ListWriter
+from kx_core.records.results import AutotuneConfig, Diagnostic
+
+
+def on_autotune_run(runs: TritonRuns, tuner: Any, *args, **kwargs) -> Any:
+    """Autotuner.run under capture: compile the configs a real run would try (once per
+    autotune key), then launch the first that compiled."""
+    state = capture_state.STATE
+    configs = list(tuner.configs)
+    if state.config is not None or len(configs) <= 1:
+        if state.config is None and len(configs) == 1:
+            state.config = config_of(configs[0], 0)
+            try:
+                return runs.autotune(tuner, *args, **kwargs)
+            finally:
+                state.config = None
+        return runs.autotune(tuner, *args, **kwargs)
+    tune_key = _autotune_key(tuner, args, kwargs)
+    first = tune_key not in state.autotune_seen
+    if first:
+        tried = _configs_a_real_run_tries(tuner, args, kwargs)
+        state.autotune_seen[tune_key] = _compile_configs(tuner, runs.autotune, args, kwargs, tried)
+    chosen = state.autotune_seen[tune_key]
+    if chosen is None:
+        raise CompileFailure(f"no config of {jit_name(base_jit(tuner))} compiled")
+    # Later launches with the same autotune key run the chosen config, as Triton's
+    # cache does, even where the specialization changed (a constexpr outside the key):
+    # that compile is recorded like any other.
+    index, key = chosen
+    if first:
+        state.writer.send({"type": "chosen", "key": key, "note": AUTOTUNE_CHOICE})
+    state.config, state.first_launch = config_of(configs[index], index), first
+    try:
+        return _run_autotuner_choosing(runs, tuner, configs[index], args, kwargs)
+    finally:
+        state.config, state.first_launch = None, False
+
+
+# What the record of the config a capture launches says of it.
+AUTOTUNE_CHOICE = (
+    "kx launched this config: the first that compiled (a real run times every config and keeps "
+    "the fastest, which a capture cannot time)"
+)
+
+
+def _run_autotuner_choosing(runs: TritonRuns, tuner: Any, chosen: Any, args: tuple, kwargs: dict) -> Any:
+    """Triton's own Autotuner.run, with its benchmark answering that `chosen` is the
+    fastest: the autotuner's cache, best_config and timings end as a real run leaves
+    them (with kx's choice), and the launch goes through Triton's code."""
+
+    def bench(*bench_args: Any, config: Any, **meta: Any) -> list[float]:
+        return [1.0, 1.0, 1.0] if config is chosen else [2.0, 2.0, 2.0]
+
+    had_results = getattr(tuner, "cache_results", False)
+    tuner._bench = bench  # the instance's own attribute hides the method for this call
+    tuner.cache_results = False  # kx's timings never reach Triton's on-disk autotune cache
+    tuner._kx_choice = chosen
+    try:
+        return runs.autotune(tuner, *args, **kwargs)
+    finally:
+        del tuner._bench
+        tuner.cache_results = had_results
+
+
+def watch_best_config() -> None:
+    """`kernel.best_config` read by the file (or a library it calls) after an autotuned
+    launch is kx's guess, not the fastest config a real run would have kept: the read is
+    recorded like a data placeholder, so every kernel captured after it says so."""
+    from triton.runtime.autotuner import Autotuner
+
+    def get(tuner: Any) -> Any:
+        value = tuner.__dict__.get("_kx_best_config")
+        choice = tuner.__dict__.get("_kx_choice")
+        if value is not None and value is choice and not LEDGER.inside_libraries(sys._getframe(1)):
+            index = next((i for i, c in enumerate(tuner.configs) if c is value), 0)
+            LEDGER.use(f"{jit_name(base_jit(tuner))}.best_config", config_of(value, index).label)
+        return value
+
+    def set_(tuner: Any, value: Any) -> None:
+        tuner.__dict__["_kx_best_config"] = value
+
+    Autotuner.best_config = property(get, set_)
+
+
+def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
+    """What Triton's autotuner caches on: the `key` arguments and every tensor dtype."""
+    names = list(getattr(tuner, "arg_names", []))
+    all_args = dict(zip(names, args)) | kwargs
+    key = [repr(all_args.get(k)) for k in getattr(tuner, "keys", [])]
+    key += [str(v.dtype) for v in all_args.values() if hasattr(v, "dtype")]
+    return (id(tuner), tuple(key))
+
+
+def _configs_a_real_run_tries(tuner: Any, args: tuple, kwargs: dict) -> list[int]:
+    """Indices of the configs Triton's autotuner would benchmark for this launch: its
+    prune_configs_by (early_config_prune, perf_model top-k) applied as Autotuner.run
+    applies it. The others are listed as pruned, not compiled, as a real run skips them."""
+    configs = list(tuner.configs)
+    if not (getattr(tuner, "early_config_prune", None) or getattr(tuner, "perf_model", None)):
+        return list(range(len(configs)))
+    tuner.nargs = dict(zip(tuner.arg_names, args))
+    try:
+        kept = tuner.prune_configs(kwargs)
+    except Exception:  # noqa: BLE001 - a pruning function that fails: try them all
+        return list(range(len(configs)))
+    tried = [i for i, c in enumerate(configs) if any(c is k for k in kept)]
+    fn = base_jit(tuner)
+    for i, cfg in enumerate(configs):
+        if i not in tried:
+            config = config_of(cfg, i)
+            record = uncompiled_record(
+                fn,
+                "pruned",
+                "the kernel's prune_configs_by leaves it out for this launch: a real run does not compile it",
+                config,
+            )
+            capture_state.STATE.send_kernel(f"skipped/{record.name}/{i}", record)
+    return tried or list(range(len(configs)))
+
+
+def _compile_configs(
+    tuner: Any, original_run: Any, args: tuple, kwargs: dict, tried: list[int]
+) -> tuple[int, str] | None:
+    """Compile the configs `tried` of an autotuned launch; returns (index, record key)
+    of the first config that compiled, or None. Uses forked children where fork exists."""
+    state = capture_state.STATE
+    configs = list(tuner.configs)
+    name = jit_name(base_jit(tuner))
+    state.progress(f"autotune: compiling {len(tried)} configs of {name}, {state.jobs} at a time")
+    outcomes: dict[int, list[dict]] = {}
+    started = time.perf_counter()
+    if hasattr(os, "fork") and state.jobs > 1:
+        _warm_up_once()
+        outcomes = _fork_configs(tuner, original_run, args, kwargs, [(i, configs[i]) for i in tried])
+    else:
+        for i in tried:
+            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, configs[i], i)
+    chosen = None
+    for i in sorted(outcomes):
+        for message in outcomes[i]:
+            # a config compiled before (an earlier launch with another autotune key) comes
+            # back as a relaunch of its record
+            ok = (message["type"] == "kernel" and message["kernel"]["status"] == "compiled") or (
+                message["type"] == "relaunch" and message["key"] in state.compiled_keys
+            )
+            if ok and chosen is None:
+                chosen = (i, message["key"])
+    for i in sorted(outcomes):
+        for message in outcomes[i]:
+            if message["type"] == "kernel":
+                state.seen.add(message["key"])
+                state.launched.add(message["kernel"]["name"])
+                if message["kernel"]["status"] == "compiled":
+                    state.compiled_keys.add(message["key"])
+                meta = message["kernel"].get("metadata") or {}
+                if meta.get("hash"):
+                    state.key_by_hash.setdefault(meta["hash"], message["key"])
+            elif message["type"] == "diagnostic" and chosen is not None:
+                # another config compiled: a real autotuner skips this one, the launch stands
+                d = message["diagnostic"]
+                if d["kind"] == "compile":
+                    message = {"type": "diagnostic", "diagnostic": {**d, "kind": "config"}}
+            state.writer.send(message)
+    state.add_time("autotune_s", time.perf_counter() - started)
+    return chosen
+
+
+def _warm_up_once() -> None:
+    state = capture_state.STATE
+    if state.warmed_up:
+        return
+    state.warmed_up = True
+    from triton.backends.compiler import GPUTarget
+
+    from kx_core.compile.warmup import warm_up
+
+    t = state.target
+    started = time.perf_counter()
+    state.join_prefetch()
+    try:
+        with pass_dumps(state.passes):  # the warm-up's own dumps are not the user's
+            warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
+    except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
+        pass
+    state.add_time("warmup_s", time.perf_counter() - started)
+
+
+def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[dict]:
+    """Run the autotuned launch with only `cfg`, collecting the messages it produces."""
+    state = capture_state.STATE
+    writer, saved_writer = ListWriter(), state.writer
+    saved_configs = tuner.configs
+    state.writer, state.config = writer, config_of(cfg, index)
+    tuner.configs = [cfg]
+    try:
+        original_run(tuner, *args, **kwargs)
+    except CompileFailure as e:
+        _config_diagnostic(e.__cause__ or e, tuner, state.config)
+    except NeedsRealData:
+        pass
+    except Exception as e:  # noqa: BLE001 - any failure of one config is that config's result
+        _config_diagnostic(e, tuner, state.config)
+    finally:
+        tuner.configs = saved_configs
+        state.writer, state.config = saved_writer, None
+    return writer.messages
+
+
+def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -> None:
+    """A config that did not compile, named with its reason and line. One the GPU has
+    too little of something for is a `pruned` record already, without a diagnostic."""
+    from triton.runtime.errors import OutOfResources
+
+    if isinstance(exc, OutOfResources):
+        return
+    name = jit_name(base_jit(tuner))
+    d = compile_diagnostic(exc, name, capture_state.STATE.user_file)
+    capture_state.STATE.send_diagnostic(
+        replace(d, message=f"config {config.label}: {d.message}", kernel=f"{name}[{config.label}]")
+    )
+
+
+def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[dict]]:
+    state = capture_state.STATE
+    configs = list(tuner.configs)
+    pending = list(indexed)
+    running: dict[int, tuple[int, str]] = {}
+    outcomes: dict[int, list[dict]] = {}
+    sys.stdout.flush()
+    sys.stderr.flush()
+    while pending or running:
+        while pending and len(running) < state.jobs:
+            index, cfg = pending.pop(0)
+            fd, path = tempfile.mkstemp(prefix="kx-config-", suffix=".jsonl")
+            os.close(fd)
+            pid = os.fork()
+            if pid == 0:  # child: compile this config, write its messages, leave at once
+                code = 0
+                try:
+                    messages = _compile_one_config(tuner, original_run, args, kwargs, cfg, index)
+                    with open(path, "w", encoding="utf-8") as f:
+                        for m in messages:
+                            f.write(json.dumps(m) + "\n")
+                except BaseException:  # noqa: BLE001 - the parent reports a bad exit
+                    code = 1
+                finally:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                    os._exit(code)
+            running[pid] = (index, path)
+        pid, status = os.wait()
+        if pid not in running:
+            continue
+        index, path = running.pop(pid)
+        outcomes[index] = _read_child(path, status, tuner, configs[index], index)
+    return outcomes
+
+
+def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
+    try:
+        with open(path, encoding="utf-8") as f:
+            messages = [json.loads(line) for line in f if line.strip()]
+    finally:
+        os.unlink(path)
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return messages
+    how = (
+        f"killed by signal {os.WTERMSIG(status)}"
+        if os.WIFSIGNALED(status)
+        else f"exit status {os.WEXITSTATUS(status)}"
+    )
+    config = config_of(cfg, index)
+    record = uncompiled_record(
+        base_jit(tuner), "failed", f"compiling config {config.label} crashed ({how})", config
+    )
+    file, line = record.source_file, record.source_line
+    return messages + [
+        {"type": "kernel", "key": f"failed/{record.name}/{index}", "kernel": record.to_json()},
+        {
+            "type": "diagnostic",
+            "diagnostic": Diagnostic("crash", record.message, file, line, None, record.name).to_json(),
+        },
+    ]

@@ -1,0 +1,96 @@
+"""The state of one capture (one worker process, or one forked config child), shared by
+the launch handlers of capture.py and autotune_capture.py.
+
+Only the worker imports this module.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from kx_core.compile.kernel_record import jit_name, signature_of, source_location
+from kx_core.records.results import AutotuneConfig, CompiledKernel, Diagnostic, Target
+
+
+@dataclass
+class CaptureState:
+    """Mutable state of one capture (one worker process, or one forked child)."""
+
+    writer: Any
+    target: Target
+    user_file: str
+    jobs: int
+    config: AutotuneConfig | None = None
+    # the launch right after its configs were compiled: its record exists (a child sent
+    # it), so this launch is that record's first, not another one
+    first_launch: bool = False
+    seen: set[str] = field(default_factory=set)
+    launched: set[str] = field(default_factory=set)
+    autotune_seen: dict[tuple, str] = field(default_factory=dict)
+    warmed_up: bool = False
+    passes: bool = False  # capture the IR before every pass (MLIR_ENABLE_DUMP)
+    prefetch: threading.Thread | None = None
+    report: Any = None  # the capture device's DeviceReport
+    key_by_hash: dict[str, str] = field(default_factory=dict)  # compiled kernel hash -> record key
+    compiled_keys: set[str] = field(default_factory=set)  # records with status 'compiled'
+
+    def join_prefetch(self) -> None:
+        """Wait for the background triton_key() rather than computing it twice."""
+        if self.prefetch is not None:
+            self.prefetch.join()
+            self.prefetch = None
+
+    def add_time(self, name: str, seconds: float) -> None:
+        """Report a phase's duration (summed by the parent per name)."""
+        self.writer.send({"type": "timing", "name": name, "seconds": seconds})
+
+    def send_kernel(self, key: str, record: CompiledKernel) -> None:
+        if record.status != "not-launched":
+            self.launched.add(record.name)
+        if record.status == "compiled":
+            self.compiled_keys.add(key)
+        if record.metadata is not None and record.metadata.hash:
+            self.key_by_hash.setdefault(record.metadata.hash, key)
+        if key in self.seen:
+            self.writer.send({"type": "relaunch", "key": key})
+            return
+        self.seen.add(key)
+        self.writer.send({"type": "kernel", "key": key, "kernel": record.to_json()})
+
+    def send_diagnostic(self, d: Diagnostic) -> None:
+        self.writer.send({"type": "diagnostic", "diagnostic": d.to_json()})
+
+    def progress(self, message: str) -> None:
+        self.writer.send({"type": "progress", "message": message})
+
+
+class CompileFailure(Exception):
+    """Marks an exception raised while Triton compiled or loaded a launched kernel."""
+
+
+# The capture under way in this process (capture.capture sets it).
+STATE: CaptureState | None = None
+
+
+def uncompiled_record(
+    fn: Any, status: str, message: str, config: AutotuneConfig | None = None
+) -> CompiledKernel:
+    """The record of a kernel with no compile to show: failed, or not launched."""
+    file, line = source_location(fn)
+    return CompiledKernel(
+        name=jit_name(fn),
+        status=status,
+        target=STATE.target,
+        source_file=file,
+        source_line=line,
+        config=config,
+        signature=signature_of(fn),
+        message=message,
+    )
+
+
+def record_key(kernel: Any, config: AutotuneConfig | None) -> str:
+    h = getattr(kernel, "hash", None) or getattr(kernel.metadata, "hash", "?")
+    return f"{h}/{config.index if config else '-'}"
