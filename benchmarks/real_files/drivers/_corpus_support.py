@@ -128,3 +128,431 @@ def fla_package() -> None:
     """Make `from fla.ops.<op> import ...` work without fla/__init__.py, which imports
     every layer and model (transformers). fla.ops / fla.modules / fla.utils run as is."""
     bare_package("fla", find_on_path("fla"))
+
+
+class _VllmCudaPlatform:
+    """What vLLM's `current_platform` answers on an NVIDIA GPU, read from torch.cuda.
+
+    vllm/platforms/__init__.py picks the platform through pynvml and vllm/platforms/cuda.py
+    imports vllm._C (the compiled extension); neither is here. The kernel modules only ask
+    these questions of it.
+    """
+
+    device_name = device_type = "cuda"
+    dispatch_key = "CUDA"
+    ray_device_key = "GPU"
+    simple_compile_backend = "inductor"
+
+    def is_cuda(self):
+        return True
+
+    is_cuda_alike = is_cuda
+
+    def is_rocm(self):
+        return False
+
+    is_xpu = is_cpu = is_tpu = is_out_of_tree = is_rocm
+
+    def fp8_dtype(self):
+        import torch
+
+        return torch.float8_e4m3fn
+
+    def get_device_capability(self, device_id=0):
+        import torch
+
+        return _DeviceCapability(*torch.cuda.get_device_capability(device_id))
+
+    def has_device_capability(self, capability, device_id=0):
+        cap = self.get_device_capability(device_id)
+        return (
+            tuple(cap) >= tuple(capability) if isinstance(capability, tuple) else cap.to_int() >= capability
+        )
+
+    def is_device_capability(self, capability, device_id=0):
+        cap = self.get_device_capability(device_id)
+        return (
+            tuple(cap) == tuple(capability) if isinstance(capability, tuple) else cap.to_int() == capability
+        )
+
+    def is_device_capability_family(self, capability, device_id=0):
+        return self.get_device_capability(device_id).to_int() // 10 == capability // 10
+
+    def get_device_name(self, device_id=0):
+        import torch
+
+        return torch.cuda.get_device_name(device_id)
+
+    def supports_fp8(self):
+        return self.has_device_capability(89)
+
+    def is_fp8_fnuz(self):
+        return False
+
+    def current_device(self):
+        import torch
+
+        return torch.cuda.current_device()
+
+    def num_compute_units(self, device_id=0):
+        import torch
+
+        return torch.cuda.get_device_properties(device_id).multi_processor_count
+
+
+class _DeviceCapability(tuple):
+    def __new__(cls, major, minor):
+        return super().__new__(cls, (major, minor))
+
+    major = property(lambda self: self[0])
+    minor = property(lambda self: self[1])
+
+    def to_int(self):
+        return self[0] * 10 + self[1]
+
+
+def _max_shared_memory_per_block(gpu=0):
+    """vllm._custom_ops.get_max_shared_memory_per_block_device_attribute, from torch.cuda."""
+    import torch
+
+    return torch.cuda.get_device_properties(gpu).shared_memory_per_block_optin
+
+
+def vllm_package(custom_ops: dict | None = None) -> None:
+    """Make `import vllm.<...>.<kernel module>` work with torch + triton only.
+
+    Skips vllm/__init__.py (engine, env overrides), stubs vllm.platforms with a CUDA
+    platform answered from torch.cuda, and vllm._custom_ops (the compiled extension) with
+    the names in `custom_ops` (a driver's torch stand-ins for the C++ ops it reaches).
+    vllm.envs, vllm.logger, vllm.triton_utils, vllm.utils.torch_utils
+    (direct_register_custom_op) and the kernel modules run unchanged. einops: see
+    einops_standin().
+    """
+    import importlib.util
+    import re
+
+    root = find_on_path("vllm")
+    bare_package("vllm", root)
+    if importlib.util.find_spec("regex") is None:  # vllm.utils uses `regex` as a drop-in `re`
+        sys.modules["regex"] = re
+    # vllm/model_executor/__init__.py imports the weight-parameter classes (distributed);
+    # v1.* are the parents of a stub below
+    for sub in ("model_executor", "v1", "v1.attention", "v1.attention.backends"):
+        bare_package(f"vllm.{sub}", os.path.join(root, *sub.split(".")))
+    stub_module("vllm.platforms", current_platform=_VllmCudaPlatform())
+    # asked by the chunked-prefill decode path; on an NVIDIA GPU the answer is no
+    stub_module("vllm.platforms.rocm", use_rocm_custom_paged_attention=lambda *a, **k: False)
+    ops = {"get_max_shared_memory_per_block_device_attribute": _max_shared_memory_per_block}
+    stub_module("vllm._custom_ops", **ops, **(custom_ops or {}))
+    if importlib.util.find_spec("psutil") is None:  # vllm.utils.mem_utils imports it (CPU memory)
+        stub_module("psutil")
+    # vllm.logger's *_once(scope=...) asks whether this is the first rank: one process is
+    stub_module(
+        "vllm.distributed.parallel_state", is_global_first_rank=lambda: True, is_local_first_rank=lambda: True
+    )
+    # constants the mamba / attention kernels import from the (heavy) backend utils
+    stub_module("vllm.v1.attention.backends.utils", PAD_SLOT_ID=-1, NULL_BLOCK_ID=0)
+    einops_standin()  # the mamba SSD wrapper reshapes states with einops
+
+
+def _moe_align_block_size(
+    topk_ids, num_experts, block_size, sorted_ids, expert_ids, num_tokens_post_pad, expert_map=None
+):
+    """Torch stand-in for vLLM's C++ moe_align_block_size (vllm._moe_C): group the flat
+    (token, k) slots by expert, each expert's run padded to a multiple of block_size."""
+    import torch
+
+    flat = topk_ids.flatten().long()
+    counts = torch.nn.functional.one_hot(flat, num_experts).sum(0)
+    padded = (counts + block_size - 1) // block_size * block_size
+    pad_end = padded.cumsum(0)
+    pad_start = pad_end - padded
+    order = torch.sort(flat, stable=True).indices
+    experts = flat[order]
+    run_start = counts.cumsum(0) - counts
+    pos = pad_start[experts] + torch.arange(flat.numel(), device=flat.device) - run_start[experts]
+    sorted_ids.fill_(flat.numel())
+    sorted_ids.scatter_(0, pos, order.to(sorted_ids.dtype))
+    blocks = torch.arange(expert_ids.numel(), device=flat.device) * block_size
+    expert_ids.copy_(torch.searchsorted(pad_end, blocks, right=True).clamp_(max=num_experts - 1))
+    num_tokens_post_pad.copy_(pad_end[-1:])
+
+
+def _moe_sum(input, output):
+    """Torch stand-in for vLLM's C++ moe_sum: reduce the top-k axis."""
+    output.copy_(input.sum(dim=1))
+
+
+def _register_vllm_c_activations() -> None:
+    """torch.ops._C.silu_and_mul / gelu_and_mul as torch custom ops (vLLM's C++ kernels
+    are not built here); the MoE path calls them between its two Triton GEMMs."""
+    import torch
+    import torch.nn.functional as F
+
+    if hasattr(torch.ops._C, "silu_and_mul"):
+        return
+
+    schema = "(Tensor(a!) out, Tensor input) -> ()"
+
+    @torch.library.custom_op("_C::silu_and_mul", mutates_args=("out",), schema=schema)
+    def silu_and_mul(out, input):
+        d = input.shape[-1] // 2
+        out.copy_(F.silu(input[..., :d]) * input[..., d:])
+
+    @torch.library.custom_op("_C::gelu_and_mul", mutates_args=("out",), schema=schema)
+    def gelu_and_mul(out, input):
+        d = input.shape[-1] // 2
+        out.copy_(F.gelu(input[..., :d]) * input[..., d:])
+
+
+def vllm_fused_moe() -> None:
+    """Make `import vllm.model_executor.layers.fused_moe.fused_moe` work with torch + triton.
+
+    On top of vllm_package(): the fused_moe package registered bare (its __init__ builds
+    the whole FusedMoE layer stack), and stand-ins for the three modules fused_moe.py
+    imports only for the quantized / modular paths: config (the unquantized config and
+    the tuning-file dtype name), modular_kernel (the activation's output width) and utils
+    (no input quantization for bf16). C++ ops: moe_align_block_size, moe_sum and the
+    gated activations as torch code. moe_align_block_size.py, activation.py, the
+    custom-op registration, the H200 tuning files and the Triton kernels run unchanged.
+    """
+    import types
+
+    import torch
+
+    vllm_package(custom_ops={"moe_align_block_size": _moe_align_block_size, "moe_sum": _moe_sum})
+    _register_vllm_c_activations()
+    root = find_on_path(os.path.join("vllm", "model_executor"))
+    bare_package("vllm.model_executor.layers", os.path.join(root, "layers"))
+    pkg = bare_package("vllm.model_executor.layers.fused_moe", os.path.join(root, "layers", "fused_moe"))
+    pkg.get_config = lambda: None  # no override_config() in effect
+
+    unquantized = types.SimpleNamespace(
+        use_fp8_w8a8=False,
+        use_int8_w8a8=False,
+        use_int8_w8a16=False,
+        use_int4_w4a16=False,
+        ocp_mx_scheme=None,
+        per_act_token_quant=False,
+        block_shape=None,
+        w1_scale=None,
+        w2_scale=None,
+        w1_zp=None,
+        w2_zp=None,
+        a1_scale=None,
+        a2_scale=None,
+        w1_bias=None,
+        w2_bias=None,
+    )
+
+    def config_dtype_str(
+        dtype,
+        use_fp8_w8a8=False,
+        use_fp8_w8a16=False,
+        use_int8_w8a16=False,
+        use_int4_w4a16=False,
+        ocp_mx_scheme=None,
+    ):
+        for flag, name in (
+            (use_fp8_w8a8, "fp8_w8a8"),
+            (use_fp8_w8a16, "fp8_w8a16"),
+            (use_int8_w8a16, "int8_w8a16"),
+            (use_int4_w4a16, "int4_w4a16"),
+        ):
+            if flag:
+                return name
+        return "float32" if dtype == torch.float32 else None
+
+    stub_module(
+        "vllm.model_executor.layers.fused_moe.config",
+        FUSED_MOE_UNQUANTIZED_CONFIG=unquantized,
+        FusedMoEQuantConfig=types.SimpleNamespace,
+        _get_config_dtype_str=config_dtype_str,
+    )
+
+    class FusedMoEExpertsModular:
+        @staticmethod
+        def adjust_N_for_activation(N, activation):
+            return N if not activation.is_gated else N // 2
+
+    stub_module(
+        "vllm.model_executor.layers.fused_moe.modular_kernel", FusedMoEExpertsModular=FusedMoEExpertsModular
+    )
+
+    def moe_kernel_quantize_input(A, A_scale, quant_dtype, per_act_token_quant, block_shape=None, **kwargs):
+        if quant_dtype is not None:
+            raise NotImplementedError("the corpus stand-in only runs unquantized MoE")
+        return A, A_scale
+
+    from vllm.utils.torch_utils import is_torch_equal_or_newer
+
+    stub_module(
+        "vllm.model_executor.layers.fused_moe.utils",
+        moe_kernel_quantize_input=moe_kernel_quantize_input,
+        disable_inplace=lambda: is_torch_equal_or_newer("2.9"),
+    )
+
+
+def _einops_groups(side: str) -> list[list[str]]:
+    groups, cur = [], None
+    for tok in side.replace("(", " ( ").replace(")", " ) ").split():
+        if tok == "(":
+            cur = []
+        elif tok == ")":
+            groups.append(cur)
+            cur = None
+        elif cur is not None:
+            cur.append(tok)
+        else:
+            groups.append([tok])
+    return groups
+
+
+def _einops_rearrange(x, pattern: str, **sizes):
+    """einops.rearrange / repeat for the patterns kernel wrappers use: named axes, `...`,
+    `(a b)` groups split or merged, `1`, and (repeat) new axes sized by keyword."""
+    import math
+
+    lhs, rhs = (_einops_groups(s) for s in pattern.split("->"))
+    n_ell = x.ndim - sum(1 for g in lhs if g != ["..."])
+    ell = [f"...{i}" for i in range(n_ell)]
+    sizes, names, shape, dims = dict(sizes), [], [], iter(x.shape)
+    for g in lhs:
+        if g == ["..."]:
+            for n in ell:
+                sizes[n] = next(dims)
+            names += ell
+            shape += [sizes[n] for n in ell]
+            continue
+        d = next(dims)
+        g = [n for n in g if n != "1"]
+        known = math.prod(sizes[n] for n in g if n in sizes)
+        for n in g:
+            sizes.setdefault(n, d // known)
+        names += g
+        shape += [sizes[n] for n in g]
+    x = x.reshape(shape)
+    right = [n for g in rhs for n in (ell if g == ["..."] else g) if n != "1"]
+    x = x.permute([names.index(n) for n in right if n in names])
+    if any(n not in names for n in right):  # repeat: new axes, broadcast
+        kept = iter(x.shape)
+        x = x.reshape([next(kept) if n in names else 1 for n in right]).expand([sizes[n] for n in right])
+    out = []
+    for g in rhs:
+        if g == ["..."]:
+            out += [sizes[n] for n in ell]
+        else:
+            out.append(math.prod(sizes[n] for n in g if n != "1"))
+    return x.reshape(out)
+
+
+def einops_standin() -> None:
+    """A stand-in `einops` (rearrange, repeat) where einops is not installed: some kernel
+    wrappers reshape with it between launches."""
+    import importlib.util
+
+    if importlib.util.find_spec("einops") is None:
+        stub_module("einops", rearrange=_einops_rearrange, repeat=_einops_rearrange)
+
+
+def sglang_package() -> None:
+    """Make `import sglang.srt.layers.<...>` kernel modules work with torch + triton only.
+
+    Skips sglang/__init__.py (the frontend language) and stubs sglang.srt.utils, a package
+    whose __init__ imports the whole runtime, with the platform checks the kernel modules
+    call at import time (answered from torch, as sglang's own checks are).
+    """
+    import importlib
+
+    import torch
+
+    bare_package("sglang", find_on_path("sglang"))
+    importlib.import_module("sglang.srt")  # a namespace package (no __init__.py)
+    is_cuda = lambda: torch.cuda.is_available() and torch.version.cuda is not None  # noqa: E731
+    is_hip = lambda: torch.version.hip is not None  # noqa: E731
+    stub_module(
+        "sglang.srt.utils",
+        is_cuda=is_cuda,
+        is_hip=is_hip,
+        is_cuda_alike=lambda: is_cuda() or is_hip(),
+        is_xpu=lambda: False,
+        is_npu=lambda: False,
+        is_cpu=lambda: False,
+        get_device_name=lambda device_id=0: torch.cuda.get_device_name(device_id),
+    )
+
+
+def torchao_package(*bare: str) -> None:
+    """Make `import torchao.<...>` kernel modules work with torch + triton only.
+
+    torchao/__init__.py loads the C++ extension and imports every quantization workflow;
+    torchao.quantization and torchao.float8's __init__ do likewise. Those packages (and
+    any in `bare`, dotted names under torchao) are registered without their __init__; the
+    modules themselves run unchanged.
+    """
+    root = find_on_path("torchao")
+    bare_package("torchao", root)
+    for name in ("quantization", "float8", "prototype", *bare):
+        parts = name.split(".")
+        for i in range(1, len(parts) + 1):
+            sub = ".".join(parts[:i])
+            bare_package(f"torchao.{sub}", os.path.join(root, *parts[:i]))
+
+
+def fbgemm_package() -> None:
+    """Make `import fbgemm_gpu.experimental.<...>` / `fbgemm_gpu.sll.triton` / `fbgemm_gpu.triton`
+    work with torch + triton only.
+
+    The .realfiles tree lays the Python sources out as the fbgemm_gpu wheel installs them.
+    fbgemm_gpu/__init__.py, fbgemm_gpu.experimental.gen_ai(.moe) and fbgemm_gpu.sll load
+    the compiled extension (torch.ops.load_library) and register its CPU/Meta ops; they are
+    registered without their __init__. The Triton modules run unchanged.
+    """
+    root = find_on_path("fbgemm_gpu")
+    for name in (
+        "",
+        "experimental",
+        "experimental.gemm",
+        "experimental.gen_ai",
+        "experimental.gen_ai.moe",
+        "sll",
+    ):
+        parts = [p for p in name.split(".") if p]
+        bare_package(".".join(["fbgemm_gpu", *parts]), os.path.join(root, *parts))
+
+
+def flash_attn_package() -> None:
+    """Make `import flash_attn.ops.triton.<op>` / `flash_attn.layers.rotary` work with torch +
+    triton only: flash_attn/__init__.py imports the CUDA extension (flash_attn_2_cuda), so the
+    package is registered without it; einops as einops_standin()."""
+    bare_package("flash_attn", find_on_path("flash_attn"))
+    einops_standin()
+
+
+def mamba_package() -> None:
+    """Make `import mamba_ssm.ops.triton.<op>` work with torch + triton only:
+    mamba_ssm/__init__.py imports the selective-scan CUDA extension and the model classes,
+    so the package (and mamba_ssm.ops) is registered without it; einops as einops_standin()."""
+    root = find_on_path("mamba_ssm")
+    bare_package("mamba_ssm", root)
+    bare_package("mamba_ssm.ops", os.path.join(root, "ops"))
+    einops_standin()
+
+
+def xformers_ops_package() -> None:
+    """Make `import xformers.ops.<op>` work with torch + triton only: xformers/__init__.py
+    runs as is (it only notes that the C++ library is absent), xformers/ops/__init__.py,
+    which imports every operator family (fmha, sequence parallel, sparse24), is skipped."""
+    import importlib
+
+    importlib.import_module("xformers")
+    bare_package("xformers.ops", os.path.join(find_on_path("xformers"), "ops"))
+
+
+def lightllm_kernels() -> None:
+    """Make `import lightllm.models.llama.triton_kernel.<op>` work with torch + triton only:
+    lightllm/models/__init__.py imports every model (and the serving stack), so
+    lightllm.models is registered without its __init__; lightllm.utils runs as is."""
+    root = find_on_path("lightllm")
+    bare_package("lightllm", root)
+    bare_package("lightllm.models", os.path.join(root, "models"))
