@@ -5,11 +5,11 @@
 #   bash scripts/gpu_pytorch_launch_paths.sh ground    # real runs: what the GPU compiles
 #   bash scripts/gpu_pytorch_launch_paths.sh measure   # kx's capture of the same files here
 #
-# ground: Inductor's output modules of the small models (scripts/record_inductor_output.py),
-# then real runs (scripts/record_real_runs.py: every compile with its Triton hash and PTX
+# ground: real runs (scripts/record_real_runs.py: every compile with its Triton hash and PTX
 # digest) of fixtures/real_world, the corpus of benchmarks/real_files/manifest_pytorch.json,
-# the model scripts and their output modules; the engine's issue-28 tests on this machine's
-# torch and triton beside them. measure: benchmarks/real_files/measure.py over the same
+# the small models under torch.compile (scripts/record_inductor_output.py, which keeps
+# Inductor's output modules) and then those modules; the checkout's path and Triton's key
+# (a capture elsewhere compiles the same bytes from the same paths and the same wheel). measure: benchmarks/real_files/measure.py over the same
 # entries (needs ground's results unpacked in the checkout: fixtures/inductor/ and
 # benchmarks/real_files/ground_pytorch_h200.json) and the torch.compile benchmark.
 # Everything comes back as $OUT/<step>.tgz plus the logs' tails on stdout.
@@ -23,24 +23,27 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import torch, triton; print('torch', torch.__version__, 'triton', triton.__version__)"
 
 if [ "$step" = ground ]; then
-  (python3 -m pytest -q -p no:cacheprovider tests/compile/test_pytorch_launch_paths.py \
-      tests/compile/test_tensor_semantics.py tests/compile/test_capture_device.py \
-      --deselect tests/compile/test_pytorch_launch_paths.py::test_an_inductor_output_module_compiles_every_config_its_autotuners_list \
-      > "$work/tests.log" 2>&1; echo "tests exit $?" >> "$work/tests.log") &
-  tests=$!
-  python3 scripts/record_inductor_output.py --out "$work/inductor" > "$work/inductor.log" 2>&1
+  # everything at once, each part under its own limit, so the whole fits one command
+  pwd > "$work/root.txt"
+  python3 -c "from triton.runtime.cache import triton_key; print(triton_key())" > "$work/triton_key.txt" 2>&1
+  python3 scripts/record_inductor_output.py --out "$work/inductor" --ground "$work/inductor_ground" \
+    --timeout 160 > "$work/inductor.log" 2>&1 &
+  models=$!
+  timeout 290 python3 scripts/record_real_runs.py --manifest benchmarks/real_files/manifest_pytorch.json \
+    --out "$work/corpus" --jobs 7 --timeout 150 > "$work/corpus.log" 2>&1 &
+  corpus=$!
+  timeout 240 python3 scripts/record_real_runs.py fixtures/real_world/*.py --pythonpath fixtures/real_world/other_env \
+    --out "$work/rw" --jobs 3 --timeout 150 > "$work/rw.log" 2>&1 &
+  rw=$!
+  wait $models
   cat "$work/inductor.log"
-  python3 scripts/record_real_runs.py fixtures/real_world/*.py --pythonpath fixtures/real_world/other_env \
-    --out "$work/rw" --jobs 4 --timeout 240 > "$work/rw.log" 2>&1
-  tail -20 "$work/rw.log"
-  timeout 330 python3 scripts/record_real_runs.py --manifest benchmarks/real_files/manifest_pytorch.json \
-    --out "$work/corpus" --jobs 6 --timeout 200 > "$work/corpus.log" 2>&1
-  tail -45 "$work/corpus.log"
-  python3 scripts/record_real_runs.py benchmarks/real_files/inductor/*.py "$work"/inductor/*_output_code.py \
-    --out "$work/inductor_ground" --jobs 4 --timeout 240 > "$work/inductor_ground.log" 2>&1
-  tail -20 "$work/inductor_ground.log"
-  wait $tests
-  tail -15 "$work/tests.log"
+  timeout 110 python3 scripts/record_real_runs.py "$work"/inductor/*_output_code.py --out "$work/modules_ground" \
+    --jobs 5 --timeout 100 --inductor-cache-root /tmp/kx-inductor > "$work/modules.log" 2>&1
+  tail -12 "$work/modules.log"
+  wait $rw
+  tail -16 "$work/rw.log"
+  wait $corpus
+  tail -36 "$work/corpus.log"
   tar -C "$work" -czf "$out/ground.tgz" --exclude=scratch .
 elif [ "$step" = measure ]; then
   measure() {  # name, manifest, ground

@@ -20,11 +20,12 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 MODELS = ROOT / "benchmarks" / "real_files" / "inductor"
+# TORCHINDUCTOR_CACHE_DIR of each model's run: CACHE_ROOT/<model>
+CACHE_ROOT = "/tmp/kx-inductor"
 
 # Example: "# AOT ID: ['0_forward']"
 _AOT_ID_RE = re.compile(r"^# AOT ID: \['([^']+)'\]", re.M)
@@ -42,18 +43,31 @@ def output_modules(cache: Path) -> list[Path]:
     return sorted(found)
 
 
-def record(model: Path, out: Path, timeout: float) -> list[Path]:
-    cache = Path(tempfile.mkdtemp(prefix=f"inductor-{model.stem}-"))
-    env = dict(
-        os.environ,
-        TORCHINDUCTOR_CACHE_DIR=str(cache),
-        TORCHINDUCTOR_COMPILE_THREADS="1",
-        TORCHINDUCTOR_FX_GRAPH_CACHE="0",
-        TORCHINDUCTOR_AUTOGRAD_CACHE="0",
-    )
-    p = subprocess.run([sys.executable, str(model)], env=env, capture_output=True, text=True, timeout=timeout)
-    if p.returncode != 0:
-        print(f"{model.name}: exit {p.returncode}\n{p.stderr[-2000:]}", file=sys.stderr)
+def record(model: Path, out: Path, timeout: float, ground: Path | None = None) -> list[Path]:
+    """Run `model` with a fresh Inductor cache; copy its output modules to `out`. With
+    `ground`, the run is scripts/record_real_runs.py's (every compile logged, with its
+    hash and PTX digest, into ground/<model>.json)."""
+    # a fresh cache folder named by the model (its kernel modules' paths are in the PTX:
+    # a capture given the same folder compiles the same bytes)
+    cache = Path(CACHE_ROOT) / model.stem
+    shutil.rmtree(cache, ignore_errors=True)
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = str(cache)  # inherited by the child
+    if ground is not None:
+        sys.path.insert(0, str(ROOT / "scripts"))
+        from record_real_runs import record as record_run
+
+        got = record_run(str(model), str(ground), [], name=model.stem, timeout=timeout, inductor_cache_root=CACHE_ROOT)
+        print(f"{model.name}: {got['status'][:100]}", file=sys.stderr)
+    else:
+        env = dict(
+            os.environ,
+            TORCHINDUCTOR_COMPILE_THREADS="1",
+            TORCHINDUCTOR_FX_GRAPH_CACHE="0",
+            TORCHINDUCTOR_AUTOGRAD_CACHE="0",
+        )
+        p = subprocess.run([sys.executable, str(model)], env=env, capture_output=True, text=True, timeout=timeout)
+        if p.returncode != 0:
+            print(f"{model.name}: exit {p.returncode}\n{p.stderr[-2000:]}", file=sys.stderr)
     written = []
     for path in output_modules(cache):
         m = _AOT_ID_RE.search(path.read_text(errors="replace"))
@@ -61,7 +75,6 @@ def record(model: Path, out: Path, timeout: float) -> list[Path]:
         dest = out / f"{model.stem}_{graph}_output_code.py"
         shutil.copyfile(path, dest)
         written.append(dest)
-    shutil.rmtree(cache, ignore_errors=True)
     return written
 
 
@@ -70,11 +83,23 @@ def main() -> int:
     ap.add_argument("models", nargs="*", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--ground", type=Path, help="also record each model's compiles (record_real_runs.py) here")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
+    if args.ground:
+        args.ground.mkdir(parents=True, exist_ok=True)
     models = args.models or sorted(MODELS.glob("*.py"))
+    if len(models) > 1:  # one process per model, all at once (each compiles on its own core)
+        procs = [
+            subprocess.Popen(
+                [sys.executable, __file__, str(m), "--out", str(args.out), "--timeout", str(args.timeout)]
+                + (["--ground", str(args.ground)] if args.ground else [])
+            )
+            for m in models
+        ]
+        return max(p.wait() for p in procs)
     for model in models:
-        written = record(model, args.out, args.timeout)
+        written = record(model, args.out, args.timeout, args.ground)
         print(f"{model.name}: {', '.join(p.name for p in written) or 'no output module'}", flush=True)
     return 0
 

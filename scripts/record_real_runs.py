@@ -117,6 +117,7 @@ def record(
     name: str | None = None,
     fast: bool = True,
     timeout: float = 900,
+    inductor_cache_root: str | None = None,
 ) -> dict:
     name = name or os.path.splitext(os.path.basename(path))[0]
     out = os.path.abspath(os.path.join(out_dir, f"{name}.json"))
@@ -132,6 +133,11 @@ def record(
         TORCHINDUCTOR_FX_GRAPH_CACHE="0",
         TORCHINDUCTOR_AUTOGRAD_CACHE="0",
     )
+    if inductor_cache_root:
+        # a cache folder of the file's own, by name: Inductor's kernel modules are written
+        # there and their paths are in the PTX, so a capture given the same folder
+        # (measure.py --inductor-cache-root) compiles byte-identical PTX
+        env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(inductor_cache_root, name)
     paths = [*map(os.path.abspath, pythonpath), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
     started = time.perf_counter()
@@ -179,6 +185,7 @@ def main() -> int:
     ap.add_argument("--jobs", type=int, default=1, help="files run at once (the GPU is shared)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per file")
     ap.add_argument("--real-timing", action="store_true", help="keep do_bench as it is (slow)")
+    ap.add_argument("--inductor-cache-root", help="TORCHINDUCTOR_CACHE_DIR=ROOT/<name> for each file")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     jobs = [(f, args.pythonpath, None) for f in args.files]
@@ -195,7 +202,15 @@ def main() -> int:
 
     def one(job):
         path, pp, name = job
-        got = record(path, args.out, pp, name, fast=not args.real_timing, timeout=args.timeout)
+        got = record(
+            path,
+            args.out,
+            pp,
+            name,
+            fast=not args.real_timing,
+            timeout=args.timeout,
+            inductor_cache_root=args.inductor_cache_root,
+        )
         ok = sum(c["status"] == "compiled" for c in got["compiles"])
         bad = len(got["compiles"]) - ok
         print(

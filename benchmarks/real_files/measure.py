@@ -33,9 +33,13 @@ from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 from kx_core.compile.real_runs import compare, identity  # noqa: E402
 
 
-def measure(entry: dict, ground: dict, extra: list[str], timeout: float, python: str | None) -> dict:
+def measure(
+    entry: dict, ground: dict, extra: list[str], timeout: float, python: str | None, inductor_root: str | None
+) -> dict:
     paths = [str(ROOT / p) for p in entry["pythonpath"]] + extra
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    if inductor_root:  # the real run's Inductor cache folder (record_real_runs.py --inductor-cache-root)
+        os.environ["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(inductor_root, entry["id"])
     os.environ.setdefault("MPLBACKEND", "Agg")
     started = time.perf_counter()
     request = CompileRequest(
@@ -84,6 +88,7 @@ def main() -> int:
     ap.add_argument("--python", help="the interpreter that runs the files (default: this one)")
     ap.add_argument("--manifest", default=str(HERE / "manifest.json"))
     ap.add_argument("--ground", default=str(HERE / "ground_h200.json"), help="record_real_runs.py's all.json")
+    ap.add_argument("--inductor-cache-root", help="TORCHINDUCTOR_CACHE_DIR=ROOT/<id>, as the real runs had it")
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
     ground = json.loads(Path(args.ground).read_text())
@@ -92,9 +97,10 @@ def main() -> int:
     for e in manifest:
         if (only and e["id"] not in only) or e["id"] not in ground:
             continue
-        row = measure(e, ground[e["id"]], args.extra_site, args.timeout, args.python)
+        row = measure(e, ground[e["id"]], args.extra_site, args.timeout, args.python, args.inductor_cache_root)
         rows.append(row)
         print(json.dumps(row), flush=True)
+        Path(args.out).write_text(json.dumps(rows, indent=1))  # a run cut short keeps its rows
     Path(args.out).write_text(json.dumps(rows, indent=1))
     print(
         "\n| entry | real run compiled | kx captured (of those) | failed real/kx | kx exit | s | kx stopped at |"

@@ -148,7 +148,30 @@ def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> 
     where = deepest_user_frame(exc.__traceback__, user_file)
     text = f"{type(exc).__name__}: {exc}".strip()
     first = text.splitlines()[0] if text else type(exc).__name__
-    return Diagnostic("runtime", prefix + first[:500], user_file, where[0] if where else None)
+    raised = _raised_in(exc.__traceback__, user_file)
+    return Diagnostic("runtime", prefix + first[:500] + raised, user_file, where[0] if where else None)
+
+
+def _raised_in(tb: Any, user_file: str) -> str:
+    """' (raised in lib/mod.py:103)' for an exception raised in another file than the
+    user's (a library it calls), outside torch, triton and kx; else ''."""
+    from kx_core.compile.placeholders import LEDGER
+
+    last = None
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if not LEDGER.inside_libraries_file(name):
+            last = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    if last is None or same_file(last[0], user_file):
+        return ""
+    return f" (raised in {shorten_path(last[0])}:{last[1]})"
+
+
+def shorten_path(path: str) -> str:
+    """The last three parts of a path ('vllm/v1/logger.py')."""
+    parts = path.replace("\\", "/").split("/")
+    return "/".join(parts[-3:])
 
 
 def frame_from_fault_dump(dump: str, user_file: str) -> int | None:

@@ -217,6 +217,25 @@ def _fake_accelerator(torch: Any) -> None:
     for name, value in answers.items():
         if hasattr(accelerator, name):
             setattr(accelerator, name, value)
+    # the C functions behind torch.accelerator's context managers (device_index, ...)
+    c_answers = {
+        "_accelerator_exchangeDevice": _zero_fn(),
+        "_accelerator_maybeExchangeDevice": _zero_fn(),
+        "_accelerator_getDeviceIndex": _zero_fn(),
+        "_accelerator_setDeviceIndex": _nothing_fn(),
+        "_accelerator_synchronizeDevice": _nothing_fn(),
+        "_accelerator_setStream": _nothing_fn(),
+        "_accelerator_getStream": lambda device=None: torch.cuda.current_stream(),
+        "_accelerator_emptyCache": _nothing_fn(),
+        "_accelerator_hooks_device_count": lambda: 1,
+        "_accelerator_hooks_exchange_device": _zero_fn(),
+        "_accelerator_hooks_maybe_exchange_device": _zero_fn(),
+        "_accelerator_hooks_get_current_device": _zero_fn(),
+        "_accelerator_hooks_set_current_device": _nothing_fn(),
+    }
+    for name, value in c_answers.items():
+        if hasattr(torch._C, name):
+            setattr(torch._C, name, value)
 
 
 # Every replacement is a function object of its own: torch._dynamo's trace rules map

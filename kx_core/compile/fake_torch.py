@@ -129,6 +129,13 @@ class _MetaRules:
         handled, value = _read_data(torch, name, args, kwargs)
         if handled:
             return value
+        if name in ("__setitem__", "copy_") and isinstance(first, torch.Tensor) and not first.is_meta:
+            # a capture tensor's data written into a real CPU tensor: a read of that data
+            args = (first, *(self.host_copy(a) for a in args[1:]))
+        if kwargs.get("pin_memory"):
+            kwargs["pin_memory"] = False  # page-locked host memory needs the CUDA runtime
+        if name == "pin_memory" and isinstance(first, torch.Tensor):
+            return first
         if "device" in kwargs:
             kwargs["device"] = self.to_meta(kwargs["device"])
         if func in self.like_factories and isinstance(first, torch.Tensor):
@@ -158,7 +165,17 @@ class _MetaRules:
         if name.endswith("_") and not name.startswith("_") and getattr(first, "is_meta", False):
             if name == "copy_" or self.is_pointwise(name[:-1]):
                 _check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_")
-        out = func(*args, **kwargs)
+        try:
+            out = func(*args, **kwargs)
+        except (NotImplementedError, RuntimeError) as e:
+            # an op whose output shape depends on the data (unique, nonzero, masked_select)
+            # has no meta kernel: on known data it is computed on the CPU (any other error
+            # is the op's own, as on a GPU)
+            if not (isinstance(e, NotImplementedError) or "meta" in str(e).lower()):
+                raise
+            out = self.values.data_dependent(func, args, kwargs)
+            if out is None:
+                raise e from None
         self.values.after(func, name, args, kwargs, out)
         if (
             getattr(out, "is_meta", False)
@@ -168,6 +185,16 @@ class _MetaRules:
         ):
             out = self.iterator_layout(out, args, kwargs)
         return placeholders.propagate(name, args, kwargs, out)
+
+    def host_copy(self, a: Any) -> Any:
+        """A real CPU tensor standing for capture tensor `a` (its known data, else a
+        placeholder); anything else as it is."""
+        if not getattr(a, "is_meta", False):
+            return a
+        known = known_values.value_of(a)
+        if known is not None:
+            return _read_known(self.torch, "cpu", (a,), {}, *known)
+        return placeholders.cpu_copy(a)
 
     def computed_exactly(self, func: Any, args: tuple, kwargs: dict) -> tuple[Any] | None:
         """(func's real result,) when every capture tensor among the arguments has exact

@@ -272,3 +272,7 @@ def _gpu_fakes_of_capture_tensors(module: Any) -> None:
     # FakeTensorMode keeps `torch.tensor(..., device="cuda")` and device guards off the CUDA
     # runtime only where it sees no GPU; the capture device says it has one
     module.FakeTensorMode.avoid_device_init = property(lambda self: True)
+    if hasattr(module, "init_gpu_context"):
+        # torch 2.11 makes a real CUDA tensor before its first GPU fake (so autograd
+        # finds a context): capture has no GPU to make one on, and wants none
+        module.init_gpu_context = lambda device: None

@@ -114,6 +114,36 @@ class Values:
             return type(a)(self._to_cpu(x, exact) for x in a)
         return a
 
+    def data_dependent(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """The result of an op meta kernels cannot shape (its output size depends on the
+        data), as capture tensors carrying the CPU result: None unless every capture
+        tensor among the arguments has known data."""
+        torch = self.torch
+        exact = [True]
+        try:
+            cpu_args = self._to_cpu(args, exact)
+            cpu_kwargs = {k: self._to_cpu(v, exact) for k, v in kwargs.items()}
+        except LookupError:
+            return None
+        try:
+            with torch.no_grad():
+                result = func(*cpu_args, **cpu_kwargs)
+        except Exception:  # noqa: BLE001 - the CPU cannot run it either: the op's own error stands
+            return None
+        meta = torch.device("meta")
+
+        def shaped(r: Any) -> Any:
+            if not isinstance(r, torch.Tensor):
+                return r
+            out = torch.empty_strided(r.shape, r.stride(), dtype=r.dtype, device=meta)
+            if r.numel() <= LIMIT:
+                attach(out, r, exact[0])
+            return out
+
+        if isinstance(result, (tuple, list)):
+            return type(result)(shaped(r) for r in result)
+        return shaped(result)
+
     def after_like(self, func: Any, name: str, like: Any, args: tuple, kwargs: dict, out: Any) -> None:
         """A `*_like` factory answered by kx: its data depends on the shape only."""
         if name not in EXACT_FACTORIES and name not in RANDOM_FACTORIES or not _small(out):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
@@ -48,7 +49,9 @@ def disassemble(cubin: bytes) -> str:
         raise SassUnavailable("nvdisasm printed nothing")
     text = _HEADER + out
     cached.parent.mkdir(parents=True, exist_ok=True)
-    tmp = cached.with_suffix(f".{os.getpid()}.tmp")
+    # a name of this process's and this thread's own: two kernels with one cubin (two
+    # identical compiles) are disassembled on two threads of one pool at once
+    tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, cached)
     return text

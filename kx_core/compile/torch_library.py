@@ -14,7 +14,8 @@ custom op is its fake implementation: shapes only, no launch. So under capture:
   still reads the fake: tracing sees shapes as on a real run);
 - an op with a CUDA implementation and no Meta kernel gets one that calls it, and a
   later `register_fake` may replace it without the "already has a Meta kernel" error a
-  real run would not raise;
+  real run would not raise; a Meta kernel the library registers itself (a shape
+  function) calls the GPU implementation too, once there is one;
 - an aten op (FlagGems registers its Triton kernels for aten ops under 'CUDA') has a
   C++ Meta kernel; the Python implementation is registered for 'Meta' too, as before.
 
@@ -68,13 +69,47 @@ def gpu_impl(qualname: str) -> Callable[..., Any] | None:
 
 
 def install(torch: Any) -> None:
+    from kx_core.compile.import_hooks import after_import
+
     _patch_library_impl(torch)
     _patch_fake_registration()
+    after_import("torch._higher_order_ops.triton_kernel_wrap", _wrapped_kernels_launch)
+
+
+def _wrapped_kernels_launch(module: Any) -> None:
+    """`wrap_triton(kernel)[grid](...)` outside tracing is the higher-order op
+    triton_kernel_wrapper_mutation, which launches the kernel for a GPU tensor and does
+    nothing for a meta one: capture tensors get the GPU's implementation."""
+    from torch._C import DispatchKey
+
+    hop = getattr(module, "triton_kernel_wrapper_mutation", None)
+    kernels = getattr(hop, "py_kernels", None)
+    if kernels is None or DispatchKey.CompositeExplicitAutograd not in kernels:
+        return
+    kernels[DispatchKey.Meta] = kernels[DispatchKey.CompositeExplicitAutograd]
+    cache = getattr(hop, "_dispatch_cache", None)
+    if hasattr(cache, "clear"):
+        cache.clear()
 
 
 def _patch_library_impl(torch: Any) -> None:
+    import inspect
+
     original = torch.library.Library.impl
     fallthrough = getattr(torch.library, "fallthrough_kernel", None)
+    override = {"allow_override": True} if "allow_override" in inspect.signature(original).parameters else {}
+    own: dict[str, Any] = {}  # namespace -> kx's own Library, for kx's Meta kernels
+
+    def register_kx_meta(name: str) -> None:
+        """A Meta kernel of kx's (through a Library of its own) that calls the GPU
+        implementation, forgotten by torch.library's Python-side registry so the library
+        may still register its own Meta kernel (torch 2.11 refuses a second one)."""
+        ns, _, op = name.partition("::")
+        if ns not in own:
+            own[ns] = torch.library.Library(ns, "IMPL")
+        original(own[ns], op, _calls_gpu_impl(name), "Meta", **override)
+        getattr(torch.library, "_impls", set()).discard(f"{ns}/{op}/Meta")
+        KX_META.add(name)
 
     def impl(self: Any, op_name: Any, fn: Any, dispatch_key: str = "", *args: Any, **kwargs: Any) -> Any:
         key = dispatch_key or getattr(self, "dispatch_key", "")
@@ -87,6 +122,10 @@ def _patch_library_impl(torch: Any) -> None:
                 # torch refuses some meta registrations (an op without a default
                 # overload, or a composite one): keep the GPU registration for those
                 pass
+        if key == "Meta" and self.ns != "aten" and fn is not fallthrough and not kwargs.get("with_keyset"):
+            # a library's own shape function (torchao registers one beside its CUDA
+            # kernel): the GPU implementation, once there is one, runs instead
+            fn = _prefers_gpu_impl(qualified_name(self, op_name), fn)
         out = original(self, op_name, fn, dispatch_key, *args, **kwargs)
         if key in GPU_KEYS and fn is not fallthrough and not kwargs.get("with_keyset") and self.ns != "aten":
             name = qualified_name(self, op_name)
@@ -95,11 +134,18 @@ def _patch_library_impl(torch: Any) -> None:
                 name, "Meta"
             ):
                 # (a CompositeExplicitAutograd kernel serves Meta already)
-                original(self, op_name, _calls_gpu_impl(name), "Meta")
-                KX_META.add(name)
+                register_kx_meta(name)
         return out
 
     torch.library.Library.impl = impl
+
+
+def _prefers_gpu_impl(name: str, meta_fn: Callable[..., Any]) -> Callable[..., Any]:
+    def meta_kernel(*args: Any, **kwargs: Any) -> Any:
+        real = gpu_impl(name)
+        return call_gpu_impl(real, args, kwargs) if real is not None else meta_fn(*args, **kwargs)
+
+    return meta_kernel
 
 
 def _with_mode(fn: Callable[..., Any]) -> Callable[..., Any]:

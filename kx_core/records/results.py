@@ -364,10 +364,11 @@ class CompileResult(Jsonable):
 
     @property
     def stopped_before_launch(self) -> bool:
-        """The file defines kernels but stopped (raised) before launching any."""
+        """The file stopped (raised) before launching any kernel: whatever it would have
+        launched, kx has none of it (kernels it defines or not: a driver of a library
+        stopped by an import error launches nothing either)."""
         launched = any(k.status != "not-launched" for k in self.kernels)
-        defined = self.defines_kernels or any(k.status == "not-launched" for k in self.kernels)
-        return defined and not launched and any(d.kind == "runtime" for d in self.diagnostics)
+        return not launched and any(d.kind == "runtime" for d in self.diagnostics)
 
     @property
     def incomplete(self) -> bool:
@@ -390,7 +391,7 @@ class CompileResult(Jsonable):
     def exit_status(self) -> int:
         """0 when every kernel the file launched was captured and compiled; 1 when a
         launch failed (a fatal diagnostic: syntax, compile, timeout, crash, environment)
-        or the file stopped before its first launch though it defines kernels; 4 when the
+        or the file stopped before its first launch; 4 when the
         capture is incomplete (`incomplete`)."""
         if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch:
             return 1
