@@ -43,6 +43,14 @@ from kx_core.compile.placeholders import LEDGER
 FAKE_BASE_ADDRESS = 0x7F00_0000_0000
 
 
+# torch's code that computes meta tensors (see _MetaRules.sees_meta)
+_META_CODE = (
+    "_refs", "_prims", "_prims_common", "_meta_registrations.py", "_decomp", "_higher_order_ops",
+    "_subclasses/meta_utils.py", "_library", "_ops.py", "_tensor.py", "_utils.py", "functional.py",
+    "utils/_device.py", "testing",
+)  # fmt: skip
+
+
 def _is_gpu_device(device: Any) -> bool:
     text = str(device)
     return text.startswith("cuda") or text.startswith("hip")
@@ -90,7 +98,12 @@ class _MetaRules:
         self.torch = torch
         self.meta = torch.device("meta")
         self.gpu_device = torch.device("cuda", 0)
-        self.torch_dir = os.path.join(os.path.dirname(os.path.realpath(torch.__file__)), "")
+        torch_dir = os.path.dirname(os.path.realpath(torch.__file__))
+        # torch's meta kernels, references and decompositions work on the meta device
+        # (a reference that made its output on the device its input says it is on would
+        # allocate on the GPU); the rest of torch (nn, optim, dynamo, inductor, functorch)
+        # decides as it would for a GPU tensor, as the file does
+        self.meta_code = tuple(os.path.join(torch_dir, d) for d in _META_CODE)
         self._pointwise: dict[str, bool] = {}
         self.values = known_values.Values(torch)
         self.like_factories = {
@@ -105,11 +118,12 @@ class _MetaRules:
     def to_meta(self, value: Any) -> Any:
         return self.meta if _is_gpu_device(value) else value
 
-    def inside_torch_or_kx(self, frame: Any) -> bool:
-        # torch's own Python code (references, meta kernels, testing) must see the meta
-        # device it really works on; the file and the libraries it calls see the GPU.
+    def sees_meta(self, frame: Any) -> bool:
+        """Whether the code of `frame` sees a capture tensor's real device (meta): torch's
+        meta kernels and kx's engine; the file, its libraries and the rest of torch see
+        the GPU."""
         name = frame.f_code.co_filename
-        return placeholders.real_path(name).startswith(self.torch_dir) or placeholders.is_engine_file(name)
+        return placeholders.real_path(name).startswith(self.meta_code) or placeholders.is_engine_file(name)
 
     def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
         torch = self.torch
@@ -118,7 +132,7 @@ class _MetaRules:
         if name == "__get__" and getattr(first, "is_meta", False):
             prop = getattr(getattr(func, "__self__", None), "__name__", "")
             # frame 0 is this method, 1 the mode's __torch_function__, 2 the reader
-            if prop in ("device", "is_cuda") and not self.inside_torch_or_kx(sys._getframe(2)):
+            if prop in ("device", "is_cuda") and not self.sees_meta(sys._getframe(2)):
                 return self.gpu_device if prop == "device" else True
             return func(*args, **kwargs)
         if name == "get_device" and getattr(first, "is_meta", False):
@@ -177,6 +191,8 @@ class _MetaRules:
             if out is None:
                 raise e from None
         self.values.after(func, name, args, kwargs, out)
+        if getattr(out, "is_meta", False) and name.split(".")[0] in _CONVOLUTIONS:
+            out = self.convolution_layout(out, args)
         if (
             getattr(out, "is_meta", False)
             and self.is_pointwise(name)
@@ -206,6 +222,23 @@ class _MetaRules:
         except LookupError:
             return None
         return (func(*cpu_args, **cpu_kwargs),) if exact[0] else None
+
+    def convolution_layout(self, out: Any, args: tuple) -> Any:
+        """A GPU convolution (cuDNN) writes a channels-last output when its input or its
+        weight is channels-last; the meta kernel gives a contiguous one."""
+        torch = self.torch
+        tensors = [a for a in args[:2] if isinstance(a, torch.Tensor)]
+        if out.dim() != 4 or not any(
+            t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous()
+            for t in tensors
+        ):
+            return out
+        strides = aten_layouts.channels_last_strides(tuple(out.shape))
+        if list(out.stride()) == strides:
+            return out
+        if out.requires_grad:
+            return out.as_strided(out.shape, strides)
+        return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
 
     def is_pointwise(self, name: str) -> bool:
         """An elementwise op ATen runs through TensorIterator (tagged pointwise), by the
@@ -291,6 +324,7 @@ _DUNDER_OPS = {
 }  # fmt: skip
 
 
+_CONVOLUTIONS = frozenset({"convolution", "_convolution", "conv2d", "cudnn_convolution", "conv_transpose2d"})
 _MATMULS = frozenset({"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm"})
 
 

@@ -202,7 +202,36 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
     torch.set_default_device(None)
     dynamo_config = importlib.import_module("torch._dynamo.config")
     dynamo_config.suppress_errors = True
+    _optimizers_see_the_gpu(torch)
     logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
+
+
+def _optimizers_see_the_gpu(torch: Any) -> None:
+    """torch.compile of an optimizer step makes the step capturable when every parameter
+    is on the GPU (dynamo's OptimizerVariable reads `p.is_cuda` of the real parameters,
+    outside the capture's torch function mode): capture tensors answer True there, as a
+    GPU tensor would, so the step traces as on a real run (its step counters on the GPU)."""
+    after_import("torch._dynamo.variables.optimizer", lambda module: _capturable_on_gpu(torch, module))
+
+
+def _capturable_on_gpu(torch: Any, optimizer: Any) -> None:
+    variable = getattr(optimizer, "OptimizerVariable", None)
+    if variable is None or not hasattr(variable, "_set_capturable"):
+        return
+    set_capturable = variable._set_capturable
+    base_is_cuda = torch._C.TensorBase.is_cuda
+
+    def is_cuda(t: Any) -> bool:
+        return t.is_meta or base_is_cuda.__get__(t)
+
+    def _set_capturable(self: Any, *args: Any, **kwargs: Any) -> Any:
+        torch.Tensor.is_cuda = property(is_cuda)
+        try:
+            return set_capturable(self, *args, **kwargs)
+        finally:
+            del torch.Tensor.is_cuda
+
+    variable._set_capturable = _set_capturable
 
 
 class _NotConvertedHandler(logging.Handler):

@@ -64,7 +64,7 @@ def value_of(t: Any) -> tuple[Any, bool] | None:
 def attach(t: Any, value: Any, exact: bool) -> None:
     """Give capture tensor `t` the CPU copy `value` (same shape and dtype)."""
     try:
-        if tuple(value.shape) != tuple(t.shape) or value.dtype != t.dtype:
+        if tuple(value.shape) != tuple(t.shape) or value.dtype != t.dtype or value.device.type != "cpu":
             return
         setattr(t, VALUE, value)
         setattr(t, EXACT, exact)
@@ -148,7 +148,7 @@ class Values:
         """A `*_like` factory answered by kx: its data depends on the shape only."""
         if name not in EXACT_FACTORIES and name not in RANDOM_FACTORIES or not _small(out):
             return
-        shape_only = self.torch.empty(tuple(like.shape), dtype=like.dtype)
+        shape_only = self.torch.empty(tuple(like.shape), dtype=like.dtype, device=self.cpu)
         self.after(func, name, (shape_only, *args[1:]), kwargs, out)
 
     def after(self, func: Any, name: str, args: tuple, kwargs: dict, out: Any) -> None:
@@ -177,7 +177,8 @@ class Values:
             if in_place and isinstance(target, torch.Tensor) and target.is_meta:
                 written(target)
             return
-        if "device" in kwargs:
+        if "device" in kwargs or not metas:
+            # (a factory: the capture's default device is meta, and the copy is the CPU's)
             cpu_kwargs["device"] = self.cpu
         cpu_kwargs.pop("requires_grad", None)
         if name in RANDOM_FACTORIES and "generator" not in cpu_kwargs and not name.endswith("_"):

@@ -169,9 +169,10 @@ def cpu_copy(t: Any) -> Any:
 
     value = element_value(t)
     LEDGER.use(".cpu()", value)
+    # device="cpu": the capture's default device is meta (torch.set_default_device)
     if t.numel() <= (1 << 24):
-        return torch.full(tuple(t.shape), value, dtype=t.dtype)
-    return torch.full((), value, dtype=t.dtype).expand(tuple(t.shape))
+        return torch.full(tuple(t.shape), value, dtype=t.dtype, device="cpu")
+    return torch.full((), value, dtype=t.dtype, device="cpu").expand(tuple(t.shape))
 
 
 # ----------------------------------------------------------------- presumed values
