@@ -14,7 +14,9 @@ only the capture is timed (a training step's backward is then not captured: said
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -44,25 +46,49 @@ def first_run(model: Path) -> float:
     return time.perf_counter() - started
 
 
-def capture(model: Path) -> tuple[float, int, str]:
+def capture(model: Path, json_out: Path | None) -> tuple[float, int, str]:
+    """kx's cold capture; its Inductor cache folder is /tmp/kx-inductor/<model> (where
+    scripts/record_inductor_output.py's real run had it: the PTX's paths are the same)."""
     cache = tempfile.mkdtemp(prefix="bench-kx-")
+    inductor = Path("/tmp/kx-inductor") / model.stem
+    shutil.rmtree(inductor, ignore_errors=True)
     started = time.perf_counter()
+    # `kx compile FILE --no-cache` as a process of its own, keeping the whole result (its
+    # kernels' specializations: the comparison with the real run needs them)
     p = subprocess.run(
-        [sys.executable, "-m", "kx_core.cli", "compile", str(model), "--no-cache", "--target", "cuda:90", "--gpu", "h200"],
-        env=_env(TORCHINDUCTOR_CACHE_DIR=cache, KX_CACHE_DIR=cache + "/kx"),
+        [sys.executable, "-c", _CAPTURE, str(model)],
+        env=_env(TORCHINDUCTOR_CACHE_DIR=str(inductor), KX_CACHE_DIR=cache + "/kx"),
         capture_output=True,
         text=True,
     )
-    kernels = sum(1 for line in p.stdout.splitlines() if " compiled " in line)
-    note = next((line for line in p.stdout.splitlines() if "not-captured" in line), "")
-    return time.perf_counter() - started, kernels, note
+    seconds = time.perf_counter() - started
+    try:
+        doc = json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return seconds, 0, p.stderr.strip()[-120:]
+    if json_out is not None:
+        (json_out / f"{model.stem}.json").write_text(json.dumps(doc))
+    kernels = sum(k["status"] == "compiled" for k in doc["kernels"])
+    note = next((d["message"] for d in doc["diagnostics"] if d["kind"] in ("not-captured", "runtime")), "")
+    return seconds, kernels, note
+
+
+_CAPTURE = """
+import json, sys
+from kx_core.compile import CompileRequest, compile_file
+r = compile_file(CompileRequest(sys.argv[1], target="cuda:90", gpu="h200", cold=True), use_cache=False)
+print(json.dumps(r.to_json()))
+"""
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("models", nargs="*", type=Path)
     ap.add_argument("--runs", type=int, default=2)
+    ap.add_argument("--json-out", type=Path, help="keep each capture's `kx compile --json` here")
     args = ap.parse_args()
+    if args.json_out:
+        args.json_out.mkdir(parents=True, exist_ok=True)
     import torch
 
     gpu = torch.cuda.is_available()
@@ -75,7 +101,7 @@ def main() -> int:
         for _ in range(args.runs):
             if gpu:
                 runs.append(first_run(model))
-            t, kernels, note = capture(model)
+            t, kernels, note = capture(model, args.json_out)
             caps.append(t)
         cap = statistics.median(caps)
         run = statistics.median(runs) if runs else None
@@ -84,7 +110,8 @@ def main() -> int:
             ratios.append(ratio)
         print(
             f"{model.stem:22} {run if run else float('nan'):12.2f} {cap:10.2f} "
-            f"{ratio if ratio else float('nan'):7.2f} {kernels:8d}" + (f"  ({note[:80]})" if note else "")
+            f"{ratio if ratio else float('nan'):7.2f} {kernels:8d}" + (f"  ({note[:80]})" if note else ""),
+            flush=True,
         )
     if ratios:
         print(f"capture / first run: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}  (target <= 1.0)")
