@@ -133,12 +133,16 @@ def prune(folder: Path, limit: int = MAX_BYTES) -> int:
 TRITON_MAX_BYTES = 1024 * 1024 * 1024
 
 
-def triton_cache_for(file: str) -> Path:
-    """Triton's on-disk cache for the compiles of one user file. Per file, because Triton's
-    key is the kernel's source, not its path: a copy of a file elsewhere would get IR
-    whose locations name the other file (and kx links lines by those locations)."""
+def triton_cache_for(file: str, python: str | None = None) -> Path:
+    """Triton's on-disk cache for the compiles of one user file with one interpreter.
+    Per file, because Triton's key is the kernel's source, not its path: a copy of a file
+    elsewhere would get IR whose locations name the other file (and kx links lines by
+    those locations). Per interpreter, because the key is not the Triton installation's
+    path either, and the PTX's debug lines name its files (triton/language/standard.py):
+    two environments with one Triton version would be served each other's PTX."""
     real = os.path.realpath(file)
-    return cache_dir() / "triton" / hashlib.sha256(real.encode()).hexdigest()[:16]
+    key = real if not python else f"{real}\0{python}"
+    return cache_dir() / "triton" / hashlib.sha256(key.encode()).hexdigest()[:16]
 
 
 def prune_triton(limit: int = TRITON_MAX_BYTES) -> int:

@@ -29,6 +29,7 @@ imported (kx_core.compile.import_hooks), so a file without Inductor pays nothing
 
 from __future__ import annotations
 
+import functools
 import importlib
 import logging
 import re
@@ -154,6 +155,10 @@ def _autotuner(module: Any, on_chosen: Callable[[Any, Any], None]) -> None:
             _CURRENT.compile = saved
 
     tuner._precompile_config = _precompile_config
+    if hasattr(tuner, "copy_args_to_cpu_if_needed"):
+        # Inductor keeps mutated arguments safe from its benchmark by copying them to the
+        # host and back: under capture nothing runs that could change them
+        tuner.copy_args_to_cpu_if_needed = lambda self, *args, **kwargs: {}
     if hasattr(tuner, "autotune_to_one_config"):
         autotune = tuner.autotune_to_one_config
 
@@ -202,8 +207,38 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
     torch.set_default_device(None)
     dynamo_config = importlib.import_module("torch._dynamo.config")
     dynamo_config.suppress_errors = True
+    functorch_config = importlib.import_module("torch._functorch.config")
+    if hasattr(functorch_config, "force_non_lazy_backward_lowering"):
+        # the backward graph is compiled with the forward, inside dynamo's compile (where
+        # no torch function mode is on), not lazily at the first backward, where the
+        # capture's mode is on and Inductor's compile-time tensors would become meta
+        functorch_config.force_non_lazy_backward_lowering = True
+    after_import("torch._inductor.compile_fx", _compile_without_modes)
     _optimizers_see_the_gpu(torch)
     logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
+
+
+def _compile_without_modes(module: Any) -> None:
+    """Inductor compiles a graph with no torch function mode on the stack, as under dynamo
+    (a backward graph compiled at its first backward would run under the capture's mode)."""
+    import torch
+
+    inner = getattr(module, "compile_fx_inner", None)
+    if inner is None:
+        return
+
+    @functools.wraps(inner)
+    def compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
+        modes = []
+        while torch._C._len_torch_function_stack() > 0:
+            modes.append(torch._C._pop_torch_function_stack())
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            for mode in reversed(modes):
+                torch._C._push_on_torch_function_stack(mode)
+
+    module.compile_fx_inner = compile_fx_inner
 
 
 def _optimizers_see_the_gpu(torch: Any) -> None:

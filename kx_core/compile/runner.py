@@ -115,7 +115,9 @@ class _Assembler:
             self.diagnostics.append(d)
 
 
-def _worker_env(work: str, file: str, passes: bool = False, llvm_passes: bool = True) -> dict[str, str]:
+def _worker_env(
+    work: str, file: str, passes: bool = False, llvm_passes: bool = True, python: str | None = None
+) -> dict[str, str]:
     env = dict(os.environ)
     if passes:
         # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
@@ -129,7 +131,7 @@ def _worker_env(work: str, file: str, passes: bool = False, llvm_passes: bool = 
     env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
     if not passes:
         try:
-            shared = cache.triton_cache_for(file)
+            shared = cache.triton_cache_for(file, python)
             shared.mkdir(parents=True, exist_ok=True)
             env["TRITON_CACHE_DIR"] = str(shared)
         except OSError:  # an unusable cache folder (the result cache says so): the job's
@@ -307,7 +309,7 @@ def _start_worker(
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(replace(request, file=file).to_json(), f)
     python = request.python or sys.executable
-    env = _worker_env(work, file, request.passes, request.llvm_passes)
+    env = _worker_env(work, file, request.passes, request.llvm_passes, request.python)
     if target.backend == "cuda":  # the capture device answers nvidia-smi too
         smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])

@@ -117,7 +117,9 @@ def _patch_library_impl(torch: Any) -> None:
             # the op's C++ meta kernel would answer capture tensors: the library's own
             # implementation must (FlagGems' use_gems)
             try:
-                return original(self, op_name, _with_mode(fn), _GPU_TO_META_KEYS[key], *args, **kwargs)
+                # (torch registers Python meta kernels for many aten ops itself: override)
+                meta_kwargs = {**kwargs, **override}
+                return original(self, op_name, _with_mode(fn), _GPU_TO_META_KEYS[key], *args, **meta_kwargs)
             except RuntimeError:
                 # torch refuses some meta registrations (an op without a default
                 # overload, or a composite one): keep the GPU registration for those
