@@ -103,32 +103,37 @@ def ptx_sha256(k: CompiledKernel) -> str | None:
 
 
 def identity(record: dict, kernels: list[CompiledKernel]) -> Identity:
-    """Compare each compile of the real run with kx's compile of the same key."""
-    real: dict[tuple, dict] = {}
+    """Compare the real run's compiles with kx's of the same key. One key can hold several
+    compiles (the key leaves out divisibility: a seed of 0 and one of 1234 are two
+    specializations), so each key's hashes and PTX digests are compared as sets."""
+    real: dict[tuple, list[dict]] = {}
     for c in record["compiles"]:
         if c["status"] == "compiled":
-            real.setdefault(recorded_key(c), c)
-    ours: dict[tuple, CompiledKernel] = {}
+            real.setdefault(recorded_key(c), []).append(c)
+    ours: dict[tuple, list[CompiledKernel]] = {}
     for k in kernels:
         if k.status in ("compiled", "pruned") and (key := captured_key(k)) is not None:
-            ours.setdefault(key, k)
+            ours.setdefault(key, []).append(k)
     matched = with_hash = same_hash = with_ptx = same_ptx = 0
     differing = []
-    for key, c in real.items():
-        k = ours.get(key)
-        if k is None:
+    for key, compiles in real.items():
+        mine = ours.get(key)
+        if not mine:
             continue
-        matched += 1
-        if c.get("hash"):
-            with_hash += 1
-            if k.metadata and k.metadata.hash == c["hash"]:
-                same_hash += 1
-            elif len(differing) < 5:
-                differing.append((key, "hash"))
-        if c.get("ptx_sha256"):
-            with_ptx += 1
-            if ptx_sha256(k) == c["ptx_sha256"]:
-                same_ptx += 1
-            elif len(differing) < 5:
-                differing.append((key, "ptx"))
+        hashes = {k.metadata.hash for k in mine if k.metadata}
+        digests = {ptx_sha256(k) for k in mine}
+        for c in {c.get("hash") or id(c): c for c in compiles}.values():  # distinct compiles
+            matched += 1
+            if c.get("hash"):
+                with_hash += 1
+                if c["hash"] in hashes:
+                    same_hash += 1
+                elif len(differing) < 5:
+                    differing.append((key, "hash"))
+            if c.get("ptx_sha256"):
+                with_ptx += 1
+                if c["ptx_sha256"] in digests:
+                    same_ptx += 1
+                elif len(differing) < 5:
+                    differing.append((key, "ptx"))
     return Identity(matched, with_hash, same_hash, with_ptx, same_ptx, tuple(differing))
