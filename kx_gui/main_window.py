@@ -632,6 +632,8 @@ class MainWindow(QMainWindow):
             d = fatal[0]
             summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"
             self.docks["problems"].raise_()
+        elif result.incomplete:
+            summary += " — capture incomplete: launches kx could not show (see Kernels)"
         self.status_label.setText(summary)
         self.result_shown.emit(result)
 

@@ -292,7 +292,8 @@ class Session(QObject):
         ]
         merged = replace(old, kernels=tuple(kernels), diagnostics=tuple(diagnostics), from_cache=False)
         return merged, [
-            m if m is not None else build_source_map(k.stages, old.file, k.source_alias) for k, m in zip(kernels, maps)
+            m if m is not None else build_source_map(k.stages, old.file, k.source_alias)
+            for k, m in zip(kernels, maps)
         ]
 
     def _settle(self, generation: int, result: CompileResult, first: int = 0) -> None:
