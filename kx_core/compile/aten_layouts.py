@@ -13,7 +13,7 @@ Plain integers in, plain integers out: no torch here.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def non_overlapping_and_dense(sizes: Sequence[int], strides: Sequence[int]) -> bool:
@@ -36,6 +36,20 @@ def non_overlapping_and_dense(sizes: Sequence[int], strides: Sequence[int]) -> b
     return True
 
 
+def _sort_dims(perm: list[int], should_swap: Callable[[int, int], int]) -> None:
+    """ATen's insertion sort of dimensions (infer_dense_strides, TensorIterator's
+    reorder_dimensions): `should_swap` may answer 0 (ambiguous), which stops the walk."""
+    for i in range(1, len(perm)):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+
+
 def infer_dense_strides(sizes: Sequence[int], strides: Sequence[int]) -> list[int]:
     """ATen's infer_dense_strides (TensorUtils.cpp): dense strides that keep the order of
     the input's dimensions in memory (what empty_like gives a non-dense tensor)."""
@@ -52,16 +66,7 @@ def infer_dense_strides(sizes: Sequence[int], strides: Sequence[int]) -> list[in
             return 1
         return 1 if sizes[dim0] > sizes[dim1] else 0  # equal strides: the smaller dim first
 
-    # insertion sort that stops at an ambiguous comparison, as ATen's does
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
+    _sort_dims(perm, should_swap)
     out = [0] * ndim
     current = 1
     for idx in perm:
@@ -190,15 +195,7 @@ def elementwise_output_strides(
                 return 1
         return 0
 
-    for i in range(1, ndim):
-        dim1 = i
-        for dim0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[dim0], perm[dim1])
-            if comparison > 0:
-                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
-                dim1 = dim0
-            elif comparison < 0:
-                break
+    _sort_dims(perm, should_swap)
     if perm == list(range(ndim - 1, -1, -1)):
         return contiguous_strides(out_shape)  # ATen allocates a plain contiguous output then
     out, acc = [0] * ndim, 1

@@ -114,26 +114,25 @@ def identity(record: dict, kernels: list[CompiledKernel]) -> Identity:
     for k in kernels:
         if k.status in ("compiled", "pruned") and (key := captured_key(k)) is not None:
             ours.setdefault(key, []).append(k)
-    matched = with_hash = same_hash = with_ptx = same_ptx = 0
+    matched = 0
+    with_same = {"hash": [0, 0], "ptx": [0, 0]}  # [records with it, of those the same as kx's]
     differing = []
     for key, compiles in real.items():
         mine = ours.get(key)
         if not mine:
             continue
-        hashes = {k.metadata.hash for k in mine if k.metadata}
-        digests = {ptx_sha256(k) for k in mine}
+        ours_of = {
+            "hash": {k.metadata.hash for k in mine if k.metadata},
+            "ptx_sha256": {ptx_sha256(k) for k in mine},
+        }
         for c in {c.get("hash") or id(c): c for c in compiles}.values():  # distinct compiles
             matched += 1
-            if c.get("hash"):
-                with_hash += 1
-                if c["hash"] in hashes:
-                    same_hash += 1
-                elif len(differing) < 5:
-                    differing.append((key, "hash"))
-            if c.get("ptx_sha256"):
-                with_ptx += 1
-                if c["ptx_sha256"] in digests:
-                    same_ptx += 1
-                elif len(differing) < 5:
-                    differing.append((key, "ptx"))
+            for field, counts in (("hash", with_same["hash"]), ("ptx_sha256", with_same["ptx"])):
+                if c.get(field):
+                    counts[0] += 1
+                    if c[field] in ours_of[field]:
+                        counts[1] += 1
+                    elif len(differing) < 5:
+                        differing.append((key, field))
+    (with_hash, same_hash), (with_ptx, same_ptx) = with_same["hash"], with_same["ptx"]
     return Identity(matched, with_hash, same_hash, with_ptx, same_ptx, tuple(differing))
