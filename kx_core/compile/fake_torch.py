@@ -29,11 +29,11 @@ import sys
 from typing import Any
 
 from kx_core.compile import (
-    aten_layouts,
     deferred_dynamo,
     fake_cuda,
     known_values,
     placeholders,
+    tensor_rules,
     torch_library,
 )
 from kx_core.compile.capture_device import DeviceReport
@@ -104,7 +104,7 @@ class _MetaRules:
         # allocate on the GPU); the rest of torch (nn, optim, dynamo, inductor, functorch)
         # decides as it would for a GPU tensor, as the file does
         self.meta_code = tuple(os.path.join(torch_dir, d) for d in _META_CODE)
-        self._pointwise: dict[str, bool] = {}
+        self.layouts = tensor_rules.LayoutRules(torch)
         self.values = known_values.Values(torch)
         self.like_factories = {
             torch.empty_like,
@@ -160,11 +160,11 @@ class _MetaRules:
                 and kwargs.get("layout") is None
                 and preserve
             ):
-                out = self.meta_like(first, kwargs, name)
+                out = self.layouts.meta_like(first, kwargs, name)
                 self.values.after_like(func, name, first, args, kwargs, out)
                 return placeholders.propagate(name, args, kwargs, out)
         if name in ("as_strided", "as_strided_") and getattr(first, "is_meta", False):
-            _check_as_strided(first, args, kwargs)
+            tensor_rules.check_as_strided(first, args, kwargs)
         if name == "cuda" and isinstance(first, torch.Tensor):
             out = first.to(self.meta)
             if not first.is_meta and first.numel() <= known_values.LIMIT:
@@ -173,12 +173,12 @@ class _MetaRules:
         if name in ("to", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
             args = tuple(self.to_meta(a) if isinstance(a, (str, torch.device)) else a for a in args)
         if name in ("cat", "concat", "concatenate") and args:
-            _check_cat(args[0])
-        if name in _MATMULS:
-            _check_same_dtype(name, args)
+            tensor_rules.check_cat(args[0])
+        if name in tensor_rules.MATMULS:
+            tensor_rules.check_same_dtype(name, args)
         if name.endswith("_") and not name.startswith("_") and getattr(first, "is_meta", False):
-            if name == "copy_" or self.is_pointwise(name[:-1]):
-                _check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_")
+            if name == "copy_" or self.layouts.is_pointwise(name[:-1]):
+                tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_")
         try:
             out = func(*args, **kwargs)
         except (NotImplementedError, RuntimeError) as e:
@@ -191,15 +191,15 @@ class _MetaRules:
             if out is None:
                 raise e from None
         self.values.after(func, name, args, kwargs, out)
-        if getattr(out, "is_meta", False) and name.split(".")[0] in _CONVOLUTIONS:
-            out = self.convolution_layout(out, args)
+        if getattr(out, "is_meta", False) and name.split(".")[0] in tensor_rules.CONVOLUTIONS:
+            out = self.layouts.convolution_layout(out, args)
         if (
             getattr(out, "is_meta", False)
-            and self.is_pointwise(name)
+            and self.layouts.is_pointwise(name)
             and "out" not in kwargs
             and "memory_format" not in kwargs
         ):
-            out = self.iterator_layout(out, args, kwargs)
+            out = self.layouts.iterator_layout(out, args, kwargs)
         return placeholders.propagate(name, args, kwargs, out)
 
     def host_copy(self, a: Any) -> Any:
@@ -222,189 +222,6 @@ class _MetaRules:
         except LookupError:
             return None
         return (func(*cpu_args, **cpu_kwargs),) if exact[0] else None
-
-    def convolution_layout(self, out: Any, args: tuple) -> Any:
-        """A GPU convolution (cuDNN) writes a channels-last output when its input or its
-        weight is channels-last; the meta kernel gives a contiguous one."""
-        torch = self.torch
-        tensors = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-        if out.dim() != 4 or not any(
-            t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous()
-            for t in tensors
-        ):
-            return out
-        strides = aten_layouts.channels_last_strides(tuple(out.shape))
-        if list(out.stride()) == strides:
-            return out
-        if out.requires_grad:
-            return out.as_strided(out.shape, strides)
-        return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
-
-    def is_pointwise(self, name: str) -> bool:
-        """An elementwise op ATen runs through TensorIterator (tagged pointwise), by the
-        name of the torch function or Tensor method (`add`, `__mul__`, `where`)."""
-        known = self._pointwise.get(name)
-        if known is None:
-            base = name.strip("_")
-            base = _DUNDER_OPS.get(base, base)
-            known = False
-            # copies and casts keep their input's layout (empty_like's rule), not TensorIterator's
-            if base not in _LAYOUT_COPIES and (not name.endswith("_") or name.startswith("__")):
-                try:
-                    packet = getattr(self.torch.ops.aten, base)
-                    known = any(
-                        self.torch.Tag.pointwise in getattr(packet, o).tags for o in packet.overloads()
-                    )
-                except (AttributeError, RuntimeError):
-                    known = False
-            self._pointwise[name] = known
-        return known
-
-    def iterator_layout(self, out: Any, args: tuple, kwargs: dict) -> Any:
-        """`out` with the strides TensorIterator gives a real elementwise op's output
-        (a meta kernel may order size-1 dimensions otherwise: aten_layouts)."""
-        torch = self.torch
-        if out.layout != torch.strided or any(out is a for a in args):
-            return out
-        operands = []
-        for a in (*args, *kwargs.values()):
-            if isinstance(a, torch.Tensor):
-                operands.append((tuple(a.shape), a.stride()))
-            elif isinstance(a, (bool, int, float, complex)):
-                operands.append(((), ()))
-        strides = aten_layouts.elementwise_output_strides(tuple(out.shape), operands)
-        if not strides or list(out.stride()) == strides:
-            return out
-        if out.requires_grad:  # keep the autograd history: a view with those strides
-            return out.as_strided(out.shape, strides)
-        return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
-
-    def meta_like(self, x: Any, kwargs: dict, name: str = "") -> Any:
-        # torch's meta *_like ops are Python references that import sympy (0.5 s) on
-        # first use; empty_strided has a C++ meta kernel and, with ATen's preserve_format
-        # strides, gives the tensor a real *_like gives
-        dtype = kwargs.get("dtype") or x.dtype
-        if name.startswith("rand") and not (dtype.is_floating_point or dtype.is_complex):
-            # a GPU has no random-number kernel for integers either (randint_like has one)
-            raise NotImplementedError(f"\"normal_kernel_cuda\" not implemented for '{_scalar_name(dtype)}'")
-        stride = aten_layouts.empty_like_strides(tuple(x.shape), x.stride())
-        return self.torch.empty_strided(
-            x.shape,
-            stride,
-            dtype=dtype,
-            device=self.meta,
-            requires_grad=bool(kwargs.get("requires_grad", False)),
-        )
-
-
-_LAYOUT_COPIES = frozenset(
-    {
-        "clone",
-        "contiguous",
-        "to",
-        "type",
-        "copy",
-        "float",
-        "half",
-        "double",
-        "bfloat16",
-        "int",
-        "long",
-        "bool",
-        "detach",
-    }
-)
-# Tensor dunder methods -> the aten op they run
-_DUNDER_OPS = {
-    "truediv": "div", "rtruediv": "div", "floordiv": "floor_divide", "rfloordiv": "floor_divide",
-    "mod": "remainder", "rmod": "remainder", "radd": "add", "rmul": "mul", "rpow": "pow",
-    "and": "bitwise_and", "rand": "bitwise_and", "or": "bitwise_or", "ror": "bitwise_or",
-    "xor": "bitwise_xor", "rxor": "bitwise_xor", "invert": "bitwise_not", "lshift": "bitwise_left_shift",
-    "rshift": "bitwise_right_shift",
-}  # fmt: skip
-
-
-_CONVOLUTIONS = frozenset({"convolution", "_convolution", "conv2d", "cudnn_convolution", "conv_transpose2d"})
-_MATMULS = frozenset({"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm"})
-
-
-def _check_same_dtype(name: str, args: tuple) -> None:
-    """A real matrix product refuses operands of two dtypes; a meta one does not."""
-    dtypes = {a.dtype for a in args if getattr(a, "is_meta", False) or hasattr(a, "dtype") and a.dim()}
-    if len(dtypes) > 1:
-        a, b = sorted(map(str, dtypes))
-        raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got: {a} != {b}")
-
-
-def _overlap_view(t: Any) -> tuple:
-    return (tuple(t.shape), t.stride(), t.storage_offset() * t.element_size(), t.numel(), t.element_size())
-
-
-def _check_in_place(torch: Any, out: Any, inputs: tuple, kwargs: dict, cast: bool) -> None:
-    """What a real in-place op refuses: a result type its tensor cannot hold, writing to
-    an expanded tensor, or reading a tensor that partly overlaps the one it writes (a
-    meta tensor has no data pointers, so torch's own checks cannot see the overlaps)."""
-    if cast:
-        others = [t for t in inputs if isinstance(t, (torch.Tensor, bool, int, float, complex))]
-        if others:
-            try:
-                result = torch.result_type(out, others[0]) if len(others) == 1 else None
-            except (RuntimeError, TypeError):
-                result = None
-            if result is not None and not torch.can_cast(result, out.dtype):
-                raise RuntimeError(
-                    f"result type {_scalar_name(result)} can't be cast to the desired output type {_scalar_name(out.dtype)}"
-                )
-    if aten_layouts.internal_overlap(tuple(out.shape), out.stride()):
-        raise RuntimeError(
-            "unsupported operation: more than one element of the written-to tensor refers to a "
-            "single memory location. Please clone() the tensor before performing the operation."
-        )
-    storage = out.untyped_storage()._cdata
-    for t in (*inputs, *kwargs.values()):
-        if getattr(t, "is_meta", False) and t is not out and t.untyped_storage()._cdata == storage:
-            if aten_layouts.partial_overlap(_overlap_view(out), _overlap_view(t)):
-                raise RuntimeError(
-                    "unsupported operation: some elements of the input tensor and the written-to "
-                    "tensor refer to a single memory location. Please clone() the tensor before "
-                    "performing the operation."
-                )
-
-
-def _scalar_name(dtype: Any) -> str:
-    """ATen's name of a dtype in messages ('Half' for torch.float16)."""
-    names = {
-        "float16": "Half", "float32": "Float", "float64": "Double", "bfloat16": "BFloat16",
-        "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
-    }  # fmt: skip
-    text = str(dtype).removeprefix("torch.")
-    return names.get(text, text)
-
-
-def _check_cat(tensors: Any) -> None:
-    """A real cat refuses a 0-d tensor (a meta one fails with an IndexError instead)."""
-    for i, t in enumerate(tensors if isinstance(tensors, (list, tuple)) else ()):
-        if getattr(t, "is_meta", False) and t.dim() == 0:
-            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
-
-
-def _check_as_strided(x: Any, args: tuple, kwargs: dict) -> None:
-    """A real tensor refuses an as_strided view past its storage; a meta one does not."""
-    size = kwargs.get("size", args[1] if len(args) > 1 else None)
-    stride = kwargs.get("stride", args[2] if len(args) > 2 else None)
-    offset = kwargs.get("storage_offset", args[3] if len(args) > 3 else None)
-    if size is None or stride is None:
-        return
-    offset = x.storage_offset() if offset is None else int(offset)
-    message = aten_layouts.as_strided_error(
-        [int(v) for v in size],
-        [int(v) for v in stride],
-        offset,
-        x.element_size(),
-        x.untyped_storage().nbytes(),
-    )
-    if message is not None:
-        raise RuntimeError(message)
 
 
 def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, Any]:

@@ -1,0 +1,207 @@
+"""ATen's layouts and refusals applied to capture tensors (fake_torch's function mode
+calls these around each op it runs on meta tensors).
+
+Meta kernels give the shapes and dtypes a GPU kernel would; where their strides or their
+checks differ from what a CUDA tensor gets (kx_core.compile.aten_layouts holds the rules),
+these put the real answer on the meta result or raise what the GPU would raise.
+
+Runs only inside the capture worker; torch is imported by the caller.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kx_core.compile import aten_layouts
+
+
+class LayoutRules:
+    """Output layouts ATen gives where meta kernels give another."""
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+        self.meta = torch.device("meta")
+        self._pointwise: dict[str, bool] = {}
+
+    def convolution_layout(self, out: Any, args: tuple) -> Any:
+        """A GPU convolution (cuDNN) writes a channels-last output when its input or its
+        weight is channels-last; the meta kernel gives a contiguous one."""
+        torch = self.torch
+        tensors = [a for a in args[:2] if isinstance(a, torch.Tensor)]
+        if out.dim() != 4 or not any(
+            t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous()
+            for t in tensors
+        ):
+            return out
+        strides = aten_layouts.channels_last_strides(tuple(out.shape))
+        if list(out.stride()) == strides:
+            return out
+        if out.requires_grad:
+            return out.as_strided(out.shape, strides)
+        return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
+
+    def is_pointwise(self, name: str) -> bool:
+        """An elementwise op ATen runs through TensorIterator (tagged pointwise), by the
+        name of the torch function or Tensor method (`add`, `__mul__`, `where`)."""
+        known = self._pointwise.get(name)
+        if known is None:
+            base = name.strip("_")
+            base = DUNDER_OPS.get(base, base)
+            known = False
+            # copies and casts keep their input's layout (empty_like's rule), not TensorIterator's
+            if base not in LAYOUT_COPIES and (not name.endswith("_") or name.startswith("__")):
+                try:
+                    packet = getattr(self.torch.ops.aten, base)
+                    known = any(
+                        self.torch.Tag.pointwise in getattr(packet, o).tags for o in packet.overloads()
+                    )
+                except (AttributeError, RuntimeError):
+                    known = False
+            self._pointwise[name] = known
+        return known
+
+    def iterator_layout(self, out: Any, args: tuple, kwargs: dict) -> Any:
+        """`out` with the strides TensorIterator gives a real elementwise op's output
+        (a meta kernel may order size-1 dimensions otherwise: aten_layouts)."""
+        torch = self.torch
+        if out.layout != torch.strided or any(out is a for a in args):
+            return out
+        operands = []
+        for a in (*args, *kwargs.values()):
+            if isinstance(a, torch.Tensor):
+                operands.append((tuple(a.shape), a.stride()))
+            elif isinstance(a, (bool, int, float, complex)):
+                operands.append(((), ()))
+        strides = aten_layouts.elementwise_output_strides(tuple(out.shape), operands)
+        if not strides or list(out.stride()) == strides:
+            return out
+        if out.requires_grad:  # keep the autograd history: a view with those strides
+            return out.as_strided(out.shape, strides)
+        return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
+
+    def meta_like(self, x: Any, kwargs: dict, name: str = "") -> Any:
+        # torch's meta *_like ops are Python references that import sympy (0.5 s) on
+        # first use; empty_strided has a C++ meta kernel and, with ATen's preserve_format
+        # strides, gives the tensor a real *_like gives
+        dtype = kwargs.get("dtype") or x.dtype
+        if name.startswith("rand") and not (dtype.is_floating_point or dtype.is_complex):
+            # a GPU has no random-number kernel for integers either (randint_like has one)
+            raise NotImplementedError(f"\"normal_kernel_cuda\" not implemented for '{scalar_name(dtype)}'")
+        stride = aten_layouts.empty_like_strides(tuple(x.shape), x.stride())
+        return self.torch.empty_strided(
+            x.shape,
+            stride,
+            dtype=dtype,
+            device=self.meta,
+            requires_grad=bool(kwargs.get("requires_grad", False)),
+        )
+
+
+LAYOUT_COPIES = frozenset(
+    {
+        "clone",
+        "contiguous",
+        "to",
+        "type",
+        "copy",
+        "float",
+        "half",
+        "double",
+        "bfloat16",
+        "int",
+        "long",
+        "bool",
+        "detach",
+    }
+)
+# Tensor dunder methods -> the aten op they run
+DUNDER_OPS = {
+    "truediv": "div", "rtruediv": "div", "floordiv": "floor_divide", "rfloordiv": "floor_divide",
+    "mod": "remainder", "rmod": "remainder", "radd": "add", "rmul": "mul", "rpow": "pow",
+    "and": "bitwise_and", "rand": "bitwise_and", "or": "bitwise_or", "ror": "bitwise_or",
+    "xor": "bitwise_xor", "rxor": "bitwise_xor", "invert": "bitwise_not", "lshift": "bitwise_left_shift",
+    "rshift": "bitwise_right_shift",
+}  # fmt: skip
+
+
+CONVOLUTIONS = frozenset({"convolution", "_convolution", "conv2d", "cudnn_convolution", "conv_transpose2d"})
+MATMULS = frozenset({"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm"})
+
+
+def check_same_dtype(name: str, args: tuple) -> None:
+    """A real matrix product refuses operands of two dtypes; a meta one does not."""
+    dtypes = {a.dtype for a in args if getattr(a, "is_meta", False) or hasattr(a, "dtype") and a.dim()}
+    if len(dtypes) > 1:
+        a, b = sorted(map(str, dtypes))
+        raise RuntimeError(f"{name}: expected both operands to have the same dtype, but got: {a} != {b}")
+
+
+def _overlap_view(t: Any) -> tuple:
+    return (tuple(t.shape), t.stride(), t.storage_offset() * t.element_size(), t.numel(), t.element_size())
+
+
+def check_in_place(torch: Any, out: Any, inputs: tuple, kwargs: dict, cast: bool) -> None:
+    """What a real in-place op refuses: a result type its tensor cannot hold, writing to
+    an expanded tensor, or reading a tensor that partly overlaps the one it writes (a
+    meta tensor has no data pointers, so torch's own checks cannot see the overlaps)."""
+    if cast:
+        others = [t for t in inputs if isinstance(t, (torch.Tensor, bool, int, float, complex))]
+        if others:
+            try:
+                result = torch.result_type(out, others[0]) if len(others) == 1 else None
+            except (RuntimeError, TypeError):
+                result = None
+            if result is not None and not torch.can_cast(result, out.dtype):
+                raise RuntimeError(
+                    f"result type {scalar_name(result)} can't be cast to the desired output type {scalar_name(out.dtype)}"
+                )
+    if aten_layouts.internal_overlap(tuple(out.shape), out.stride()):
+        raise RuntimeError(
+            "unsupported operation: more than one element of the written-to tensor refers to a "
+            "single memory location. Please clone() the tensor before performing the operation."
+        )
+    storage = out.untyped_storage()._cdata
+    for t in (*inputs, *kwargs.values()):
+        if getattr(t, "is_meta", False) and t is not out and t.untyped_storage()._cdata == storage:
+            if aten_layouts.partial_overlap(_overlap_view(out), _overlap_view(t)):
+                raise RuntimeError(
+                    "unsupported operation: some elements of the input tensor and the written-to "
+                    "tensor refer to a single memory location. Please clone() the tensor before "
+                    "performing the operation."
+                )
+
+
+def scalar_name(dtype: Any) -> str:
+    """ATen's name of a dtype in messages ('Half' for torch.float16)."""
+    names = {
+        "float16": "Half", "float32": "Float", "float64": "Double", "bfloat16": "BFloat16",
+        "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool",
+    }  # fmt: skip
+    text = str(dtype).removeprefix("torch.")
+    return names.get(text, text)
+
+
+def check_cat(tensors: Any) -> None:
+    """A real cat refuses a 0-d tensor (a meta one fails with an IndexError instead)."""
+    for i, t in enumerate(tensors if isinstance(tensors, (list, tuple)) else ()):
+        if getattr(t, "is_meta", False) and t.dim() == 0:
+            raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+
+
+def check_as_strided(x: Any, args: tuple, kwargs: dict) -> None:
+    """A real tensor refuses an as_strided view past its storage; a meta one does not."""
+    size = kwargs.get("size", args[1] if len(args) > 1 else None)
+    stride = kwargs.get("stride", args[2] if len(args) > 2 else None)
+    offset = kwargs.get("storage_offset", args[3] if len(args) > 3 else None)
+    if size is None or stride is None:
+        return
+    offset = x.storage_offset() if offset is None else int(offset)
+    message = aten_layouts.as_strided_error(
+        [int(v) for v in size],
+        [int(v) for v in stride],
+        offset,
+        x.element_size(),
+        x.untyped_storage().nbytes(),
+    )
+    if message is not None:
+        raise RuntimeError(message)
