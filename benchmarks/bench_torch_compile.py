@@ -29,7 +29,9 @@ MODELS = ROOT / "benchmarks" / "real_files" / "inductor"
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT), TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0")
+    env = dict(
+        os.environ, PYTHONPATH=str(ROOT), TORCHINDUCTOR_FX_GRAPH_CACHE="0", TORCHINDUCTOR_AUTOGRAD_CACHE="0"
+    )
     env.update(extra)
     return env
 
@@ -93,7 +95,9 @@ def main() -> int:
 
     gpu = torch.cuda.is_available()
     models = args.models or sorted(MODELS.glob("*.py"))
-    print(f"# bench_torch_compile  torch {torch.__version__}  GPU: {torch.cuda.get_device_name() if gpu else 'none'}")
+    print(
+        f"# bench_torch_compile  torch {torch.__version__}  GPU: {torch.cuda.get_device_name() if gpu else 'none'}"
+    )
     print(f"{'model':22} {'first run s':>12} {'capture s':>10} {'ratio':>7} {'kernels':>8}")
     ratios = []
     for model in models:
@@ -114,7 +118,9 @@ def main() -> int:
             flush=True,
         )
     if ratios:
-        print(f"capture / first run: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}  (target <= 1.0)")
+        print(
+            f"capture / first run: median {statistics.median(ratios):.2f}, worst {max(ratios):.2f}  (target <= 1.0)"
+        )
     return 0
 
 

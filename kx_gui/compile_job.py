@@ -102,7 +102,10 @@ class CompileJob(QObject):
                     result = with_sass(item)
                     # source maps parse every stage of every kernel: done here, so the
                     # UI thread only looks them up when a kernel is selected
-                    maps = [build_source_map(k.stages, result.file, k.source_alias) for k in result.kernels]
+                    maps = [
+                        build_source_map(k.stages, result.file, k.source_alias, k.source_origins)
+                        for k in result.kernels
+                    ]
                     if not self._cancelled.is_set():
                         put(("result", (result, maps)))
         except Exception as e:  # noqa: BLE001 - a bad request becomes a message, not a crash

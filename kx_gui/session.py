@@ -292,7 +292,7 @@ class Session(QObject):
         ]
         merged = replace(old, kernels=tuple(kernels), diagnostics=tuple(diagnostics), from_cache=False)
         return merged, [
-            m if m is not None else build_source_map(k.stages, old.file, k.source_alias)
+            m if m is not None else build_source_map(k.stages, old.file, k.source_alias, k.source_origins)
             for k, m in zip(kernels, maps)
         ]
 
@@ -346,7 +346,9 @@ class Session(QObject):
         if index < len(self._source_maps) and self._source_maps[index].source_file == self.path:
             self.source_map = self._source_maps[index]
         else:
-            self.source_map = build_source_map(self.kernel.stages, self.path or "", self.kernel.source_alias)
+            self.source_map = build_source_map(
+                self.kernel.stages, self.path or "", self.kernel.source_alias, self.kernel.source_origins
+            )
         self.kernel_changed.emit(self.kernel, self.source_map)
         if self.selected_line is not None:  # the selection survives the change of kernel
             self.select_source_line(self.selected_line)

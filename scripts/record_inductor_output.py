@@ -56,7 +56,9 @@ def record(model: Path, out: Path, timeout: float, ground: Path | None = None) -
         sys.path.insert(0, str(ROOT / "scripts"))
         from record_real_runs import record as record_run
 
-        got = record_run(str(model), str(ground), [], name=model.stem, timeout=timeout, inductor_cache_root=CACHE_ROOT)
+        got = record_run(
+            str(model), str(ground), [], name=model.stem, timeout=timeout, inductor_cache_root=CACHE_ROOT
+        )
         print(f"{model.name}: {got['status'][:100]}", file=sys.stderr)
     else:
         env = dict(
@@ -65,7 +67,9 @@ def record(model: Path, out: Path, timeout: float, ground: Path | None = None) -
             TORCHINDUCTOR_FX_GRAPH_CACHE="0",
             TORCHINDUCTOR_AUTOGRAD_CACHE="0",
         )
-        p = subprocess.run([sys.executable, str(model)], env=env, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(
+            [sys.executable, str(model)], env=env, capture_output=True, text=True, timeout=timeout
+        )
         if p.returncode != 0:
             print(f"{model.name}: exit {p.returncode}\n{p.stderr[-2000:]}", file=sys.stderr)
     written = []
@@ -83,7 +87,9 @@ def main() -> int:
     ap.add_argument("models", nargs="*", type=Path)
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--timeout", type=float, default=600)
-    ap.add_argument("--ground", type=Path, help="also record each model's compiles (record_real_runs.py) here")
+    ap.add_argument(
+        "--ground", type=Path, help="also record each model's compiles (record_real_runs.py) here"
+    )
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     if args.ground:

@@ -88,7 +88,9 @@ def main() -> int:
     ap.add_argument("--python", help="the interpreter that runs the files (default: this one)")
     ap.add_argument("--manifest", default=str(HERE / "manifest.json"))
     ap.add_argument("--ground", default=str(HERE / "ground_h200.json"), help="record_real_runs.py's all.json")
-    ap.add_argument("--inductor-cache-root", help="TORCHINDUCTOR_CACHE_DIR=ROOT/<id>, as the real runs had it")
+    ap.add_argument(
+        "--inductor-cache-root", help="TORCHINDUCTOR_CACHE_DIR=ROOT/<id>, as the real runs had it"
+    )
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
     ground = json.loads(Path(args.ground).read_text())
@@ -97,7 +99,9 @@ def main() -> int:
     for e in manifest:
         if (only and e["id"] not in only) or e["id"] not in ground:
             continue
-        row = measure(e, ground[e["id"]], args.extra_site, args.timeout, args.python, args.inductor_cache_root)
+        row = measure(
+            e, ground[e["id"]], args.extra_site, args.timeout, args.python, args.inductor_cache_root
+        )
         rows.append(row)
         print(json.dumps(row), flush=True)
         Path(args.out).write_text(json.dumps(rows, indent=1))  # a run cut short keeps its rows

@@ -235,6 +235,8 @@ def kernel_json(k: CompiledKernel) -> dict[str, Any]:
         "message": k.message,
         "after_placeholder": k.after_placeholder.to_json() if k.after_placeholder else None,
         "chosen": k.chosen,
+        # lines of the file a torch.compile kernel was generated from (Inductor's nodes)
+        "model_lines": sorted({n for lines in k.source_origins.values() for n in lines}),
     }
 
 

@@ -26,6 +26,7 @@ from kx_core.compile import (
     direct_compiles,
     fake_torch,
     inductor_capture,
+    inductor_origins,
     launch_hooks,
 )
 from kx_core.compile import diagnostics as diag
@@ -334,6 +335,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     direct_compiles.install(target, path, capture_state.STATE.send_kernel)
     inductor_capture.install(_on_inductor_choice)
     inductor_capture.install_torch_compile(_on_not_captured)
+    inductor_origins.install(path)
     started = time.perf_counter()
     if request.replay is not None:
         from kx_core.compile.replay import replay_record

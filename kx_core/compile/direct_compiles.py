@@ -9,7 +9,9 @@ launch record whose grid the first launch fills in (capture_driver's direct laun
 
 Where the generated kernel's text stands in the user's file (an `output_code.py` keeps
 each kernel's module in a string), the record names the user's file and the line offset
-of that string (`source_alias`), so its lines link to the string's lines.
+of that string (`source_alias`), so its lines link to the string's lines. A kernel
+Inductor generated for a torch.compile script names the script's lines its graph nodes
+came from (`source_origins`, inductor_origins.py).
 
 Runs only inside the capture worker; capture.py passes its state's `send_kernel`.
 """
@@ -24,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile import inductor_capture
+from kx_core.compile import inductor_capture, inductor_origins
 from kx_core.compile.capture_driver import LAUNCH_LOG
 from kx_core.compile.kernel_record import config_of, jsonable_value, kernel_record
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
@@ -103,6 +105,8 @@ def _record(
     record = kernel_record(kernel, fn, target, config=config, compile_time_s=elapsed)
     record = replace(record, launch=_unlaunched(kernel, fn))
     record = _aliased(record, fn, user_file, user_text)
+    if lines := inductor_origins.model_lines(record.source_file):
+        record = replace(record, source_origins={record.source_file: lines})
     h = record.metadata.hash if record.metadata else None
     key = f"{h}/{config.index if config else '-'}"
     if current is not None:

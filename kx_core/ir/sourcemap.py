@@ -357,10 +357,15 @@ class SourceMap:
     # generated files whose lines are lines of `source_file` further down: path -> offset
     # (CompiledKernel.source_alias)
     aliases: dict[str, int] = field(default_factory=dict)
+    # generated files made from lines of `source_file`: path -> those lines, which every
+    # location in the file stands for (CompiledKernel.source_origins)
+    origins: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     def line_in_source(self, loc: Location) -> int | None:
-        """The line of `source_file` a location names, directly or through an alias."""
-        return source_line_of(loc, self.source_file, self.aliases)
+        """The line of `source_file` a location names, directly or through an alias (the
+        first of a generated file's origin lines)."""
+        lines = source_lines_of(loc, self.source_file, self.aliases, self.origins)
+        return lines[0] if lines else None
 
     def ir_lines(self, source_line: int) -> dict[str, tuple[int, ...]]:
         """stage -> the IR lines a source line became (stages without any omitted)."""
@@ -369,11 +374,11 @@ class SourceMap:
     def source_lines(self, stage: str, ir_line: int) -> tuple[int, ...]:
         """Lines of the source file an IR line came from, innermost first."""
         chain = self.stages.get(stage, {}).get(ir_line, ())
-        out = []
+        out: list[int] = []
         for loc in chain:
-            line = self.line_in_source(loc)
-            if line is not None and line not in out:
-                out.append(line)
+            for line in source_lines_of(loc, self.source_file, self.aliases, self.origins):
+                if line not in out:
+                    out.append(line)
         return tuple(out)
 
     def counterparts(self, stage: str, ir_line: int) -> dict[str, tuple[int, ...]]:
@@ -390,22 +395,35 @@ class SourceMap:
         return sorted({line for m in self.by_source.values() for line in m})
 
 
-def source_line_of(loc: Location, source_file: str, aliases: dict[str, int] | None = None) -> int | None:
+def source_lines_of(
+    loc: Location,
+    source_file: str,
+    aliases: dict[str, int] | None = None,
+    origins: dict[str, tuple[int, ...]] | None = None,
+) -> tuple[int, ...]:
     """loc's line in `source_file`, or in a generated file whose text stands in it
-    `aliases[path]` lines down; None for a location elsewhere."""
+    `aliases[path]` lines down; or the lines a generated file was made from
+    (`origins[path]`); none for a location elsewhere."""
     if same_source(loc.file, source_file):
-        return loc.line
+        return (loc.line,)
     for path, offset in (aliases or {}).items():
         if same_source(loc.file, path):
-            return loc.line + offset
-    return None
+            return (loc.line + offset,)
+    for path, lines in (origins or {}).items():
+        if same_source(loc.file, path):
+            return tuple(lines)
+    return ()
 
 
 def build_source_map(
-    stages: dict[str, str], source_file: str, aliases: dict[str, int] | None = None
+    stages: dict[str, str],
+    source_file: str,
+    aliases: dict[str, int] | None = None,
+    origins: dict[str, tuple[int, ...]] | None = None,
 ) -> SourceMap:
     """Parse every stage's locations and index them by lines of `source_file` (and of
-    the generated files `aliases` puts in it: CompiledKernel.source_alias)."""
+    the generated files `aliases` puts in it, and `origins` makes from it:
+    CompiledKernel.source_alias, .source_origins)."""
     per_stage = {name: line_locations(name, text) for name, text in stages.items()}
     by_source: dict[str, dict[int, tuple[int, ...]]] = {}
     for name, lines in per_stage.items():
@@ -417,11 +435,11 @@ def build_source_map(
             if key not in in_file:
                 wanted: list[int] = []
                 for loc in chain:
-                    line = source_line_of(loc, source_file, aliases)
-                    if line is not None and line not in wanted:
-                        wanted.append(line)
+                    for line in source_lines_of(loc, source_file, aliases, origins):
+                        if line not in wanted:
+                            wanted.append(line)
                 in_file[key] = wanted
             for src in in_file[key]:
                 index[src].append(ir_line)
         by_source[name] = {k: tuple(v) for k, v in index.items()}
-    return SourceMap(source_file, per_stage, by_source, dict(aliases or {}))
+    return SourceMap(source_file, per_stage, by_source, dict(aliases or {}), dict(origins or {}))

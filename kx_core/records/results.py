@@ -247,6 +247,10 @@ class CompiledKernel(Jsonable):
     # keeps each kernel's module in a string): its path -> the line offset of that text,
     # so the stages' locations in it are lines of `source_file` (line + offset).
     source_alias: dict[str, int] = field(default_factory=dict)
+    # A generated source the kernel's stages name, made from lines of the user's file (a
+    # torch.compile script's Inductor kernel: its graph nodes' stack traces): its path ->
+    # those lines. Every stage line located in it links to all of them (kernel-wide).
+    source_origins: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
     @property
     def display_name(self) -> str:

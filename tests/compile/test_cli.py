@@ -21,9 +21,10 @@ def test_json_has_exactly_the_documented_shape():
     for k in doc["kernels"]:
         assert set(k) == {
             "name", "status", "config", "launch", "stages", "metadata", "passes", "message", "after_placeholder",
-            "chosen"
+            "chosen", "model_lines"
         }  # fmt: skip
         assert k["status"] == "compiled" and k["config"] is None and k["passes"] == []
+        assert k["model_lines"] == []  # a plain Triton file: no torch.compile kernels
         assert k["after_placeholder"] is None
         assert {"ttir", "ttgir", "llir", "ptx", "sass"} <= set(k["stages"])
         md = k["metadata"]

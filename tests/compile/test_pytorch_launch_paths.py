@@ -14,6 +14,7 @@ import textwrap
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file
+from kx_core.ir.sourcemap import build_source_map
 from kx_testing import ROOT
 
 HEADER = """\
@@ -233,7 +234,9 @@ class Block(nn.Module):
         self.norm = nn.LayerNorm(256)
 
     def forward(self, x):
-        return self.norm(x + self.fc2(torch.nn.functional.gelu(self.fc1(x))))
+        h = torch.nn.functional.gelu(self.fc1(x))  # GELU
+        h = self.fc2(h)
+        return self.norm(x + h)  # NORM
 
 
 model = torch.compile(Block().cuda())
@@ -260,6 +263,29 @@ def test_torch_compile_captures_every_config_of_every_inductor_kernel(tmp_path):
         assert launched, name  # the file's call launched each kernel
     tuned = [k for k in r.kernels if k.chosen]
     assert tuned and all("Inductor" in k.chosen for k in tuned)
+
+
+def test_a_torch_compile_kernel_links_to_the_model_lines_it_was_generated_from(tmp_path):
+    """Inductor's graph nodes carry the stack trace of the op they came from: each
+    kernel's stages link to those lines of the script (kernel-wide), and only to them."""
+    f = tmp_path / "mlp.py"
+    f.write_text(MLP)
+    r = compile_file(CompileRequest(str(f), target="cuda:90"), use_cache=False)
+    lines = MLP.splitlines()
+    gelu, norm = (next(i + 1 for i, t in enumerate(lines) if t.endswith(m)) for m in ("# GELU", "# NORM"))
+    forward = set(range(gelu, norm + 1))
+    by_kernel = {}
+    for k in r.kernels:
+        ((generated, origin),) = k.source_origins.items()
+        assert generated == k.source_file and set(origin) <= forward, (k.name, origin)
+        by_kernel.setdefault(k.name, set()).update(origin)
+        smap = build_source_map(k.stages, str(f), k.source_alias, k.source_origins)
+        for line in origin:  # every located IR line of the kernel stands for its model lines
+            assert smap.ir_lines(line)["ttgir"] == smap.ir_lines(origin[0])["ttgir"]
+    (gelu_kernel,) = [n for n in by_kernel if "gelu" in n]
+    (norm_kernel,) = [n for n in by_kernel if "layer_norm" in n]
+    assert by_kernel[gelu_kernel] == {gelu}
+    assert norm in by_kernel[norm_kernel] and gelu not in by_kernel[norm_kernel]
 
 
 @pytest.mark.skipif(
