@@ -82,6 +82,7 @@ def measure(
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
+    ap.add_argument("--shard", default="1/1", help="K/N: every N-th entry from the K-th (parallel runs)")
     ap.add_argument("--extra-site", action="append", default=[])
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--out", default=str(HERE / "measure.json"))
@@ -95,6 +96,8 @@ def main() -> int:
     manifest = json.loads(Path(args.manifest).read_text())
     ground = json.loads(Path(args.ground).read_text())
     only = {x for x in args.only.split(",") if x}
+    k, n = (int(x) for x in args.shard.split("/"))
+    manifest = manifest[k - 1 :: n]
     rows = []
     for e in manifest:
         if (only and e["id"] not in only) or e["id"] not in ground:
