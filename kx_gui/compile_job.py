@@ -17,7 +17,7 @@ import threading
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
-from kx_core.compile.sass import with_sass
+from kx_core.compile.derived import with_derived
 from kx_core.ir.sourcemap import build_source_map
 
 # How often the UI thread looks at the queue, in milliseconds.
@@ -99,7 +99,7 @@ class CompileJob(QObject):
                     put(("progress", f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)"))
                 elif isinstance(item, CompileResult):
                     put(("progress", "disassembling SASS…"))
-                    result = with_sass(item)
+                    result = with_derived(item)
                     # source maps parse every stage of every kernel: done here, so the
                     # UI thread only looks them up when a kernel is selected
                     maps = [

@@ -32,6 +32,7 @@ from kx_core.compile.capture_device import target_for_gpu
 from kx_core.cpu.targets import CPP_SOURCES, CPU_TARGETS
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.model.gpu import SPECS
+from kx_core.records.backends import backend_of
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
 from kx_gui.pane_registry import (
     BY_NAME,
@@ -619,7 +620,7 @@ class MainWindow(QMainWindow):
     def _result_changed(self, result: CompileResult) -> None:
         fatal = [d for d in result.diagnostics if d.fatal]
         # a C++ kernel's result names its compiler where a Triton result names Triton
-        tool = result.triton_version if result.target.backend == "cpu" else f"triton {result.triton_version}"
+        tool = backend_of(result.target).tool_label(result.triton_version)
         summary = f"{len(result.kernels)} kernels for {result.target.spec} ({tool})"
         summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
         after = [k for k in result.kernels if k.after_placeholder is not None]

@@ -7,9 +7,7 @@ killed) and results that arrive for an older number are dropped.
 
 from __future__ import annotations
 
-import math
 import os
-import re
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -381,31 +379,16 @@ class Session(QObject):
             self.selected_line = source
         self.link_changed.emit(source, links)
         if stage == "ttgir" and self.kernel is not None:
-            from kx_core.ir.ttgir_lines import (
-                loads_in_line,
-                shared_accesses_in_line,
-                tensor_layouts_in_line,
-            )
+            from kx_core.ir.ttgir_lines import view_of_line
 
-            text = self.kernel.stages.get("ttgir", "").splitlines()
-            here = text[line - 1] if 0 < line <= len(text) else ""
-            found = tensor_layouts_in_line(here)
-            alias = re.match(r"^(#\w+) = #(?:ttg|triton_gpu)\.", here)
-            accesses = loads_in_line(here)
-            shared = shared_accesses_in_line(here)
-            if shared:
-                self.bank_requested.emit(*shared[0])
-            elif accesses:
-                self.access_requested.emit(*accesses[0])
-            elif "convert_layout" in here and len(found) >= 2 and found[0][1] == found[1][1]:
-                self.conversion_requested.emit(found[0][0], found[1][0], found[0][1])
-            elif found:
-                self.request_layout(*found[0])
-            elif alias:
-                # a layout alias line: show it at the shape of the largest tensor using it
-                uses = [f[1] for t in text for f in tensor_layouts_in_line(t) if f[0] == alias.group(1)]
-                largest = max(uses, key=lambda s: (math.prod(s), len(s)), default=[64, 64])
-                self.request_layout(alias.group(1), largest)
+            view = view_of_line(self.kernel.stages.get("ttgir", "").splitlines(), line)
+            if view is not None:
+                {
+                    "bank": self.bank_requested.emit,
+                    "access": self.access_requested.emit,
+                    "conversion": self.conversion_requested.emit,
+                    "layout": self.request_layout,
+                }[view.kind](*view.args)
         return source, links
 
     def diagnostics_for_open_file(self):

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 from kx_core.compile.cache import triton_version  # noqa: E402
-from kx_core.compile.sass import with_sass  # noqa: E402
+from kx_core.compile.derived import with_derived  # noqa: E402
 
 KERNELS = ROOT / "kx_core" / "data" / "examples"
 EXTENSIONS = {"ttir": "ttir.mlir", "ttgir": "ttgir.mlir", "llir": "llir.ll", "ptx": "ptx", "sass": "sass"}
@@ -93,7 +93,7 @@ def main() -> None:
         out = base / target.replace(":", "")
         out.mkdir(parents=True, exist_ok=True)
         for name, file in (("add", KERNELS / "vector_add.py"), ("matmul", KERNELS / "matmul.py")):
-            result = with_sass(compile_file(CompileRequest(str(file), target=target), use_cache=False))
+            result = with_derived(compile_file(CompileRequest(str(file), target=target), use_cache=False))
             (kernel,) = [k for k in result.kernels if k.status == "compiled"]
             for stage, ext in EXTENSIONS.items():
                 (out / f"{name}.{ext}").write_text(kernel.stages[stage])

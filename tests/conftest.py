@@ -42,13 +42,13 @@ def pytest_collection_modifyitems(config, items):
 def capture():
     """capture(name, target='cuda:90', **request_fields) -> CompileResult (memoised)."""
     from kx_core.compile import CompileRequest, compile_file
-    from kx_core.compile.sass import with_sass
+    from kx_core.compile.derived import with_derived
 
     def run(name: str, target: str = "cuda:90", **fields):
         key = (name, target, tuple(sorted((k, repr(v)) for k, v in fields.items())))
         if key not in _RESULTS:
             request = CompileRequest(str(kernel_path(name)), target=target, **fields)
-            _RESULTS[key] = with_sass(compile_file(request, use_cache=False))
+            _RESULTS[key] = with_derived(compile_file(request, use_cache=False))
         return _RESULTS[key]
 
     return run

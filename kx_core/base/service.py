@@ -14,19 +14,15 @@ import os
 import socket
 import tempfile
 import threading
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
 from kx_core.base import workers
 
-# What a child may be asked to run: name -> "module:function".
-CALLS = {
-    "linear_bases": "kx_core.layout.linear:linear_bases_here",
-    "shared_bases": "kx_core.layout.shared:shared_bases_here",
-    "triton_says_trivial": "kx_core.layout.gluon_oracle:triton_says_trivial_here",
-    "egraph_run": "kx_core.luminal.egraph_run:run_here",
-    "playground_flags": "kx_core.lab.playground:available_flags",
-}
+# The caller hands the function itself; the child is sent its module and name and
+# imports it. Only kx's own module-level functions: this layer names no module above it.
+_OWN = "kx_core."
 
 
 class ServiceDied(RuntimeError):
@@ -38,7 +34,7 @@ class ServiceTimeout(RuntimeError):
 
 
 class Service:
-    """One child process that runs CALLS, one call at a time."""
+    """One child process that runs kx's functions, one call at a time."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -71,7 +67,8 @@ class Service:
         self.proc = None
         return how + (f": {tail[-1]}" if tail else "")
 
-    def call(self, name: str, *args: Any, timeout: float | None = None) -> Any:
+    def call(self, fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+        name = _name_of(fn)
         with self.lock:
             if self.proc is None or self.proc.poll() is not None:
                 self._start()
@@ -94,16 +91,26 @@ class Service:
 _SERVICES: dict[str, Service] = {}
 
 
-def call(service: str, name: str, *args: Any, timeout: float | None = None) -> Any:
-    """Run CALLS[name](*args) in the child `service` ("layout", "egraph"); its
-    exceptions are raised here."""
+def call(service: str, fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
+    """Run fn(*args) in the child `service` ("layout", "egraph"); its exceptions are
+    raised here. `fn` is a module-level function of kx_core."""
     if service not in _SERVICES:
         _SERVICES[service] = Service(service)
-    return _SERVICES[service].call(name, *args, timeout=timeout)
+    return _SERVICES[service].call(fn, *args, timeout=timeout)
+
+
+def _name_of(fn: Callable[..., Any]) -> str:
+    """'kx_core.layout.linear:linear_bases_here' for that function."""
+    name = f"{fn.__module__}:{fn.__qualname__}"
+    if not fn.__module__.startswith(_OWN) or "." in fn.__qualname__ or "<" in name:
+        raise ValueError(f"a service runs kx_core's module-level functions, not {name}")
+    return name
 
 
 def _resolve(name: str):
-    module, fn = CALLS[name].split(":")
+    module, fn = name.split(":")
+    if not module.startswith(_OWN):
+        raise ValueError(f"not one of kx's functions: {name}")
     return getattr(importlib.import_module(module), fn)
 
 

@@ -27,9 +27,10 @@ from kx_core.compile import diagnostics as diag
 from kx_core.compile import launch_hooks
 from kx_core.compile.jit_objects import base_jit
 from kx_core.compile.kernel_record import jit_name
+from kx_core.records.backends import replaceable_stages
 from kx_core.records.results import Diagnostic
 
-STAGES = ("ttir", "ttgir", "llir", "ptx")
+STAGES = replaceable_stages()
 ROUNDS = 11
 ROUND_MS = 30.0  # timed per kernel per round
 # the kernel a stage file defines, per stage.

@@ -31,6 +31,7 @@ from kx_core.compile import launch_hooks
 from kx_core.compile.jit_objects import base_jit
 from kx_core.compile.kernel_record import jit_name
 from kx_core.compile.launch_hooks import TritonRuns
+from kx_core.records.backends import compiler_stages
 from kx_core.records.results import Diagnostic
 
 # Proton's PCSamplingMetric value names, in its order (Data/Metric.h), "num_*" apart;
@@ -55,7 +56,7 @@ PROTON_REASONS = (
     "stalled_sleeping",
     "stalled_selected",
 )
-STAGES = ("ttir", "ttgir", "llir", "ptx")
+STAGES = compiler_stages()  # the text stages of the profiled compile
 WINDOW_MS = 100.0  # GPU time sampled per kernel
 CHUNK_MS = 20.0  # GPU time between two drains of CUPTI's buffers
 

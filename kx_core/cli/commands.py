@@ -21,7 +21,7 @@ import sys
 from typing import Any
 
 from kx_core.cli import args as cli_args
-from kx_core.compile.stages import ALL_STAGES, stage_names
+from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult
 from kx_core.records.target import TargetError
 
@@ -282,7 +282,7 @@ def format_result(r: CompileResult) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     lines = [
         f"{r.file}  target {r.target.spec}  "
-        + (r.triton_version if r.target.backend == "cpu" else f"triton {r.triton_version}")
+        + backend_of(r.target).tool_label(r.triton_version)
         + ("  (cached)" if r.from_cache else "")
     ]
     if r.kernels:
@@ -683,15 +683,15 @@ def _main(argv: list[str] | None) -> int:
     except FileNotFoundError as e:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
-    needs_sass = (
-        args.command == "summary" or getattr(args, "stage", None) == "sass"
-    ) and result.target.backend != "cpu"
-    if (
-        (args.command == "compile" and (args.json or args.out)) and result.target.backend != "cpu"
-    ) or needs_sass:
-        from kx_core.compile.sass import with_sass
+    derived = {s.name for s in stages_for(result.target) if s.derived_from}
+    if derived and (
+        args.command == "summary"
+        or getattr(args, "stage", None) in derived
+        or (args.command == "compile" and (args.json or args.out))
+    ):
+        from kx_core.compile.derived import with_derived
 
-        result = with_sass(result, args.jobs)
+        result = with_derived(result, args.jobs)
     return _verb(RESULT_VERBS[args.command])(args, result) or result.exit_status
 
 

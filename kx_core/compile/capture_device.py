@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kx_core.model.gpu import GPU, SPECS, for_arch
+from kx_core.records.backends import backend_of
 from kx_core.records.results import Target
 from kx_core.records.target import TargetError
 
@@ -33,7 +34,7 @@ class DeviceError(TargetError):
 
 def arch_name(target: Target) -> str:
     """'sm_90' for cuda:90, 'gfx942' for hip:gfx942 (the spelling of the GPU table)."""
-    return f"sm_{target.arch}" if target.backend == "cuda" else str(target.arch)
+    return backend_of(target).arch_name(target.arch)
 
 
 def target_for_gpu(key: str) -> Target:
@@ -127,10 +128,10 @@ class DeviceReport:
 
 def device_report(target: Target, key: str | None = None) -> DeviceReport:
     gpu = capture_gpu(target, key)
-    if target.backend == "cuda":
+    backend = backend_of(target)
+    if backend.arch_prefix == "sm_":  # an NVIDIA arch is its compute capability
         major, minor = divmod(int(target.arch), 10)
-        name = "NVIDIA " + gpu.name if not gpu.name.startswith("NVIDIA") else gpu.name
     else:
         major, minor = 9, 4  # what ROCm's torch reports for gfx942
-        name = "AMD Instinct " + gpu.name
-    return DeviceReport(name, major, minor, arch_name(target), target.backend == "hip", gpu)
+    name = gpu.name if gpu.name.startswith(backend.vendor) else f"{backend.vendor} {gpu.name}"
+    return DeviceReport(name, major, minor, arch_name(target), not backend.nvidia_smi, gpu)

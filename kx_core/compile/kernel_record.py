@@ -11,6 +11,7 @@ from typing import Any
 
 from kx_core.compile import resources
 from kx_core.compile.diagnostics import def_line
+from kx_core.records.backends import compiler_stages
 from kx_core.records.results import (
     AutotuneConfig,
     CompiledKernel,
@@ -22,7 +23,7 @@ from kx_core.records.results import (
     Target,
 )
 
-TEXT_STAGES = ("ttir", "ttgir", "llir", "ptx", "amdgcn")
+TEXT_STAGES = compiler_stages()  # the text stages Triton writes; SASS and ELF are derived later
 # Metadata fields kept verbatim under metadata.extra when they are plain JSON values.
 _EXTRA_FIELDS = (
     "name",

@@ -31,6 +31,7 @@ from kx_core.compile.interpreter import probe
 from kx_core.compile.protocol import parse_lines
 from kx_core.compile.source_file import SourceDecodeError, decode_source
 from kx_core.cpu.targets import CPP_SOURCES
+from kx_core.records.backends import backend_of
 from kx_core.records.results import (
     CompiledKernel,
     CompileRequest,
@@ -310,7 +311,7 @@ def _start_worker(
         json.dump(replace(request, file=file).to_json(), f)
     python = request.python or sys.executable
     env = _worker_env(work, file, request.passes, request.llvm_passes, request.python)
-    if target.backend == "cuda":  # the capture device answers nvidia-smi too
+    if backend_of(target).nvidia_smi:  # the capture device answers nvidia-smi too
         smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
     jobs = request.jobs or os.cpu_count() or 1

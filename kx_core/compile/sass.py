@@ -1,4 +1,4 @@
-"""SASS from a cubin, derived lazily like Triton's own AsmDict does.
+"""SASS from a cubin (a derived stage: kx_core.compile.derived makes it when asked).
 
 Disassembling costs about half a second of nvdisasm start-up per kernel, more than
 compiling a small kernel, so capture keeps the cubin and SASS is made when something
@@ -11,16 +11,12 @@ kx's SASS is `nvdisasm -c -gi`: the instructions with branch labels and `//## Fi
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import replace
 
 from kx_core.base.paths import cache_dir
 from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
-from kx_core.records.results import CompiledKernel, CompileResult
 
 _HEADER = "// SASS from nvdisasm -c -gi (kx); '//## File' lines give source locations\n"
 
@@ -55,24 +51,3 @@ def disassemble(cubin: bytes) -> str:
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, cached)
     return text
-
-
-def kernel_with_sass(kernel: CompiledKernel) -> CompiledKernel:
-    """The kernel with stages['sass'] filled from its cubin (unchanged if it has none)."""
-    if "sass" in kernel.stages or "cubin" not in kernel.binaries:
-        return kernel
-    try:
-        text = disassemble(base64.b64decode(kernel.binaries["cubin"]))
-    except SassUnavailable as e:
-        text = f"// SASS unavailable: {e}\n"
-    return replace(kernel, stages={**kernel.stages, "sass": text})
-
-
-def with_sass(result: CompileResult, jobs: int | None = None) -> CompileResult:
-    """The result with SASS for every kernel that has a cubin, `jobs` at a time."""
-    todo = [k for k in result.kernels if "sass" not in k.stages and "cubin" in k.binaries]
-    if not todo:
-        return result
-    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        kernels = list(pool.map(kernel_with_sass, result.kernels))
-    return replace(result, kernels=tuple(kernels))

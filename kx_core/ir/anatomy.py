@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from kx_core.records.backends import compiler_stages
+
 
 class IRParseError(ValueError):
     """Text that is not any stage kx knows."""
@@ -388,4 +390,4 @@ def dump_stages(compiled_kernel: Any) -> dict[str, str]:
     asm = getattr(compiled_kernel, "asm", None)
     if asm is None:
         asm = getattr(compiled_kernel, "stages", {})
-    return {k: asm[k] for k in ("ttir", "ttgir", "llir", "ptx") if k in asm}
+    return {k: asm[k] for k in compiler_stages() if k in asm}

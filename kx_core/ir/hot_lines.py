@@ -16,6 +16,10 @@ from dataclasses import dataclass, field
 
 from kx_core.base.jsonable import Jsonable
 from kx_core.ir.sourcemap import build_source_map, same_source
+from kx_core.records.backends import CUDA
+
+# the IR stages a CUDA profile's SASS heat is carried to through the source lines
+_IR_STAGES = tuple(s.name for s in CUDA.stages if s.triton_ir)
 
 # Example: "        /*0070*/                   IMAD.SHL.U32 R17, R17, 0x400, RZ ;"
 _OFFSET_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/")
@@ -90,7 +94,7 @@ def attribute(profile) -> HotLines:
             continue
         by_source[inner] = by_source[inner].plus(heat) if inner in by_source else heat
     by_stage: dict[str, dict[int, LineHeat]] = {"sass": by_sass, "source": by_source}
-    for stage in ("ttir", "ttgir", "llir", "ptx"):
+    for stage in _IR_STAGES:
         by_stage[stage] = _statement_heat(by_source, smap.by_source.get(stage, {}))
     return HotLines(profile.kernel, profile.samples, by_stage, unattributed, unmatched)
 

@@ -1,6 +1,6 @@
 """Pygments lexers for the stages pygments does not know: MLIR with Triton's dialects,
 and SASS as kx prints it. Plain pygments classes (no Qt), usable from any front end;
-`lexer_for_stage` picks the lexer of each StageDescriptor's syntax."""
+`lexer_for_stage` picks the lexer of each Stage's syntax."""
 
 from __future__ import annotations
 
@@ -129,7 +129,7 @@ _BY_SYNTAX = {"mlir": MlirLexer, "sass": SassLexer}
 
 
 def lexer_for_syntax(syntax: str) -> Lexer:
-    """A lexer for a StageDescriptor's syntax name ('mlir', 'sass', or a pygments alias).
+    """A lexer for a Stage's syntax name ('mlir', 'sass', or a pygments alias).
     AMDGCN uses pygments' GNU assembler lexer: its AMDGPU lexer stumbles on every
     directive Triton's AMDGCN carries."""
     if syntax in _BY_SYNTAX:

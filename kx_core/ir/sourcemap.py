@@ -28,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from kx_core.ir.anatomy import matching_close, split_top_level
+from kx_core.records.backends import ALL_STAGES
 
 
 @dataclass(frozen=True)
@@ -326,21 +327,21 @@ def remark_line_locations(text: str) -> dict[int, Chain]:
     return out
 
 
+# by Stage.locations (kx_core.records.backends)
 _PARSERS = {
-    "ttir": mlir_line_locations,
-    "ttgir": mlir_line_locations,
-    "llir": llvm_line_locations,
-    "ptx": asm_line_locations,
-    "amdgcn": asm_line_locations,
+    "mlir": mlir_line_locations,
+    "llvm": llvm_line_locations,
+    "asm": asm_line_locations,  # PTX, AMDGCN and GCC's x86 assembly: .file/.loc
     "sass": sass_line_locations,
-    "asm": asm_line_locations,  # GCC's x86 assembly: .file/.loc as in AMDGCN
-    "vectorization": remark_line_locations,
+    "remark": remark_line_locations,
 }
 
 
 def line_locations(stage: str, text: str) -> dict[int, Chain]:
-    """Locations of every line of one stage's text (unknown stages: none)."""
-    parser = _PARSERS.get(stage)
+    """Locations of every line of one stage's text (unknown stages and stages without
+    links: none)."""
+    descriptor = ALL_STAGES.get(stage)
+    parser = _PARSERS.get(descriptor.locations) if descriptor else None
     return parser(text) if parser else {}
 
 

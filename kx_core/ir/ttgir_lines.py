@@ -5,7 +5,9 @@ Layout pane, the session's line clicks and the coalesce views."""
 
 from __future__ import annotations
 
+import math
 import re
+from dataclasses import dataclass
 
 from kx_core.ir.tensor_type import first_tensor, tensor_types
 
@@ -54,3 +56,36 @@ def shared_accesses_in_line(line: str) -> list[tuple[str, str, list[int], int, l
     bits = re.search(r"(\d+)", mem.group(2).replace("f8E", "f8:"))
     alloc = [int(x) for x in mem.group(5).split("x")] if mem.group(5) else list(shape)
     return [(reg, mem.group(3), shape, int(bits.group(1)), alloc[-len(shape) :])] if bits else []
+
+
+@dataclass(frozen=True)
+class LineView:
+    """What a click on a TTGIR line asks the Layout pane to show: `kind` is 'bank' (a
+    shared-memory access: its bank conflicts), 'access' (a load/store: its coalescing),
+    'conversion' (a convert_layout: its cost), or 'layout' (a tensor's or a layout
+    alias's ownership); `args` are that view's arguments."""
+
+    kind: str
+    args: tuple
+
+
+def view_of_line(lines: list[str], line: int) -> LineView | None:
+    """The view a click on 1-based `line` of a TTGIR text asks for, or None."""
+    here = lines[line - 1] if 0 < line <= len(lines) else ""
+    found = tensor_layouts_in_line(here)
+    # Example: "#blocked = #ttg.blocked<{sizePerThread = [1, 4], ...}>"
+    alias = re.match(r"^(#\w+) = #(?:ttg|triton_gpu)\.", here)
+    if shared := shared_accesses_in_line(here):
+        return LineView("bank", shared[0])
+    if accesses := loads_in_line(here):
+        return LineView("access", accesses[0])
+    if "convert_layout" in here and len(found) >= 2 and found[0][1] == found[1][1]:
+        return LineView("conversion", (found[0][0], found[1][0], found[0][1]))
+    if found:
+        return LineView("layout", found[0])
+    if alias:
+        # a layout alias line: show it at the shape of the largest tensor using it
+        uses = [f[1] for t in lines for f in tensor_layouts_in_line(t) if f[0] == alias.group(1)]
+        largest = max(uses, key=lambda s: (math.prod(s), len(s)), default=[64, 64])
+        return LineView("layout", (alias.group(1), largest))
+    return None

@@ -35,7 +35,7 @@ def triton_says_trivial(src: str, dst: str, shape: list[int], aliases: dict[str,
     from kx_core.layout.linear import LayoutError
 
     try:
-        return service.call("layout", "triton_says_trivial", src, dst, list(shape), aliases or {})
+        return service.call("layout", triton_says_trivial_here, src, dst, list(shape), aliases or {})
     except service.ServiceDied as e:
         raise LayoutError(f"Triton's layout code {e} on {src} -> {dst} at {list(shape)}") from e
 

@@ -145,7 +145,7 @@ def linear_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = N
     layout = _resolve(attr.strip(), aliases)
     check_shape(list(shape), layout_rank(layout) if layout.get("kind") != "linear" else None)
     try:
-        return service.call("layout", "linear_bases", attr, list(shape), aliases)
+        return service.call("layout", linear_bases_here, attr, list(shape), aliases)
     except service.ServiceDied as e:
         raise LayoutError(f"Triton's layout code {e} on {attr.strip()} at {list(shape)}") from e
 

@@ -81,7 +81,7 @@ def shared_bases(attr: str, shape: list[int], aliases: dict[str, str] | None = N
     from kx_core.base import service
 
     try:
-        return service.call("layout", "shared_bases", attr, list(shape), aliases or {})
+        return service.call("layout", shared_bases_here, attr, list(shape), aliases or {})
     except service.ServiceDied as e:
         raise LayoutError(f"Triton's layout code {e} on {attr.strip()} at {list(shape)}") from e
 

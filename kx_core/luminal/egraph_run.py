@@ -102,7 +102,7 @@ def run(source: str, is_program: bool, seconds: float = MAX_SECONDS, **options: 
     from kx_core.base import service
 
     try:
-        return service.call("egraph", "egraph_run", source, is_program, *_ordered(options), timeout=seconds)
+        return service.call("egraph", run_here, source, is_program, *_ordered(options), timeout=seconds)
     except service.ServiceTimeout as e:
         raise ValueError(f"the saturation {e}: bound it with --steps or a smaller term") from e
     except service.ServiceDied as e:

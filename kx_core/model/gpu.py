@@ -298,7 +298,7 @@ def local_gpu(device: int = 0, exact: bool = False) -> GPU | None:
 
 
 def _local_gpu_from_smi() -> GPU | None:
-    from kx_core.records.target import local_gpu_info
+    from kx_core.base.local_gpu import local_gpu_info
 
     info = local_gpu_info()
     if info is None:

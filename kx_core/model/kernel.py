@@ -17,6 +17,7 @@ from kx_core.model.gpu import GPU, for_arch, local_gpu
 from kx_core.model.occupancy import Occupancy, occupancy
 from kx_core.model.roofline import Roofline, roofline
 from kx_core.model.work import WorkEstimate, estimate
+from kx_core.records.backends import backend_of
 from kx_core.records.results import CompiledKernel
 
 
@@ -72,7 +73,7 @@ def gpu_for(kernel: CompiledKernel) -> GPU:
     cached) when the kernel was compiled for its architecture, else the table's GPU for
     the target."""
     t = kernel.target
-    arch = f"sm_{t.arch}" if t.backend == "cuda" else str(t.arch)
+    arch = backend_of(t).arch_name(t.arch)
     local = local_gpu()
     if local is not None and local.arch == arch:
         return local

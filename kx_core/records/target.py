@@ -1,4 +1,4 @@
-"""Parsing target spellings and finding the local GPU.
+"""Parsing target spellings; the local GPU's target (base.local_gpu asks nvidia-smi).
 
 Accepted spellings: 'cuda:90', 'sm_90', 'sm90', '90', 'hip:gfx942', 'gfx942', 'local',
 'default' (the local GPU if there is one, else cuda:90).
@@ -6,10 +6,9 @@ Accepted spellings: 'cuda:90', 'sm_90', 'sm90', '90', 'hip:gfx942', 'gfx942', 'l
 
 from __future__ import annotations
 
-import functools
 import re
 
-from kx_core.base.tools import ToolFailed, find_tool, run_tool
+from kx_core.base.local_gpu import local_gpu_info
 from kx_core.records.results import Target
 
 DEFAULT_TARGET = Target("cuda", 90, 32)
@@ -42,27 +41,6 @@ def parse_target(spec: str | None) -> Target:
     if m := _HIP_RE.match(text):
         return Target("hip", m.group(1), 64)
     raise TargetError(f"unknown target {spec!r}: use cuda:90, sm_80, hip:gfx942 or local")
-
-
-@functools.cache
-def local_gpu_info() -> dict[str, str] | None:
-    """The first local NVIDIA GPU as nvidia-smi reports it (name, compute capability,
-    memory in MiB): the one local-GPU check of kx, fast and torch-free (the window
-    process never imports torch). None when there is no GPU."""
-    smi = find_tool("nvidia-smi")
-    if smi is None:
-        return None
-    try:
-        out = run_tool(
-            smi, ["--query-gpu=name,compute_cap,memory.total", "--format=csv,noheader,nounits"], 10
-        )
-    except ToolFailed:
-        return None
-    # Example output line: "NVIDIA H200, 9.0, 143771"
-    m = re.match(r"^\s*(.+?),\s*(\d+\.\d+),\s*(\d+)", out)
-    if not m:
-        return None
-    return {"name": m.group(1), "compute_cap": m.group(2), "memory_mib": m.group(3)}
 
 
 def local_target() -> Target | None:

@@ -14,8 +14,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from kx_core.compile.stages import stages_for
 from kx_core.ir.anatomy import concept_diff, dialect_histogram
+from kx_core.records.backends import ALL_STAGES, stages_for
 from kx_gui.panes.base import Pane
 
 STAGE_COLORS = ("#1976d2", "#ef6c00", "#2e7d32", "#6a1b9a")
@@ -57,7 +57,9 @@ class ConceptsPane(Pane):
         if kernel is None:
             return
         ordered = [
-            (d.name, kernel.stages[d.name]) for d in stages_for(kernel.target) if d.name in kernel.stages
+            (d.name, kernel.stages[d.name])
+            for d in stages_for(kernel.target)
+            if d.lowering and d.name in kernel.stages
         ]
         self.steps = concept_diff(ordered)
         self.table.setRowCount(len(self.steps))
@@ -66,7 +68,7 @@ class ConceptsPane(Pane):
                 self.table.setItem(row, col, QTableWidgetItem(text))
         self.table.resizeColumnToContents(0)
         self.histograms = {
-            name: dict(dialect_histogram(text)) for name, text in ordered if name in ("ttir", "ttgir")
+            name: dict(dialect_histogram(text)) for name, text in ordered if ALL_STAGES[name].syntax == "mlir"
         }
         dialects = sorted({d for h in self.histograms.values() for d in h})
         width = 0.8 / max(1, len(self.histograms))

@@ -9,8 +9,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QVBoxLayout
 
-from kx_core.compile.stages import ALL_STAGES
 from kx_core.ir.lexers import lexer_for_syntax
+from kx_core.records.backends import ALL_STAGES
 from kx_core.records.target import KNOWN_TARGETS
 from kx_gui.compile_job import CompileJob
 from kx_gui.panes.base import Pane

@@ -31,7 +31,7 @@ from kx_core.base.data import data_path
 from kx_core.ir.lexers import MlirLexer
 from kx_core.lab.filecheck import checks_of
 from kx_core.lab.lit import RunResult, minimize, parse_pipeline, run_file_text, run_lines
-from kx_core.lab.playground import PlaygroundResult, run_passes
+from kx_core.lab.playground import PlaygroundResult, available_flags, run_passes
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 from kx_gui.widgets.diff_view import DiffView
@@ -169,7 +169,7 @@ class PlaygroundPane(Pane):
 
     def _load_flags(self) -> None:
         try:
-            self._pass_list.put(service.call("lab", "playground_flags", timeout=120))
+            self._pass_list.put(service.call("lab", available_flags, timeout=120))
         except Exception as e:  # noqa: BLE001 - the picker stays free text
             self._pass_list.put(e)
 

@@ -1,4 +1,4 @@
-"""Stage pane: one tab per StageDescriptor of the selected kernel, highlighted, linked.
+"""Stage pane: one tab per Stage of the selected kernel, highlighted, linked.
 
 Tabs come from `stages_for(kernel.target)`. A tab's text is loaded when it is first
 shown for a kernel (a 50,000-line PTX costs nothing until looked at). Clicking a line
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout
 
-from kx_core.compile.stages import ALL_STAGES, CUDA_STAGES, StageDescriptor, stages_for
 from kx_core.ir.display_filters import FilteredText, filter_stage
 from kx_core.ir.lexers import lexer_for_syntax
 from kx_core.ir.main_instruction import blocks, main_line
+from kx_core.records.backends import ALL_STAGES, CUDA, Stage, stages_for
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
@@ -44,7 +44,7 @@ class StagePane(Pane):
         layout.addLayout(self._block_bar())
         layout.addWidget(self.tabs)
         layout.addWidget(self.find_bar)
-        self.descriptors: list[StageDescriptor] = []
+        self.descriptors: list[Stage] = []
         self.views: dict[str, CodeView] = {}
         self.filtered: dict[str, FilteredText] = {}  # each loaded stage's shown text
         self.full_lines: dict[str, list[str]] = {}  # and its full text's lines (for links)
@@ -53,7 +53,7 @@ class StagePane(Pane):
         self._links: dict[str, tuple[int, ...]] = {}
         self.tabs.currentChanged.connect(self._tab_shown)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
-        self._build_tabs(CUDA_STAGES)
+        self._build_tabs(CUDA.stages)
 
     def _block_bar(self) -> QHBoxLayout:
         """Previous / next linked block of the current stage, and where the view is."""
@@ -90,7 +90,7 @@ class StagePane(Pane):
                 return True
         return False
 
-    def _build_tabs(self, descriptors: tuple[StageDescriptor, ...]) -> None:
+    def _build_tabs(self, descriptors: tuple[Stage, ...]) -> None:
         if [d.name for d in descriptors] == [d.name for d in self.descriptors]:
             return
         current = self.current_stage()

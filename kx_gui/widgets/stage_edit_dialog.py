@@ -6,8 +6,8 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QDialog, QDialogButtonBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from kx_core.bench.override import STAGES
-from kx_core.compile.stages import ALL_STAGES
 from kx_core.ir.lexers import lexer_for_syntax
+from kx_core.records.backends import ALL_STAGES
 from kx_gui.widgets.code_view import CodeView
 
 

@@ -66,8 +66,10 @@ def test_out_writes_each_stage_and_stages_prints_one(tmp_path):
     )
     assert p.returncode == 0, p.stderr
     files = sorted(f.name for f in tmp_path.iterdir())
-    assert files == [f"axpy_kernel.{e}" for e in ("ll", "ptx", "sass", "ttgir", "ttir")]
+    # one file per stage of the CUDA backend's descriptor, the derived SASS and ELF too
+    assert files == [f"axpy_kernel.{e}" for e in ("elf.txt", "ll", "ptx", "sass", "ttgir", "ttir")]
     assert "tensor<256xf32" in (tmp_path / "axpy_kernel.ttir").read_text()
+    assert "EIATTR_REGCOUNT" in (tmp_path / "axpy_kernel.elf.txt").read_text()
     p = kx(
         "stages",
         str(KERNELS / "no_launch.py"),

@@ -66,3 +66,35 @@ def test_amdgcn_resources_from_a_real_compile(capture):
     next_free = int(re.search(r"\.amdhsa_next_free_vgpr (\d+)", k.stages["amdgcn"]).group(1))
     assert usage.registers > 0 and usage.registers <= next_free + 8
     assert usage.registers == k.metadata.registers
+
+
+def test_the_elf_stage_reports_registers_and_barriers_as_ptxas_allocated_them(capture, tmp_path):
+    """The ELF stage (cuobjdump -elf -res-usage of the cubin) against ptxas -v on the PTX:
+    registers and named barriers per kernel; a softmax row reduction across warps syncs,
+    a vector add does not."""
+    from triton import knobs
+
+    from kx_core.compile.elf import resource_usage
+
+    seen_barriers = set()
+    for name in ("fused_softmax.py", "vector_add.py", "matmul_autotune.py"):
+        for k in capture(name, "cuda:90").kernels:
+            elf = k.stages["elf"]
+            assert "Sections:" in elf and "EIATTR_REGCOUNT" in elf
+            usage = resource_usage(elf)[k.name]
+            src = tmp_path / "k.ptx"
+            src.write_text(k.stages["ptx"])
+            log = subprocess.run(
+                [knobs.nvidia.ptxas_blackwell.path, "-lineinfo", "-v", "--gpu-name=sm_90a", str(src)],
+                capture_output=True,
+                text=True,
+                check=True,
+                cwd=tmp_path,
+            ).stderr
+            # Example: "ptxas info    : Used 126 registers, used 1 barriers, 16 bytes smem"
+            assert usage["REG"] == int(re.search(r"Used (\d+) registers", log).group(1)), k.display_name
+            barriers = re.search(r"used (\d+) barriers", log)
+            assert usage["BAR"] == (int(barriers.group(1)) if barriers else 0), k.display_name
+            assert usage["REG"] == k.metadata.registers
+            seen_barriers.add(usage["BAR"] > 0)
+    assert seen_barriers == {True, False}

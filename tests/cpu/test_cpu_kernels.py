@@ -16,11 +16,11 @@ from pathlib import Path
 
 import pytest
 
-from kx_core.compile.stages import stages_for
 from kx_core.cpu.checks import check_file
 from kx_core.cpu.compile import compile_cpp
 from kx_core.ir.display_filters import DisplayFilters, filter_stage
 from kx_core.ir.sourcemap import build_source_map
+from kx_core.records.backends import stages_for
 from kx_testing import ROOT, run_kx
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")

@@ -23,12 +23,13 @@ def test_tabs_hold_the_real_stage_text(qtbot, make_window):
         "LLVM IR",
         "PTX",
         "SASS",
+        "ELF",
     ]
     kernel = result.kernels[0]
     w.set_display_filter("hide_locations", False)  # the full text, as Triton wrote it
     w.set_display_filter("hide_line_comments", False)
     w.set_display_filter("shorten_paths", False)
-    for stage in ("ttgir", "ptx", "sass"):
+    for stage in ("ttgir", "ptx", "sass", "elf"):
         assert pane.select_stage(stage)
         view = pane.current_view()
         qtbot.waitUntil(lambda v=view: v.fully_loaded)

@@ -8,7 +8,7 @@ from kx_core.ir.lexers import lexer_for_syntax
 def test_every_token_of_every_real_stage_has_a_qt_format(capture, qapp):
     """The stage view asks a format for each token type a lexer yields, including types
     lexers invent (LlvmLexer's Name.Variable.Anonymous): none may raise."""
-    from kx_core.compile.stages import stages_for
+    from kx_core.records.backends import stages_for
     from kx_gui.widgets.token_styles import char_format
 
     for target in ("cuda:90", "hip:gfx942"):

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kx_core.compile.stages import ALL_STAGES
 from kx_core.ir.display_filters import DisplayFilters, filter_stage
 from kx_core.ir.sourcemap import build_source_map
+from kx_core.records.backends import ALL_STAGES
 from kx_testing import KERNELS
 
 FILE = str(KERNELS / "two_kernels.py")

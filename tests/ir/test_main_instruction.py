@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kx_core.compile.stages import ALL_STAGES
 from kx_core.ir.main_instruction import blocks, main_line, rank
 from kx_core.ir.sourcemap import build_source_map
+from kx_core.records.backends import ALL_STAGES
 from kx_testing import kernel_path, line_of
 
 MAIN = {  # source line -> stage -> what its main line holds

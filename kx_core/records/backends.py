@@ -1,0 +1,155 @@
+"""What a backend and a stage are: the one table every stage list, tab set, lexer choice,
+line parser and per-backend decision reads.
+
+Adding a stage is one `Stage` here (in its backend's tuple) plus, where it is not Triton's
+own asm key, the function that makes its text (`derive`, registered by the layer that can
+run the tool). Adding a backend is one `Backend`. A target whose backend is not in the
+table is an error (`UnknownBackend`), never CUDA's tabs.
+
+    backend_of(Target("hip", "gfx942", 64)).stages  ->  (TTIR, TTGIR, LLVM IR, AMDGCN)
+    backend_of(Target("cuda", 90, 32)).arch_name(90)  ->  'sm_90'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kx_core.base.jsonable import Jsonable
+from kx_core.records.results import Target
+
+
+@dataclass(frozen=True)
+class Stage(Jsonable):
+    """One stage: `name` is the key in CompiledKernel.stages (Triton's asm key where
+    Triton makes it)."""
+
+    name: str
+    extension: str  # the file suffix of `kx compile --out`
+    display_name: str
+    order: int
+    syntax: str  # pygments lexer alias, or kx's own lexer name ('mlir', 'sass')
+    binary: bool = False
+    # how its lines name source locations (kx_core.ir.sourcemap's parsers): 'mlir',
+    # 'llvm', 'asm', 'sass'; '' = a stage with no line links
+    locations: str = ""
+    # where its text comes from: '' = Triton's asm dict (the compile record copies it);
+    # otherwise the binary it is made from ('cubin'), by the deriver registered for it
+    derived_from: str = ""
+    # an IR stage the user may edit and run again from (bench.override, bench.profile)
+    replaceable: bool = False
+    # one of Triton's own IR stages (its asm dict's text: what a profile's heat and a
+    # dump of a compiled kernel carry)
+    triton_ir: bool = False
+    # a step the code is lowered through (the Concepts pane's steps); False for a view
+    # of the binary (ELF)
+    lowering: bool = True
+
+    @property
+    def links(self) -> bool:
+        """Whether its lines link to source lines and to the other stages' lines."""
+        return bool(self.locations)
+
+
+@dataclass(frozen=True)
+class Backend(Jsonable):
+    """One compile backend: its stages in pipeline order and what differs per backend."""
+
+    name: str  # Target.backend
+    display_name: str
+    stages: tuple[Stage, ...]
+    gpu: bool  # a GPU target (a CPU compile has no warps, occupancy or GPU table row)
+    arch_prefix: str  # the GPU table's spelling of an arch: 'sm_' + '90'; '' for 'gfx942'
+    compiler: str  # what the record's version names ('triton 3.6.0'); '' = the version is the name
+    binary: str = ""  # the binary Triton writes ('cubin', 'hsaco')
+    vendor: str = ""  # the GPU name's prefix a device reports ('NVIDIA', 'AMD Instinct')
+    nvidia_smi: bool = False  # its GPUs answer nvidia-smi (the capture device fakes it)
+
+    def arch_name(self, arch: int | str) -> str:
+        """'sm_90' for 90 (cuda), 'gfx942' for 'gfx942' (hip): the GPU table's spelling."""
+        return f"{self.arch_prefix}{arch}"
+
+    def tool_label(self, version: str) -> str:
+        """The compiler a result names: 'triton 3.6.0', or a C++ compiler's own version."""
+        return f"{self.compiler} {version}" if self.compiler else version
+
+    def stage(self, name: str) -> Stage | None:
+        return next((s for s in self.stages if s.name == name), None)
+
+
+class UnknownBackend(ValueError):
+    """A target whose backend kx has no descriptor for."""
+
+
+# Triton's common stages: what every Triton backend compiles through.
+TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)
+TTGIR = Stage("ttgir", "ttgir", "TTGIR", 1, "mlir", locations="mlir", replaceable=True, triton_ir=True)
+LLIR = Stage("llir", "ll", "LLVM IR", 2, "llvm", locations="llvm", replaceable=True, triton_ir=True)
+PTX = Stage("ptx", "ptx", "PTX", 3, "ptx", locations="asm", replaceable=True, triton_ir=True)
+SASS = Stage("sass", "sass", "SASS", 4, "sass", locations="sass", derived_from="cubin")
+# the cubin as cuobjdump reads it: its sections, symbols, and per-kernel resource usage
+ELF = Stage("elf", "elf.txt", "ELF", 5, "text", derived_from="cubin", lowering=False)
+AMDGCN = Stage("amdgcn", "amdgcn", "AMDGCN", 3, "gas", locations="asm", triton_ir=True)
+# a C++ CPU kernel (kx_core.cpu): GCC's x86 assembly and its vectorization report
+ASM = Stage("asm", "s", "Assembly", 0, "gas", locations="asm")  # .file/.loc as in AMDGCN
+VECTORIZATION = Stage("vectorization", "vec", "Vectorization", 1, "text", locations="remark")
+
+CUDA = Backend(
+    "cuda",
+    "CUDA",
+    (TTIR, TTGIR, LLIR, PTX, SASS, ELF),
+    gpu=True,
+    arch_prefix="sm_",
+    compiler="triton",
+    binary="cubin",
+    vendor="NVIDIA",
+    nvidia_smi=True,
+)
+HIP = Backend(
+    "hip",
+    "ROCm",
+    (TTIR, TTGIR, LLIR, AMDGCN),
+    gpu=True,
+    arch_prefix="",
+    compiler="triton",
+    binary="hsaco",
+    vendor="AMD Instinct",
+)
+CPU = Backend("cpu", "C++ (CPU)", (ASM, VECTORIZATION), gpu=False, arch_prefix="", compiler="")
+
+BACKENDS: dict[str, Backend] = {b.name: b for b in (CUDA, HIP, CPU)}
+# every stage kx knows, each once, in a stable order (CLI choices, the IR-diff pane)
+ALL_STAGES: dict[str, Stage] = {s.name: s for b in BACKENDS.values() for s in b.stages}
+
+
+def backend_of(target: Target | str) -> Backend:
+    """The descriptor of a target's backend (or of a backend's name)."""
+    name = target if isinstance(target, str) else target.backend
+    try:
+        return BACKENDS[name]
+    except KeyError:
+        raise UnknownBackend(f"unknown backend {name!r}: kx knows {', '.join(BACKENDS)}") from None
+
+
+def stages_for(target: Target | str) -> tuple[Stage, ...]:
+    """The stages a compile for `target` produces, in pipeline order."""
+    return backend_of(target).stages
+
+
+def stage_names() -> list[str]:
+    """Every stage name kx knows, in a stable order (for CLI choices)."""
+    return list(ALL_STAGES)
+
+
+def triton_ir_stages() -> tuple[str, ...]:
+    """Triton's own IR stages, every backend's, in pipeline order."""
+    return tuple(s.name for s in ALL_STAGES.values() if s.triton_ir)
+
+
+def replaceable_stages() -> tuple[str, ...]:
+    """The IR stages a user may edit and run again from, in pipeline order."""
+    return tuple(s.name for s in ALL_STAGES.values() if s.replaceable)
+
+
+def compiler_stages() -> tuple[str, ...]:
+    """The text stages Triton's compile itself writes (its asm dict), every backend's."""
+    return tuple(s.name for s in ALL_STAGES.values() if not s.derived_from and not s.binary and s.triton_ir)
