@@ -70,7 +70,9 @@ def pane() -> None:
     pane.source.setText("(+ (+ (+ (+ (+ (+ x0 x1) x2) x3) x4) x5) x6)")
     pane.rules.setCurrentText("comm_assoc")
     start = time.perf_counter()
-    pane.saturate()
+    job = pane.saturate()  # the run and the layout on a job's thread (kx_gui.jobs), drawn here
+    while not job.done:
+        app.processEvents()
     saturate_and_draw = time.perf_counter() - start
     g = l2.EGraph()
     g.add(chain(7))

@@ -71,7 +71,9 @@ def heatmap(shape) -> None:
     pane.shape_field.setText("x".join(map(str, shape)))
 
     def render():
-        pane.refresh()
+        job = pane.refresh()  # computed on a job's thread (kx_gui.jobs), drawn here
+        while not job.done:
+            QApplication.processEvents()
         pane.plot.viewport().repaint()
 
     ms = median_ms(render)

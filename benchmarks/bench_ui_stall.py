@@ -4,10 +4,12 @@ A 2 ms heartbeat timer runs on the window's event loop; the gap between two beat
 its interval is how long the UI thread could not answer. The script drives a real window
 (offscreen) through a session: open the softmax example, save an edit, raise every pane
 (the lazy ones build then), step through the stages, open the autotuned matmul, capture
-one config's passes, and reports the worst gap per step. Reference in the same run: the
+one config's passes, click each kind of TTGIR line the Layout pane draws, switch through
+the four workspaces, saturate, step and re-lay an 8-term e-graph, run the playground's
+RUN lines and a pass, and reports the worst gap per step. Reference in the same run: the
 worst gap of the same heartbeat while the window sits idle.
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/bench_ui_stall.py
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_ui_stall.py [--why]
 """
 
 from __future__ import annotations
@@ -26,6 +28,47 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
 BEAT_MS = 2
 BUDGET_MS = 50.0
+
+
+class StallSampler:
+    """--why: a thread that, while the window's thread is late on its beat by more than
+    30 ms, samples that thread's Python stack; the innermost kx/pyqtgraph/Qt-calling
+    frames of the stalls are printed per step. Another thread holding the GIL shows as
+    the window's thread waiting in whatever line it was at."""
+
+    def __init__(self, beat: Heartbeat) -> None:
+        import collections
+        import threading
+
+        self.beat = beat
+        self.main = threading.main_thread().ident
+        self.samples: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+        self.stop = False
+        threading.Thread(target=self._run, daemon=True).start()
+
+    def _run(self) -> None:
+        import traceback
+
+        while not self.stop:
+            time.sleep(0.005)
+            if (time.perf_counter() - self.beat.last) * 1000 < 30:
+                continue
+            frame = sys._current_frames().get(self.main)
+            if frame is None:
+                continue
+            stack = traceback.extract_stack(frame)
+            ours = [f for f in stack if "/kx_" in f.filename or "pyqtgraph" in f.filename]
+            where = ours[-3:] if ours else stack[-2:]
+            key = " <- ".join(f"{Path(f.filename).name}:{f.lineno} {f.name}" for f in reversed(where))
+            self.samples[self.beat.step][key] += 1
+
+    def report(self, steps: list[str]) -> None:
+        for step in steps:
+            top = self.samples.get(step)
+            if top:
+                print(f"  {step}: where the window's thread was during stalls (5 ms samples)")
+                for key, n in top.most_common(4):
+                    print(f"      {n:4d}  {key}")
 
 
 class Heartbeat:
@@ -99,6 +142,7 @@ def main() -> int:
     w = MainWindow(target="cuda:90", headless=True, warm=True)
     w.show()
     beat = Heartbeat()
+    sampler = StallSampler(beat) if "--why" in sys.argv else None
     wait_for(app, lambda: warm.status() is not None)  # the warm worker is up
     shown: list[object] = []
     w.result_shown.connect(shown.append)
@@ -142,6 +186,53 @@ def main() -> int:
     wait_for(app, lambda: captured)
     pause(app, 0.5)  # the Pipeline pane fills after the signal
 
+    # the Layout workspace: clicks on TTGIR lines (the first starts the layout child)
+    from kx_core.ir.ttgir_lines import view_of_line
+
+    layout = w.pane("layout")
+    ttgir = w.session.kernel.stages.get("ttgir", "").splitlines()
+    kinds: dict[str, int] = {}
+    for number in range(1, len(ttgir) + 1):
+        view = view_of_line(ttgir, number)
+        if view is not None and view.kind not in kinds:
+            kinds[view.kind] = number
+    for kind, number in kinds.items():
+        beat.enter(f"click a TTGIR {kind} line")
+        w.session.select_ir_line("ttgir", number)
+        pause(app, 0.05)
+        wait_for(app, lambda: not layout.jobs.busy())
+    beat.enter("recolour and isolate a warp")
+    layout.color_by.setCurrentText("warp")
+    layout.warp_pick.setValue(1)
+    pause(app, 0.2)
+
+    for name in ("explore", "layout", "performance", "labs"):
+        beat.enter(f"switch to the {name} workspace")
+        w.set_workspace(name)
+        pause(app, 0.3)
+
+    # the Labs workspace: an e-graph of 8 terms saturated, stepped, laid out again
+    egraph = w.pane("egraph")
+    beat.enter("saturate an 8-term e-graph")
+    egraph.source.setText("(+ (+ (+ (+ (+ (+ (+ x0 x1) x2) x3) x4) x5) x6) x7)")
+    egraph.rules.setCurrentText("comm_assoc")
+    job = egraph.saturate()
+    wait_for(app, lambda: job.done)
+    beat.enter("step the e-graph's iterations")
+    for k in range(egraph.slider.maximum() + 1):
+        egraph.slider.setValue(k)
+        pause(app, 0.02)
+    beat.enter("lay the e-graph out again (inline leaves)")
+    egraph.inline.setChecked(True)
+    wait_for(app, lambda: not egraph.jobs.busy())
+    playground = w.pane("playground")
+    beat.enter("run a lit file's RUN lines")
+    playground.run_lit()
+    wait_for(app, lambda: not playground.jobs.busy("work"))
+    beat.enter("run a pass in the playground")
+    playground.run_passes()
+    wait_for(app, lambda: not playground.jobs.busy("work"))
+
     beat.timer.stop()
     w.session.shutdown()
     idle = beat.worst.pop("idle (reference)", 0.0)
@@ -152,6 +243,9 @@ def main() -> int:
         print(
             f"  {step:34s} worst stall {gap:7.1f} ms = {gap / BUDGET_MS:.2f}x the {BUDGET_MS:g} ms budget{flag}"
         )
+    if sampler is not None:
+        sampler.stop = True
+        sampler.report([step for step, gap in beat.worst.items() if gap > BUDGET_MS])
     worst_step = max(beat.worst, key=beat.worst.get)
     print(f"worst: {beat.worst[worst_step]:.1f} ms ({worst_step})")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QWidget
 
+from kx_gui.jobs import Jobs
 from kx_gui.session import Session
 
 
@@ -20,6 +21,7 @@ class Pane(QWidget):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
+        self.jobs = Jobs(self)  # the pane's background work (kx_gui.jobs): never on the window's thread
         self._connections: list[tuple[object, object]] = []
         for signal, method in self.listens.items():
             self.listen(getattr(session, signal), self._slot(method))

@@ -37,6 +37,7 @@ from kx_core.base.data import data_path
 from kx_core.luminal import egraph as l2
 from kx_core.luminal.egraph_layout import GraphLayout, LayoutError, forward_map, layout, node_key, roots
 from kx_core.luminal.egraph_run import run as run_egraph
+from kx_gui.jobs import Job
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.tables import row_table
 
@@ -159,33 +160,50 @@ class EgraphPane(Pane):
             self.source.setText(path)
             self.saturate()
 
-    def saturate(self) -> bool:
-        """Run the source to saturation (or its budgets), keeping every iteration."""
+    def saturate(self) -> Job:
+        """Run the source to saturation (or its budgets), keeping every iteration: the
+        run (in kx's e-graph service child, under hard limits) and the graph's layout on
+        a job (kx_gui.jobs), the drawing on the window's thread. The Job is true once
+        drawn; false with the reason shown (the last good run stays on screen)."""
         text = self.source.text().strip()
-        self.outputs = []
+        is_program = text.endswith(".egg")
         try:
-            is_program = text.endswith(".egg")
             if is_program:
                 with open(text, encoding="utf-8") as f:
                     source = f.read()
             else:
                 source = text
-            # in kx's e-graph service child, under hard limits: a schedule that never
-            # saturates costs seconds, not the window
-            result = run_egraph(
-                source,
-                is_program,
-                seconds=self.seconds,
-                rules=self.rules.currentText(),
-                engine="egglog" if is_program else self.engine.currentText(),
-            )
-        except (OSError, UnicodeDecodeError, ValueError) as e:
+        except (OSError, UnicodeDecodeError) as e:
             self.info.setText(f"cannot run it: {e}")
-            return False
+            return Job.finished_now("run", False)
+        seconds, rules, inline = self.seconds, self.rules.currentText(), self.inline.isChecked()
+        engine = "egglog" if is_program else self.engine.currentText()
+        self.info.setText("saturating…")
+
+        def compute():
+            # a schedule that never saturates costs seconds of the child, not the window
+            result = run_egraph(source, is_program, seconds=seconds, rules=rules, engine=engine)
+            final = forward_map(result.snapshots)
+            try:
+                drawn = (
+                    layout(result.snapshots[-1], final, inline_leaves=inline) if result.snapshots else None
+                )
+            except LayoutError as e:
+                drawn = e
+            return result, final, drawn
+
+        return self.jobs.submit("run", compute, lambda v: self._show_run(*v), self._failed)
+
+    def _failed(self, error: BaseException) -> bool:
+        known = isinstance(error, (OSError, UnicodeDecodeError, ValueError))
+        self.info.setText(f"cannot run it: {error}" if known else f"{type(error).__name__}: {error}")
+        return False
+
+    def _show_run(self, result, final, drawn) -> bool:
         snaps, report, engine = result.snapshots, result.report, result.engine
         self.outputs = result.outputs
         self.snapshots = snaps
-        self.final = forward_map(snaps)
+        self.final = final
         # egglog runs can be extracted with the program's own :cost annotations too
         self.cost.blockSignals(True)
         current = self.cost.currentText()
@@ -196,24 +214,35 @@ class EgraphPane(Pane):
         self.engine_used = engine
         self.report = report
         self._plot_growth()
-        if not self._relayout():
+        if not snaps:
+            return False
+        if isinstance(drawn, LayoutError):
+            self.info.setText(str(drawn))
             return False
         self.slider.blockSignals(True)
         self.slider.setRange(0, len(snaps) - 1)
         self.slider.setValue(len(snaps) - 1)
         self.slider.setEnabled(len(snaps) > 1)
         self.slider.blockSignals(False)
-        self.show_step(len(snaps) - 1)
+        self._draw_layout(drawn)
         return True
 
-    def _relayout(self) -> bool:
+    def _relayout(self) -> Job:
+        """Lay the last run out again (the inline-leaves box), on a job."""
         if not self.snapshots:
+            return Job.finished_now("run", False)
+        snap, final, inline = self.snapshots[-1], self.final, self.inline.isChecked()
+
+        def failed(error: BaseException) -> bool:
+            self.info.setText(str(error))
             return False
-        try:
-            self.layout = layout(self.snapshots[-1], self.final, inline_leaves=self.inline.isChecked())
-        except LayoutError as e:
-            self.info.setText(str(e))
-            return False
+
+        return self.jobs.submit(
+            "run", lambda: layout(snap, final, inline_leaves=inline), self._draw_layout, failed
+        )
+
+    def _draw_layout(self, drawn: GraphLayout) -> bool:
+        self.layout = drawn
         self._build_scene()
         self.show_step(self.slider.value() if self.slider.isEnabled() else len(self.snapshots) - 1)
         self.view.resetTransform()

@@ -23,10 +23,30 @@ from PySide6.QtWidgets import (
 from kx_core.ir.anatomy import layout_alias_texts
 from kx_core.layout.linear import LayoutError, Ownership, conversion_class, linear_bases, ownership
 from kx_core.layout.shared import bank_access, is_shared, placement
+from kx_gui.jobs import Job
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.colors import distinct_colors
 
 COLOR_BY = ("lane", "warp", "register", "thread")
+
+
+def _derivation(aliases: dict[str, str], attr: str, shape: list[int], elem_bytes: int) -> str:
+    """Why the coalesce pass gave this load its vector width, term by term."""
+    from kx_core.ir.anatomy import parse_layout
+    from kx_core.layout.blocked import explain_load_layout, parse_blocked
+
+    text = aliases.get(attr, attr)
+    layout = parse_layout(text)
+    if not layout or layout["kind"] != "blocked":
+        return ""
+    terms = explain_load_layout(parse_blocked(text), shape, elem_bytes * 8)
+    parts = [
+        f"{k} {v}" + (" ◀" if k in terms["limited by"] else "")
+        for k, v in terms.items()
+        if k not in ("chosen", "limited by")
+    ]
+    why = "" if terms["limited by"] else " (above every term: not the coalesce pass's choice)"
+    return f"\nsizePerThread along the contiguous dim = {terms['chosen']}{why}: min of " + ", ".join(parts)
 
 
 EMPTY_TEXT = (
@@ -159,26 +179,42 @@ class LayoutPane(Pane):
         text = kernel.stages.get("ttgir", "") if kernel is not None else ""
         return layout_alias_texts(text)
 
-    def show_conversion(self, src: str, dst: str, shape: list[int]) -> bool:
+    # Every view computes its layouts on a job (kx_gui.jobs: Triton's linear layouts run in
+    # the layout service child, the first call starts it) and draws on the window's thread.
+    # Each method returns the Job; it is true once drawn, false with a message shown.
+
+    def show_conversion(self, src: str, dst: str, shape: list[int]) -> Job:
         """A convert_layout: the source layout, the destination, and per element whether it
         stays in its thread (green), moves to another lane of its warp (amber) or to
         another warp (red), side by side."""
-        try:
-            aliases = self._aliases()
+        aliases = self._aliases()
+
+        def compute():
             a = ownership(linear_bases(src, shape, aliases))
             b = ownership(linear_bases(dst, shape, aliases))
-        except LayoutError as e:
-            self.info.setText(str(e))
-            return False
+            return a, b, conversion_class(a, b)
+
+        return self.jobs.submit(
+            "view", compute, lambda v: self._draw_conversion(src, dst, shape, *v), self._failed
+        )
+
+    def _failed(self, error: BaseException) -> bool:
+        """A layout kx cannot read says why; anything else (the layout child crashed inside
+        Triton, say) says what it was."""
+        known = isinstance(error, (LayoutError, KeyError, ValueError))
+        self.info.setText(str(error) if known else f"{type(error).__name__}: {error}")
+        return False
+
+    def _draw_conversion(self, src: str, dst: str, shape: list[int], a, b, cost: str) -> bool:
         self.conversion = (a, b)
         self.ownership = a
         self.shared_offsets = None
+        self._access_mask = None
         self.layout_field.setText(src)
         self.shape_field.setText("x".join(map(str, shape)))
         same_warp = a.first_warp == b.first_warp
         same_thread = same_warp & (a.first_lane == b.first_lane)
         self.moves = np.where(same_thread, 0, np.where(same_warp, 1, 2))
-        cost = conversion_class(a, b)
         self.info.setText(
             f"convert_layout {src} -> {dst} at {'x'.join(map(str, shape))}: {cost.replace('_', ' ')}\n"
             f"left: source by lane | middle: destination by lane | right: each element stays in its thread "
@@ -199,131 +235,134 @@ class LayoutPane(Pane):
         self.plot.autoRange()
         return True
 
-    def show_access(self, attr: str, shape: list[int], elem_bytes: int) -> bool:
+    def show_access(self, attr: str, shape: list[int], elem_bytes: int) -> Job:
         """A load/store: its layout, with warp 0's first access marked and its coalescing
         (bytes, 32-byte sectors, efficiency) for a row-major tensor of that element size."""
         from kx_core.layout.linear import first_access
 
-        if not self.show_layout(attr, shape):
-            return False
-        acc = first_access(self.ownership, elem_bytes)
-        self.access = acc
-        touched = self.ownership.coords[0, :, : acc.vector, :].reshape(-1, len(shape))
-        mark = np.zeros(int(np.prod(shape)), dtype=bool)
-        mark[np.ravel_multi_index(tuple(touched.T), tuple(shape))] = True
-        self._access_mask = mark.reshape(self.values().shape)
-        self.info.setText(
-            self.info.text()
-            + f"\nwarp 0's first access ({elem_bytes}-byte elements, row-major): {acc.vector} per lane, "
-            f"{acc.bytes_requested} bytes in {acc.sectors} sectors: {acc.efficiency:.0%} efficient (marked)"
-            + self._derivation(attr, shape, elem_bytes)
-        )
-        self._paint()
-        return True
+        aliases = self._aliases()
 
-    def _derivation(self, attr: str, shape: list[int], elem_bytes: int) -> str:
-        """Why the coalesce pass gave this load its vector width, term by term."""
-        from kx_core.ir.anatomy import parse_layout
-        from kx_core.layout.blocked import explain_load_layout, parse_blocked
+        def compute():
+            bases = linear_bases(attr, shape, aliases)
+            own = ownership(bases)
+            return bases, own, first_access(own, elem_bytes), _derivation(aliases, attr, shape, elem_bytes)
 
-        text = self._aliases().get(attr, attr)
-        layout = parse_layout(text)
-        if not layout or layout["kind"] != "blocked":
-            return ""
-        terms = explain_load_layout(parse_blocked(text), shape, elem_bytes * 8)
-        parts = [
-            f"{k} {v}" + (" ◀" if k in terms["limited by"] else "")
-            for k, v in terms.items()
-            if k not in ("chosen", "limited by")
-        ]
-        why = "" if terms["limited by"] else " (above every term: not the coalesce pass's choice)"
-        return f"\nsizePerThread along the contiguous dim = {terms['chosen']}{why}: min of " + ", ".join(
-            parts
-        )
+        def draw(value) -> bool:
+            bases, own, acc, why = value
+            self._draw_layout(attr, shape, bases, own)
+            self.access = acc
+            touched = own.coords[0, :, : acc.vector, :].reshape(-1, len(shape))
+            mark = np.zeros(int(np.prod(shape)), dtype=bool)
+            mark[np.ravel_multi_index(tuple(touched.T), tuple(shape))] = True
+            self._access_mask = mark.reshape(self.values().shape)
+            self.info.setText(
+                self.info.text()
+                + f"\nwarp 0's first access ({elem_bytes}-byte elements, row-major): {acc.vector} per lane, "
+                f"{acc.bytes_requested} bytes in {acc.sectors} sectors: {acc.efficiency:.0%} efficient (marked)"
+                + why
+            )
+            self._paint()
+            return True
+
+        return self.jobs.submit("view", compute, draw, self._failed)
 
     def show_banks(
         self, reg: str, shared: str, shape: list[int], bits: int, alloc: list[int] | None = None
-    ) -> bool:
+    ) -> Job:
         """A local_load/local_store: the shared layout's elements coloured by bank, the
         first wavefront of warp 0 marked, and its bank conflicts (as ld.shared/st.shared;
         the ldmatrix Triton uses for dot operands is not modelled). A view of a larger
         allocation (a K-slice) is placed inside the allocation."""
         aliases = self._aliases()
         alloc = list(alloc or shape)
-        try:
-            off = placement(shared, alloc, aliases)[tuple(slice(0, n) for n in shape)]
-            acc = bank_access(ownership(linear_bases(reg, shape, aliases)), off, bits)
-        except (LayoutError, KeyError) as e:
-            self.info.setText(str(e))
-            return False
-        self.shared_bits = bits
-        self.show_layout(shared, shape)
-        self.shared_offsets = off
-        self._paint()
-        mark = np.zeros(off.size, dtype=bool)
-        firsts = np.asarray(acc.offsets)[:, None] + np.arange(acc.vector)[None, :]
-        mark[np.isin(off.ravel(), firsts.ravel())] = True
-        self._access_mask = mark.reshape(self.values().shape)
-        self.access = acc
-        self.info.setText(
-            self.info.text()
-            + f"\nwarp 0 through {reg} ({bits}-bit): {acc.vector} per lane, {acc.lanes_per_wavefront} lanes per "
-            f"wavefront (marked), {acc.conflicts} bank conflict{'s' if acc.conflicts != 1 else ''} per wavefront; "
-            f"banks by lane: {' '.join(map(str, acc.banks))}"
-        )
-        self._paint()
-        return True
 
-    def show_layout(self, attr: str, shape: list[int]) -> bool:
-        self.conversion = None
-        self._access_mask = None
+        def compute():
+            off = placement(shared, alloc, aliases)[tuple(slice(0, n) for n in shape)]
+            return off, bank_access(ownership(linear_bases(reg, shape, aliases)), off, bits)
+
+        def draw(value) -> bool:
+            off, acc = value
+            self.shared_bits = bits
+            self._draw_shared(shared, shape, off, aliases)
+            mark = np.zeros(off.size, dtype=bool)
+            firsts = np.asarray(acc.offsets)[:, None] + np.arange(acc.vector)[None, :]
+            mark[np.isin(off.ravel(), firsts.ravel())] = True
+            self._access_mask = mark.reshape(self.values().shape)
+            self.access = acc
+            self.info.setText(
+                self.info.text()
+                + f"\nwarp 0 through {reg} ({bits}-bit): {acc.vector} per lane, {acc.lanes_per_wavefront} lanes "
+                f"per wavefront (marked), {acc.conflicts} bank conflict{'s' if acc.conflicts != 1 else ''} per "
+                f"wavefront; banks by lane: {' '.join(map(str, acc.banks))}"
+            )
+            self._paint()
+            return True
+
+        return self.jobs.submit("view", compute, draw, self._failed)
+
+    def show_layout(self, attr: str, shape: list[int]) -> Job:
         self.layout_field.setText(attr)
         self.shape_field.setText("x".join(map(str, shape)))
         return self.refresh()
 
-    def refresh(self) -> bool:
-        """Compute the ownership of the layout in the fields; False (and a message) if
-        it cannot be."""
+    def refresh(self) -> Job:
+        """Compute the ownership of the layout in the fields (a job); false, with a
+        message, if it cannot be."""
         try:
             shape = [int(x) for x in self.shape_field.text().lower().split("x")]
         except ValueError:
             self.info.setText(f"shape {self.shape_field.text()!r}: expected sizes like 64x64")
-            return False
-        if is_shared(self.layout_field.text(), self._aliases()):
-            return self._refresh_shared(shape)
-        self.shared_offsets = None
-        try:
-            bases = linear_bases(self.layout_field.text(), shape, self._aliases())
-        except LayoutError as e:
-            self.ownership = None
+            return Job.finished_now("view", False)
+        attr, aliases = self.layout_field.text(), self._aliases()
+
+        def compute():
+            if is_shared(attr, aliases):
+                return "shared", placement(attr, shape, aliases)
+            bases = linear_bases(attr, shape, aliases)
+            return "distributed", (bases, ownership(bases))
+
+        def draw(value) -> bool:
+            kind, found = value
+            if kind == "shared":
+                self._draw_shared(attr, shape, found, aliases)
+            else:
+                self._draw_layout(attr, shape, *found)
+            return True
+
+        def failed(error: BaseException) -> bool:
+            self.shared_offsets = self.ownership = None
             self._show_empty(True)
-            self.info.setText(str(e))
-            return False
-        self.ownership = ownership(bases)
-        nw, nl, nr = self.ownership.coords.shape[:3]
-        dup = int(self.ownership.count.max())
+            return self._failed(error)
+
+        return self.jobs.submit("view", compute, draw, failed)
+
+    def _draw_layout(self, attr: str, shape: list[int], bases, own: Ownership) -> None:
+        self.conversion = None
+        self._access_mask = None
+        self.shared_offsets = None
+        self.layout_field.setText(attr)
+        self.shape_field.setText("x".join(map(str, shape)))
+        self.ownership = own
+        nw, nl, nr = own.coords.shape[:3]
+        dup = int(own.count.max())
         self.info.setText(
             f"{bases.layout}\n{nw} warps × {nl} lanes × {nr} registers per thread"
             + (f"; broadcast: up to {dup} owners per element" if dup > 1 else "")
         )
         self._paint()
-        return True
 
-    def _refresh_shared(self, shape: list[int]) -> bool:
-        try:
-            self.shared_offsets = placement(self.layout_field.text(), shape, self._aliases())
-        except LayoutError as e:
-            self.shared_offsets = self.ownership = None
-            self._show_empty(True)
-            self.info.setText(str(e))
-            return False
+    def _draw_shared(self, attr: str, shape: list[int], offsets: np.ndarray, aliases: dict[str, str]) -> None:
+        self.conversion = None
+        self._access_mask = None
+        self.layout_field.setText(attr)
+        self.shape_field.setText("x".join(map(str, shape)))
+        self.shared_offsets = offsets
         self.ownership = None
         self.info.setText(
-            f"{self._aliases().get(self.layout_field.text(), self.layout_field.text())}\n"
+            f"{aliases.get(attr, attr)}\n"
             f"shared memory, {self.shared_bits}-bit elements: coloured by the 4-byte bank each element is in"
         )
         self._paint()
-        return True
 
     def banks(self) -> np.ndarray:
         return (self.shared_offsets * self.shared_bits // 32) % 32

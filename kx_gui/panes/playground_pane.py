@@ -9,12 +9,12 @@ window never waits and a pass that crashes costs a message."""
 from __future__ import annotations
 
 import os
-import queue
-import threading
+import time
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
+    QApplication,
     QComboBox,
     QFileDialog,
     QHBoxLayout,
@@ -69,11 +69,6 @@ class PlaygroundPane(Pane):
         self.result: PlaygroundResult | None = None
         self.lit_results: list[RunResult] = []
         self.marks: dict[int, tuple[QColor, str]] = {}
-        self._queue: queue.Queue = queue.Queue()
-        self._thread: threading.Thread | None = None
-        self._timer = QTimer(self)
-        self._timer.setInterval(50)
-        self._timer.timeout.connect(self._drain)
         self.open_button.clicked.connect(self._open)
         self.add_button.clicked.connect(self._add_flag)
         self.run_button.clicked.connect(self.run_passes)
@@ -87,13 +82,13 @@ class PlaygroundPane(Pane):
         self.pass_pick.setEditable(True)
         self.pass_pick.lineEdit().setPlaceholderText("loading Triton's passes…")
         # the window process never imports triton: the pass list comes from kx's lab
-        # service child, in a thread, and fills the picker when it arrives
-        self._pass_list: queue.Queue = queue.Queue()
-        threading.Thread(target=self._load_flags, name="kx-pass-list", daemon=True).start()
-        self._flags_timer = QTimer(self)
-        self._flags_timer.setInterval(100)
-        self._flags_timer.timeout.connect(self._fill_flags)
-        self._flags_timer.start()
+        # service child, on a job, and fills the picker when it arrives
+        self.jobs.submit(
+            "flags",
+            lambda: service.call("lab", available_flags, timeout=120),
+            self._fill_flags,
+            self._no_flags,
+        )
         self.add_button = QPushButton("Add")
         self.run_button = QPushButton("Run passes")
         self.lit_button = QPushButton("Run RUN lines")
@@ -167,37 +162,23 @@ class PlaygroundPane(Pane):
 
     # ------------------------------------------------------------ background work
 
-    def _load_flags(self) -> None:
-        try:
-            self._pass_list.put(service.call("lab", available_flags, timeout=120))
-        except Exception as e:  # noqa: BLE001 - the picker stays free text
-            self._pass_list.put(e)
-
-    def _fill_flags(self) -> None:
-        try:
-            flags = self._pass_list.get_nowait()
-        except queue.Empty:
-            return
-        self._flags_timer.stop()
-        if isinstance(flags, Exception):
-            self.pass_pick.lineEdit().setPlaceholderText("type a triton-opt flag")
-            return
+    def _fill_flags(self, flags) -> None:
         self.pass_pick.addItems(["-" + f for f in flags])
 
+    def _no_flags(self, _error: BaseException) -> bool:
+        self.pass_pick.lineEdit().setPlaceholderText("type a triton-opt flag")
+        return False
+
     def _start(self, kind: str, work) -> bool:
-        if self._thread is not None and self._thread.is_alive():
+        if self.jobs.busy("work"):
             self.status.setText("still running the last one")
             return False
 
-        def target():
-            try:
-                self._queue.put((kind, work()))
-            except Exception as e:  # noqa: BLE001 - shown, not raised
-                self._queue.put(("error", f"{type(e).__name__}: {e}"))
+        def failed(e: BaseException) -> bool:
+            self.status.setText(f"{type(e).__name__}: {e}")
+            return False
 
-        self._thread = threading.Thread(target=target, daemon=True)
-        self._thread.start()
-        self._timer.start()
+        self.jobs.submit("work", work, lambda payload: self._show(kind, payload), failed)
         self.status.setText(
             {"passes": "running the passes…", "lit": "running the RUN lines…", "minimize": "minimising…"}[
                 kind
@@ -206,29 +187,24 @@ class PlaygroundPane(Pane):
         return True
 
     def wait(self, timeout_s: float = 300.0) -> None:
-        """Block until the background work ends and show it (tests)."""
-        if self._thread is not None:
-            self._thread.join(timeout_s)
-        self._drain()
+        """Run the event loop until the background work is shown (tests)."""
+        deadline = time.monotonic() + timeout_s
+        while self.jobs.busy("work") and time.monotonic() < deadline:
+            QApplication.processEvents()
+            time.sleep(0.01)
+        QApplication.processEvents()
 
-    def _drain(self) -> None:
-        try:
-            kind, payload = self._queue.get_nowait()
-        except queue.Empty:
-            return
-        self._timer.stop()
+    def _show(self, kind: str, payload) -> None:
         if kind == "passes":
             self._show_passes(*payload)
         elif kind == "lit":
             self._show_lit(payload)
-        elif kind == "minimize":
+        else:
             small, trials = payload
             self.editor.set_content(small, MlirLexer())
             self.status.setText(
                 f"minimised in {trials} trials to {len(small.splitlines())} lines (in the editor)"
             )
-        else:
-            self.status.setText(payload)
 
     # ------------------------------------------------------------ actions
 

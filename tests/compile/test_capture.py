@@ -15,7 +15,7 @@ def test_vector_add_launch_record_and_stages(capture):
     assert r.ok and r.target.spec == "cuda:90"
     (k,) = r.kernels
     assert k.name == "add_kernel" and k.status == "compiled"
-    assert set(k.stages) == {"ttir", "ttgir", "llir", "ptx", "sass"}
+    assert set(k.stages) == {"ttir", "ttgir", "llir", "ptx", "sass", "elf"}
     # 98432 elements in blocks of 1024: the grid lambda gave cdiv(98432, 1024) programs
     assert k.launch.grid == (97, 1, 1)
     kinds = {a.name: a for a in k.launch.args}

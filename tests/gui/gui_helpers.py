@@ -18,3 +18,14 @@ def click_line(qtbot, view, line: int) -> None:
     block = view.document().findBlockByNumber(line - 1)
     rect = view.blockBoundingGeometry(block).translated(view.contentOffset())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(40, int(rect.center().y())))
+
+
+def finished(qtbot, job, timeout_ms: int = 60_000) -> bool:
+    """Wait for a pane's job (kx_gui.jobs) to be drawn; its answer."""
+    qtbot.waitUntil(lambda: job.done, timeout=timeout_ms)
+    return bool(job.ok)
+
+
+def settled(qtbot, pane, timeout_ms: int = 60_000) -> None:
+    """Wait until a pane's background jobs are all drawn."""
+    qtbot.waitUntil(lambda: not pane.jobs.busy(), timeout=timeout_ms)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gui_helpers import finished, settled
 from kx_core.luminal import egraph as l2
 from kx_core.luminal.egraph_layout import forward_map, node_key, roots
 from kx_testing import ROOT
@@ -12,7 +13,7 @@ def test_stepping_marks_new_nodes_and_the_extraction(qtbot, make_window):
     pane = w.egraph_pane
     pane.source.setText("(+ (* x y) (* x z))")
     pane.rules.setCurrentText("algebra")
-    assert pane.saturate()
+    assert finished(qtbot, pane.saturate())
     snaps = pane.snapshots
     assert pane.slider.maximum() == len(snaps) - 1 and snaps[-1].stop == "saturated"
     final = forward_map(snaps)
@@ -37,7 +38,7 @@ def test_a_large_graph_says_what_it_hides(qtbot, make_window):
     pane = w.egraph_pane
     pane.source.setText("(+ (+ (+ (+ (+ x0 x1) x2) x3) x4) x5)")
     pane.rules.setCurrentText("comm_assoc")
-    assert pane.saturate()
+    assert finished(qtbot, pane.saturate())
     assert pane.snapshots[-1].num_nodes == 608
     assert "showing 400 of 608 e-nodes" in pane.info.text() and "hidden" in pane.info.text()
     assert len(pane.node_items) == 400
@@ -47,7 +48,7 @@ def test_egg_programs_and_bad_input(qtbot, make_window):
     w = make_window("cuda:90")
     pane = w.egraph_pane
     pane.source.setText(str(ROOT / "kx_core" / "data" / "egraph" / "matmul_relu_fusion.egg"))
-    assert pane.saturate() and "MatMulBiasRelu" in pane.info.text()
+    assert finished(qtbot, pane.saturate()) and "MatMulBiasRelu" in pane.info.text()
     pane.cost.setCurrentText("egglog cost")  # the program's own :cost annotations
     assert pane.cost.currentText() == "egglog cost"
     assert any(k[1][0] == "MatMulBiasRelu" for k in pane.chosen)
@@ -55,9 +56,10 @@ def test_egg_programs_and_bad_input(qtbot, make_window):
     box.setSelected(True)
     assert pane.selected[1][0] == "MatMulBiasRelu" and "selected: e-node MatMulBiasRelu" in pane.info.text()
     pane.inline.setChecked(True)
+    settled(qtbot, pane)
     assert pane.layout.inlined  # the Input strings are written into labels
     pane.source.setText("(+ a")
-    assert not pane.saturate() and "never closed" in pane.info.text()
+    assert not finished(qtbot, pane.saturate()) and "never closed" in pane.info.text()
     assert pane.snapshots  # the last good run stays on screen
 
 
@@ -78,6 +80,8 @@ def test_a_saturation_that_never_ends_is_stopped(qtbot, make_window, tmp_path):
     pane.seconds = 2
     pane.source.setText(str(egg))
     started = time.perf_counter()
-    pane.saturate()
+    job = pane.saturate()
+    assert not job.done  # the window's thread is free while it runs
+    finished(qtbot, job, 60_000)
     assert time.perf_counter() - started < 60
     assert "ran past 2 s" in pane.info.text() or len(pane.snapshots) > 1

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from gui_helpers import click_line, open_and_wait
+from gui_helpers import click_line, finished, open_and_wait, settled
 from kx_core.ir.ttgir_lines import tensor_layouts_in_line
 from kx_gui.widgets.colors import distinct_colors
 from kx_testing import KERNELS
@@ -27,7 +27,7 @@ def test_alias_heatmap_and_isolation(qtbot, make_window):
     w = make_window("cuda:80")
     open_and_wait(qtbot, w, KERNELS / "matmul.py")
     pane = w.layout_pane
-    assert pane.show_layout("#mma", [64, 64])
+    assert finished(qtbot, pane.show_layout("#mma", [64, 64]))
     own = pane.ownership
     assert own.coords.shape[:3] == (4, 32, 32)
     assert np.array_equal(pane.values(), own.first_lane)
@@ -39,10 +39,10 @@ def test_alias_heatmap_and_isolation(qtbot, make_window):
     grey = np.all(image == 235, axis=-1)
     assert grey.sum() == 3 * 64 * 64 // 4
     # a shared layout: every element coloured by its bank
-    assert pane.show_layout("#shared", [64, 64]) and pane.ownership is None
+    assert finished(qtbot, pane.show_layout("#shared", [64, 64])) and pane.ownership is None
     assert set(np.unique(pane.values())) == set(range(32))
     assert pane.describe((1, 0)).startswith("element (1, 0): shared offset ")
-    assert not pane.show_layout("#ttg.bogus<{}>", [64, 64]) and pane.info.text()
+    assert not finished(qtbot, pane.show_layout("#ttg.bogus<{}>", [64, 64])) and pane.info.text()
 
 
 def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
@@ -57,6 +57,7 @@ def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
         click_line(qtbot, w.stage_pane.current_view(), line)
     attr, shape = blocker.args
     assert attr == "#mma" and shape == [64, 64]
+    settled(qtbot, w.layout_pane)
     assert w.layout_pane.ownership is not None and w.layout_pane.ownership.shape == (64, 64)
 
 
@@ -81,6 +82,7 @@ def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make
         click_line(qtbot, w.stage_pane.current_view(), line)
     assert list(blocker.args[:2]) == ["#mma", "#blocked1"]
     pane = w.layout_pane
+    settled(qtbot, pane)
     assert pane.conversion is not None and "shared memory" in pane.info.text()
     # the accumulator goes from MMA fragments to rows of 8: most elements change warp
     assert (pane.moves == 2).sum() > 0 and pane.moves.shape == (64, 64)
@@ -98,6 +100,7 @@ def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
     assert loads_in_line(ttgir[line - 1]) == [("#blocked", [1024], 4)]
     with qtbot.waitSignal(w.session.access_requested, timeout=10_000):
         click_line(qtbot, w.stage_pane.current_view(), line)
+    settled(qtbot, w.layout_pane)
     acc = w.layout_pane.access
     # 4 fp32 per lane, 32 lanes: 512 contiguous bytes, 16 full sectors
     assert (acc.vector, acc.bytes_requested, acc.sectors, acc.efficiency) == (4, 512, 16, 1.0)
@@ -120,6 +123,7 @@ def test_clicking_a_local_load_shows_its_banks(qtbot, make_window):
     with qtbot.waitSignal(w.session.bank_requested, timeout=10_000):
         click_line(qtbot, w.stage_pane.current_view(), line)
     pane = w.layout_pane
+    settled(qtbot, pane)
     aliases = pane._aliases()
     off = placement(shared, alloc, aliases)[tuple(slice(0, n) for n in shape)]
     expected = bank_access(ownership(linear_bases(reg, shape, aliases)), off, bits)

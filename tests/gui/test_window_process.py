@@ -29,13 +29,18 @@ for name in ("stages", "pipeline", "diff", "concepts", "summary", "layout", "roo
     w.show_pane(name)
     app.processEvents()
 w.session.select_ir_line("ttgir", 5)
-w.layout_pane.show_layout(
+jobs = [w.layout_pane.show_layout(
     "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
-    [64, 64])
+    [64, 64])]
 w.egraph_pane.source.setText("(+ (* x y) (* x z))")
-w.egraph_pane.saturate()
+jobs.append(w.egraph_pane.saturate())
 w.playground_pane.run_lit()
 w.playground_pane.wait()
+t = time.time()
+while not all(j.done for j in jobs) and time.time() - t < 120:  # their work ran on jobs' threads
+    app.processEvents()
+    time.sleep(0.01)
+assert all(j.ok for j in jobs), [j.error for j in jobs]
 app.processEvents()
 print("imported:", sorted(m for m in ("torch", "triton") if m in sys.modules))
 w.session.shutdown()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QTabBar
 
-from gui_helpers import click_line, open_and_wait
+from gui_helpers import click_line, finished, open_and_wait
 from kx_gui.pane_registry import WORKSPACES
 from kx_testing import KERNELS, line_of
 
@@ -123,7 +123,7 @@ def test_a_1d_layout_draws_as_a_block_with_a_legend(qtbot, make_window):
     pane = w.layout_pane
     assert pane.empty.isVisible()  # an empty plot says what to do
     blocked = "#ttg.blocked<{sizePerThread = [4], threadsPerWarp = [32], warpsPerCTA = [8], order = [0]}>"
-    assert pane.show_layout(blocked, [1024])
+    assert finished(qtbot, pane.show_layout(blocked, [1024]))
     image = pane.image.image
     assert image.shape[:2] == (32, 32)  # 1024 elements as 32 x 32, not 1024 x 1
     assert not pane.empty.isVisible() and "lane:" in pane.legend.text()

@@ -132,7 +132,7 @@ def test_kernelbench_and_egraph_from_the_install(installed, tmp_path):
 
 
 _GUI_PROBE = """
-import json, sys
+import json, sys, time
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from kx_core.base.data import data_path
@@ -141,6 +141,10 @@ w = MainWindow(target="cuda:90", headless=True)
 pane = w.egraph_pane
 pane.source.setText(str(data_path("egraph", "matmul_relu_fusion.egg")))
 drawn = pane.saturate()
+started = time.time()
+while not drawn.done and time.time() - started < 120:  # the run and its layout are a job
+    app.processEvents()
+    time.sleep(0.01)
 print(json.dumps({
     "examples": [a.text() for a in w.examples_menu.actions()],
     "egraph_drawn": bool(drawn) and len(pane.node_items) > 0,

@@ -1,0 +1,105 @@
+"""The app's one runner of background work (in the spirit of napari's `create_worker`):
+`jobs.submit(key, compute, apply)` runs `compute()` on a worker thread and `apply(value)`
+on the window's thread; a newer job of the same key supersedes an older one, whose value
+is then dropped (a click on another TTGIR line while the first layout is computed shows
+the second, never the first after it).
+
+    job = self.jobs.submit("layout", lambda: ownership(linear_bases(a, s)), self._show)
+    job.done, job.ok          # after apply: ok is apply's answer (False: a message shown)
+
+`compute` must not touch widgets; what it needs from them is read before `submit`. An
+exception in `compute` goes to `on_error` (on the window's thread) or, without one, is
+the job's `error` with `ok` False.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from PySide6.QtCore import QObject, Signal
+
+# two threads: the window's work is a few panes' computations, each at most one at a time
+_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kx-job")
+
+
+class Job:
+    """One submitted computation; `ok` is apply's answer once `done`."""
+
+    def __init__(self, key: str, number: int) -> None:
+        self.key = key
+        self.number = number
+        self.done = False
+        self.ok: bool | None = None
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self.superseded = False
+        self._finished = threading.Event()
+
+    def __bool__(self) -> bool:  # `assert pane.show_layout(...)` reads as before, once done
+        return bool(self.ok)
+
+    @classmethod
+    def finished_now(cls, key: str, ok: bool) -> Job:
+        """A job decided before any work (bad input answered at once)."""
+        job = cls(key, -1)
+        job.done, job.ok = True, ok
+        job._finished.set()
+        return job
+
+
+class Jobs(QObject):
+    """A pane's background jobs; results come back through a queued signal."""
+
+    _computed = Signal(object, object, object)  # job, value, error
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._latest: dict[str, int] = {}
+        self._apply: dict[int, tuple[Callable[[Any], bool | None], Callable | None]] = {}
+        self._numbers = itertools.count()
+        self._computed.connect(self._finish)
+
+    def submit(
+        self,
+        key: str,
+        compute: Callable[[], Any],
+        apply: Callable[[Any], bool | None],
+        on_error: Callable[[BaseException], bool | None] | None = None,
+    ) -> Job:
+        job = Job(key, next(self._numbers))
+        self._latest[key] = job.number
+        self._apply[job.number] = (apply, on_error)
+
+        def run() -> None:
+            try:
+                value, error = compute(), None
+            except Exception as e:  # noqa: BLE001 - every failure goes back to the window's thread
+                value, error = None, e
+            try:
+                self._computed.emit(job, value, error)
+            except RuntimeError:  # the pane was closed meanwhile: nobody to show it to
+                pass
+
+        _POOL.submit(run)
+        return job
+
+    def busy(self, key: str | None = None) -> bool:
+        keys = [key] if key else list(self._latest)
+        return any(self._latest.get(k) in self._apply for k in keys)
+
+    def _finish(self, job: Job, value: Any, error: BaseException | None) -> None:
+        apply, on_error = self._apply.pop(job.number)
+        job.value, job.error = value, error
+        if self._latest.get(job.key) != job.number:
+            job.superseded, job.ok = True, False
+        elif error is not None:
+            job.ok = bool(on_error(error)) if on_error else False
+        else:
+            answer = apply(value)
+            job.ok = True if answer is None else bool(answer)
+        job.done = True
+        job._finished.set()
