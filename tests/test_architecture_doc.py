@@ -17,11 +17,16 @@ def test_every_module_the_architecture_map_names_exists():
     for name in sorted(names):
         parts = name.split(".")
         # the longest prefix that is a module; what follows must be an attribute of it
-        for cut in range(len(parts), 0, -1):
-            module = ".".join(parts[:cut])
-            if importlib.util.find_spec(module) is not None:
+        for cut in range(1, len(parts) + 1):  # down from the package, while modules exist
+            try:
+                found = importlib.util.find_spec(".".join(parts[:cut])) is not None
+            except ModuleNotFoundError:  # a name below a module (not a package)
+                found = False
+            if not found:
+                cut -= 1
                 break
-        else:
+        module = ".".join(parts[:cut])
+        if not module:
             missing.append(name)
             continue
         rest = parts[cut:]
