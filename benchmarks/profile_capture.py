@@ -38,8 +38,8 @@ def main() -> None:
     profile.disable()
     print(f"capture: {time.perf_counter() - start:.2f} s")
     for m in writer.messages:
-        if m["type"] == "timing":
-            print(f"  {m['name']}: {m['seconds']:.2f} s")
+        if m.TYPE == "timing":
+            print(f"  {m.name}: {m.seconds:.2f} s")
     pstats.Stats(profile).sort_stats("cumulative").print_stats(args.top)
 
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile import capture_state
+from kx_core.compile import capture_state, protocol
 from kx_core.compile.capture_state import CompileFailure, uncompiled_record
 from kx_core.compile.jit_objects import base_jit, compile_diagnostic, pass_dumps
 from kx_core.compile.kernel_record import config_of, jit_name
@@ -53,7 +53,7 @@ def on_autotune_run(runs: TritonRuns, tuner: Any, *args, **kwargs) -> Any:
     # that compile is recorded like any other.
     index, key = chosen
     if first:
-        state.writer.send({"type": "chosen", "key": key, "note": AUTOTUNE_CHOICE})
+        state.writer.send(protocol.Chosen(key, AUTOTUNE_CHOICE))
     state.config, state.first_launch = config_of(configs[index], index), first
     try:
         return _run_autotuner_choosing(runs, tuner, configs[index], args, kwargs)
@@ -152,7 +152,7 @@ def _compile_configs(
     configs = list(tuner.configs)
     name = jit_name(base_jit(tuner))
     state.progress(f"autotune: compiling {len(tried)} configs of {name}, {state.jobs} at a time")
-    outcomes: dict[int, list[dict]] = {}
+    outcomes: dict[int, list[protocol.Message]] = {}
     started = time.perf_counter()
     if hasattr(os, "fork") and state.jobs > 1:
         _warm_up_once()
@@ -165,26 +165,26 @@ def _compile_configs(
         for message in outcomes[i]:
             # a config compiled before (an earlier launch with another autotune key) comes
             # back as a relaunch of its record
-            ok = (message["type"] == "kernel" and message["kernel"]["status"] == "compiled") or (
-                message["type"] == "relaunch" and message["key"] in state.compiled_keys
-            )
+            ok = (
+                isinstance(message, protocol.KernelCaptured) and message.kernel["status"] == "compiled"
+            ) or (isinstance(message, protocol.Relaunched) and message.key in state.compiled_keys)
             if ok and chosen is None:
-                chosen = (i, message["key"])
+                chosen = (i, message.key)
     for i in sorted(outcomes):
         for message in outcomes[i]:
-            if message["type"] == "kernel":
-                state.seen.add(message["key"])
-                state.launched.add(message["kernel"]["name"])
-                if message["kernel"]["status"] == "compiled":
-                    state.compiled_keys.add(message["key"])
-                meta = message["kernel"].get("metadata") or {}
+            if isinstance(message, protocol.KernelCaptured):
+                state.seen.add(message.key)
+                state.launched.add(message.kernel["name"])
+                if message.kernel["status"] == "compiled":
+                    state.compiled_keys.add(message.key)
+                meta = message.kernel.get("metadata") or {}
                 if meta.get("hash"):
-                    state.key_by_hash.setdefault(meta["hash"], message["key"])
-            elif message["type"] == "diagnostic" and chosen is not None:
+                    state.key_by_hash.setdefault(meta["hash"], message.key)
+            elif isinstance(message, protocol.DiagnosticReport) and chosen is not None:
                 # another config compiled: a real autotuner skips this one, the launch stands
-                d = message["diagnostic"]
+                d = message.diagnostic
                 if d["kind"] == "compile":
-                    message = {"type": "diagnostic", "diagnostic": {**d, "kind": "config"}}
+                    message = protocol.DiagnosticReport({**d, "kind": "config"})
             state.writer.send(message)
     state.add_time("autotune_s", time.perf_counter() - started)
     return chosen
@@ -210,7 +210,7 @@ def _warm_up_once() -> None:
     state.add_time("warmup_s", time.perf_counter() - started)
 
 
-def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[dict]:
+def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[protocol.Message]:
     """Run the autotuned launch with only `cfg`, collecting the messages it produces."""
     state = capture_state.STATE
     writer, saved_writer = ListWriter(), state.writer
@@ -245,12 +245,12 @@ def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -
     )
 
 
-def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[dict]]:
+def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[protocol.Message]]:
     state = capture_state.STATE
     configs = list(tuner.configs)
     pending = list(indexed)
     running: dict[int, tuple[int, str]] = {}
-    outcomes: dict[int, list[dict]] = {}
+    outcomes: dict[int, list[protocol.Message]] = {}
     sys.stdout.flush()
     sys.stderr.flush()
     while pending or running:
@@ -265,7 +265,7 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[
                     messages = _compile_one_config(tuner, original_run, args, kwargs, cfg, index)
                     with open(path, "w", encoding="utf-8") as f:
                         for m in messages:
-                            f.write(json.dumps(m) + "\n")
+                            f.write(json.dumps(m.to_json(), default=str) + "\n")
                 except BaseException:  # noqa: BLE001 - the parent reports a bad exit
                     code = 1
                 finally:
@@ -281,10 +281,10 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[
     return outcomes
 
 
-def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
+def _read_child(path: str, status: int, tuner, cfg, index) -> list[protocol.Message]:
     try:
         with open(path, encoding="utf-8") as f:
-            messages = [json.loads(line) for line in f if line.strip()]
+            messages = [m for line in f if line.strip() if (m := protocol.decode(json.loads(line)))]
     finally:
         os.unlink(path)
     if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
@@ -300,9 +300,8 @@ def _read_child(path: str, status: int, tuner, cfg, index) -> list[dict]:
     )
     file, line = record.source_file, record.source_line
     return messages + [
-        {"type": "kernel", "key": f"failed/{record.name}/{index}", "kernel": record.to_json()},
-        {
-            "type": "diagnostic",
-            "diagnostic": Diagnostic("crash", record.message, file, line, None, record.name).to_json(),
-        },
+        protocol.KernelCaptured(f"failed/{record.name}/{index}", record.to_json()),
+        protocol.DiagnosticReport(
+            Diagnostic("crash", record.message, file, line, None, record.name).to_json()
+        ),
     ]

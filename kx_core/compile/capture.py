@@ -28,6 +28,7 @@ from kx_core.compile import (
     inductor_capture,
     inductor_origins,
     launch_hooks,
+    protocol,
 )
 from kx_core.compile import diagnostics as diag
 from kx_core.compile.capture_device import device_report
@@ -117,7 +118,7 @@ def _direct_launch(kernel_hash: str | None, grid: tuple[int, int, int]) -> None:
     `warmup()` returned): the grid goes to that kernel's record."""
     key = capture_state.STATE.key_by_hash.get(kernel_hash or "")
     if key is not None:
-        capture_state.STATE.writer.send({"type": "launch", "key": key, "grid": list(grid)})
+        capture_state.STATE.writer.send(protocol.Launched(key, list(grid)))
 
 
 # ------------------------------------------------- the launch handlers (launch_hooks)
@@ -148,7 +149,7 @@ def _on_jit_run(runs: TritonRuns, fn: Any, *args, grid, warmup, **kwargs) -> Any
     key = record_key(kernel, state.config)
     if key in state.seen:
         state.launched.add(name)
-        state.writer.send({"type": "relaunch", "key": key, "first": state.first_launch})
+        state.writer.send(protocol.Relaunched(key, state.first_launch))
         return kernel
     launch = describe_launch(fn, args, kwargs, None if warmup else LAUNCH_LOG.grid, kernel, warmup)
     record = kernel_record(
@@ -321,7 +322,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     capture_state.STATE.add_time("imports_s", time.perf_counter() - started)
     _prefetch_triton_key()
 
-    writer.send({"type": "target", "target": target.to_json(), "triton_version": triton.__version__})
+    writer.send(protocol.TargetReport(target.to_json(), triton.__version__))
     capture_state.STATE.report = device_report(target, request.gpu)
     LEDGER.stop_at_data = request.stop_at_data
     LEDGER.on_use = _placeholder_diagnostic
@@ -344,7 +345,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         namespace = import_library(path, replace(request, kernel=None))
         if namespace:
             replay_record(capture_state.STATE, namespace, request.replay)
-        writer.send({"type": "done"})
+        writer.send(protocol.Done())
         return
     if request.import_only or request.args:
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
@@ -361,10 +362,10 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         from kx_core.compile.library import definitions
 
         defs = definitions(namespace, path)
-        writer.send({"type": "definitions", "definitions": [d.to_json() for d in defs]})
+        writer.send(protocol.Definitions([d.to_json() for d in defs]))
         _report_not_launched(namespace)
-    writer.send({"type": "sources", "files": user_modules(path)})
-    writer.send({"type": "done"})
+    writer.send(protocol.Sources(user_modules(path)))
+    writer.send(protocol.Done())
 
 
 def user_modules(path: str) -> list[str]:

@@ -10,6 +10,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from kx_core.compile import protocol
 from kx_core.compile.kernel_record import jit_name, signature_of, source_location
 from kx_core.records.results import AutotuneConfig, CompiledKernel, Diagnostic, Target
 
@@ -44,7 +45,7 @@ class CaptureState:
 
     def add_time(self, name: str, seconds: float) -> None:
         """Report a phase's duration (summed by the parent per name)."""
-        self.writer.send({"type": "timing", "name": name, "seconds": seconds})
+        self.writer.send(protocol.Timing(name, seconds))
 
     def send_kernel(self, key: str, record: CompiledKernel) -> None:
         if record.status != "not-launched":
@@ -54,16 +55,16 @@ class CaptureState:
         if record.metadata is not None and record.metadata.hash:
             self.key_by_hash.setdefault(record.metadata.hash, key)
         if key in self.seen:
-            self.writer.send({"type": "relaunch", "key": key})
+            self.writer.send(protocol.Relaunched(key))
             return
         self.seen.add(key)
-        self.writer.send({"type": "kernel", "key": key, "kernel": record.to_json()})
+        self.writer.send(protocol.KernelCaptured(key, record.to_json()))
 
     def send_diagnostic(self, d: Diagnostic) -> None:
-        self.writer.send({"type": "diagnostic", "diagnostic": d.to_json()})
+        self.writer.send(protocol.DiagnosticReport(d.to_json()))
 
     def progress(self, message: str) -> None:
-        self.writer.send({"type": "progress", "message": message})
+        self.writer.send(protocol.Progress(message))
 
 
 class CompileFailure(Exception):

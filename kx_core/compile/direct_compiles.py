@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile import inductor_capture, inductor_origins
+from kx_core.compile import inductor_capture, inductor_origins, protocol
 from kx_core.compile.capture_driver import LAUNCH_LOG
 from kx_core.compile.kernel_record import config_of, jsonable_value, kernel_record
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
@@ -159,7 +159,7 @@ def _aliased(record: CompiledKernel, fn: Any, user_file: str, user_text: str) ->
     return replace(record, source_file=user_file, source_line=line, source_alias={generated: offset})
 
 
-def chosen_message(autotuner: Any, config: Any) -> dict | None:
+def chosen_message(autotuner: Any, config: Any) -> protocol.Chosen | None:
     """The `chosen` message for the config Inductor's autotuner settled on."""
     found = INDUCTOR_KEYS.get((id(autotuner), id(config)))
-    return {"type": "chosen", "key": found[0], "note": INDUCTOR_CHOICE} if found else None
+    return protocol.Chosen(found[0], INDUCTOR_CHOICE) if found else None

@@ -2,15 +2,10 @@
 
 The user's own stdout/stderr stay free for the user's prints. Messages are written as
 they happen, so a worker that is killed or crashes still leaves every kernel it captured.
+Each message is one frozen dataclass below; on the pipe it is its fields and `"type"`.
+The list of them (this docstring's end) is generated from the classes.
 
 Message types:
-  {"type": "target", "target": {...}, "triton_version": "3.6.0"}
-  {"type": "progress", "message": "compiling add_kernel"}
-  {"type": "kernel", "key": "<hash>/<config>", "kernel": {CompiledKernel}}
-  {"type": "relaunch", "key": "<hash>/<config>"}      same compiled kernel launched again
-  {"type": "diagnostic", "diagnostic": {Diagnostic}}
-  {"type": "timing", "name": "file_s", "seconds": 1.2}     summed per name
-  {"type": "done"}
 """
 
 from __future__ import annotations
@@ -18,7 +13,147 @@ from __future__ import annotations
 import json
 import os
 import threading
-from typing import Any
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+
+@dataclass(frozen=True)
+class Message:
+    TYPE: ClassVar[str] = ""
+
+    def to_json(self) -> dict[str, Any]:
+        # shallow: a kernel's record is already JSON, and large
+        return {"type": self.TYPE, **{f.name: getattr(self, f.name) for f in fields(self)}}
+
+
+@dataclass(frozen=True)
+class TargetReport(Message):
+    """the target the worker compiles for, and its Triton"""
+
+    TYPE: ClassVar[str] = "target"
+    target: dict[str, Any]
+    triton_version: str
+
+
+@dataclass(frozen=True)
+class Progress(Message):
+    """what the worker is doing ('compiling add_kernel')"""
+
+    TYPE: ClassVar[str] = "progress"
+    message: str
+
+
+@dataclass(frozen=True)
+class KernelCaptured(Message):
+    """one compiled (or failed, pruned, not-launched) kernel: its CompiledKernel record"""
+
+    TYPE: ClassVar[str] = "kernel"
+    key: str  # "<hash>/<config>"
+    kernel: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Launched(Message):
+    """the file launched a compiled kernel itself, with this grid"""
+
+    TYPE: ClassVar[str] = "launch"
+    key: str
+    grid: list[Any]
+
+
+@dataclass(frozen=True)
+class Chosen(Message):
+    """the autotune config the capture launched, and why"""
+
+    TYPE: ClassVar[str] = "chosen"
+    key: str
+    note: str
+
+
+@dataclass(frozen=True)
+class Relaunched(Message):
+    """the same compiled kernel launched again (`first`: its first launch, already counted)"""
+
+    TYPE: ClassVar[str] = "relaunch"
+    key: str
+    first: bool = False
+
+
+@dataclass(frozen=True)
+class DiagnosticReport(Message):
+    """one Diagnostic"""
+
+    TYPE: ClassVar[str] = "diagnostic"
+    diagnostic: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Sources(Message):
+    """the user's modules the run imported (the result cache checks them)"""
+
+    TYPE: ClassVar[str] = "sources"
+    files: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Definitions(Message):
+    """the kernels a library module defines (library mode)"""
+
+    TYPE: ClassVar[str] = "definitions"
+    definitions: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Timing(Message):
+    """seconds a phase took (summed per name by the parent)"""
+
+    TYPE: ClassVar[str] = "timing"
+    name: str
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Done(Message):
+    """the worker finished (a worker without it was killed or crashed)"""
+
+    TYPE: ClassVar[str] = "done"
+
+
+MESSAGES: dict[str, type[Message]] = {
+    cls.TYPE: cls
+    for cls in (
+        TargetReport,
+        Progress,
+        KernelCaptured,
+        Launched,
+        Chosen,
+        Relaunched,
+        DiagnosticReport,
+        Sources,
+        Definitions,
+        Timing,
+        Done,
+    )
+}
+__doc__ += "\n".join(
+    f"  {{{', '.join([repr('type') + ': ' + repr(t)] + [repr(f.name) for f in fields(cls)])}}}  {cls.__doc__}"
+    for t, cls in MESSAGES.items()
+)
+
+
+def decode(data: Any) -> Message | None:
+    """The message a decoded JSON line holds; None for anything else (an unknown type or
+    missing fields: a line of another version of kx, or torn)."""
+    if not isinstance(data, dict):
+        return None
+    cls = MESSAGES.get(data.get("type"))
+    if cls is None:
+        return None
+    names = {f.name for f in fields(cls)}
+    try:
+        return cls(**{k: v for k, v in data.items() if k in names})
+    except TypeError:
+        return None
 
 
 class MessageWriter:
@@ -28,8 +163,8 @@ class MessageWriter:
         self._file = os.fdopen(fd, "w", buffering=1, encoding="utf-8", closefd=False)
         self._lock = threading.Lock()
 
-    def send(self, message: dict[str, Any]) -> None:
-        line = json.dumps(message, default=str)
+    def send(self, message: Message) -> None:
+        line = json.dumps(message.to_json(), default=str)
         with self._lock:
             self._file.write(line + "\n")
             self._file.flush()
@@ -39,22 +174,24 @@ class ListWriter:
     """Collects messages in memory (forked autotune children, tests)."""
 
     def __init__(self) -> None:
-        self.messages: list[dict[str, Any]] = []
+        self.messages: list[Message] = []
 
-    def send(self, message: dict[str, Any]) -> None:
+    def send(self, message: Message) -> None:
         # Round-trip through JSON so the parent sees exactly what a pipe would carry.
-        self.messages.append(json.loads(json.dumps(message, default=str)))
+        self.messages.append(decode(json.loads(json.dumps(message.to_json(), default=str))))
 
 
-def parse_lines(buffer: bytes) -> tuple[list[dict[str, Any]], bytes]:
+def parse_lines(buffer: bytes) -> tuple[list[Message], bytes]:
     """Split complete lines off a byte buffer: (messages, remaining partial line)."""
     *lines, rest = buffer.split(b"\n")
     messages = []
     for line in lines:
         if line.strip():
             try:
-                messages.append(json.loads(line))
+                message = decode(json.loads(line))
             except json.JSONDecodeError:
                 # A torn line can only come from a worker killed mid-write; skip it.
                 continue
+            if message is not None:
+                messages.append(message)
     return messages, rest

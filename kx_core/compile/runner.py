@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from kx_core.base import workers
 from kx_core.base.paths import worker_env
-from kx_core.compile import cache
+from kx_core.compile import cache, protocol
 from kx_core.compile.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
 from kx_core.compile.fake_smi import write_fake_smi
@@ -71,45 +71,43 @@ class _Assembler:
         self.definitions: tuple[KernelDefinition, ...] = ()
         self.sources: list[str] = []
 
-    def feed(self, message: dict) -> None:
-        kind = message.get("type")
-        if kind == "target":
-            self.target = Target.from_json(message["target"])
-            self.triton_version = message.get("triton_version", self.triton_version)
-        elif kind == "progress":
-            self.last_progress = message["message"]
-        elif kind == "kernel":
-            self.kernels.setdefault(message["key"], CompiledKernel.from_json(message["kernel"]))
-        elif kind == "launch":  # a compiled kernel the file launched itself
-            k = self.kernels.get(message["key"])
-            if k is not None and k.launch is not None:
-                grid = tuple(message["grid"])
-                launch = (
-                    replace(k.launch, grid=grid, warmup=False)
-                    if k.launch.warmup
-                    else replace(k.launch, count=k.launch.count + 1)
-                )
-                self.kernels[message["key"]] = replace(k, launch=launch)
-        elif kind == "chosen":  # the autotune config the capture launched, and why
-            k = self.kernels.get(message["key"])
-            if k is not None:
-                self.kernels[message["key"]] = replace(k, chosen=message["note"])
-        elif kind == "relaunch":
-            k = self.kernels.get(message["key"])
-            if k is not None and k.launch is not None and not message.get("first"):
-                self.kernels[message["key"]] = replace(k, launch=replace(k.launch, count=k.launch.count + 1))
-        elif kind == "diagnostic":
-            d = Diagnostic.from_json(message["diagnostic"])
-            if d not in self.diagnostics:
-                self.diagnostics.append(d)
-        elif kind == "sources":  # modules of the user's the run imported (the cache checks them)
-            self.sources = [p for p in message["files"] if isinstance(p, str)]
-        elif kind == "definitions":
-            self.definitions = tuple(KernelDefinition.from_json(d) for d in message["definitions"])
-        elif kind == "timing":
-            self.timings[message["name"]] = self.timings.get(message["name"], 0.0) + message["seconds"]
-        elif kind == "done":
-            self.done = True
+    def feed(self, message: protocol.Message) -> None:
+        match message:
+            case protocol.TargetReport():
+                self.target = Target.from_json(message.target)
+                self.triton_version = message.triton_version or self.triton_version
+            case protocol.Progress():
+                self.last_progress = message.message
+            case protocol.KernelCaptured():
+                self.kernels.setdefault(message.key, CompiledKernel.from_json(message.kernel))
+            case protocol.Launched():  # a compiled kernel the file launched itself
+                k = self.kernels.get(message.key)
+                if k is not None and k.launch is not None:
+                    grid = tuple(message.grid)
+                    launch = (
+                        replace(k.launch, grid=grid, warmup=False)
+                        if k.launch.warmup
+                        else replace(k.launch, count=k.launch.count + 1)
+                    )
+                    self.kernels[message.key] = replace(k, launch=launch)
+            case protocol.Chosen():  # the autotune config the capture launched, and why
+                k = self.kernels.get(message.key)
+                if k is not None:
+                    self.kernels[message.key] = replace(k, chosen=message.note)
+            case protocol.Relaunched():
+                k = self.kernels.get(message.key)
+                if k is not None and k.launch is not None and not message.first:
+                    self.kernels[message.key] = replace(k, launch=replace(k.launch, count=k.launch.count + 1))
+            case protocol.DiagnosticReport():
+                self.add(Diagnostic.from_json(message.diagnostic))
+            case protocol.Sources():  # modules of the user's the run imported (the cache checks them)
+                self.sources = [p for p in message.files if isinstance(p, str)]
+            case protocol.Definitions():
+                self.definitions = tuple(KernelDefinition.from_json(d) for d in message.definitions)
+            case protocol.Timing():
+                self.timings[message.name] = self.timings.get(message.name, 0.0) + message.seconds
+            case protocol.Done():
+                self.done = True
 
     def add(self, d: Diagnostic) -> None:
         if d not in self.diagnostics:
