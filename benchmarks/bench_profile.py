@@ -24,6 +24,7 @@ def main() -> int:
     ap.add_argument("--window-ms", type=float, default=100.0)
     args = ap.parse_args()
     from kx_core.bench.bench import MeasureJob
+    from kx_core.bench.requests import ProfileRequest
     from kx_core.compile import warm
     from kx_core.ir.hot_lines import attribute
 
@@ -36,7 +37,7 @@ def main() -> int:
             subprocess.run([sys.executable, args.file], check=True, cwd=os.path.dirname(args.file))
             plain = time.perf_counter() - t0
             t0 = time.perf_counter()
-            job = MeasureJob("profile", args.file, window_ms=args.window_ms).start()
+            job = MeasureJob(ProfileRequest(window_ms=args.window_ms), args.file).start()
             how = "warm child" if isinstance(job.process, warm.WarmProcess) else "cold worker"
             result = job.wait(600)
             hot = [attribute(k) for k in result.kernels]

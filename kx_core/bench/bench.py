@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
+from kx_core.bench.requests import BUDGET_MS, BenchRequest, CheckRequest, CpuBenchRequest, MeasureRequest
 from kx_core.bench.run import BenchResult
 from kx_core.records.results import Diagnostic
 
@@ -65,83 +66,44 @@ def _crash_diagnostic(returncode: int, stderr: str, path: str) -> Diagnostic:
     return _stderr_diagnostic("crash", stderr, path)
 
 
-# the jobs a warm server (kx_core.compile.warm) may run: one click from hot lines
-WARM_KINDS = ("profile", "override")
-
-
 class MeasureJob:
-    """One measuring worker (`bench` or `check` of a Triton file, `cpu`: a C++ kernel
-    built and timed against its PyTorch baseline), started, polled and cancellable
-    without blocking: the CLI waits on it, the app polls it from a timer. Qt-free."""
+    """One measuring worker, started, polled and cancellable without blocking: the CLI
+    waits on it, the app polls it from a timer. What it runs is its request
+    (kx_core.bench.requests: one type per kind). Qt-free."""
 
-    def __init__(self, kind: str, path: str, **options) -> None:
-        if kind not in ("bench", "check", "cpu", "profile", "override"):
-            raise ValueError("kind is bench, check, cpu, profile or override")
-        self.kind = kind
+    def __init__(self, request: MeasureRequest, path: str) -> None:
+        self.request = request
+        self.kind = request.KIND
         self.path = os.path.abspath(path)
-        self.options = options
         self._tmp = tempfile.TemporaryDirectory()
-        self.out = os.path.join(self._tmp.name, f"{kind}.json")
+        self.out = os.path.join(self._tmp.name, f"{self.kind}.json")
         self.process: subprocess.Popen | None = None
         self.started = 0.0
         self.cancelled = False
-        self.mode = "local CPU" if kind == "cpu" else "gpu" if has_gpu() else "interpreter (CPU)"
+        self.mode = (
+            "local CPU"
+            if isinstance(request, CpuBenchRequest)
+            else "gpu"
+            if has_gpu()
+            else "interpreter (CPU)"
+        )
 
     def command(self) -> tuple[str, list[str]]:
         """(worker module, its arguments)."""
-        o = self.options
-        if self.kind == "check":
-            return "kx_core.bench.check", [self.path, "--out", self.out]
-        if self.kind == "cpu":
-            from kx_core.base.paths import cache_dir
-
-            cmd = [self.path, "--out", self.out, "--cache", str(cache_dir())]
-            cmd += ["--baseline", os.path.abspath(o["baseline"])]
-            cmd += ["--op", o["op"]] if o.get("op") else []
-            cmd += ["--perf"] if o.get("perf") else []
-            return "kx_core.bench.cpu_bench", cmd
-        if self.kind == "profile":
-            cmd = [self.path, "--out", self.out, "--window-ms", str(o.get("window_ms", 100.0))]
-            cmd += ["--calls", str(o["calls"])] if o.get("calls") else []
-            cmd += ["--kernel", o["kernel"]] if o.get("kernel") else []
-            cmd += ["--proton"] if o.get("proton") else []
-            return "kx_core.bench.profile", cmd
-        if self.kind == "override":
-            cmd = [self.path, "--out", self.out, "--override", os.path.abspath(o["stage_file"])]
-            cmd += ["--kernel", o["kernel"]] if o.get("kernel") else []
-            return "kx_core.bench.override", cmd
-        cmd = [self.path, "--out", self.out]
-        cmd += ["--budget-ms", str(o.get("budget_ms", 400.0))]
-        if o.get("kernel"):
-            cmd += ["--kernel", o["kernel"]]
-        if o.get("all_configs"):
-            cmd.append("--all-configs")
-        if not o.get("flush_l2", True):
-            cmd.append("--no-flush")
-        if o.get("cuda_graph"):
-            cmd.append("--cuda-graph")
-        if o.get("do_bench"):
-            cmd.append("--do-bench")
-        return "kx_core.bench.run", cmd
+        return self.request.MODULE, self.request.args(self.path, self.out)
 
     def start(self) -> MeasureJob:
-        if self.kind == "bench" and not has_gpu():
-            raise NoGPU("no CUDA GPU on this machine: nothing to time")
-        if self.kind == "override" and not has_gpu():
-            raise NoGPU("an edited stage runs on the GPU: it needs an NVIDIA GPU, and there is none here")
-        if self.kind == "profile" and not has_gpu():
-            raise NoGPU(
-                "profiling samples a running kernel's instructions: it needs an NVIDIA GPU, and there is none here"
-            )
+        if self.request.NO_GPU and not has_gpu():
+            raise NoGPU(self.request.NO_GPU)
         env = dict(os.environ)
-        if self.kind == "check" and self.mode != "gpu":
+        if isinstance(self.request, CheckRequest) and self.mode != "gpu":
             env["TRITON_INTERPRET"] = "1"
         self.started = time.perf_counter()
         # output to a file, not a pipe: a chatty file would fill a pipe and stall the worker
         self._output = os.path.join(self._tmp.name, "output.txt")
         module, args = self.command()
         cwd = os.path.dirname(self.path)
-        if self.kind in WARM_KINDS:  # a warm server's child when one answers: no imports to pay
+        if self.request.WARM:  # a warm server's child when one answers: no imports to pay
             from kx_core.base.paths import worker_env
             from kx_core.compile import warm
 
@@ -184,27 +146,13 @@ class MeasureJob:
         return self.result()
 
     def result(self):
-        """The worker's result (after done()): BenchResult, CheckReport or CpuBenchResult."""
-        from kx_core.bench.check import CheckReport
-        from kx_core.bench.cpu_result import CpuBenchResult
-
+        """The worker's result (after done()): its request's result record."""
         workers.stop(self.process)  # what the file started goes with the worker
         stderr = workers.read_tail(self._output)
         try:
             if os.path.exists(self.out):
                 with open(self.out, encoding="utf-8") as f:
-                    data = json.load(f)
-                from kx_core.bench.override import OverrideResult
-                from kx_core.bench.profile import ProfileResult
-
-                kind = {
-                    "bench": BenchResult,
-                    "check": CheckReport,
-                    "cpu": CpuBenchResult,
-                    "profile": ProfileResult,
-                    "override": OverrideResult,
-                }[self.kind]
-                return kind.from_json(data)
+                    return self.request.result_from_json(json.load(f))
             if self.cancelled:
                 return self._failed(Diagnostic("cancelled", "stopped", self.path, None))
             return self._failed(_crash_diagnostic(self.process.returncode, stderr, self.path))
@@ -212,32 +160,14 @@ class MeasureJob:
             self._tmp.cleanup()
 
     def _failed(self, d: Diagnostic):
-        from kx_core.bench.check import CheckReport
-        from kx_core.bench.cpu_result import CpuBenchResult
-
-        if self.kind == "cpu":
-            return CpuBenchResult(self.path, self.options.get("op") or "", False, diagnostics=(d,))
-        if self.kind == "profile":
-            from kx_core.bench.profile import ProfileResult
-
-            return ProfileResult(self.path, "", "", "cupti", (), (d,))
-        if self.kind == "override":
-            from kx_core.bench.override import OverrideResult
-
-            stage_file = self.options.get("stage_file", "")
-            return OverrideResult(
-                self.path, stage_file, os.path.splitext(stage_file)[1][1:], "", False, diagnostics=(d,)
-            )
-        if self.kind == "bench":
-            return BenchResult(self.path, "", "", (), (d,))
-        return CheckReport(self.path, self.mode, (), d.short())
+        return self.request.failed(self.path, self.mode, d)
 
 
 def bench_file(
     path: str,
     kernel: str | None = None,
     all_configs: bool = False,
-    budget_ms: float = 400.0,
+    budget_ms: float = BUDGET_MS,
     flush_l2: bool = True,
     cuda_graph: bool = False,
     timeout: float = 600.0,
@@ -245,17 +175,8 @@ def bench_file(
 ) -> BenchResult:
     """Run the file for real in a worker and time its launches (with do_bench's figure on
     the same calls when `do_bench`). Raises NoGPU."""
-    job = MeasureJob(
-        "bench",
-        path,
-        kernel=kernel,
-        all_configs=all_configs,
-        budget_ms=budget_ms,
-        flush_l2=flush_l2,
-        cuda_graph=cuda_graph,
-        do_bench=do_bench,
-    )
-    return job.start().wait(timeout)
+    request = BenchRequest(kernel, all_configs, budget_ms, flush_l2, cuda_graph, do_bench)
+    return MeasureJob(request, path).start().wait(timeout)
 
 
 @dataclass(frozen=True)
@@ -290,4 +211,4 @@ def interpret_file(path: str, timeout: float = 600.0) -> InterpretResult:
 def check_file(path: str, timeout: float = 600.0):
     """Run the file's Checks (kx_core.bench.check) in a worker: on the GPU when there is
     one, else through Triton's interpreter on CPU tensors (and labelled so)."""
-    return MeasureJob("check", path).start().wait(timeout)
+    return MeasureJob(CheckRequest(), path).start().wait(timeout)

@@ -155,8 +155,9 @@ def run(
 ) -> CpuBenchResult:
     """measure() in a worker process (MeasureJob "cpu"); a crash or a hang is a diagnostic."""
     from kx_core.bench.bench import MeasureJob
+    from kx_core.bench.requests import CpuBenchRequest
 
-    return MeasureJob("cpu", file, baseline=baseline, op=op, perf=perf).start().wait(timeout)
+    return MeasureJob(CpuBenchRequest(baseline, op or "", perf), file).start().wait(timeout)
 
 
 def main(argv: list[str] | None = None) -> int:

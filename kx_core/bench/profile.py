@@ -26,6 +26,7 @@ from typing import Any
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
+from kx_core.bench.requests import WINDOW_MS
 from kx_core.compile import diagnostics as diag
 from kx_core.compile import launch_hooks
 from kx_core.compile.jit_objects import base_jit
@@ -57,7 +58,6 @@ PROTON_REASONS = (
     "stalled_selected",
 )
 STAGES = compiler_stages()  # the text stages of the profiled compile
-WINDOW_MS = 100.0  # GPU time sampled per kernel
 CHUNK_MS = 20.0  # GPU time between two drains of CUPTI's buffers
 
 

@@ -21,6 +21,7 @@ from typing import Any
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.gpu import Timing, cool_down, time_gpu
+from kx_core.bench.requests import BUDGET_MS
 from kx_core.compile import diagnostics as diag
 from kx_core.compile import launch_hooks
 from kx_core.compile.jit_objects import base_jit
@@ -271,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--kernel")
     ap.add_argument("--all-configs", action="store_true")
-    ap.add_argument("--budget-ms", type=float, default=400.0)
+    ap.add_argument("--budget-ms", type=float, default=BUDGET_MS)
     ap.add_argument("--no-flush", action="store_true")
     ap.add_argument("--cuda-graph", action="store_true")
     ap.add_argument("--do-bench", action="store_true")

@@ -7,6 +7,7 @@ import json
 import os
 import sys
 
+from kx_core.bench.requests import BUDGET_MS, OverrideRequest
 from kx_core.cpu.targets import CPP_FILES, CPP_SOURCES
 from kx_core.records.results import short_name
 
@@ -16,7 +17,9 @@ def add_bench_command(sub) -> None:
     b.add_argument("file")
     b.add_argument("--kernel", help="only this kernel")
     b.add_argument("--configs", choices=["chosen", "all"], default="chosen", help="autotune configs to time")
-    b.add_argument("--budget-ms", type=float, default=400.0, help="time spent per timed launch (400)")
+    b.add_argument(
+        "--budget-ms", type=float, default=BUDGET_MS, help=f"time spent per timed launch ({BUDGET_MS:g})"
+    )
     b.add_argument("--no-flush", action="store_true", help="do not flush L2 between calls")
     b.add_argument("--cuda-graph", action="store_true", help="time CUDA-graph replays of each launch")
     b.add_argument(
@@ -155,7 +158,7 @@ def _bench_override(args: argparse.Namespace) -> int:
         return 2
     try:
         stage_of(args.override)
-        job = MeasureJob("override", args.file, stage_file=args.override, kernel=args.kernel).start()
+        job = MeasureJob(OverrideRequest(stage_file=args.override, kernel=args.kernel), args.file).start()
     except (ValueError, NoGPU) as e:
         print(f"kx: {e}", file=sys.stderr)
         return 2

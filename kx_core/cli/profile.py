@@ -6,12 +6,16 @@ import argparse
 import json
 import sys
 
+from kx_core.bench.requests import WINDOW_MS
+
 
 def add_profile_command(sub) -> None:
     p = sub.add_parser("profile", help="sample a file's kernels on the local GPU: hot lines at every stage")
     p.add_argument("file")
     p.add_argument("--kernel", help="only this kernel")
-    p.add_argument("--window-ms", type=float, default=100.0, help="GPU time sampled per kernel (100)")
+    p.add_argument(
+        "--window-ms", type=float, default=WINDOW_MS, help=f"GPU time sampled per kernel ({WINDOW_MS:g})"
+    )
     p.add_argument("--calls", type=int, default=0, help="sample this many calls of each kernel instead")
     p.add_argument("--proton", action="store_true", help="sample with Proton instead (its per-line figures)")
     p.add_argument("--top", type=int, default=12, help="hottest lines shown per kernel (12)")
@@ -22,17 +26,14 @@ def add_profile_command(sub) -> None:
 def profile_command(args: argparse.Namespace) -> int:
     from kx_core.base.textfile import text_or_empty
     from kx_core.bench.bench import MeasureJob, NoGPU
+    from kx_core.bench.requests import ProfileRequest
     from kx_core.ir.hot_lines import attribute, hottest
 
     try:
-        job = MeasureJob(
-            "profile",
-            args.file,
-            kernel=args.kernel,
-            window_ms=args.window_ms,
-            proton=args.proton,
-            calls=args.calls,
-        ).start()
+        request = ProfileRequest(
+            window_ms=args.window_ms, calls=args.calls, kernel=args.kernel, proton=args.proton
+        )
+        job = MeasureJob(request, args.file).start()
     except NoGPU as e:
         print(f"kx: {e}", file=sys.stderr)
         return 2

@@ -32,6 +32,13 @@ from kx_core.bench.bench import MeasureJob, has_gpu
 from kx_core.bench.check import CheckReport
 from kx_core.bench.cpu_result import CpuBenchResult
 from kx_core.bench.kb_tasks import DISTS
+from kx_core.bench.requests import (
+    BenchRequest,
+    CheckRequest,
+    CpuBenchRequest,
+    OverrideRequest,
+    ProfileRequest,
+)
 from kx_core.bench.run import BenchResult
 from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
 from kx_core.cpu.targets import CPP_SOURCES
@@ -196,22 +203,22 @@ class BenchPane(Pane):
                 self.status.setText("a C++ kernel is timed against a PyTorch baseline: choose its .py file")
                 return False
             self.tabs.setCurrentIndex(self.cpu_tab)
-            return self._start(MeasureJob("cpu", self.session.path, **options))
+            return self._start(MeasureJob(CpuBenchRequest(**options), self.session.path))
         if not self.gpu:
             self.status.setText(
                 "no CUDA GPU on this machine: nothing can be timed (Check correctness still runs)"
             )
             return False
         return self._start(
-            MeasureJob("bench", self.session.path or "", all_configs=self.all_configs.isChecked())
+            MeasureJob(BenchRequest(all_configs=self.all_configs.isChecked()), self.session.path or "")
         )
 
     def run_check(self) -> bool:
-        return self._start(MeasureJob("check", self.session.path or ""))
+        return self._start(MeasureJob(CheckRequest(), self.session.path or ""))
 
     def run_profile(self) -> bool:
         """Sample the file's kernels (kx_core.bench.profile); hot lines when it ends."""
-        return self._start(MeasureJob("profile", self.session.path or ""))
+        return self._start(MeasureJob(ProfileRequest(), self.session.path or ""))
 
     def edit_stage(self, stage: str | None = None, text: str | None = None) -> bool:
         """Edit the selected kernel at one stage (a dialog, unless the text is given) and
@@ -236,7 +243,9 @@ class BenchPane(Pane):
         path = os.path.join(folder, f"{kernel.name}.{stage}")
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
-        return self._start(MeasureJob("override", self.session.path, stage_file=path, kernel=kernel.name))
+        return self._start(
+            MeasureJob(OverrideRequest(stage_file=path, kernel=kernel.name), self.session.path)
+        )
 
     def stop(self) -> None:
         if self.job is not None:

@@ -95,7 +95,7 @@ class CpuBenchView(QWidget):
     def options(self) -> dict:
         return {
             "baseline": self.baseline.text().strip(),
-            "op": self.op.currentText() or None,
+            "op": self.op.currentText() or "",
             "perf": self.perf.isChecked(),
         }
 

@@ -16,6 +16,7 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
 
 from kx_core.bench.bench import MeasureJob  # noqa: E402
+from kx_core.bench.requests import ProfileRequest  # noqa: E402
 from kx_core.ir.hot_lines import attribute  # noqa: E402
 from kx_testing import ROOT, run_kx  # noqa: E402
 
@@ -24,7 +25,7 @@ CALLS = 2000
 
 
 def _profile(name: str, proton: bool):
-    return MeasureJob("profile", str(EXAMPLES / name), calls=CALLS, proton=proton).start().wait(600)
+    return MeasureJob(ProfileRequest(calls=CALLS, proton=proton), str(EXAMPLES / name)).start().wait(600)
 
 
 @pytest.mark.parametrize("name", ["vector_add.py", "matmul.py"])
