@@ -113,8 +113,14 @@ def main(argv: list[str] | None = None) -> int:
             )
             finish(1 if fatal else 0)
 
-        # let the panes lay out and paint before grabbing
-        QTimer.singleShot(400, save)
+        def save_when_drawn() -> None:
+            # a pane's background work (a layout, an e-graph) is drawn before the grab
+            if any(pane.jobs.busy() for pane in window.panes.values()):
+                QTimer.singleShot(100, save_when_drawn)
+            else:
+                QTimer.singleShot(400, save)  # let the panes lay out and paint
+
+        save_when_drawn()
 
     if headless:
         window.result_shown.connect(shoot)

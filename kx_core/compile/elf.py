@@ -39,6 +39,10 @@ def elf_view(cubin: bytes) -> str:
         raise ElfUnavailable(str(e)) from e
     if not out.strip():
         raise ElfUnavailable("cuobjdump printed nothing")
+    # cuobjdump prints the resource usage last: first is where a reader looks for it
+    at = out.find("\nResource usage:")
+    if at >= 0:
+        out = out[at + 1 :].rstrip("\n") + "\n\n" + out[:at]
     return HEADER + _fold_words(out)
 
 
