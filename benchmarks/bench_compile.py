@@ -45,7 +45,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.runtime import driver
 sys.path.insert(0, {root!r})
-from kx_core.compile.capture_driver import make_capture_driver
+from kx_core.compile.capturing.capture_driver import make_capture_driver
 from kx_core.records.results import Target
 spec = json.loads(sys.argv[2])
 target = Target.from_json(spec["target"])

@@ -25,7 +25,7 @@ def main() -> int:
     args = ap.parse_args()
     from kx_core.bench.bench import MeasureJob
     from kx_core.bench.requests import ProfileRequest
-    from kx_core.compile import warm
+    from kx_core.compile.jobs import warm
     from kx_core.ir.hot_lines import attribute
 
     warm.stop()

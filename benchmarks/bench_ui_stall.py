@@ -127,7 +127,7 @@ def pause(app, seconds: float) -> None:
 def main() -> int:
     from PySide6.QtWidgets import QApplication
 
-    from kx_core.compile import warm
+    from kx_core.compile.jobs import warm
 
     app = QApplication.instance() or QApplication([])
     tmp = Path(tempfile.mkdtemp(prefix="kx-bench-stall-"))

@@ -34,7 +34,8 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from bench_compile import raw_compile  # noqa: E402
 
-from kx_core.compile import CompileRequest, compile_file, warm  # noqa: E402
+from kx_core.compile import CompileRequest, compile_file  # noqa: E402
+from kx_core.compile.jobs import warm  # noqa: E402
 
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
 

@@ -18,8 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-prof-")
 
-from kx_core.compile import capture  # noqa: E402
-from kx_core.compile.protocol import ListWriter  # noqa: E402
+from kx_core.compile.capturing import capture  # noqa: E402
+from kx_core.compile.jobs.protocol import ListWriter  # noqa: E402
 from kx_core.records.results import CompileRequest  # noqa: E402
 from kx_core.records.target import parse_target  # noqa: E402
 

@@ -17,7 +17,7 @@ import threading
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
-from kx_core.compile.derived import with_derived
+from kx_core.compile.artifacts.derived import with_derived
 from kx_core.ir.sourcemap import build_source_map
 
 # How often the UI thread looks at the queue, in milliseconds.

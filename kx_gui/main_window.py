@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from kx_core.base.data import examples
 from kx_core.compile import CompileResult
-from kx_core.compile.capture_device import target_for_gpu
+from kx_core.compile.capturing.capture_device import target_for_gpu
 from kx_core.cpu.targets import CPP_SOURCES, CPU_TARGETS
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.model.gpu import SPECS

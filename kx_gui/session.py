@@ -13,7 +13,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
-from kx_core.compile.source_file import KernelFileError, read_kernel_file
+from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
 from kx_gui.compile_job import CompileJob
@@ -178,9 +178,9 @@ class Session(QObject):
         self.passes_captured.emit(name, message)
 
     def ensure_warm_worker(self) -> None:
-        """Start a warm worker (kx_core.compile.warm) for the session's interpreter in the
+        """Start a warm worker (kx_core.compile.jobs.warm) for the session's interpreter in the
         background unless one answers; again after it died. It dies with the app."""
-        from kx_core.compile import warm
+        from kx_core.compile.jobs import warm
 
         if not self.warm_workers or warm.status(self.python) is not None:
             return

@@ -23,8 +23,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
-from kx_core.compile.cache import triton_version  # noqa: E402
-from kx_core.compile.derived import with_derived  # noqa: E402
+from kx_core.compile.artifacts.derived import with_derived  # noqa: E402
+from kx_core.compile.jobs.cache import triton_version  # noqa: E402
 
 KERNELS = ROOT / "kx_core" / "data" / "examples"
 EXTENSIONS = {"ttir": "ttir.mlir", "ttgir": "ttgir.mlir", "llir": "llir.ll", "ptx": "ptx", "sass": "sass"}
@@ -37,7 +37,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.runtime import driver
-from kx_core.compile.capture_driver import make_capture_driver
+from kx_core.compile.capturing.capture_driver import make_capture_driver
 from kx_core.records.results import Target
 spec = json.loads(sys.argv[2])
 target = Target.from_json(spec["target"])

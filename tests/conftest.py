@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(config, items):
 def capture():
     """capture(name, target='cuda:90', **request_fields) -> CompileResult (memoised)."""
     from kx_core.compile import CompileRequest, compile_file
-    from kx_core.compile.derived import with_derived
+    from kx_core.compile.artifacts.derived import with_derived
 
     def run(name: str, target: str = "cuda:90", **fields):
         key = (name, target, tuple(sorted((k, repr(v)) for k, v in fields.items())))

@@ -10,7 +10,7 @@ from kx_testing import ROOT
 
 def test_every_module_the_architecture_map_names_exists():
     text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
-    # Example: "`kx_core.compile.derived`" or "`kx_gui.panes.base.Pane`" (a class: its module)
+    # Example: "`kx_core.compile.artifacts.derived`" or "`kx_gui.panes.base.Pane`" (a class: its module)
     names = set(re.findall(r"`((?:kx_core|kx_gui)(?:\.\w+)*)`", text))
     assert len(names) > 40
     missing = []

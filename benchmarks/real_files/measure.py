@@ -30,7 +30,7 @@ ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
-from kx_core.compile.real_runs import compare, identity  # noqa: E402
+from kx_core.compile.jobs.real_runs import compare, identity  # noqa: E402
 
 
 def measure(

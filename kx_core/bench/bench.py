@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
-from kx_core.bench.requests import BUDGET_MS, BenchRequest, CheckRequest, CpuBenchRequest, MeasureRequest
+from kx_core.bench.defaults import BUDGET_MS
+from kx_core.bench.requests import BenchRequest, CheckRequest, CpuBenchRequest, MeasureRequest
 from kx_core.bench.run import BenchResult
 from kx_core.records.results import Diagnostic
 
@@ -54,7 +55,7 @@ def _crash_diagnostic(returncode: int, stderr: str, path: str) -> Diagnostic:
     faulthandler's dump of the Python stack)."""
     import signal
 
-    from kx_core.compile.diagnostics import frame_from_fault_dump
+    from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump
 
     if returncode < 0:
         name = (
@@ -105,7 +106,7 @@ class MeasureJob:
         cwd = os.path.dirname(self.path)
         if self.request.WARM:  # a warm server's child when one answers: no imports to pay
             from kx_core.base.paths import worker_env
-            from kx_core.compile import warm
+            from kx_core.compile.jobs import warm
 
             self.process = warm.start_module(
                 None, module, args, env=worker_env(env), cwd=cwd, output=self._output, job_dir=self._tmp.name

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
         results = run_checks(checks, "cpu" if interpret else "cuda", mode)
         report = CheckReport(path, mode, tuple(results), "" if checks else "the file declares no Check")
     except Exception as e:  # noqa: BLE001 - reported, not raised
-        from kx_core.compile.diagnostics import runtime_diagnostic
+        from kx_core.compile.artifacts.diagnostics import runtime_diagnostic
 
         d = runtime_diagnostic(e, path)
         report = CheckReport(path, mode, (), f"{d.message} (line {d.line})")

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
-from kx_core.compile import diagnostics as diag
-from kx_core.compile import launch_hooks
-from kx_core.compile.jit_objects import base_jit
-from kx_core.compile.kernel_record import jit_name
+from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.artifacts.kernel_record import jit_name
+from kx_core.compile.capturing import launch_hooks
+from kx_core.compile.capturing.jit_objects import base_jit
 from kx_core.records.backends import replaceable_stages
 from kx_core.records.results import Diagnostic
 
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     faulthandler.enable(file=sys.stderr, all_threads=True)
     import torch
 
-    from kx_core.compile.main_module import run_as_main
+    from kx_core.compile.capturing.main_module import run_as_main
 
     path, stage_file = os.path.abspath(args.file), os.path.abspath(args.override)
     stage = stage_of(stage_file)

@@ -26,12 +26,12 @@ from typing import Any
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
-from kx_core.bench.requests import WINDOW_MS
-from kx_core.compile import diagnostics as diag
-from kx_core.compile import launch_hooks
-from kx_core.compile.jit_objects import base_jit
-from kx_core.compile.kernel_record import jit_name
-from kx_core.compile.launch_hooks import TritonRuns
+from kx_core.bench.defaults import WINDOW_MS
+from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.artifacts.kernel_record import jit_name
+from kx_core.compile.capturing import launch_hooks
+from kx_core.compile.capturing.jit_objects import base_jit
+from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.records.backends import compiler_stages
 from kx_core.records.results import Diagnostic
 
@@ -153,7 +153,7 @@ class _Profiler:
         if not self.wanted(name):
             return result
         self.seen.add(name)
-        from kx_core.compile.kernel_record import config_of
+        from kx_core.compile.artifacts.kernel_record import config_of
 
         chosen = getattr(tuner, "best_config", None) or tuner.configs[0]
         grid = kwargs.get("grid")
@@ -318,7 +318,7 @@ def _stages_of(kernel) -> dict[str, str]:
     stages = {s: asm[s] for s in STAGES if isinstance(asm.get(s), str)}
     cubin = asm.get("cubin")
     if isinstance(cubin, bytes):
-        from kx_core.compile.sass import SassUnavailable, disassemble
+        from kx_core.compile.artifacts.sass import SassUnavailable, disassemble
 
         try:
             stages["sass"] = disassemble(cubin)
@@ -342,7 +342,7 @@ def main(argv: list[str] | None = None) -> int:
     import torch
     import triton
 
-    from kx_core.compile.main_module import run_as_main
+    from kx_core.compile.capturing.main_module import run_as_main
 
     path = os.path.abspath(args.file)
     torch.cuda.init()

@@ -4,8 +4,8 @@ worker module it runs and the command line that worker reads.
 
     MeasureJob(BenchRequest(all_configs=True), "kernel.py").start().wait()
 
-The worker modules' own argument parsers default to the same constants (BUDGET_MS,
-WINDOW_MS), so `python -m kx_core.bench.run FILE` and the app time alike.
+The worker modules' own argument parsers default to the same constants
+(kx_core.bench.defaults), so `python -m kx_core.bench.run FILE` and the app time alike.
 """
 
 from __future__ import annotations
@@ -15,10 +15,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.bench.defaults import BUDGET_MS, WINDOW_MS
 from kx_core.records.results import Diagnostic
-
-BUDGET_MS = 400.0  # GPU time spent timing each launch (kx bench --budget-ms)
-WINDOW_MS = 100.0  # GPU time a profile samples per kernel (kx profile --window-ms)
 
 
 @dataclass(frozen=True)

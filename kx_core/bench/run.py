@@ -20,13 +20,13 @@ from typing import Any
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
+from kx_core.bench.defaults import BUDGET_MS
 from kx_core.bench.gpu import Timing, cool_down, time_gpu
-from kx_core.bench.requests import BUDGET_MS
-from kx_core.compile import diagnostics as diag
-from kx_core.compile import launch_hooks
-from kx_core.compile.jit_objects import base_jit
-from kx_core.compile.kernel_record import config_of, jit_name
-from kx_core.compile.launch_hooks import TritonRuns
+from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.artifacts.kernel_record import config_of, jit_name
+from kx_core.compile.capturing import launch_hooks
+from kx_core.compile.capturing.jit_objects import base_jit
+from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.records.results import Diagnostic
 
 CONFIG_BUDGET_MS = 30.0  # per config when every autotune config is timed
@@ -142,7 +142,7 @@ def compile_configs(jit_fn, args: tuple, kwargs: dict, configs: list, jobs: int 
 
 
 def _grid_of(jit_fn, grid, args: tuple, kwargs: dict) -> tuple[int, int, int]:
-    from kx_core.compile.kernel_record import bind_arguments
+    from kx_core.compile.artifacts.kernel_record import bind_arguments
 
     if callable(grid):
         grid = grid(bind_arguments(jit_fn, args, kwargs))
@@ -176,7 +176,7 @@ def _first_call_ms(started: float | None) -> float | None:
 
 
 class _BenchHooks:
-    """The launch handlers of `kx bench` (kx_core.compile.launch_hooks): each kernel's
+    """The launch handlers of `kx bench` (kx_core.compile.capturing.launch_hooks): each kernel's
     first launch in the file is timed apart, later ones counted."""
 
     def __init__(self, timer: _Timer):
@@ -261,7 +261,7 @@ class _BenchHooks:
 
 def run_file(path: str) -> list[Diagnostic]:
     """Execute the file as __main__ for real; failures become diagnostics."""
-    from kx_core.compile.main_module import run_as_main
+    from kx_core.compile.capturing.main_module import run_as_main
 
     return run_as_main(path, diag.runtime_diagnostic)[1]
 

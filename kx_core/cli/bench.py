@@ -7,7 +7,8 @@ import json
 import os
 import sys
 
-from kx_core.bench.requests import BUDGET_MS, OverrideRequest
+from kx_core.bench.defaults import BUDGET_MS
+from kx_core.bench.requests import OverrideRequest
 from kx_core.cpu.targets import CPP_FILES, CPP_SOURCES
 from kx_core.records.results import short_name
 

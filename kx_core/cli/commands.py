@@ -6,7 +6,7 @@ the slice that serves them (`kx VERB --help` for each one's options):
     performance models        roofline, autotune, gpu (cli.model, kx_core.model)
     the local GPU             bench, check, kernelbench (cli.bench, kx_core.bench)
     e-graphs and the MLIR lab egraph, lit, opt (cli.egraph_lit, kx_core.luminal, kx_core.lab)
-    the app and the worker    gui, daemon (kx_gui.launcher, kx_core.compile.warm)
+    the app and the worker    gui, daemon (kx_gui.launcher, kx_core.compile.jobs.warm)
 
 Exit statuses (every verb): see kx_core.cli.args.
 """
@@ -348,7 +348,7 @@ def _compile(args: argparse.Namespace) -> CompileResult:
                     f"{args.file} is a C++ CPU kernel: use --target cpu:avx2, cpu:avx512 or cpu:native"
                 )
             args.target = "cpu:avx2"
-    from kx_core.compile.runner import compile_file
+    from kx_core.compile.jobs.runner import compile_file
 
     return compile_file(request_from_args(args), use_cache=not args.no_cache)
 
@@ -378,9 +378,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _daemon_command(args: argparse.Namespace) -> int:
-    """`kx daemon start|stop|status`: the warm worker (kx_core.compile.warm) that every
+    """`kx daemon start|stop|status`: the warm worker (kx_core.compile.jobs.warm) that every
     verb uses while it runs, for one interpreter."""
-    from kx_core.compile import warm
+    from kx_core.compile.jobs import warm
 
     if args.action == "start":
         proc = warm.launch(args.python, detach=True)
@@ -408,7 +408,7 @@ def _daemon_command(args: argparse.Namespace) -> int:
 
 
 def _kernels_command(args: argparse.Namespace) -> int:
-    from kx_core.compile.runner import compile_file
+    from kx_core.compile.jobs.runner import compile_file
 
     request = CompileRequest(
         file=args.file, target="cuda:90", import_only=True, python=args.python, timeout_s=args.timeout
@@ -689,7 +689,7 @@ def _main(argv: list[str] | None) -> int:
         or getattr(args, "stage", None) in derived
         or (args.command == "compile" and (args.json or args.out))
     ):
-        from kx_core.compile.derived import with_derived
+        from kx_core.compile.artifacts.derived import with_derived
 
         result = with_derived(result, args.jobs)
     return _verb(RESULT_VERBS[args.command])(args, result) or result.exit_status

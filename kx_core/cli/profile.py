@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from kx_core.bench.requests import WINDOW_MS
+from kx_core.bench.defaults import WINDOW_MS
 
 
 def add_profile_command(sub) -> None:

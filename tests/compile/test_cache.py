@@ -53,7 +53,7 @@ def test_pruning_removes_the_oldest_until_80_percent_of_the_limit(tmp_path, monk
     limit; past it, the oldest go until at most 80% of it is left."""
     import os
 
-    from kx_core.compile.cache import prune, prune_triton
+    from kx_core.compile.jobs.cache import prune, prune_triton
 
     for i in range(10):  # ten 100-byte entries, entry-0 the oldest
         p = tmp_path / f"entry-{i}.json"

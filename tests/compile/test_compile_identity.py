@@ -21,7 +21,7 @@ import sys
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file
-from kx_core.compile.real_runs import captured_key, identity, recorded_key
+from kx_core.compile.jobs.real_runs import captured_key, identity, recorded_key
 from kx_testing import ROOT
 
 # Compiles each recorded specialization with triton.compile, nothing of kx's loaded.

@@ -231,7 +231,7 @@ def test_capture_compiles_exactly_what_the_real_run_compiled(ground, tmp_path):
     """The set of (kernel, constexprs, signature, warps, stages) a real run on an H200
     compiled (scripts/record_real_runs.py) is the set kx's capture compiles here, for the
     same GPU (--gpu h200); failed compiles are failed records."""
-    from kx_core.compile.real_runs import compare
+    from kx_core.compile.jobs.real_runs import compare
 
     record = json.loads(ground.read_text())
     assert record["gpu"] == "NVIDIA H200" and record["status"] == "ok"

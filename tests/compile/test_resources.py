@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from kx_core.compile.resources import parse_amdgcn_resources, parse_res_usage
+from kx_core.compile.artifacts.resources import parse_amdgcn_resources, parse_res_usage
 
 
 def _ptxas_report(ptx: str, arch: int, tmp_path) -> tuple[int, int]:
@@ -74,7 +74,7 @@ def test_the_elf_stage_reports_registers_and_barriers_as_ptxas_allocated_them(ca
     a vector add does not."""
     from triton import knobs
 
-    from kx_core.compile.elf import resource_usage
+    from kx_core.compile.artifacts.elf import resource_usage
 
     seen_barriers = set()
     for name in ("fused_softmax.py", "vector_add.py", "matmul_autotune.py"):

@@ -10,7 +10,8 @@ import time
 
 import pytest
 
-from kx_core.compile import CompileRequest, compile_file, warm
+from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.jobs import warm
 from kx_testing import BAD, KERNELS, ROOT, run_kx
 
 
@@ -87,7 +88,7 @@ def test_each_virtual_environment_gets_its_own_server(tmp_path):
     server (one started from a since-deleted environment served the next CI run)."""
     import sys
 
-    from kx_core.compile.warm import socket_path
+    from kx_core.compile.jobs.warm import socket_path
 
     a, b = tmp_path / "a" / "python", tmp_path / "b" / "python"
     for link in (a, b):

@@ -35,7 +35,7 @@ def test_each_backends_stages_are_in_pipeline_order_and_in_the_table():
 
 
 def test_every_linked_stage_has_a_line_parser_and_every_derived_stage_a_deriver():
-    from kx_core.compile import derived
+    from kx_core.compile.artifacts import derived
     from kx_core.ir import sourcemap
 
     for stage in ALL_STAGES.values():

@@ -29,7 +29,7 @@ import triton
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource
 from triton.runtime import driver
-from kx_core.compile.capture_driver import make_capture_driver
+from kx_core.compile.capturing.capture_driver import make_capture_driver
 from kx_core.records.results import Target
 driver.set_active(make_capture_driver(Target("cuda", 90, 32)))
 spec = importlib.util.spec_from_file_location("copy_2d", {file!r})

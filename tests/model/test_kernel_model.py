@@ -10,7 +10,7 @@ from math import ceil
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file
-from kx_core.compile.resources import cubin_resources
+from kx_core.compile.artifacts.resources import cubin_resources
 from kx_core.model import gemm
 from kx_core.model.gpu import A100_SXM, H100_SXM, H200, SPECS, for_arch, spec
 from kx_core.model.kernel import gpu_for, model_kernel, spearman

@@ -93,7 +93,7 @@ def test_a_broken_cache_folder_means_no_cache(tmp_path, monkeypatch):
 
 
 def test_the_cache_is_pruned_oldest_first(tmp_path):
-    from kx_core.compile import cache
+    from kx_core.compile.jobs import cache
 
     for i in range(10):
         f = tmp_path / f"{i}.json"

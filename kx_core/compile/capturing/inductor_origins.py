@@ -19,7 +19,7 @@ import os
 import re
 from typing import Any
 
-from kx_core.compile.import_hooks import after_import
+from kx_core.compile.capturing.import_hooks import after_import
 
 # Example (one frame of a node's stack trace):
 #   File "/home/u/model.py", line 12, in forward

@@ -21,7 +21,7 @@ def _constant(value: Any) -> Any:
     if isinstance(value, list):
         return tuple(_constant(v) for v in value)
     if isinstance(value, str):
-        from kx_core.compile.library import parse_value
+        from kx_core.compile.capturing.library import parse_value
 
         parsed = parse_value(repr(value))
         return parsed
@@ -43,7 +43,7 @@ def replay(fn: Any, spec: Specialization, target: Any) -> Any:
     attrs = {_path_key(names, k): [tuple(a) for a in v] for k, v in spec.attrs.items()}
     options = {k: v for k, v in spec.options.items() if v is not None}
     source = ASTSource(fn, dict(spec.signature), constexprs, attrs)
-    from kx_core.compile.direct_compiles import not_recorded
+    from kx_core.compile.capturing.direct_compiles import not_recorded
 
     with not_recorded():
         return triton.compile(source, target=target, options=options)
@@ -54,8 +54,8 @@ def replay_record(state: Any, namespace: dict, original: CompiledKernel) -> None
     new record (same config, launch and key as the original)."""
     from triton.backends.compiler import GPUTarget
 
-    from kx_core.compile.jit_objects import base_jit, compile_diagnostic, pass_dumps
-    from kx_core.compile.kernel_record import kernel_record
+    from kx_core.compile.artifacts.kernel_record import kernel_record
+    from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, pass_dumps
 
     obj = namespace.get(original.name)
     if obj is None or original.specialization is None:

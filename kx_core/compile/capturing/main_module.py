@@ -8,8 +8,8 @@ import sys
 import types
 from collections.abc import Callable
 
-from kx_core.compile import diagnostics as diag
-from kx_core.compile.source_file import SourceDecodeError, decode_source
+from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source
 from kx_core.records.results import Diagnostic
 
 

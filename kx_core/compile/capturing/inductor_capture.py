@@ -24,7 +24,7 @@ Nothing kx changes is a setting Inductor writes into the kernels it generates
 are the real run's.
 
 Runs only inside the capture worker; the patches wait until Inductor's modules are
-imported (kx_core.compile.import_hooks), so a file without Inductor pays nothing.
+imported (kx_core.compile.capturing.import_hooks), so a file without Inductor pays nothing.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.import_hooks import after_import
+from kx_core.compile.capturing.import_hooks import after_import
 
 
 @dataclass(frozen=True)

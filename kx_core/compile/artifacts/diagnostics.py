@@ -155,7 +155,7 @@ def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> 
 def _raised_in(tb: Any, user_file: str) -> str:
     """' (raised in lib/mod.py:103)' for an exception raised in another file than the
     user's (a library it calls), outside torch, triton and kx; else ''."""
-    from kx_core.compile.placeholders import LEDGER
+    from kx_core.compile.capturing.placeholders import LEDGER
 
     last = None
     while tb is not None:

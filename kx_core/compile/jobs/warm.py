@@ -4,7 +4,7 @@ group, the job's environment, working folder, output file and memory limit, the 
 file run as __main__), so a crash or a timeout costs that child only; the parent pays
 the imports (3 s of every cold compile on two cores) once.
 
-    python kx_run.py kx_core.compile.warm serve --socket PATH [--detach]
+    python kx_run.py kx_core.compile.jobs.warm serve --socket PATH [--detach]
 
 One server per interpreter and kx engine, at socket_path(python). The app starts one
 beside itself (it dies with the app); `kx daemon start` starts a detached one that
@@ -45,7 +45,7 @@ def socket_path(python: str | None = None) -> str:
     interpreter's own path, not its real path: every virtual environment's bin/python
     links to the same base interpreter, and a server started from one environment (its
     packages, perhaps since deleted) must never serve another."""
-    from kx_core.compile.cache import engine_digest
+    from kx_core.compile.jobs.cache import engine_digest
 
     key = f"{os.path.abspath(python or sys.executable)}|{engine_digest()}"
     return os.path.join(socket_dir(), f"warm-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sock")
@@ -216,7 +216,7 @@ def launch(python: str | None = None, detach: bool = False, wait_s: float = 60.0
         env["KX_NO_LIFELINE"] = "1"
     log = os.path.join(socket_dir(), os.path.basename(path) + ".log")
     proc = workers.start(
-        "kx_core.compile.warm",
+        "kx_core.compile.jobs.warm",
         ["serve", "--socket", path],
         output=log,
         python=python,
@@ -263,7 +263,7 @@ def _child(header: dict, fds: list[int]) -> None:
     """In the forked child: become the job's worker (see the module docstring)."""
     message_fd, out = fds
     _become_worker(header, out)
-    from kx_core.compile.worker import run_job
+    from kx_core.compile.jobs.worker import run_job
     from kx_core.records.results import CompileRequest, Target
 
     with open(header["request"], encoding="utf-8") as f:
@@ -316,8 +316,8 @@ def _prepare() -> str:
     import triton
     from triton.runtime.cache import triton_key
 
-    import kx_core.compile.capture  # noqa: F401
-    import kx_core.compile.kernel_record  # noqa: F401
+    import kx_core.compile.artifacts.kernel_record  # noqa: F401
+    import kx_core.compile.capturing.capture  # noqa: F401
 
     triton_key()  # memoised: every child inherits it
     try:
@@ -327,13 +327,13 @@ def _prepare() -> str:
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001 - an older torch without them: children import on demand
         pass
-    from kx_core.compile.capture import user_modules
+    from kx_core.compile.capturing.capture import user_modules
 
     user_modules(__file__)  # fills real_path's memo for every module imported so far
     try:
         from triton.backends.compiler import GPUTarget
 
-        from kx_core.compile.warmup import warm_up
+        from kx_core.compile.capturing.warmup import warm_up
 
         warm_up(GPUTarget("cuda", 90, 32))  # LLVM and MLIR initialised once
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
-from kx_core.compile.elf import ElfUnavailable, elf_view
-from kx_core.compile.sass import SassUnavailable, disassemble
+from kx_core.compile.artifacts.elf import ElfUnavailable, elf_view
+from kx_core.compile.artifacts.sass import SassUnavailable, disassemble
 from kx_core.records.backends import ALL_STAGES
 from kx_core.records.results import CompiledKernel, CompileResult
 

@@ -30,6 +30,7 @@ import os
 import sys
 import sysconfig
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from kx_core.records.results import DataPlaceholder
@@ -63,7 +64,7 @@ def is_engine_file(path: str) -> bool:
     return real.startswith(_KX_DIR) and not real.startswith(_KX_DATA)
 
 
-_KX_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "")
+_KX_DIR = os.path.join(os.path.realpath(Path(__file__).parents[2]), "")  # kx_core/
 _KX_DATA = os.path.join(_KX_DIR, "data", "")
 
 

@@ -28,7 +28,7 @@ import os
 import sys
 from typing import Any
 
-from kx_core.compile import (
+from kx_core.compile.capturing import (
     deferred_dynamo,
     fake_cuda,
     known_values,
@@ -36,8 +36,8 @@ from kx_core.compile import (
     tensor_rules,
     torch_library,
 )
-from kx_core.compile.capture_device import DeviceReport
-from kx_core.compile.placeholders import LEDGER
+from kx_core.compile.capturing.capture_device import DeviceReport
+from kx_core.compile.capturing.placeholders import LEDGER
 
 # A fake allocation base: 2 MiB aligned like the CUDA caching allocator's large blocks.
 FAKE_BASE_ADDRESS = 0x7F00_0000_0000

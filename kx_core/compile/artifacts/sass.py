@@ -1,4 +1,4 @@
-"""SASS from a cubin (a derived stage: kx_core.compile.derived makes it when asked).
+"""SASS from a cubin (a derived stage: kx_core.compile.artifacts.derived makes it when asked).
 
 Disassembling costs about half a second of nvdisasm start-up per kernel, more than
 compiling a small kernel, so capture keeps the cubin and SASS is made when something

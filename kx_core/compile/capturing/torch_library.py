@@ -69,7 +69,7 @@ def gpu_impl(qualname: str) -> Callable[..., Any] | None:
 
 
 def install(torch: Any) -> None:
-    from kx_core.compile.import_hooks import after_import
+    from kx_core.compile.capturing.import_hooks import after_import
 
     _patch_library_impl(torch)
     _patch_fake_registration()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kx_core.compile.capture_device import DeviceReport
+from kx_core.compile.capturing.capture_device import DeviceReport
 from kx_core.records.results import Target
 
 
@@ -68,7 +68,7 @@ class CaptureUtils:
             and kernel[:4] == b"\x7fELF"
             and int.from_bytes(kernel[18:20], "little") == 190
         ):
-            from kx_core.compile.resources import cubin_resources
+            from kx_core.compile.artifacts.resources import cubin_resources
 
             usage = cubin_resources(kernel, name)
             regs, spills = usage.registers or 0, usage.spills or 0
@@ -88,8 +88,8 @@ def make_capture_driver(target: Target, report: DeviceReport | None = None):
     from triton.backends.compiler import GPUTarget
     from triton.backends.driver import DriverBase
 
-    from kx_core.compile.capture_device import device_report
-    from kx_core.compile.fake_torch import fake_do_bench
+    from kx_core.compile.capturing.capture_device import device_report
+    from kx_core.compile.capturing.fake_torch import fake_do_bench
 
     report = report or device_report(target)
     gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)

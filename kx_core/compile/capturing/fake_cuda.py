@@ -12,7 +12,7 @@ import contextlib
 from types import SimpleNamespace
 from typing import Any
 
-from kx_core.compile.capture_device import DeviceReport
+from kx_core.compile.capturing.capture_device import DeviceReport
 
 
 class FakeStream:
@@ -78,7 +78,7 @@ class FakeEvent:
         return None
 
     def elapsed_time(self, end: Any) -> float:
-        from kx_core.compile.placeholders import LEDGER
+        from kx_core.compile.capturing.placeholders import LEDGER
 
         return LEDGER.timing("torch.cuda.Event.elapsed_time")
 

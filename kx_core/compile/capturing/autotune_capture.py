@@ -17,13 +17,14 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile import capture_state, protocol
-from kx_core.compile.capture_state import CompileFailure, uncompiled_record
-from kx_core.compile.jit_objects import base_jit, compile_diagnostic, pass_dumps
-from kx_core.compile.kernel_record import config_of, jit_name
-from kx_core.compile.launch_hooks import TritonRuns
-from kx_core.compile.placeholders import LEDGER, NeedsRealData
-from kx_core.compile.protocol import ListWriter
+from kx_core.compile.artifacts.kernel_record import config_of, jit_name
+from kx_core.compile.capturing import capture_state
+from kx_core.compile.capturing.capture_state import CompileFailure, uncompiled_record
+from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, pass_dumps
+from kx_core.compile.capturing.launch_hooks import TritonRuns
+from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
+from kx_core.compile.jobs import protocol
+from kx_core.compile.jobs.protocol import ListWriter
 from kx_core.records.results import AutotuneConfig, Diagnostic
 
 
@@ -197,7 +198,7 @@ def _warm_up_once() -> None:
     state.warmed_up = True
     from triton.backends.compiler import GPUTarget
 
-    from kx_core.compile.warmup import warm_up
+    from kx_core.compile.capturing.warmup import warm_up
 
     t = state.target
     started = time.perf_counter()

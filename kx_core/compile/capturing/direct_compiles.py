@@ -26,9 +26,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile import inductor_capture, inductor_origins, protocol
-from kx_core.compile.capture_driver import LAUNCH_LOG
-from kx_core.compile.kernel_record import config_of, jsonable_value, kernel_record
+from kx_core.compile.artifacts.kernel_record import config_of, jsonable_value, kernel_record
+from kx_core.compile.capturing import inductor_capture, inductor_origins
+from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
+from kx_core.compile.jobs import protocol
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
 

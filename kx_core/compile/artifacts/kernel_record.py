@@ -9,8 +9,8 @@ import base64
 import inspect
 from typing import Any
 
-from kx_core.compile import resources
-from kx_core.compile.diagnostics import def_line
+from kx_core.compile.artifacts import resources
+from kx_core.compile.artifacts.diagnostics import def_line
 from kx_core.records.backends import compiler_stages
 from kx_core.records.results import (
     AutotuneConfig,

@@ -42,8 +42,9 @@ def engine_digest() -> str:
     """A hash of the compile engine's own sources: a result cached by another kx (a
     different capture) is not this kx's result."""
     h = hashlib.sha256(__version__.encode())
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        h.update(path.name.encode())
+    package = Path(__file__).parents[1]  # kx_core/compile and its subpackages
+    for path in sorted(package.rglob("*.py")):
+        h.update(path.relative_to(package).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 

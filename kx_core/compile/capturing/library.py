@@ -18,7 +18,7 @@ import re
 import sys
 from typing import Any
 
-from kx_core.compile.kernel_record import config_of, jit_name, jsonable_value
+from kx_core.compile.artifacts.kernel_record import config_of, jit_name, jsonable_value
 from kx_core.records.results import KernelDefinition, KernelParam
 
 # Triton's and torch's spellings of tensor element types.
@@ -160,7 +160,7 @@ def definitions(namespace: dict, path: str) -> list[KernelDefinition]:
     """Every kernel defined in `path` that `namespace` (a module's globals) exports."""
     from triton.runtime.jit import KernelInterface
 
-    from kx_core.compile.diagnostics import def_line, same_file
+    from kx_core.compile.artifacts.diagnostics import def_line, same_file
 
     out, seen = [], set()
     for value in list(namespace.values()):

@@ -1,4 +1,4 @@
-"""The ELF stage: a cubin as cuobjdump reads it (a derived stage, kx_core.compile.derived).
+"""The ELF stage: a cubin as cuobjdump reads it (a derived stage, kx_core.compile.artifacts.derived).
 
 `cuobjdump -elf -res-usage`: the resource usage per function (registers, stack, shared,
 local and constant memory, as the driver will see them), the section table, the symbol

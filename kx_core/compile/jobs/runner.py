@@ -23,13 +23,13 @@ from dataclasses import dataclass, replace
 
 from kx_core.base import workers
 from kx_core.base.paths import worker_env
-from kx_core.compile import cache, protocol
-from kx_core.compile.capture_device import capture_gpu, device_report, target_for_gpu
-from kx_core.compile.diagnostics import frame_from_fault_dump, syntax_diagnostic
-from kx_core.compile.fake_smi import write_fake_smi
-from kx_core.compile.interpreter import probe
-from kx_core.compile.protocol import parse_lines
-from kx_core.compile.source_file import SourceDecodeError, decode_source
+from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
+from kx_core.compile.capturing.capture_device import capture_gpu, device_report, target_for_gpu
+from kx_core.compile.capturing.fake_smi import write_fake_smi
+from kx_core.compile.jobs import cache, protocol
+from kx_core.compile.jobs.interpreter import probe
+from kx_core.compile.jobs.protocol import parse_lines
+from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source
 from kx_core.cpu.targets import CPP_SOURCES
 from kx_core.records.backends import backend_of
 from kx_core.records.results import (
@@ -318,7 +318,7 @@ def _start_worker(
     )
     cwd = request.cwd or os.getcwd()
     if not request.cold:
-        from kx_core.compile import warm
+        from kx_core.compile.jobs import warm
 
         target_json = json.dumps(target.to_json())
         proc = warm.start_job(
@@ -338,7 +338,7 @@ def _start_worker(
     args = ["--request", request_path, "--target", json.dumps(target.to_json())]
     args += ["--fd", str(write_fd), "--jobs", str(jobs)]
     return workers.start(
-        "kx_core.compile.worker",
+        "kx_core.compile.jobs.worker",
         args,
         output=output_path,
         python=python,

@@ -1,4 +1,4 @@
-"""The worker process: `python -m kx_core.compile.worker --request FILE --fd N`.
+"""The worker process: `python -m kx_core.compile.jobs.worker --request FILE --fd N`.
 
 One per compile job. It runs the user's file, so a hang, a crash or a segfault inside
 Triton costs this process, never the app. Messages go to fd N (see protocol.py);
@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 
-from kx_core.compile.protocol import MessageWriter
+from kx_core.compile.jobs.protocol import MessageWriter
 from kx_core.records.results import CompileRequest, Target
 
 
@@ -44,7 +44,7 @@ def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None
     os.set_inheritable(fd, False)
     writer = MessageWriter(fd)
 
-    from kx_core.compile.capture import capture
+    from kx_core.compile.capturing.capture import capture
 
     capture(request, target, writer, max(1, jobs))
     sys.stdout.flush()

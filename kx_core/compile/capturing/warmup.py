@@ -22,7 +22,7 @@ def warm_up(target: Any) -> None:
     """Compile the tiny kernel for `target` (a triton GPUTarget)."""
     from triton.compiler import ASTSource
 
-    from kx_core.compile.direct_compiles import not_recorded
+    from kx_core.compile.capturing.direct_compiles import not_recorded
 
     with not_recorded():
         triton.compile(ASTSource(_warmup_kernel, {"x_ptr": "*fp32"}), target=target)

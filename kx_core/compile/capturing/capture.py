@@ -2,7 +2,7 @@
 
 Triton's driver is replaced by the capture driver (chosen target, no loading, no
 launch), torch runs on fake meta tensors, and Triton's launch entry points go through
-this module's handlers (kx_core.compile.launch_hooks), so each launch becomes a
+this module's handlers (kx_core.compile.capturing.launch_hooks), so each launch becomes a
 `kernel` message. An autotuned launch compiles every `triton.Config` in forked
 children, `jobs` at a time, then the file goes on with the first config that compiled
 (the Triton cache the children filled makes that free).
@@ -20,7 +20,13 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile import (
+from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.artifacts.kernel_record import (
+    describe_launch,
+    jit_name,
+    kernel_record,
+)
+from kx_core.compile.capturing import (
     autotune_capture,
     capture_state,
     direct_compiles,
@@ -28,20 +34,19 @@ from kx_core.compile import (
     inductor_capture,
     inductor_origins,
     launch_hooks,
-    protocol,
 )
-from kx_core.compile import diagnostics as diag
-from kx_core.compile.capture_device import device_report
-from kx_core.compile.capture_driver import LAUNCH_LOG, make_capture_driver
-from kx_core.compile.capture_state import CaptureState, CompileFailure, record_key, uncompiled_record
-from kx_core.compile.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
-from kx_core.compile.kernel_record import (
-    describe_launch,
-    jit_name,
-    kernel_record,
+from kx_core.compile.capturing.capture_device import device_report
+from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
+from kx_core.compile.capturing.capture_state import (
+    CaptureState,
+    CompileFailure,
+    record_key,
+    uncompiled_record,
 )
-from kx_core.compile.launch_hooks import TritonRuns
-from kx_core.compile.placeholders import LEDGER, NeedsRealData
+from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
+from kx_core.compile.capturing.launch_hooks import TritonRuns
+from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
+from kx_core.compile.jobs import protocol
 from kx_core.records.results import (
     CompileRequest,
     DataPlaceholder,
@@ -93,7 +98,7 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
 
 def _kernel_wrote(arguments: tuple) -> None:
     """A launched kernel may write any tensor it was given: their known data is stale."""
-    from kx_core.compile import known_values
+    from kx_core.compile.capturing import known_values
 
     for a in arguments:
         if getattr(a, "is_meta", False):
@@ -299,7 +304,7 @@ def _placeholder_diagnostic(use: DataPlaceholder) -> None:
 
 def run_user_file(path: str) -> dict:
     """Execute the file as __main__; returns its namespace, whatever happened."""
-    from kx_core.compile.main_module import run_as_main
+    from kx_core.compile.capturing.main_module import run_as_main
 
     namespace, diagnostics = run_as_main(path, _classify)
     for d in diagnostics:
@@ -339,7 +344,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     inductor_origins.install(path)
     started = time.perf_counter()
     if request.replay is not None:
-        from kx_core.compile.replay import replay_record
+        from kx_core.compile.capturing.replay import replay_record
 
         capture_state.STATE.passes = True
         namespace = import_library(path, replace(request, kernel=None))
@@ -355,11 +360,11 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         namespace = run_user_file(path)
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
     if request.kernel and request.signature:
-        from kx_core.compile.direct import compile_direct
+        from kx_core.compile.capturing.direct import compile_direct
 
         compile_direct(capture_state.STATE, namespace, request)
     if namespace:
-        from kx_core.compile.library import definitions
+        from kx_core.compile.capturing.library import definitions
 
         defs = definitions(namespace, path)
         writer.send(protocol.Definitions([d.to_json() for d in defs]))
@@ -373,7 +378,7 @@ def user_modules(path: str) -> list[str]:
     library, site-packages or kx's engine (the result cache re-hashes them)."""
     import sysconfig
 
-    from kx_core.compile.placeholders import is_engine_file, real_path
+    from kx_core.compile.capturing.placeholders import is_engine_file, real_path
 
     paths = sysconfig.get_paths()
     skip = tuple(
@@ -400,7 +405,7 @@ def user_modules(path: str) -> list[str]:
 def import_library(path: str, request: CompileRequest) -> dict:
     """Import the file as a module; with --kernel, call that kernel with the --arg values.
     Returns the module's namespace (empty when the import failed)."""
-    from kx_core.compile.library import ArgError, call_with_args, import_file
+    from kx_core.compile.capturing.library import ArgError, call_with_args, import_file
 
     try:
         namespace = vars(import_file(path))

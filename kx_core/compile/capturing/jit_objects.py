@@ -13,8 +13,8 @@ import tempfile
 import warnings
 from typing import Any
 
-from kx_core.compile import diagnostics as diag
-from kx_core.compile.kernel_record import jit_name
+from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.artifacts.kernel_record import jit_name
 from kx_core.records.results import Diagnostic
 
 
