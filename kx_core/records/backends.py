@@ -12,6 +12,7 @@ table is an error (`UnknownBackend`), never CUDA's tabs.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
@@ -63,6 +64,18 @@ class Backend(Jsonable):
     binary: str = ""  # the binary Triton writes ('cubin', 'hsaco')
     vendor: str = ""  # the GPU name's prefix a device reports ('NVIDIA', 'AMD Instinct')
     nvidia_smi: bool = False  # its GPUs answer nvidia-smi (the capture device fakes it)
+    # how a user spells one of its targets (kx_core.records.target): group 1 is the arch
+    spelling: str = ""
+    warp_size: int = 32
+    menu: tuple[str, ...] = ()  # the archs the app's Target menu offers
+
+    def target(self, spec: str) -> Target | None:
+        """The target a spelling names on this backend, or None."""
+        m = re.match(self.spelling, spec) if self.spelling else None
+        if m is None:
+            return None
+        arch = m.group(1)
+        return Target(self.name, int(arch) if arch.isdigit() else arch, self.warp_size)
 
     def arch_name(self, arch: int | str) -> str:
         """'sm_90' for 90 (cuda), 'gfx942' for 'gfx942' (hip): the GPU table's spelling."""
@@ -103,6 +116,9 @@ CUDA = Backend(
     binary="cubin",
     vendor="NVIDIA",
     nvidia_smi=True,
+    # Example: "cuda:90", "sm_80", "90"; "sm90a" is not accepted (Triton picks 90a itself for wgmma)
+    spelling=r"^(?:cuda:|sm_?)?(\d{2,3})$",
+    menu=("80", "86", "89", "90", "100"),
 )
 HIP = Backend(
     "hip",
@@ -113,6 +129,9 @@ HIP = Backend(
     compiler="triton",
     binary="hsaco",
     vendor="AMD Instinct",
+    spelling=r"^(?:hip:)?(gfx[0-9a-f]+)$",  # Example: "hip:gfx942", "gfx90a"
+    warp_size=64,
+    menu=("gfx942",),
 )
 CPU = Backend("cpu", "C++ (CPU)", (ASM, VECTORIZATION), gpu=False, arch_prefix="", compiler="")
 

@@ -6,20 +6,14 @@ Accepted spellings: 'cuda:90', 'sm_90', 'sm90', '90', 'hip:gfx942', 'gfx942', 'l
 
 from __future__ import annotations
 
-import re
-
 from kx_core.base.local_gpu import local_gpu_info
+from kx_core.records.backends import BACKENDS
 from kx_core.records.results import Target
 
 DEFAULT_TARGET = Target("cuda", 90, 32)
 
-# Example: "cuda:90", "sm_80", "sm90a" is not accepted (Triton picks 90a itself for wgmma).
-_CUDA_RE = re.compile(r"^(?:cuda:|sm_?)?(\d{2,3})$")
-# Example: "hip:gfx942", "gfx90a"
-_HIP_RE = re.compile(r"^(?:hip:)?(gfx[0-9a-f]+)$")
-
-# The targets the GUI offers in its Target menu (issue: desktop app).
-KNOWN_TARGETS = ("cuda:80", "cuda:86", "cuda:89", "cuda:90", "cuda:100", "hip:gfx942")
+# The targets the GUI offers in its Target menu: each backend's menu (records.backends).
+KNOWN_TARGETS = tuple(f"{b.name}:{arch}" for b in BACKENDS.values() for arch in b.menu)
 
 
 class TargetError(ValueError):
@@ -36,10 +30,9 @@ def parse_target(spec: str | None) -> Target:
         if text == "local":
             raise TargetError("no local GPU found (nvidia-smi did not report one)")
         return DEFAULT_TARGET
-    if m := _CUDA_RE.match(text):
-        return Target("cuda", int(m.group(1)), 32)
-    if m := _HIP_RE.match(text):
-        return Target("hip", m.group(1), 64)
+    for backend in BACKENDS.values():  # each backend's own spellings (records.backends)
+        if (target := backend.target(text)) is not None:
+            return target
     raise TargetError(f"unknown target {spec!r}: use cuda:90, sm_80, hip:gfx942 or local")
 
 

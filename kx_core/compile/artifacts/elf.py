@@ -13,7 +13,11 @@ import re
 
 from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
 
-HEADER = "// the cubin's ELF as cuobjdump -elf -res-usage reads it (kx); raw section words folded\n"
+HEADER = (
+    "// the cubin's ELF as cuobjdump -elf -res-usage reads it (kx); raw section words folded\n"
+    "// SHARED is the static shared memory; Triton's dynamic shared memory (in the Kernels\n"
+    "// table's total) is set at launch\n"
+)
 # Example: "0xff017b82 0x00000a00 0x00000800 0x000e2200"
 _WORDS_RE = re.compile(r"^(?:0x[0-9a-f]{8}\s*)+$")
 # Example: " Function k:" then "  REG:10 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:568 TEXTURE:0 ..."
