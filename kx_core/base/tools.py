@@ -172,3 +172,14 @@ def require_tool(name: str, purpose: str = "") -> str:
         why = f" ({purpose})" if purpose else ""
         raise ToolMissing(f"{name} is not installed{why}: it comes with {tool.provider}")
     return path
+
+
+def tool_output(
+    name: str, purpose: str, args: list[str], timeout: float, data: bytes | None = None, suffix: str = ""
+) -> str:
+    """The output of the named tool on `data` (kx's derived stages: nvdisasm, cuobjdump).
+    Raises ToolMissing, or ToolFailed (also when it printed nothing)."""
+    out = run_tool(require_tool(name, purpose), args, timeout, data=data, suffix=suffix)
+    if not out.strip():
+        raise ToolFailed(f"{name} printed nothing")
+    return out

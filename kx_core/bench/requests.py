@@ -36,8 +36,12 @@ class MeasureRequest(Jsonable):
         """The result record of a run that ended without a result of its own."""
         raise NotImplementedError
 
-    def result_from_json(self, data: dict) -> Any:
+    def result_type(self) -> type:
+        """The record its worker writes (imported when needed: the workers import torch)."""
         raise NotImplementedError
+
+    def result_from_json(self, data: dict) -> Any:
+        return self.result_type().from_json(data)
 
 
 @dataclass(frozen=True)
@@ -65,14 +69,12 @@ class BenchRequest(MeasureRequest):
         return cmd
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
+        return self.result_type()(path, "", "", (), (d,))
+
+    def result_type(self) -> type:
         from kx_core.bench.run import BenchResult
 
-        return BenchResult(path, "", "", (), (d,))
-
-    def result_from_json(self, data: dict) -> Any:
-        from kx_core.bench.run import BenchResult
-
-        return BenchResult.from_json(data)
+        return BenchResult
 
 
 @dataclass(frozen=True)
@@ -83,14 +85,12 @@ class CheckRequest(MeasureRequest):
     MODULE: ClassVar[str] = "kx_core.bench.check"
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
+        return self.result_type()(path, mode, (), d.short())
+
+    def result_type(self) -> type:
         from kx_core.bench.check import CheckReport
 
-        return CheckReport(path, mode, (), d.short())
-
-    def result_from_json(self, data: dict) -> Any:
-        from kx_core.bench.check import CheckReport
-
-        return CheckReport.from_json(data)
+        return CheckReport
 
 
 @dataclass(frozen=True)
@@ -113,14 +113,12 @@ class CpuBenchRequest(MeasureRequest):
         return cmd
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
+        return self.result_type()(path, self.op, False, diagnostics=(d,))
+
+    def result_type(self) -> type:
         from kx_core.bench.cpu_result import CpuBenchResult
 
-        return CpuBenchResult(path, self.op, False, diagnostics=(d,))
-
-    def result_from_json(self, data: dict) -> Any:
-        from kx_core.bench.cpu_result import CpuBenchResult
-
-        return CpuBenchResult.from_json(data)
+        return CpuBenchResult
 
 
 @dataclass(frozen=True)
@@ -147,14 +145,12 @@ class ProfileRequest(MeasureRequest):
         return cmd
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
+        return self.result_type()(path, "", "", "cupti", (), (d,))
+
+    def result_type(self) -> type:
         from kx_core.bench.profile import ProfileResult
 
-        return ProfileResult(path, "", "", "cupti", (), (d,))
-
-    def result_from_json(self, data: dict) -> Any:
-        from kx_core.bench.profile import ProfileResult
-
-        return ProfileResult.from_json(data)
+        return ProfileResult
 
 
 @dataclass(frozen=True)
@@ -175,15 +171,13 @@ class OverrideRequest(MeasureRequest):
         return cmd
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
-        from kx_core.bench.override import OverrideResult
-
         stage = os.path.splitext(self.stage_file)[1][1:]
-        return OverrideResult(path, self.stage_file, stage, "", False, diagnostics=(d,))
+        return self.result_type()(path, self.stage_file, stage, "", False, diagnostics=(d,))
 
-    def result_from_json(self, data: dict) -> Any:
+    def result_type(self) -> type:
         from kx_core.bench.override import OverrideResult
 
-        return OverrideResult.from_json(data)
+        return OverrideResult
 
 
 REQUESTS: dict[str, type[MeasureRequest]] = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
+from kx_core.base.tools import ToolFailed, ToolMissing, tool_output
 
 HEADER = (
     "// the cubin's ELF as cuobjdump -elf -res-usage reads it (kx); raw section words folded\n"
@@ -34,15 +34,11 @@ class ElfUnavailable(RuntimeError):
 def elf_view(cubin: bytes) -> str:
     """The ELF stage's text of a cubin. Raises ElfUnavailable."""
     try:
-        tool = require_tool("cuobjdump", "it reads the cubin's ELF")
-    except ToolMissing as e:
+        out = tool_output(
+            "cuobjdump", "it reads the cubin's ELF", ["-elf", "-res-usage"], 60, cubin, ".cubin"
+        )
+    except (ToolMissing, ToolFailed) as e:
         raise ElfUnavailable(str(e)) from e
-    try:
-        out = run_tool(tool, ["-elf", "-res-usage"], 60, data=cubin, suffix=".cubin")
-    except ToolFailed as e:
-        raise ElfUnavailable(str(e)) from e
-    if not out.strip():
-        raise ElfUnavailable("cuobjdump printed nothing")
     # cuobjdump prints the resource usage last: first is where a reader looks for it
     at = out.find("\nResource usage:")
     if at >= 0:

@@ -16,7 +16,7 @@ import os
 import threading
 
 from kx_core.base.paths import cache_dir
-from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
+from kx_core.base.tools import ToolFailed, ToolMissing, tool_output
 
 _HEADER = "// SASS from nvdisasm -c -gi (kx); '//## File' lines give source locations\n"
 
@@ -34,15 +34,9 @@ def disassemble(cubin: bytes) -> str:
     except OSError:
         pass
     try:
-        tool = require_tool("nvdisasm", "it turns the cubin into SASS")
-    except ToolMissing as e:
+        out = tool_output("nvdisasm", "it turns the cubin into SASS", ["-c", "-gi"], 120, cubin, ".cubin")
+    except (ToolMissing, ToolFailed) as e:
         raise SassUnavailable(str(e)) from e
-    try:
-        out = run_tool(tool, ["-c", "-gi"], 120, data=cubin, suffix=".cubin")
-    except ToolFailed as e:
-        raise SassUnavailable(str(e)) from e
-    if not out.strip():
-        raise SassUnavailable("nvdisasm printed nothing")
     text = _HEADER + out
     cached.parent.mkdir(parents=True, exist_ok=True)
     # a name of this process's and this thread's own: two kernels with one cubin (two
