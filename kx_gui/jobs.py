@@ -15,15 +15,31 @@ the job's `error` with `ok` False.
 from __future__ import annotations
 
 import itertools
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from PySide6.QtCore import QObject, Signal
 
-# two threads: the window's work is a few panes' computations, each at most one at a time
-_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="kx-job")
+_WORKERS = 2  # the window's work is a few panes' computations, each at most one at a time
+_queue: queue.Queue | None = None
+
+
+def _pool() -> queue.Queue:
+    """The jobs' threads: daemons, so that closing the app never waits on a computation
+    nobody will see (a ThreadPoolExecutor's threads are joined at exit)."""
+    global _queue
+    if _queue is None:
+        _queue = queue.Queue()
+        for i in range(_WORKERS):
+            threading.Thread(target=_work, args=(_queue,), name=f"kx-job-{i}", daemon=True).start()
+    return _queue
+
+
+def _work(q: queue.Queue) -> None:
+    while True:
+        q.get()()
 
 
 class Job:
@@ -84,7 +100,7 @@ class Jobs(QObject):
             except RuntimeError:  # the pane was closed meanwhile: nobody to show it to
                 pass
 
-        _POOL.submit(run)
+        _pool().put(run)
         return job
 
     def busy(self, key: str | None = None) -> bool:

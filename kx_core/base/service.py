@@ -89,13 +89,15 @@ class Service:
 
 
 _SERVICES: dict[str, Service] = {}
+_CREATE = threading.Lock()
 
 
 def call(service: str, fn: Callable[..., Any], *args: Any, timeout: float | None = None) -> Any:
     """Run fn(*args) in the child `service` ("layout", "egraph"); its exceptions are
     raised here. `fn` is a module-level function of kx_core."""
-    if service not in _SERVICES:
-        _SERVICES[service] = Service(service)
+    with _CREATE:  # two threads' first calls share one child
+        if service not in _SERVICES:
+            _SERVICES[service] = Service(service)
     return _SERVICES[service].call(fn, *args, timeout=timeout)
 
 
