@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import sys
-import zlib
 from dataclasses import replace
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
@@ -53,6 +52,10 @@ from kx_gui.widgets.plot_warmup import warm_up_plots
 from kx_gui.widgets.welcome import WelcomePage
 
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
+
+# The saved arrangements' format (QMainWindow.saveState's version): the panes a state
+# knew are saved beside it, so a pane added to kx later does not discard the user's layouts.
+STATE_FORMAT = 2
 
 
 class MainWindow(QMainWindow):
@@ -373,15 +376,19 @@ class MainWindow(QMainWindow):
         if name == self.workspace:
             return
         if self.workspace is not None:
-            self._workspace_states[self.workspace] = self.saveState(self._state_version())
+            self._workspace_states[self.workspace] = self.saveState(STATE_FORMAT)
         self.workspace = name
-        state = self._workspace_states.get(name)
+        state, known = self._workspace_states.get(name), set(self.docks)
         if state is None:
             saved = self.settings.value(f"workspace/{name}")
             state = saved if isinstance(saved, QByteArray) else None
-        # a state saved with another set of panes is refused (Qt checks the version)
-        if state is None or not self.restoreState(state, self._state_version()):
+            known = set(str(self.settings.value(f"workspace/{name}/panes", "")).split(","))
+        # a state of another format is refused (Qt checks the version); one saved before
+        # a pane existed is kept, and the new pane takes its default place
+        if state is None or not self.restoreState(state, STATE_FORMAT):
             self._arrange(WORKSPACE_BY_NAME[name])
+        else:
+            self._place_new_panes(WORKSPACE_BY_NAME[name], known)
         for action in self.workspace_group.actions():
             action.setChecked(action.data() == name)
         self.settings.setValue("workspace", name)
@@ -423,10 +430,17 @@ class MainWindow(QMainWindow):
                 Qt.Orientation.Vertical,
             )
 
-    def _state_version(self) -> int:
-        """Changes whenever the set of panes does, so an old saved layout is not applied
-        to a window with new panes."""
-        return zlib.crc32(",".join(sorted(self.docks)).encode()) & 0x7FFFFFFF
+    def _place_new_panes(self, ws: Workspace, known: set[str]) -> None:
+        """After a saved arrangement: each pane it did not know (added to kx since) goes
+        where the workspace puts it by default (tabbed with its group), or is hidden."""
+        for name in [n for n in self.docks if n not in known]:
+            group = next((g for g in (ws.left_top, ws.left_bottom, ws.right) if name in g), None)
+            anchor = next((n for n in group or () if n in known and self.docks[n].isVisible()), None)
+            if anchor is None:
+                self.docks[name].hide()
+                continue
+            self.tabifyDockWidget(self.docks[anchor], self.docks[name])
+            self.docks[name].show()
 
     def reset_layout(self) -> None:
         """The current workspace's default arrangement, forgetting the saved one."""
@@ -725,9 +739,10 @@ class MainWindow(QMainWindow):
             return
         self.settings.setValue("geometry", self.saveGeometry())
         if self.workspace is not None:
-            self._workspace_states[self.workspace] = self.saveState(self._state_version())
+            self._workspace_states[self.workspace] = self.saveState(STATE_FORMAT)
         for name, state in self._workspace_states.items():
             self.settings.setValue(f"workspace/{name}", state)
+            self.settings.setValue(f"workspace/{name}/panes", ",".join(self.docks))
         self.settings.sync()
         for pane in self.panes.values():
             pane.cleanup()

@@ -184,3 +184,33 @@ def test_an_empty_roofline_says_what_goes_there(qtbot, make_window):
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
     qtbot.waitUntil(lambda: len(pane.models) == 1)
     assert pane.plot.getPlotItem().getAxis("left").isVisible()
+
+
+def test_a_saved_arrangement_survives_a_pane_added_to_kx_later(qtbot, make_window, monkeypatch):
+    """The user's layout is kept when kx gains a pane: the new pane takes its default
+    place (tabbed with its group), the rest stays as the user left it. The first window
+    is a kx without the Concepts pane."""
+    import dataclasses
+
+    from kx_gui import main_window, pane_registry
+
+    with monkeypatch.context() as m:
+        m.setattr(main_window, "PANES", tuple(p for p in pane_registry.PANES if p.name != "concepts"))
+        m.setattr(
+            main_window,
+            "WORKSPACE_BY_NAME",
+            {
+                name: dataclasses.replace(ws, right=tuple(n for n in ws.right if n != "concepts"))
+                for name, ws in pane_registry.WORKSPACE_BY_NAME.items()
+            },
+        )
+        w = make_window()
+        assert "concepts" not in w.docks
+        w.set_workspace("explore")
+        w.docks["problems"].hide()  # the user's arrangement: no Problems dock
+        w.close()
+    again = make_window()  # this kx has the Concepts pane
+    assert again.workspace == "explore"  # restored from the saved settings
+    assert again.docks["problems"].isHidden()  # the saved arrangement, not the default
+    assert again.docks["concepts"] in again.tabifiedDockWidgets(again.docks["stages"])
+    assert not again.docks["concepts"].isHidden()
