@@ -53,7 +53,6 @@ class Job:
         self.value: Any = None
         self.error: BaseException | None = None
         self.superseded = False
-        self._finished = threading.Event()
 
     def __bool__(self) -> bool:  # `assert pane.show_layout(...)` reads as before, once done
         return bool(self.ok)
@@ -63,7 +62,6 @@ class Job:
         """A job decided before any work (bad input answered at once)."""
         job = cls(key, -1)
         job.done, job.ok = True, ok
-        job._finished.set()
         return job
 
 
@@ -118,4 +116,3 @@ class Jobs(QObject):
             answer = apply(value)
             job.ok = True if answer is None else bool(answer)
         job.done = True
-        job._finished.set()
