@@ -141,7 +141,6 @@ class MainWindow(QMainWindow):
         s.compile_finished.connect(self._compile_finished)
         s.result_settled.connect(self._result_changed)
         s.error.connect(self._show_error)
-        s.measurements_changed.connect(self._measured)
         s.document_opened.connect(self._document_opened)
         # a finished profile: its table on screen (the gutter bars follow the panes)
         s.profile_changed.connect(lambda result: result is not None and self.show_pane("bench"))
@@ -181,8 +180,6 @@ class MainWindow(QMainWindow):
 
     def _built(self, name: str, pane: Pane) -> None:
         """What a pane built late needs from what happened before it."""
-        if name in ("roofline", "autotune") and self.session.measurements:
-            pane.set_measured(self.session.measurements)
         if name == "bench" and self.session.path:
             pane._file_changed()
         pane.schedule()
@@ -209,11 +206,6 @@ class MainWindow(QMainWindow):
             ws = next(w for w in WORKSPACES if name in w.panes)
             key = WORKSPACES.index(ws) + 1
             self.status_label.setText(f"shown in the {ws.title} workspace (Ctrl+{key})")
-
-    def _measured(self, times: dict[str, float]) -> None:
-        for name in ("roofline", "autotune"):
-            if name in self.panes:
-                self.panes[name].set_measured(times)
 
     def _build_status_bar(self) -> None:
         self.status_label = QLabel("Open a Triton kernel file (File ▸ Open, or drop it here)")

@@ -16,7 +16,9 @@ from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
+from kx_core.records.build import Build, content_hash
 from kx_gui.compile_job import CompileJob
+from kx_gui.measured import Measured
 
 
 class Session(QObject):
@@ -32,7 +34,7 @@ class Session(QObject):
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     display_filters_changed = Signal(object)  # DisplayFilters
     error = Signal(str)  # a message for the user (bad file, failed job)
-    measurements_changed = Signal(object)  # {kernel display name: measured seconds}
+    measurements_changed = Signal(object)  # Measured: seconds by kernel name, with their build
     profile_changed = Signal(object)  # ProfileResult | None: sampled hot lines (kx_core.bench.profile)
     layout_requested = Signal(str, object)  # layout attribute or alias, shape
     conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
@@ -66,9 +68,11 @@ class Session(QObject):
         self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
         self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
         self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
-        self.measurements: dict[str, float] = {}  # the latest measured times, by kernel name
-        self.measurements_changed.connect(lambda times: setattr(self, "measurements", dict(times)))
+        # the latest measured times (by kernel name) and the build they were measured on
+        self.measured = Measured()
+        self.measurements_changed.connect(lambda measured: setattr(self, "measured", measured))
         self.profile = None  # the latest ProfileResult of this file
+        self.profile_build: Build | None = None  # the build that profile sampled
         self.hot_lines: dict[str, tuple] = {}  # kernel name -> (HotLines, KernelProfile)
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
@@ -117,6 +121,31 @@ class Session(QObject):
             self.compile()
 
     # ------------------------------------------------------------ compiling
+
+    @property
+    def build(self) -> Build | None:
+        """The build on screen: what the current result was compiled from and for."""
+        return self.result.build if self.result else None
+
+    def build_on_disk(self) -> Build | None:
+        """The build on screen with the content of the file on disk now: what a run of
+        the file (Bench, Profile) measures. Its `content` differs from `build`'s when
+        the file was saved since its compile."""
+        if self.build is None or not self.path:
+            return None
+        try:
+            with open(self.path, "rb") as f:
+                return replace(self.build, content=content_hash(f.read()))
+        except OSError:
+            return self.build
+
+    def held_note(self, held: Build | None, what: str) -> str:
+        """'' when results held for `held` belong to the build on screen; else the words a
+        pane shows: '<what> are of another build: the file changed since (...)'."""
+        current = self.build
+        if held is None or current is None or held == current:
+            return ""
+        return f"{what} of another build: {current.difference(held)}"
 
     @property
     def compiling(self) -> bool:
@@ -312,11 +341,13 @@ class Session(QObject):
 
     # ------------------------------------------------------------ selection and links
 
-    def set_profile(self, result) -> None:
-        """A profile of the open file (None: forget it); the panes draw its hot lines."""
+    def set_profile(self, result, build: Build | None = None) -> None:
+        """A profile of the open file (None: forget it) and the build it sampled; the
+        panes draw its hot lines while that build is on screen."""
         from kx_core.ir.hot_lines import attribute
 
         self.profile = result
+        self.profile_build = build if result is not None else None
         self.hot_lines = {k.kernel: (attribute(k), k) for k in (result.kernels if result else ()) if k.by_pc}
         self.profile_changed.emit(result)
 
@@ -327,8 +358,8 @@ class Session(QObject):
 
         kernel = kernel if kernel is not None else self.kernel
         found = self.hot_lines.get(getattr(kernel, "name", None))
-        if kernel is None or found is None:
-            return {}, 0
+        if kernel is None or found is None or self.held_note(self.profile_build, "samples"):
+            return {}, 0  # nothing profiled, or samples of other lines (another build)
         hot, profiled = found
         smap = self.source_map if kernel is self.kernel else None
         return heat_for(hot, kernel.stages, smap, profiled.stages.get("sass", "")), hot.total

@@ -251,6 +251,7 @@ def result_json(r: CompileResult) -> dict[str, Any]:
             {"kind": d.kind, "message": d.message, "file": d.file, "line": d.line} for d in r.diagnostics
         ],
         "from_cache": r.from_cache,
+        "build": r.build.to_json() if r.build else None,
     }
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.records.build import Build
 
 # Diagnostic kinds. The fatal ones make `kx compile` exit 1 (`environment`: the
 # interpreter asked for cannot run kx's worker); `runtime`, `no-launch` and `placeholder`
@@ -365,6 +366,12 @@ class CompileResult(Jsonable):
     timings: dict[str, float] = field(default_factory=dict)
     defines_kernels: bool = False  # the file's text has @triton.jit kernels
     definitions: tuple[KernelDefinition, ...] = ()  # every kernel the file defines
+    # what these results are for (records/build.py); None for a request that read no file
+    build: Build | None = None
+
+    def kernel_build(self, kernel: CompiledKernel) -> Build | None:
+        """The build of one of this result's kernels (its kernel and config named)."""
+        return self.build.of_kernel(kernel) if self.build else None
 
     @property
     def stopped_before_launch(self) -> bool:

@@ -50,7 +50,7 @@ def _item(value) -> QTableWidgetItem:
 class AutotunePane(LazyPages, Pane):
     title = "Autotune"
     name = "autotune"
-    listens = {"result_changed": "schedule"}
+    listens = {"result_changed": "schedule", "measurements_changed": "_fill"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -67,7 +67,6 @@ class AutotunePane(LazyPages, Pane):
         layout.addLayout(self._pick_bar())
         layout.addWidget(self.tabs, 1)
         self.rows: list[ConfigRow] = []
-        self.measured_times: dict[str, float] = {}
         self.t3_result: tuple | None = None
         self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
@@ -157,9 +156,14 @@ class AutotunePane(LazyPages, Pane):
         if self._curve_row is not None:
             self.show_curves(self._curve_row)
 
-    def set_measured(self, times: dict[str, float]) -> None:
-        self.measured_times = dict(times)
-        self._fill()
+    @property
+    def measured_times(self) -> dict[str, float]:
+        """Measured seconds by kernel display name, when measured on the build on screen."""
+        return {} if self.measured_note else self.session.measured.seconds
+
+    @property
+    def measured_note(self) -> str:
+        return self.session.held_note(self.session.measured.build, "measured times are")
 
     def render(self) -> None:
         result = self.session.result
@@ -210,6 +214,8 @@ class AutotunePane(LazyPages, Pane):
                 f"{len(measured)} configs measured; rho is undefined: the model predicts the same time for "
                 "every config or fewer than 3 are measured"
             )
+        elif self.measured_note:
+            text = f"not shown: {self.measured_note} (Bench again)"
         else:
             text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"
         self.rho_label.setText(text)

@@ -42,6 +42,7 @@ from kx_core.bench.requests import (
 from kx_core.bench.run import BenchResult
 from kx_core.bench.trials import TrialError, TrialStore, save_measured, trials_root
 from kx_core.cpu.targets import CPP_SOURCES
+from kx_gui.measured import Measured
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.cpu_bench_view import CpuBenchView
 from kx_gui.widgets.hot_lines_view import HotLinesView
@@ -54,7 +55,7 @@ POLL_MS = 100
 class BenchPane(Pane):
     title = "Bench"
     name = "bench"
-    listens = {"document_opened": "_file_changed"}
+    listens = {"document_opened": "_file_changed", "result_settled": "_held_of_another_build"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -86,6 +87,7 @@ class BenchPane(Pane):
         layout.addWidget(self.tabs, 1)
 
         self.job: MeasureJob | None = None
+        self._run_build = None  # the build the run in flight measures (Session.build_on_disk)
         self.bench_result: BenchResult | None = None
         self.check_report: CheckReport | None = None
         self.cpu_result: CpuBenchResult | None = None
@@ -183,6 +185,9 @@ class BenchPane(Pane):
         if self.job is not None and not self.job.done():
             self.status.setText("a run is in progress: Stop it first")
             return False
+        # what the run measures: the file as it is on disk now (its figures are shown
+        # on that build only: a later edit and compile shows them as another build's)
+        self._run_build = self.session.build_on_disk()
         try:
             self.job = job.start()
         except Exception as e:  # noqa: BLE001 - NoGPU and friends become a message
@@ -321,12 +326,11 @@ class BenchPane(Pane):
         if result.timings:
             self.timing_table.selectRow(0)
             self._show_distribution()
-        if hasattr(self.session, "measurements_changed"):
-            self.session.measurements_changed.emit(result.seconds_by_name())
+        self.session.measurements_changed.emit(Measured(result.seconds_by_name(), self._run_build))
 
     def show_profile(self, result) -> None:
         """Hot lines: in the table here, and as gutter bars in the Source and Stages panes."""
-        self.session.set_profile(result)
+        self.session.set_profile(result, self._run_build)
         self.hot_view.show_profile(result, self.session.hot_lines, self.session.path or "")
         self.tabs.setCurrentIndex(self.hot_tab)
         hottest = max(
@@ -525,6 +529,18 @@ class BenchPane(Pane):
             f"{store.dir}: {len(items)} trial(s)"
             + (f", best {best[0]} at {best[1]['speedup']:.2f}x" if best else "")
         )
+
+    def _held_of_another_build(self) -> None:
+        """A compile of another build came (the file changed since the run): the timings
+        and hot lines here are that run's, and the status says so."""
+        s = self.session
+        notes = [
+            s.held_note(s.measured.build, "the timings are") if s.measured else "",
+            s.held_note(s.profile_build, "the hot lines are") if s.profile is not None else "",
+        ]
+        notes = [n for n in notes if n]
+        if notes and not (self.job is not None and not self.job.done()):
+            self.status.setText("; ".join(notes) + " (run again to measure this one)")
 
     def _file_changed(self) -> None:
         self.bench_result = self.check_report = self.cpu_result = self.override_result = None

@@ -194,11 +194,18 @@ class DiffPane(Pane):
         self.diff.show_texts(
             left.stages.get(ls, ""),
             right.stages.get(rs, ""),
-            f"{left.short_name} · {ls} · {result.target.spec} · triton {result.triton_version}",
-            f"{right.short_name} · {rs} · {right_result.target.spec} · triton {right_result.triton_version}",
+            _header(left, ls, result),
+            _header(right, rs, right_result),
             lexer_for_syntax(syntax) if syntax else None,
             self.ignore_numbering.isChecked(),
         )
+
+
+def _header(kernel, stage: str, result) -> str:
+    """One side's header: the kernel, the stage and the build it is of (the content hash
+    of the file it was compiled from, the target, the Triton version)."""
+    content = f" · @{result.build.content[:8]}" if result.build else ""
+    return f"{kernel.short_name} · {stage}{content} · {result.target.spec} · triton {result.triton_version}"
 
 
 def _add_kernels(box, kernels) -> None:

@@ -35,7 +35,11 @@ EMPTY_TEXT = (
 class RooflinePane(Pane):
     title = "Roofline"
     name = "roofline"
-    listens = {"result_changed": "schedule", "kernel_changed": "_mark_selected"}
+    listens = {
+        "result_changed": "schedule",
+        "kernel_changed": "_mark_selected",
+        "measurements_changed": "schedule",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -97,14 +101,18 @@ class RooflinePane(Pane):
         layout.addWidget(self.plot, 1)
         self.models: list[KernelModel] = []
         self.gpu: GPU | None = None
-        self.measured_times: dict[str, float] = {}
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self.render())
         self.measured_roofs.toggled.connect(lambda *_: self.render())
 
-    def set_measured(self, times: dict[str, float]) -> None:
-        """Measured seconds per kernel display name (filled points)."""
-        self.measured_times = dict(times)
-        self.render()
+    @property
+    def measured_times(self) -> dict[str, float]:
+        """Measured seconds per kernel display name (filled points), when measured on the
+        build on screen (measured_note says why not)."""
+        return {} if self.measured_note else self.session.measured.seconds
+
+    @property
+    def measured_note(self) -> str:
+        return self.session.held_note(self.session.measured.build, "measured times are")
 
     def render(self) -> None:
         result = self.session.result
@@ -145,6 +153,7 @@ class RooflinePane(Pane):
         self.info.setText(
             f"{self.gpu.name} ({'measured ceilings' if use_measured else 'datasheet'}): "
             f"{len(self.models)} kernel/config point(s), hollow = model prediction, filled = measured. "
+            + (f"Not drawn: {self.measured_note} (Bench again). " if self.measured_note else "")
             + "; ".join(
                 f"{p}: roof {roofs(self.gpu, p, use_measured)[0] / 1e12:.0f} TFLOP/s, ridge "
                 f"{roofs(self.gpu, p, use_measured)[0] / roofs(self.gpu, p, use_measured)[1]:.0f} FLOP/B"

@@ -8,7 +8,13 @@ from gui_helpers import open_and_wait
 from kx_core.model import autotune as t3
 from kx_core.model.gpu import H100_SXM, H200, RTX3070
 from kx_core.model.matrix import config_matrix
+from kx_gui.measured import Measured
 from kx_testing import KERNELS
+
+
+def measure(window, times: dict[str, float]) -> None:
+    """A timing run's figures, measured on the build on screen (what the Bench pane sends)."""
+    window.session.measurements_changed.emit(Measured(times, window.session.build))
 
 
 def test_roofline_pane_places_every_config(qtbot, make_window):
@@ -25,7 +31,7 @@ def test_roofline_pane_places_every_config(qtbot, make_window):
     assert len(pane.measured.data) == 0
     # a measurement makes a filled point; its tooltip says how close to the roof it got
     name = pane.models[0].kernel
-    pane.set_measured({name: 2 * pane.models[0].predicted_s})
+    measure(w, {name: 2 * pane.models[0].predicted_s})
     assert len(pane.measured.data) == 1
     assert "measured" in pane.describe(0, True) and "% of the roof" in pane.describe(0, True)
     pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(H200.name))
@@ -52,15 +58,15 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     # on an H100 every 512^3 config is launch-bound: one predicted time (the launch floor),
     # but the modeled times under the floor still rank them
     assert len({r.predicted_us for r in expected}) == 1 and len({r.modeled_us for r in expected}) > 1
-    pane.set_measured({f"matmul_kernel[{r.config}]": r.modeled_us * 1e-6 * 1.3 for r in expected})
+    measure(w, {f"matmul_kernel[{r.config}]": r.modeled_us * 1e-6 * 1.3 for r in expected})
     assert "rho, modeled vs measured: 1.00 over 4" in pane.rho_label.text()
-    pane.set_measured({f"matmul_kernel[{r.config}]": 1e-5 for r in expected[:2]})
+    measure(w, {f"matmul_kernel[{r.config}]": 1e-5 for r in expected[:2]})
     assert "rho is undefined" in pane.rho_label.text()
     # on the drills' RTX 3070 they are memory-bound and differ; times ranked as modeled: rho = 1
     pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(RTX3070.name))
     order = sorted(pane.rows, key=lambda r: r.modeled_us)
     assert order[0].modeled_us < order[-1].modeled_us
-    pane.set_measured({f"matmul_kernel[{r.config}]": r.modeled_us * 1e-6 * 1.3 for r in order})
+    measure(w, {f"matmul_kernel[{r.config}]": r.modeled_us * 1e-6 * 1.3 for r in order})
     assert (
         "rho, modeled vs measured: 1.00 over 4" in pane.rho_label.text() and not pane.scatter_plot.isHidden()
     )
@@ -78,3 +84,26 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     assert pane.t3_result == (best, rows, pruned) and pane.t3_table.rowCount() == len(rows)
     pane.t3_shape.setText("4096x4096")
     assert not pane.run_t3() and "expected MxNxK" in pane.t3_info.text()
+
+
+def test_measured_times_of_another_build_are_not_drawn(qtbot, make_window, tmp_path):
+    """Times measured before the file changed are not drawn on its new compile: the pane
+    says they are another build's (the file changed) instead."""
+    path = tmp_path / "matmul_autotune.py"
+    path.write_text((KERNELS / "matmul_autotune.py").read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    w.show_pane("roofline")
+    pane = w.roofline_pane
+    pane.render()
+    w.session.measurements_changed.emit(
+        Measured({m.kernel: 2 * m.predicted_s for m in pane.models}, w.session.build_on_disk())
+    )
+    assert len(pane.measured.data) == 4 and "another build" not in pane.info.text()
+    before = w.session.build
+    path.write_text(path.read_text() + "\n# an edit after the timing run\n")
+    open_and_wait(qtbot, w, path)
+    pane.render()
+    assert w.session.build.content != before.content and w.session.build.file == before.file
+    assert len(pane.predicted.data) == 4 and len(pane.measured.data) == 0
+    assert "measured times are of another build: the file changed since" in pane.info.text()

@@ -67,3 +67,25 @@ def test_an_edited_stage_run_shows_beside_the_original_and_saves_as_a_trial(qtbo
     trial = {t: v for _, t, v in TrialStore(trials_root(), "matmul").tree()}[tid]
     assert trial["correctness"] == "fail" and trial["speedup"] == r.speedup
     assert (TrialStore(trials_root(), "matmul").dir / tid / "matmul_kernel.ttir").exists()
+
+
+def test_hot_lines_of_another_build_are_not_drawn(qtbot, make_window, tmp_path):
+    """A profile sampled before the file changed draws no heat on the changed file's
+    lines, and the Bench pane says the hot lines are another build's."""
+    path = tmp_path / "vector_add.py"
+    path.write_text(VECTOR_ADD.read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    pane = w.bench_pane
+    result = ProfileResult.from_json(
+        json.loads((ROOT / "fixtures" / "profile" / "kx_vector_add.json").read_text())
+    )
+    pane._run_build = w.session.build_on_disk()  # what _start records when a run begins
+    pane.show_profile(result)
+    assert w.source_pane.view.heat
+    path.write_text("# a line added above the kernel after the profile\n" + path.read_text())
+    with qtbot.waitSignal(w.session.result_settled, timeout=300_000):
+        w.session.compile()
+    assert w.session.build.content != w.session.profile_build.content
+    assert w.session.heat() == ({}, 0) and not w.source_pane.view.heat
+    assert "the hot lines are of another build: the file changed since" in pane.status.text()

@@ -32,6 +32,7 @@ from kx_core.compile.jobs.protocol import parse_lines
 from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source
 from kx_core.cpu.targets import CPP_SOURCES
 from kx_core.records.backends import backend_of
+from kx_core.records.build import Build, content_hash
 from kx_core.records.results import (
     CompiledKernel,
     CompileRequest,
@@ -219,9 +220,56 @@ def resolve_target(request: CompileRequest) -> Target:
 def iter_compile(
     request: CompileRequest, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompileResult]:
-    """Compile a file; yields progress, then the result. Raises FileNotFoundError and
-    target.TargetError for bad requests; every failure of the file itself is a
-    Diagnostic in the result."""
+    """Compile a file; yields progress, then the result, its `build` named (what it was
+    compiled from and for). Raises FileNotFoundError and target.TargetError for bad
+    requests; every failure of the file itself is a Diagnostic in the result."""
+    with open(os.path.abspath(request.file), "rb") as f:
+        source = f.read()
+    inner = _iter_compile(request, source, use_cache)
+    try:
+        for item in inner:
+            if isinstance(item, CompileResult):
+                item = replace(item, build=item.build or _build_of(request, item, source))
+            yield item
+    finally:
+        inner.close()  # a closed iter_compile (a cancel) kills the worker now
+
+
+# The request's fields that change the code a compile makes (a Build's options); the
+# others change how it runs (its time limit, folder, worker) or what else is captured.
+_BUILD_OPTIONS = (
+    "kernel", "signature", "constexprs", "num_warps", "num_stages", "maxnreg", "args",
+    "grid", "import_only", "stop_at_data",
+)  # fmt: skip
+
+
+def _build_of(request: CompileRequest, result: CompileResult, source: bytes) -> Build:
+    """The build a result is for: `source` is the bytes the compile read (a cached
+    result keeps its own build, of the same bytes: they are part of its key)."""
+    options = []
+    for name in _BUILD_OPTIONS:
+        value = getattr(request, name)
+        if isinstance(value, dict):
+            options += [f"{name}.{k}={v}" for k, v in sorted(value.items())]
+        elif value not in (None, False, ""):
+            options.append(f"{name}={value}")
+    try:
+        gpu = capture_gpu(result.target, request.gpu).name if backend_of(result.target).gpu else ""
+    except Exception:  # noqa: BLE001 - a target kx has no GPU table row for
+        gpu = request.gpu or ""
+    return Build(
+        file=result.file,
+        content=content_hash(source),
+        target=result.target.spec,
+        gpu=gpu,
+        triton=result.triton_version,
+        options=tuple(options),
+    )
+
+
+def _iter_compile(
+    request: CompileRequest, source: bytes, use_cache: bool = True
+) -> Iterator[CompileProgress | CompileResult]:
     started = time.perf_counter()
     file = os.path.abspath(request.file)
     if file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
@@ -234,8 +282,6 @@ def iter_compile(
         )
         return
     target = resolve_target(request)
-    with open(file, "rb") as f:
-        source = f.read()
     python = probe(request.python) if request.python else None
     if python is not None and python.problem:
         asm = _Assembler(target)
