@@ -14,6 +14,7 @@ from dataclasses import replace
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QFileDialog,
     QLabel,
@@ -35,6 +36,7 @@ from kx_core.records.backends import backend_of
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
 from kx_gui.pane_registry import (
     BY_NAME,
+    EDITOR,
     PANES,
     WORKSPACE_BY_NAME,
     WORKSPACES,
@@ -47,7 +49,6 @@ from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import add_recent, open_settings, recent_files
 from kx_gui.trust import is_trusted, trust
-from kx_gui.widgets.code_view import ask_and_go_to_line
 from kx_gui.widgets.plot_warmup import warm_up_plots
 from kx_gui.widgets.welcome import WelcomePage
 
@@ -82,8 +83,7 @@ class MainWindow(QMainWindow):
         self._build_docks()
         self._build_status_bar()
         self._build_menus()
-        self.problems_pane.line_requested.connect(self.source_pane.go_to_line)
-        self.source_pane.dirty_changed.connect(self._update_title)
+        self.editor.dirty_changed.connect(self._update_title)
         self._connect_session()
         self.last_error: str | None = None
         self._layout_done = False
@@ -120,30 +120,26 @@ class MainWindow(QMainWindow):
         self.welcome.choose_requested.connect(self.choose_file)
         self.source_stack = QStackedWidget()
         self.source_stack.addWidget(self.welcome)
-        self.source_stack.addWidget(self.panes["source"])
-        self.docks["source"].setWidget(self.source_stack)
+        self.source_stack.addWidget(self.editor)
+        self.docks[EDITOR].setWidget(self.source_stack)
         # the workspace on screen, and the arrangement each left behind (saveState)
         self.workspace: str | None = None
         self._workspace_states: dict[str, QByteArray] = {}
 
     def _connect_session(self) -> None:
         s = self.session
-        # a layout a click asks for builds the Layout pane if it is not there yet
-        for signal, method in (
-            (s.layout_requested, "show_layout"),
-            (s.conversion_requested, "show_conversion"),
-            (s.access_requested, "show_access"),
-            (s.bank_requested, "show_banks"),
-        ):
-            signal.connect(lambda *args, m=method: self._to_new_pane("layout", m, *args))
+        # a request a pane answers builds that pane if it is not there yet
+        for spec in PANES:
+            for signal in spec.answers:
+                getattr(s, signal).connect(
+                    lambda *args, n=spec.name, sig=signal: self._to_new_pane(n, sig, *args)
+                )
         s.compile_started.connect(self._compile_started)
         s.compile_progress.connect(self.status_label.setText)
         s.compile_finished.connect(self._compile_finished)
         s.result_settled.connect(self._result_changed)
         s.error.connect(self._show_error)
         s.document_opened.connect(self._document_opened)
-        # a finished profile: its table on screen (the gutter bars follow the panes)
-        s.profile_changed.connect(lambda result: result is not None and self.show_pane("bench"))
 
     def _add_dock(self, spec: PaneSpec) -> None:
         dock = QDockWidget(spec.title, self)
@@ -166,8 +162,8 @@ class MainWindow(QMainWindow):
         of the event loop, so building and drawing are two shorter stalls, not one."""
         if name not in self.panes:
             spec = BY_NAME[name]
-            extra = {"recovery": self.recovery} if name == "source" else {}
-            pane = spec.load()(self.session, **extra)
+            pane = spec.load()(self.session, **{need: getattr(self, need) for need in spec.needs})
+            pane.raise_requested.connect(lambda n=name: self.show_pane(n))
             self.panes[name] = pane
             dock = self.docks[name]
             dock.setWidget(pane)
@@ -179,10 +175,8 @@ class MainWindow(QMainWindow):
         return self.panes[name]
 
     def _built(self, name: str, pane: Pane) -> None:
-        """What a pane built late needs from what happened before it."""
-        if name == "bench" and self.session.path:
-            pane._file_changed()
-        pane.schedule()
+        """A pane built late takes what happened before it (Pane.catch_up)."""
+        pane.catch_up()
 
     def __getattr__(self, attr: str):
         # window.layout_pane and the like build their pane on first use
@@ -197,11 +191,13 @@ class MainWindow(QMainWindow):
         elif name in self.panes:
             self.panes[name].set_shown(False)
 
-    def _to_new_pane(self, name: str, method: str, *args) -> None:
-        """Deliver a request to a pane built by it (a built pane listens itself); say where
-        it shows when the pane is not in this workspace."""
+    def _to_new_pane(self, name: str, signal: str, *args) -> None:
+        """Deliver a Session request to a pane built by it, as the pane's `listens` says
+        (a built pane listens itself); say where it shows when it is not in this
+        workspace."""
         if name not in self.panes:
-            getattr(self.pane(name), method)(*args)
+            pane = self.pane(name)
+            pane._slot(pane.listens[signal])(*args)
         if not self.docks[name].isVisible():
             ws = next(w for w in WORKSPACES if name in w.panes)
             key = WORKSPACES.index(ws) + 1
@@ -252,7 +248,11 @@ class MainWindow(QMainWindow):
         view_menu.addSeparator()
         self._action(view_menu, "Find…", self._find, QKeySequence.StandardKey.Find)
         self._action(view_menu, "Go to Line…", self._go_to_line, QKeySequence("Ctrl+G"))
-        self._action(view_menu, "Diff with the Previous Compile", self.diff_previous, QKeySequence("Ctrl+D"))
+        for spec in PANES:
+            for text, method, keys in spec.actions:
+                self._action(
+                    view_menu, text, lambda _=False, n=spec.name, m=method: self.pane_action(n, m), keys
+                )
         self._action(view_menu, "Reset Layout of This Workspace", self.reset_layout)
         self._build_workspace_bar(view_menu)
         self._build_filter_menu(view_menu.addMenu("Display &Filters"))
@@ -405,8 +405,9 @@ class MainWindow(QMainWindow):
             for n in names[1:]:
                 self.tabifyDockWidget(self.docks[names[0]], self.docks[n])
             self.docks[names[0]].raise_()
-        if (self.session.path or "").endswith(CPP_SOURCES) and "bench" in ws.panes:
-            self.docks["bench"].raise_()  # a C++ kernel has no roofline or autotune: Bench is its page
+        for name in ws.panes:  # a C++ kernel has no roofline or autotune: Bench is its page
+            if BY_NAME[name].front_for and (self.session.path or "").endswith(BY_NAME[name].front_for):
+                self.docks[name].raise_()
         width, height = self.width(), self.height()
         if ws.right and (ws.left_top or ws.left_bottom):
             first_left = self.docks[(ws.left_top or ws.left_bottom)[0]]
@@ -457,7 +458,7 @@ class MainWindow(QMainWindow):
     def open_file(self, path: str, trusted: bool = False) -> bool:
         """Open a kernel file (asks about unsaved edits first). A file from a folder not
         yet trusted asks first (trust.py); `trusted`: the user named it (command line)."""
-        if self.source_pane.dirty and not self._confirm_discard():
+        if self.editor.dirty and not self._confirm_discard():
             return False
         run = True
         # a C++ kernel is compiled (g++ -S), never run: no trust question
@@ -498,7 +499,7 @@ class MainWindow(QMainWindow):
             self.session.compile()
 
     def save(self) -> bool:
-        return self.source_pane.save()
+        return self.editor.save()
 
     def set_gpu(self, key: str | None) -> None:
         """The GPU the capture stands for; its architecture becomes the target."""
@@ -585,27 +586,42 @@ class MainWindow(QMainWindow):
         dock.raise_()
         return True
 
-    def diff_previous(self) -> None:
-        """What the last edit changed: the Diff pane against the compile before it."""
-        self.show_pane("diff")
-        self.diff_pane.compare_previous()
+    def pane_action(self, name: str, method: str) -> None:
+        """A command a pane offers in the View menu (PaneSpec.actions): show the pane, run it."""
+        self.show_pane(name)
+        getattr(self.pane(name), method)()
+
+    @property
+    def editor(self) -> Pane:
+        """The pane holding the open document (pane_registry.EDITOR)."""
+        return self.pane(EDITOR)
 
     def _go_to_line(self) -> None:
-        if self.source_pane.view.hasFocus():
-            ask_and_go_to_line(self, self.source_pane.view)
-        else:
-            self.stage_pane.ask_line()
+        pane = self._pane_for_keys("ask_line")
+        if pane is not None:
+            pane.ask_line()
 
     def _find(self) -> None:
-        if self.source_pane.view.hasFocus():
-            self.source_pane.find_bar.open()
-        else:
-            self.stage_pane.find_bar.open()
+        pane = self._pane_for_keys("find_bar")
+        if pane is not None:
+            pane.find_bar.open()
+
+    def _pane_for_keys(self, having: str) -> Pane | None:
+        """The pane a key (Ctrl+F, Ctrl+G) acts on: the one holding the focus when it has
+        `having`, else the first shown pane on the right of this workspace that has it."""
+        focus = QApplication.focusWidget()
+        for pane in self.panes.values():
+            if focus is not None and pane.isAncestorOf(focus) and hasattr(pane, having):
+                return pane
+        ws = WORKSPACE_BY_NAME.get(self.workspace or "")
+        order = (ws.right + ws.left_top + ws.left_bottom) if ws else tuple(self.panes)
+        shown = [self.panes[n] for n in order if n in self.panes and self.docks[n].isVisible()]
+        return next((p for p in shown if hasattr(p, having)), None)
 
     # ------------------------------------------------------------ session events
 
     def _document_opened(self, path: str, text: str) -> None:
-        self.source_stack.setCurrentWidget(self.panes["source"])
+        self.source_stack.setCurrentWidget(self.editor)
         add_recent(self.settings, path)
         self._fill_recent()
         self._update_title()
@@ -638,7 +654,6 @@ class MainWindow(QMainWindow):
         if fatal:
             d = fatal[0]
             summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"
-            self.docks["problems"].raise_()
         elif result.incomplete:
             summary += " — capture incomplete: launches kx could not show (see Kernels)"
         self.status_label.setText(summary)
@@ -653,7 +668,7 @@ class MainWindow(QMainWindow):
             QMessageBox.warning(self, "kx", message)
 
     def _update_title(self, *_args) -> None:
-        self.setWindowTitle(f"kx — {self.source_pane.title_for()}")
+        self.setWindowTitle(f"kx — {self.editor.title_for()}")
 
     # ------------------------------------------------------------ unsaved edits
 
@@ -710,7 +725,7 @@ class MainWindow(QMainWindow):
             self.status_label.setText(
                 f"{edit.path} no longer exists: the recovered text is unsaved (Ctrl+S writes it)"
             )
-        self.source_pane.replace_text(edit.text)
+        self.editor.replace_text(edit.text)
         return True
 
     # ------------------------------------------------------------ Qt events
@@ -726,7 +741,7 @@ class MainWindow(QMainWindow):
             event.acceptProposedAction()
 
     def closeEvent(self, event) -> None:  # noqa: N802
-        if self.source_pane.dirty and not self._confirm_discard():
+        if self.editor.dirty and not self._confirm_discard():
             event.ignore()
             return
         self.settings.setValue("geometry", self.saveGeometry())

@@ -11,6 +11,8 @@ import importlib
 import threading
 from dataclasses import dataclass
 
+from kx_core.cpu.targets import CPP_SOURCES
+
 
 @dataclass(frozen=True)
 class PaneSpec:
@@ -19,6 +21,16 @@ class PaneSpec:
     factory: str  # "module:Class"
     area: str  # "left" or "right"
     lazy: bool = False
+    # Session signals that build the pane when it is not built yet, then reach it as its
+    # `listens` says (an IR line's layout view builds the Layout pane)
+    answers: tuple[str, ...] = ()
+    # what the window hands the pane's constructor besides the session (by attribute)
+    needs: tuple[str, ...] = ()
+    # file suffixes for which the pane comes first in its workspace (Bench, for C++)
+    front_for: tuple[str, ...] = ()
+    # View-menu commands the pane offers: (menu text, the pane's method, shortcut); the
+    # window shows the pane and calls the method
+    actions: tuple[tuple[str, str, str], ...] = ()
 
     def load(self) -> type:
         module, cls = self.factory.split(":")
@@ -31,23 +43,41 @@ class PaneSpec:
 
 
 PANES: tuple[PaneSpec, ...] = (
-    PaneSpec("source", "Source", "kx_gui.panes.source_pane:SourcePane", "left"),
+    PaneSpec("source", "Source", "kx_gui.panes.source_pane:SourcePane", "left", needs=("recovery",)),
     PaneSpec("stages", "Stages", "kx_gui.panes.stage_pane:StagePane", "right"),
     PaneSpec("kernels", "Kernels", "kx_gui.panes.kernels_pane:KernelsPane", "left"),
     PaneSpec("problems", "Problems", "kx_gui.panes.problems_pane:ProblemsPane", "left"),
     PaneSpec("pipeline", "Pipeline", "kx_gui.panes.pipeline_pane:PipelinePane", "right"),
-    PaneSpec("diff", "Diff", "kx_gui.panes.diff_pane:DiffPane", "right"),
+    PaneSpec(
+        "diff",
+        "Diff",
+        "kx_gui.panes.diff_pane:DiffPane",
+        "right",
+        actions=(("Diff with the Previous Compile", "compare_previous", "Ctrl+D"),),
+    ),
     PaneSpec("concepts", "Concepts", "kx_gui.panes.concepts_pane:ConceptsPane", "right", lazy=True),
     PaneSpec("summary", "Summary", "kx_gui.panes.summary_pane:SummaryPane", "right"),
-    PaneSpec("layout", "Layout", "kx_gui.panes.layout_pane:LayoutPane", "right", lazy=True),
+    PaneSpec(
+        "layout",
+        "Layout",
+        "kx_gui.panes.layout_pane:LayoutPane",
+        "right",
+        lazy=True,
+        answers=("view_requested",),
+    ),
     PaneSpec("roofline", "Roofline", "kx_gui.panes.roofline_pane:RooflinePane", "right", lazy=True),
     PaneSpec("autotune", "Autotune", "kx_gui.panes.autotune_pane:AutotunePane", "right", lazy=True),
-    PaneSpec("bench", "Bench", "kx_gui.panes.bench_pane:BenchPane", "right", lazy=True),
+    PaneSpec(
+        "bench", "Bench", "kx_gui.panes.bench_pane:BenchPane", "right", lazy=True, front_for=CPP_SOURCES
+    ),
     PaneSpec("egraph", "E-graph", "kx_gui.panes.egraph_pane:EgraphPane", "right", lazy=True),
     PaneSpec("luminal", "Luminal", "kx_gui.panes.luminal_pane:LuminalPane", "right", lazy=True),
     PaneSpec("playground", "Playground", "kx_gui.panes.playground_pane:PlaygroundPane", "right", lazy=True),
 )
 BY_NAME = {spec.name: spec for spec in PANES}
+# The pane that holds the open document: the window saves it, asks about its unsaved
+# edits, titles itself after it, and shows the welcome page in its place until a file opens.
+EDITOR = "source"
 
 
 @dataclass(frozen=True)

@@ -36,12 +36,11 @@ class Session(QObject):
     error = Signal(str)  # a message for the user (bad file, failed job)
     measurements_changed = Signal(object)  # Measured: seconds by kernel name, with their build
     profile_changed = Signal(object)  # ProfileResult | None: sampled hot lines (kx_core.bench.profile)
-    layout_requested = Signal(str, object)  # layout attribute or alias, shape
-    conversion_requested = Signal(str, str, object)  # source layout, destination layout, shape
-    access_requested = Signal(str, object, int)  # layout of a load/store, shape, element bytes
-    bank_requested = Signal(
-        str, str, object, int, object
-    )  # register, shared layout, shape, bits, alloc shape
+    # a view of one IR line asked for (kx_core.ir.ttgir_lines.LineView): its kind
+    # ("layout", "conversion", "access", "bank") and its arguments; a pane that answers
+    # it is built for it when it is not yet (pane_registry: PaneSpec.answers)
+    view_requested = Signal(str, object)
+    line_requested = Signal(int)  # a pane asks to show a line of the source (Problems)
 
     def __init__(
         self, target: str = "default", parent: QObject | None = None, timeout_s: float = 180.0
@@ -394,8 +393,8 @@ class Session(QObject):
         return links
 
     def request_layout(self, attr: str, shape: list[int]) -> None:
-        """Ask the Layout pane to show a layout at a shape."""
-        self.layout_requested.emit(attr, list(shape))
+        """Ask for a layout shown at a shape (the Layout pane answers)."""
+        self.view_requested.emit("layout", (attr, list(shape)))
 
     def select_ir_line(self, stage: str, line: int) -> tuple[int | None, dict[str, tuple[int, ...]]]:
         """Link an IR line to its source line and its counterparts in every stage."""
@@ -414,12 +413,7 @@ class Session(QObject):
 
             view = view_of_line(self.kernel.stages.get("ttgir", "").splitlines(), line)
             if view is not None:
-                {
-                    "bank": self.bank_requested.emit,
-                    "access": self.access_requested.emit,
-                    "conversion": self.conversion_requested.emit,
-                    "layout": self.request_layout,
-                }[view.kind](*view.args)
+                self.view_requested.emit(view.kind, tuple(view.args))
         return source, links
 
     def diagnostics_for_open_file(self):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QWidget
 
 from kx_gui.jobs import Jobs
@@ -17,6 +18,9 @@ class Pane(QWidget):
     # what the pane listens to: a Session signal -> the method it calls, given as many of
     # the signal's arguments as the method takes ("schedule": render when shown)
     listens: dict[str, str] = {}
+    # the pane asks to be shown and raised (a failed compile's Problems, a finished
+    # profile's Bench): the window answers for every pane alike
+    raise_requested = Signal()
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -50,6 +54,11 @@ class Pane(QWidget):
 
     def render(self) -> None:
         """Draw from the Session's current state (lazy panes override this)."""
+
+    def catch_up(self) -> None:
+        """A pane built after things happened (a lazy pane shown late) takes what the
+        Session holds now; by default it renders when shown."""
+        self.schedule()
 
     def schedule(self) -> None:
         """Render now if shown, else when next shown."""

@@ -331,6 +331,7 @@ class BenchPane(Pane):
     def show_profile(self, result) -> None:
         """Hot lines: in the table here, and as gutter bars in the Source and Stages panes."""
         self.session.set_profile(result, self._run_build)
+        self.raise_requested.emit()
         self.hot_view.show_profile(result, self.session.hot_lines, self.session.path or "")
         self.tabs.setCurrentIndex(self.hot_tab)
         hottest = max(
@@ -529,6 +530,12 @@ class BenchPane(Pane):
             f"{store.dir}: {len(items)} trial(s)"
             + (f", best {best[0]} at {best[1]['speedup']:.2f}x" if best else "")
         )
+
+    def catch_up(self) -> None:
+        """Built after a file was opened: set up for it (what document_opened does)."""
+        if self.session.path:
+            self._file_changed()
+        self.schedule()
 
     def _held_of_another_build(self) -> None:
         """A compile of another build came (the file changed since the run): the timings

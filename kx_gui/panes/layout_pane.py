@@ -75,12 +75,7 @@ def as_grid(values: np.ndarray, width: int, fill) -> np.ndarray:
 class LayoutPane(Pane):
     title = "Layout"
     name = "layout"
-    listens = {
-        "layout_requested": "show_layout",
-        "conversion_requested": "show_conversion",
-        "access_requested": "show_access",
-        "bank_requested": "show_banks",
-    }
+    listens = {"view_requested": "show_view"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -299,6 +294,17 @@ class LayoutPane(Pane):
             return True
 
         return self.jobs.submit("view", compute, draw, self._failed)
+
+    def show_view(self, kind: str, args: tuple) -> Job:
+        """The view an IR line asked for (Session.view_requested): a layout, a
+        conversion, a load's access or a shared buffer's banks."""
+        show = {
+            "layout": self.show_layout,
+            "conversion": self.show_conversion,
+            "access": self.show_access,
+            "bank": self.show_banks,
+        }[kind]
+        return show(*args)
 
     def show_layout(self, attr: str, shape: list[int]) -> Job:
         self.layout_field.setText(attr)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QListWidget, QListWidgetItem, QStyle, QVBoxLayout
 
 from kx_core.compile import CompileResult
@@ -19,8 +19,6 @@ class ProblemsPane(Pane):
     title = "Problems"
     name = "problems"
     listens = {"result_changed": "set_result", "error": "add_message"}
-
-    line_requested = Signal(int)
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -46,6 +44,8 @@ class ProblemsPane(Pane):
             self.list.addItem(item)
         if not result.diagnostics:
             self.list.addItem(QListWidgetItem("no problems"))
+        if any(d.fatal for d in result.diagnostics):
+            self.raise_requested.emit()  # a failed compile: what failed comes first
 
     def add_message(self, message: str) -> None:
         item = QListWidgetItem(message)
@@ -55,4 +55,4 @@ class ProblemsPane(Pane):
     def _activated(self, item: QListWidgetItem) -> None:
         line = item.data(Qt.ItemDataRole.UserRole)
         if line:
-            self.line_requested.emit(int(line))
+            self.session.line_requested.emit(int(line))

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QVBoxLayout
 from kx_core.compile import CompileResult
 from kx_core.cpu.remarks import line_marks
 from kx_gui.panes.base import Pane
-from kx_gui.widgets.code_view import CodeView
+from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
 from kx_gui.widgets.heat import view_heat
 from kx_gui.widgets.python_highlighter import PythonHighlighter
@@ -41,6 +41,7 @@ class SourcePane(Pane):
         "kernel_changed": "_kernel_changed",
         "link_changed": "_link_changed",
         "profile_changed": "_show_heat",
+        "line_requested": "go_to_line",
     }
 
     dirty_changed = Signal(bool)
@@ -143,6 +144,10 @@ class SourcePane(Pane):
         self.view.set_emphasis({source_line} if source_line else set())
         if source_line and source_line not in self.view.visible_lines():
             self.view.scroll_to_line(source_line)
+
+    def ask_line(self) -> None:
+        """Ctrl+G: ask for a line and go there."""
+        ask_and_go_to_line(self, self.view)
 
     def go_to_line(self, line: int) -> None:
         self.view.go_to_line(line)

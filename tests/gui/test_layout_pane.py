@@ -53,10 +53,10 @@ def test_clicking_a_ttgir_tensor_opens_its_layout(qtbot, make_window):
     line = next(
         i for i, t in enumerate(ttgir, start=1) if "x64xf32, #mma>" in t and "convert_layout" not in t
     )
-    with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
+    with qtbot.waitSignal(w.session.view_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
-    attr, shape = blocker.args
-    assert attr == "#mma" and shape == [64, 64]
+    kind, (attr, shape) = blocker.args
+    assert kind == "layout" and attr == "#mma" and shape == [64, 64]
     settled(qtbot, w.layout_pane)
     assert w.layout_pane.ownership is not None and w.layout_pane.ownership.shape == (64, 64)
 
@@ -67,9 +67,10 @@ def test_clicking_a_layout_alias_line_opens_it_at_its_tensor_shape(qtbot, make_w
     w.stage_pane.select_stage("ttgir")
     ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if t.startswith("#blocked1 = "))
-    with qtbot.waitSignal(w.session.layout_requested, timeout=10_000) as blocker:
+    with qtbot.waitSignal(w.session.view_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
-    assert blocker.args[0] == "#blocked1" and blocker.args[1] == [64, 64]  # the largest tensor using it
+    kind, (attr, shape) = blocker.args
+    assert kind == "layout" and attr == "#blocked1" and shape == [64, 64]  # the largest tensor using it
 
 
 def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make_window):
@@ -78,9 +79,9 @@ def test_clicking_a_convert_layout_shows_both_layouts_and_what_moves(qtbot, make
     w.stage_pane.select_stage("ttgir")
     ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.convert_layout" in t)
-    with qtbot.waitSignal(w.session.conversion_requested, timeout=10_000) as blocker:
+    with qtbot.waitSignal(w.session.view_requested, timeout=10_000) as blocker:
         click_line(qtbot, w.stage_pane.current_view(), line)
-    assert list(blocker.args[:2]) == ["#mma", "#blocked1"]
+    assert blocker.args[0] == "conversion" and list(blocker.args[1][:2]) == ["#mma", "#blocked1"]
     pane = w.layout_pane
     settled(qtbot, pane)
     assert pane.conversion is not None and "shared memory" in pane.info.text()
@@ -98,7 +99,7 @@ def test_clicking_a_load_shows_its_coalescing(qtbot, make_window):
     ttgir = w.stage_pane.current_view().text().splitlines()  # as shown (filtered)
     line = next(i for i, t in enumerate(ttgir, start=1) if "tt.load" in t)
     assert loads_in_line(ttgir[line - 1]) == [("#blocked", [1024], 4)]
-    with qtbot.waitSignal(w.session.access_requested, timeout=10_000):
+    with qtbot.waitSignal(w.session.view_requested, check_params_cb=lambda kind, _a: kind == "access"):
         click_line(qtbot, w.stage_pane.current_view(), line)
     settled(qtbot, w.layout_pane)
     acc = w.layout_pane.access
@@ -120,7 +121,7 @@ def test_clicking_a_local_load_shows_its_banks(qtbot, make_window):
     line = next(i for i, t in enumerate(ttgir, start=1) if "ttg.local_load" in t)
     ((reg, shared, shape, bits, alloc),) = shared_accesses_in_line(ttgir[line - 1])
     assert bits == 16 and shared.startswith("#shared") and len(alloc) == len(shape)
-    with qtbot.waitSignal(w.session.bank_requested, timeout=10_000):
+    with qtbot.waitSignal(w.session.view_requested, check_params_cb=lambda kind, _a: kind == "bank"):
         click_line(qtbot, w.stage_pane.current_view(), line)
     pane = w.layout_pane
     settled(qtbot, pane)

@@ -105,7 +105,7 @@ def test_diff_with_the_previous_compile_after_an_edit(qtbot, make_window, tmp_pa
     path = tmp_path / "vector_add.py"
     path.write_text((KERNELS / "vector_add.py").read_text())
     open_and_wait(qtbot, w, path)
-    w.diff_previous()
+    w.pane_action("diff", "compare_previous")
     assert "no earlier compile" in w.diff_pane.diff.summary.text()
     text = w.source_pane.text().replace("output = x + y", "output = x * y")
     w.source_pane.replace_text(text)
