@@ -1,4 +1,4 @@
-"""Shared test set-up: a private result cache, offscreen Qt, and memoised real compiles.
+"""Shared test set-up: a private result cache and runtime folder, offscreen Qt, and memoised real compiles.
 
 Every compile here is a real Triton compile of a fixture kernel file; `capture(file,
 target)` runs each (file, target, options) once per session and shares the result.
@@ -16,6 +16,8 @@ from kx_testing import KERNELS, ROOT, kernel_path  # noqa: F401 - ROOT re-export
 # Set before anything imports kx: the worker processes inherit these too.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-test-cache-")
+# the session's own warm servers: never a server of a kx app open on the same machine
+os.environ["KX_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="kx-rt-")
 
 _RESULTS: dict = {}
 

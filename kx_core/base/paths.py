@@ -18,6 +18,20 @@ def worker_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return out
 
 
+def runtime_dir() -> str:
+    """Where kx's warm servers keep their sockets: $KX_RUNTIME_DIR (a test session's own),
+    else $XDG_RUNTIME_DIR/kx, else $TMPDIR/kx-<uid>. Short: a socket's path is limited to
+    about 100 bytes. Not made or checked here (private_dir does, on every use)."""
+    import tempfile
+
+    if env := os.environ.get("KX_RUNTIME_DIR"):
+        return env
+    if xdg := os.environ.get("XDG_RUNTIME_DIR"):
+        if os.path.isdir(xdg):
+            return os.path.join(xdg, "kx")
+    return os.path.join(tempfile.gettempdir(), f"kx-{os.getuid()}")
+
+
 def cache_dir() -> Path:
     """kx's cache folder: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kx, else ~/.cache/kx."""
     if env := os.environ.get("KX_CACHE_DIR"):

@@ -387,7 +387,8 @@ def _daemon_command(args: argparse.Namespace) -> int:
         proc = warm.launch(args.python, detach=True)
         info = warm.status(args.python)
         if info is None:
-            print("kx: the daemon did not start (see its log in " + warm.socket_dir() + ")", file=sys.stderr)
+            why = warm.last_refusal or f"see its log in {warm.runtime_dir()}"
+            print(f"kx: the daemon did not start ({why})", file=sys.stderr)
             return 1
         print(
             ("started" if proc is not None else "already running")
@@ -399,7 +400,7 @@ def _daemon_command(args: argparse.Namespace) -> int:
         return 0
     info = warm.status(args.python)
     if info is None:
-        print("not running")
+        print("not running" + (f" ({warm.last_refusal})" if warm.last_refusal else ""))
         return 1
     print(
         f"running: pid {info['pid']}, {info['python']}, triton {info['triton']}, "

@@ -339,6 +339,16 @@ def _run_worker(
         os.close(read_fd)
     output = workers.read_tail(output_path, _OUTPUT_LIMIT)
     shutil.rmtree(work, ignore_errors=True)
+    if getattr(proc, "server_lost", False) and not timed_out and not request.cold:
+        # the warm server stopped or died under the job: not the file's crash; again, cold
+        result, sources = yield from _run_worker(replace(request, cold=True), target, file, started)
+        note = Diagnostic(
+            "tool", "the warm server went away during the compile; compiled again in a fresh worker"
+        )
+        return replace(result, diagnostics=(*result.diagnostics, note)), sources
+    refused = getattr(proc, "warm_refusal", "")
+    if refused:
+        asm.add(Diagnostic("tool", f"{refused}; compiled in a fresh worker"))
     d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
     if d is not None:
         asm.add(d)
@@ -381,9 +391,12 @@ def _start_worker(
         )
         if proc is not None:
             return proc
+        refusal = warm.last_refusal
+    else:
+        refusal = ""
     args = ["--request", request_path, "--target", json.dumps(target.to_json())]
     args += ["--fd", str(write_fd), "--jobs", str(jobs)]
-    return workers.start(
+    proc = workers.start(
         "kx_core.compile.jobs.worker",
         args,
         output=output_path,
@@ -394,6 +407,8 @@ def _start_worker(
         job_dir=work,
         memory_limit_mb=limit,
     )
+    proc.warm_refusal = refusal  # why no warm server was used, when one was refused
+    return proc
 
 
 def _pump(

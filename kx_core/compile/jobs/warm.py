@@ -14,6 +14,14 @@ answers, and starts a cold worker otherwise: results are the same either way.
 Protocol (a Unix socket, one connection per job): the client sends a JSON header and,
 as SCM_RIGHTS, the write end of its message pipe and its output file; the server answers
 {"pid": N} once the child runs and {"exit": code} when it ends (negative: the signal).
+
+Trust: the socket lives in a folder kx made for this user alone (private_dir: mode 0700,
+owned by the user, not a symlink; checked on every use, else no server is used and the
+compile runs cold, saying why), and each side checks the other's uid (SO_PEERCRED).
+Every read the server makes has a deadline, a client that hangs up at any point costs it
+nothing, and a client's hang-up ends its job's whole process group. A server that goes
+away mid-job is told apart from the job's crash (WarmProcess.server_lost): the runner
+compiles again cold.
 """
 
 from __future__ import annotations
@@ -25,19 +33,33 @@ import os
 import select
 import signal
 import socket
+import struct
 import sys
-import tempfile
 import time
 
+from kx_core.base.paths import runtime_dir
+from kx_core.base.private_dir import UnsafeFolder, private_dir
+
 _HEADER_MAX = 1 << 20
+# how long the server waits for a client's header (a client that connects and sends
+# nothing is dropped after it; others are served meanwhile)
+HEADER_DEADLINE_S = 5.0
+
+# why the last attempt to use a server was refused ('' when it was not): the runner puts
+# it on the result of the cold compile it ran instead
+last_refusal = ""
 
 
 def socket_dir() -> str:
-    """A folder of this user's for the servers' sockets (short: socket paths are limited
-    to about 100 bytes)."""
-    path = os.path.join(tempfile.gettempdir(), f"kx-{os.getuid()}")
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    return path
+    """This user's private folder for the servers' sockets (paths.runtime_dir, made and
+    checked by private_dir). Raises UnsafeFolder."""
+    return private_dir(runtime_dir())
+
+
+def peer_uid(sock: socket.socket) -> int:
+    """The uid of the process at the other end of a Unix socket (SO_PEERCRED)."""
+    creds = sock.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
 
 
 def socket_path(python: str | None = None) -> str:
@@ -48,7 +70,11 @@ def socket_path(python: str | None = None) -> str:
     from kx_core.compile.jobs.cache import engine_digest
 
     key = f"{os.path.abspath(python or sys.executable)}|{engine_digest()}"
-    return os.path.join(socket_dir(), f"warm-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sock")
+    name = f"warm-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sock"
+    try:
+        return os.path.join(socket_dir(), name)
+    except UnsafeFolder:
+        return os.path.join(runtime_dir(), name)  # _connect refuses it (and says why)
 
 
 # ----------------------------------------------------------------- client
@@ -62,6 +88,7 @@ class WarmProcess:
         self.conn = conn
         self.pid = pid
         self.returncode: int | None = None
+        self.server_lost = False  # the server went away before the child's exit came
         self._buffer = b""
 
     def _read(self, timeout: float) -> None:
@@ -70,9 +97,13 @@ class WarmProcess:
         ready, _, _ = select.select([self.conn], [], [], timeout)
         if not ready:
             return
-        chunk = self.conn.recv(4096)
+        try:
+            chunk = self.conn.recv(4096)
+        except OSError:
+            chunk = b""
         if not chunk:  # the server is gone: the child is in its own group, killed by stop()
-            self.returncode = -signal.SIGKILL if _alive(self.pid) else 1
+            self.server_lost = True
+            self.returncode = -signal.SIGKILL
             return
         self._buffer += chunk
         while b"\n" in self._buffer:
@@ -98,23 +129,31 @@ class WarmProcess:
         return self.returncode
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
 def _connect(path: str, timeout: float = 1.0) -> socket.socket | None:
+    """A connection to the server at `path`, or None: no server, a folder that is not
+    this user's alone, or a server run by someone else (last_refusal says which)."""
+    global last_refusal
+    last_refusal = ""
+    try:
+        from kx_core.base.private_dir import check_private
+
+        check_private(os.path.dirname(path))
+    except UnsafeFolder as e:
+        last_refusal = f"the warm server was not used: {e}"
+        return None
     if not os.path.exists(path):
         return None
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.settimeout(timeout)
     try:
         s.connect(path)
+        uid = peer_uid(s)
     except OSError:
         s.close()
+        return None
+    if uid != os.getuid():
+        s.close()
+        last_refusal = f"the warm server was not used: the process at {path} is another user's (uid {uid})"
         return None
     return s
 
@@ -208,20 +247,26 @@ def launch(python: str | None = None, detach: bool = False, wait_s: float = 60.0
     to answer (0: do not wait)."""
     from kx_core.base import workers
 
+    global last_refusal
     if status(python) is not None:
+        return None
+    try:
+        folder = socket_dir()
+    except UnsafeFolder as e:
+        last_refusal = f"no warm server started: {e}"
         return None
     path = socket_path(python)
     env = dict(os.environ)
     if detach:
         env["KX_NO_LIFELINE"] = "1"
-    log = os.path.join(socket_dir(), os.path.basename(path) + ".log")
+    log = os.path.join(folder, os.path.basename(path) + ".log")
     proc = workers.start(
         "kx_core.compile.jobs.warm",
         ["serve", "--socket", path],
         output=log,
         python=python,
         env=env,
-        cwd=socket_dir(),
+        cwd=folder,
     )
     deadline = time.monotonic() + wait_s
     while wait_s and time.monotonic() < deadline and proc.poll() is None:
@@ -357,6 +402,7 @@ class _Server:
 
     def __init__(self, path: str, version: str):
         self.version, self.started, self.served = version, time.time(), 0
+        private_dir(os.path.dirname(path))  # never serve from a folder others can reach
         tmp = f"{path}.{os.getpid()}"
         self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.listener.bind(tmp)
@@ -367,26 +413,103 @@ class _Server:
         signal.set_wakeup_fd(wake_w)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.children: dict[int, socket.socket] = {}
+        # connections whose header has not come yet -> when they are dropped
+        self.pending: dict[socket.socket, float] = {}
 
     def loop(self) -> int:
         while True:
+            running = [c for c in self.children.values() if c is not None]
+            watched = [self.listener, self.wake_r, *self.pending, *running]
+            deadline = min(self.pending.values(), default=None)
+            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
             try:
-                ready, _, _ = select.select([self.listener, self.wake_r], [], [])
+                ready, _, _ = select.select(watched, [], [], timeout)
             except InterruptedError:
                 continue
             if self.wake_r in ready:
                 os.read(self.wake_r, 4096)
                 _reap(self.children)
-            if self.listener in ready and self._answer(*self.listener.accept()) == "stop":
-                return 0
+            if self.listener in ready:
+                self._accept()
+            self._end_abandoned([c for c in ready if c in running])
+            for conn in [c for c in ready if c in self.pending]:
+                del self.pending[conn]
+                if self._answer(conn) == "stop":
+                    return 0
+            self._drop_late()
 
-    def _answer(self, conn: socket.socket, _addr: object) -> str | None:
+    def _accept(self) -> None:
+        """A new connection: served once its header comes (by its deadline), if it is
+        this user's."""
         try:
+            conn, _addr = self.listener.accept()
+        except OSError:
+            return
+        try:
+            ok = peer_uid(conn) == os.getuid()
+        except OSError:
+            ok = False
+        if not ok:
+            conn.close()
+            return
+        self.pending[conn] = time.monotonic() + HEADER_DEADLINE_S
+
+    def _drop_late(self) -> None:
+        now = time.monotonic()
+        for conn in [c for c, t in self.pending.items() if t <= now]:
+            del self.pending[conn]
+            conn.close()
+
+    def _end_abandoned(self, readable: list[socket.socket]) -> None:
+        """A client that hung up (or sent anything more) while its job runs: the job's
+        whole process group ends with it."""
+        for conn in readable:
+            conn.settimeout(0)  # a peek that never waits (a timeout socket polls first)
+            try:
+                data = conn.recv(1, socket.MSG_PEEK)
+            except BlockingIOError:
+                continue
+            except OSError:
+                data = b""
+            finally:
+                conn.settimeout(HEADER_DEADLINE_S)
+            if data:
+                continue
+            pid = next(p for p, c in self.children.items() if c is conn)
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.children[pid] = None  # reaped (and its exit not sent) when it ends
+            conn.close()
+
+    def _answer(self, conn: socket.socket) -> str | None:
+        fds: list[int] = []
+        try:
+            conn.settimeout(HEADER_DEADLINE_S)  # the header is readable: it comes at once
             data, fds, _flags, _addr = socket.recv_fds(conn, _HEADER_MAX, 2)
             header = json.loads(data)
+            if not isinstance(header, dict):
+                raise ValueError("the header is not an object")
         except (OSError, ValueError):
+            for fd in fds:
+                os.close(fd)
             conn.close()
             return None
+        if header.get("op") == "stop":
+            try:
+                conn.sendall(b'{"stopping": true}\n')
+            except OSError:
+                pass
+            conn.close()
+            return "stop"
+        try:
+            return self._serve(conn, header, fds)
+        except OSError:  # the client hung up while being answered: nothing of ours lost
+            conn.close()
+            return None
+
+    def _serve(self, conn: socket.socket, header: dict, fds: list[int]) -> str | None:
         op = header.get("op")
         if op == "run" and len(fds) == 2:
             self._fork_run(conn, header, fds, _child)
@@ -403,11 +526,9 @@ class _Server:
                 "triton": self.version,
                 "jobs": self.served,
                 "uptime_s": round(time.time() - self.started, 1),
-                "running": len(self.children),
+                "running": sum(c is not None for c in self.children.values()),
             }
             conn.sendall(json.dumps(info).encode() + b"\n")
-        elif op == "stop":
-            conn.sendall(b'{"stopping": true}\n')
         conn.close()
         return op
 
@@ -415,7 +536,9 @@ class _Server:
         pid = os.fork()
         if pid == 0:
             self.listener.close()
-            conn.close()
+            for other in [conn, *self.pending, *self.children.values()]:
+                if other is not None:  # the child holds no other client's connection
+                    other.close()
             os.close(self.wake_r)
             signal.set_wakeup_fd(-1)
             signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -427,10 +550,18 @@ class _Server:
             os.close(fd)
         self.served += 1
         self.children[pid] = conn
-        conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+        try:
+            conn.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+        except OSError:  # the client left before hearing of its child: the child goes too
+            try:
+                os.killpg(pid, signal.SIGKILL)
+            except OSError:
+                pass
+            self.children[pid] = None
+            conn.close()
 
 
-def _reap(children: dict[int, socket.socket]) -> None:
+def _reap(children: dict[int, socket.socket | None]) -> None:
     while True:
         try:
             pid, status_ = os.waitpid(-1, os.WNOHANG)
