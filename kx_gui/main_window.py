@@ -73,6 +73,8 @@ class MainWindow(QMainWindow):
 
         gc_guard.install(QApplication.instance())
         self.headless = headless
+        # headless windows (tests, --screenshot) trust every file unless a test asks
+        self.ask_in_headless = False
         self.settings = open_settings()
         self.session = self._open_session(target, headless, warm)
         self.recovery = RecoveryStore()
@@ -236,9 +238,7 @@ class MainWindow(QMainWindow):
             self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Trust This Folder", self.trust_this_folder)
-        self._action(
-            file_menu, "Recompile", lambda: self.session.compile(use_cache=False), QKeySequence("F5")
-        )
+        self._action(file_menu, "Recompile", self.recompile, QKeySequence("F5"))
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -460,16 +460,30 @@ class MainWindow(QMainWindow):
         yet trusted asks first (trust.py); `trusted`: the user named it (command line)."""
         if self.editor.dirty and not self._confirm_discard():
             return False
-        run = True
-        # a C++ kernel is compiled (g++ -S), never run: no trust question
-        cpp = path.endswith(CPP_SOURCES)
-        if not (trusted or cpp or self.headless or is_trusted(path)):
-            answer = self.ask_trust(os.path.dirname(os.path.abspath(path)))
-            if answer == "cancel":
-                return False
-            if answer == "trust":
-                trust(os.path.dirname(os.path.abspath(path)))
-            run = answer == "trust"
+        run = self._may_run(path, trusted)
+        if run is None:
+            return False
+        return self._open_trusted(path, run)
+
+    def _may_run(self, path: str, trusted: bool = False) -> bool | None:
+        """Whether the file may run: True (trusted), False (shown, not run) or None (the
+        user cancelled). A file from a folder not yet trusted asks (trust.py); a C++
+        kernel is compiled (g++ -S), never run: no question."""
+        if (
+            trusted
+            or path.endswith(CPP_SOURCES)
+            or (self.headless and not self.ask_in_headless)
+            or is_trusted(path)
+        ):
+            return True
+        answer = self.ask_trust(os.path.dirname(os.path.abspath(path)))
+        if answer == "cancel":
+            return None
+        if answer == "trust":
+            trust(os.path.dirname(os.path.abspath(path)))
+        return answer == "trust"
+
+    def _open_trusted(self, path: str, run: bool) -> bool:
         opened = self.session.open_file(path, run=run)
         if opened and not run:
             self.status_label.setText(
@@ -585,6 +599,15 @@ class MainWindow(QMainWindow):
         dock.show()
         dock.raise_()
         return True
+
+    def recompile(self) -> None:
+        """F5: compile what the editor shows. Unsaved edits are saved first (through the
+        same check as Ctrl+S: a change on disk is never overwritten unseen); without
+        edits, the file is compiled for real even when a result is cached."""
+        if self.editor.dirty:
+            self.editor.save()
+        else:
+            self.session.compile(use_cache=False)
 
     def pane_action(self, name: str, method: str) -> None:
         """A command a pane offers in the View menu (PaneSpec.actions): show the pane, run it."""
@@ -717,7 +740,10 @@ class MainWindow(QMainWindow):
             self.recovery.clear(edit.path)
             return False
         if os.path.exists(edit.path):
-            if not self.session.open_file(edit.path):
+            # the same trust question as opening the file: restoring must not run a file
+            # from a folder the user never trusted (the autosave stays for a later yes)
+            run = self._may_run(edit.path)
+            if run is None or not self._open_trusted(edit.path, run):
                 return False
         else:
             # the file is gone: the text comes back as an unsaved buffer; Save recreates it

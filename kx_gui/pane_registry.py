@@ -43,7 +43,9 @@ class PaneSpec:
 
 
 PANES: tuple[PaneSpec, ...] = (
-    PaneSpec("source", "Source", "kx_gui.panes.source_pane:SourcePane", "left", needs=("recovery",)),
+    PaneSpec(
+        "source", "Source", "kx_gui.panes.source_pane:SourcePane", "left", needs=("recovery", "headless")
+    ),
     PaneSpec("stages", "Stages", "kx_gui.panes.stage_pane:StagePane", "right"),
     PaneSpec("kernels", "Kernels", "kx_gui.panes.kernels_pane:KernelsPane", "left"),
     PaneSpec("problems", "Problems", "kx_gui.panes.problems_pane:ProblemsPane", "left"),

@@ -1,14 +1,19 @@
 """Source pane: the kernel file, editable, highlighted, with diagnostics on their lines.
 
 Ctrl+S saves and recompiles. Clicking a line links it to what it became in every stage.
-Edits are autosaved to a recovery file a second after typing stops.
+Edits are autosaved to a recovery file a second after typing stops (a failing autosave
+says so in the window).
+
+The pane watches its file. A change made outside kx reloads it (and recompiles) when
+there are no unsaved edits, and asks when there are (keep mine / take theirs, the diff
+shown); Save never overwrites a change on disk it has not shown.
 """
 
 from __future__ import annotations
 
 import os
 
-from PySide6.QtCore import QTimer, Signal
+from PySide6.QtCore import QFileSystemWatcher, QTimer, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout
 
@@ -46,9 +51,10 @@ class SourcePane(Pane):
 
     dirty_changed = Signal(bool)
 
-    def __init__(self, session, recovery=None, parent=None) -> None:
+    def __init__(self, session, recovery=None, headless: bool = False, parent=None) -> None:
         super().__init__(session, parent)
         self.recovery = recovery
+        self.headless = headless  # no one to ask (tests, --screenshot): edits are kept
         self.view = CodeView(read_only=False)
         self.highlighter = PythonHighlighter(self.view.document())
         self.find_bar = FindBar(lambda: self.view)
@@ -64,6 +70,12 @@ class SourcePane(Pane):
         self.view.textChanged.connect(self._edited)
         self.view.line_clicked.connect(self._line_clicked)
         self._loading = False
+        self._autosave_failed = False
+        # the file's content as last read or written here: a change on disk is a
+        # different hash (our own save is not)
+        self._disk_hash: str | None = None
+        self.watcher = QFileSystemWatcher(self)
+        self.watcher.fileChanged.connect(self._changed_on_disk)
 
     @property
     def dirty(self) -> bool:
@@ -78,6 +90,64 @@ class SourcePane(Pane):
         self.view.set_content(text)
         self.view.document().setModified(False)
         self._loading = False
+        self._watch(path)
+        self._disk_hash = _hash_of(path) if text or os.path.exists(path) else None
+
+    def _watch(self, path: str) -> None:
+        if self.watcher.files():
+            self.watcher.removePaths(self.watcher.files())
+        if os.path.exists(path):
+            self.watcher.addPath(path)
+
+    def _changed_on_disk(self, path: str) -> None:
+        """The file changed outside kx (or was replaced: editors save by renaming)."""
+        if path != self.session.path:
+            return
+        if os.path.exists(path) and path not in self.watcher.files():
+            self.watcher.addPath(path)  # a rename-save drops the watch: watch the new file
+        now = _hash_of(path)
+        if now is None or now == self._disk_hash:
+            return  # gone (a rename in progress), or our own save
+        if not self.dirty:
+            self.session.open_file(path)  # nothing of the user's to lose: reload, recompile
+            return
+        self._resolve_outside_change(path)
+
+    def _resolve_outside_change(self, path: str) -> bool:
+        """Unsaved edits and a changed file: the user chooses. True when the pane now
+        holds what should be saved (theirs was taken, or mine kept knowingly)."""
+        from kx_core.base.textfile import text_or_empty
+
+        theirs = text_or_empty(path)
+        if self.ask_outside_change(path, theirs) == "theirs":
+            self.session.open_file(path)
+            return False
+        self._disk_hash = _hash_of(path)  # shown and declined: Save may now overwrite it
+        return True
+
+    def ask_outside_change(self, path: str, theirs: str) -> str:
+        """'mine' or 'theirs', for a file changed on disk while edits are unsaved (a
+        dialog with the diff between them under Show Details)."""
+        import difflib
+
+        from PySide6.QtWidgets import QMessageBox
+
+        if self.headless:
+            self.session.compile_progress.emit(
+                f"{os.path.basename(path)} changed on disk: your edits are kept"
+            )
+            return "mine"
+        box = QMessageBox(self)
+        box.setWindowTitle("File changed on disk")
+        box.setText(f"{os.path.basename(path)} was changed outside kx, and you have unsaved edits.")
+        diff = difflib.unified_diff(
+            theirs.splitlines(), self.text().splitlines(), "on disk", "your edits", lineterm=""
+        )
+        box.setDetailedText("\n".join(diff))
+        mine = box.addButton("Keep mine", QMessageBox.ButtonRole.AcceptRole)
+        box.addButton("Take theirs", QMessageBox.ButtonRole.DestructiveRole)
+        box.exec()
+        return "mine" if box.clickedButton() is mine else "theirs"
 
     def replace_text(self, text: str) -> None:
         """Put recovered text in the editor, as an unsaved edit."""
@@ -89,12 +159,19 @@ class SourcePane(Pane):
         path = self.session.path
         if not path:
             return False
+        on_disk = _hash_of(path)
+        if on_disk is not None and self._disk_hash is not None and on_disk != self._disk_hash:
+            # changed outside kx since it was read: never overwritten unseen
+            if not self._resolve_outside_change(path):
+                return False
         try:
             with open(path, "w", encoding="utf-8") as f:
                 f.write(self.text())
         except OSError as e:
             self.session.error.emit(f"cannot save {path}: {e.strerror or e}")
             return False
+        self._disk_hash = _hash_of(path)
+        self._watch(path)
         self.view.document().setModified(False)
         if self.recovery is not None:
             self.recovery.clear(path)
@@ -106,8 +183,19 @@ class SourcePane(Pane):
             self._autosave.start()
 
     def _save_recovery(self) -> None:
-        if self.recovery is not None and self.session.path and self.dirty:
+        if self.recovery is None or not self.session.path or not self.dirty:
+            return
+        try:
             self.recovery.save(self.session.path, self.text())
+        except OSError as e:
+            if not self._autosave_failed:  # said once, until an autosave works again
+                self.session.error.emit(
+                    f"autosave failed ({e.strerror or e}: {self.recovery.folder}): your unsaved "
+                    "edits are not backed up; save them (Ctrl+S)"
+                )
+            self._autosave_failed = True
+            return
+        self._autosave_failed = False
 
     def show_diagnostics(self, result: CompileResult) -> None:
         marks = {}
@@ -156,3 +244,14 @@ class SourcePane(Pane):
     def title_for(self) -> str:
         name = os.path.basename(self.session.path or "untitled")
         return f"{name}{' •' if self.dirty else ''}"
+
+
+def _hash_of(path: str) -> str | None:
+    """The file's content hash (None: it cannot be read now)."""
+    import hashlib
+
+    try:
+        with open(path, "rb") as f:
+            return hashlib.sha256(f.read()).hexdigest()
+    except OSError:
+        return None
