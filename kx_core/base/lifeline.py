@@ -26,6 +26,9 @@ def _die(*_args: object) -> None:
     job = os.environ.get("KX_JOB_DIR")
     if job:
         shutil.rmtree(job, ignore_errors=True)
+        from kx_core.base.workers import kill_job
+
+        kill_job(job)  # what left the process group (setsid, a new session) goes too
     try:
         os.killpg(os.getpgrp(), signal.SIGKILL)
     finally:

@@ -62,7 +62,7 @@ def start(
     else:
         env.pop("KX_MEMORY_LIMIT_MB", None)
     with open(output, "wb") as out:
-        return subprocess.Popen(
+        proc = subprocess.Popen(
             command(module, args, python),
             stdin=subprocess.DEVNULL,
             stdout=out,
@@ -72,6 +72,42 @@ def start(
             cwd=cwd,
             start_new_session=True,  # its own group: stop() kills it and all it started
         )
+    proc.kx_job_dir = job_dir  # stop() also ends what left the group (kill_job)
+    return proc
+
+
+def kill_job(job_dir: str, rounds: int = 3) -> int:
+    """Kill every process carrying the job's mark (KX_JOB_DIR=job_dir in its
+    environment, inherited by everything the worker starts) however it left the
+    worker's process group: `setsid`, `start_new_session=True`, a double fork. Returns
+    how many were killed. Repeated: a process may fork while the others die."""
+    mark = f"KX_JOB_DIR={job_dir}".encode() + b"\0"
+    killed = 0
+    for _ in range(rounds):
+        found = 0
+        for pid in _pids():
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    marked = mark in f.read() + b"\0"
+            except OSError:
+                continue
+            if marked and pid != os.getpid():
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    found += 1
+                except OSError:
+                    pass
+        killed += found
+        if not found:
+            break
+    return killed
+
+
+def _pids() -> list[int]:
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:  # no /proc (not Linux): the process group is all kx can end
+        return []
 
 
 def stop(proc: subprocess.Popen, dump_first: bool = False, grace_s: float = 0.5) -> None:
@@ -88,6 +124,8 @@ def stop(proc: subprocess.Popen, dump_first: bool = False, grace_s: float = 0.5)
     except (ProcessLookupError, PermissionError):
         pass
     proc.wait()
+    if getattr(proc, "kx_job_dir", None):
+        kill_job(proc.kx_job_dir)
 
 
 def read_tail(path: str, limit: int = OUTPUT_LIMIT) -> str:
