@@ -81,3 +81,62 @@ class Jsonable:
     @classmethod
     def from_json(cls: type[T], data: dict[str, Any]) -> T:
         return _build(cls, data)
+
+
+def check_json(tp: Any, value: Any, where: str = "") -> None:
+    """Raise TypeError unless `value` (plain JSON) has the shape the annotation `tp`
+    says: what a cache entry must pass before it is served (one that parses but holds a
+    string where a count belongs is not a result)."""
+    if tp is Any:
+        return
+    origin, args = typing.get_origin(tp), typing.get_args(tp)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return
+        for option in (a for a in args if a is not type(None)):
+            try:
+                check_json(option, value, where)
+                return
+            except TypeError:
+                continue
+        raise TypeError(f"{where or 'value'}: {type(value).__name__} fits none of {tp}")
+    if origin in (list, tuple):
+        if not isinstance(value, list):
+            raise TypeError(f"{where}: expected a list, got {type(value).__name__}")
+        if origin is tuple and args and not (len(args) == 2 and args[1] is Ellipsis):
+            if len(args) != len(value):
+                raise TypeError(f"{where}: expected {len(args)} items, got {len(value)}")
+            for i, (a, v) in enumerate(zip(args, value)):
+                check_json(a, v, f"{where}[{i}]")
+            return
+        for i, v in enumerate(value):
+            check_json(args[0] if args else Any, v, f"{where}[{i}]")
+        return
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected an object, got {type(value).__name__}")
+        for k, v in value.items():
+            check_json(args[1] if args else Any, v, f"{where}.{k}")
+        return
+    if isinstance(tp, type) and dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise TypeError(f"{where}: expected an object for {tp.__name__}, got {type(value).__name__}")
+        hints = _hints(tp)
+        names = {f.name for f in dataclasses.fields(tp)}
+        required = {
+            f.name
+            for f in dataclasses.fields(tp)
+            if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+        }
+        if unknown := set(value) - names:
+            raise TypeError(f"{where}: unknown fields {sorted(unknown)} for {tp.__name__}")
+        if missing := required - set(value):
+            raise TypeError(f"{where}: missing fields {sorted(missing)} of {tp.__name__}")
+        for name, v in value.items():
+            check_json(hints[name], v, f"{where}.{name}")
+        return
+    scalar = {float: (int, float), int: (int,), str: (str,), bool: (bool,)}.get(tp)
+    if scalar is None:
+        return  # an annotation kx does not check further
+    if not isinstance(value, scalar) or (tp is not bool and isinstance(value, bool)):
+        raise TypeError(f"{where}: expected {tp.__name__}, got {type(value).__name__}")

@@ -29,10 +29,8 @@ def disassemble(cubin: bytes) -> str:
     """SASS text of a cubin (cached on disk by content). Raises SassUnavailable."""
     digest = hashlib.sha256(cubin).hexdigest()
     cached = cache_dir() / "sass" / f"{digest}.sass"
-    try:
-        return cached.read_text(encoding="utf-8")
-    except OSError:
-        pass
+    if (text := _checked(cached)) is not None:
+        return text
     try:
         out = tool_output("nvdisasm", "it turns the cubin into SASS", ["-c", "-gi"], 120, cubin, ".cubin")
     except (ToolMissing, ToolFailed) as e:
@@ -42,6 +40,26 @@ def disassemble(cubin: bytes) -> str:
     # a name of this process's and this thread's own: two kernels with one cubin (two
     # identical compiles) are disassembled on two threads of one pool at once
     tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
+    tmp.write_text(f"{_SUM}{_text_sum(text)}\n{text}", encoding="utf-8")
     os.replace(tmp, cached)
     return text
+
+
+# A cached disassembly's first line: the sha256 of the rest, so an edited or truncated
+# file is disassembled again, never shown. Example: "// kx-sha256 3f2a...\n"
+_SUM = "// kx-sha256 "
+
+
+def _text_sum(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _checked(path) -> str | None:
+    """The cached text when its checksum line matches the rest; else None."""
+    try:
+        first, _, text = path.read_text(encoding="utf-8").partition("\n")
+    except (OSError, UnicodeDecodeError):
+        return None
+    if first.startswith(_SUM) and first[len(_SUM) :] == _text_sum(text):
+        return text
+    return None

@@ -343,6 +343,9 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     inductor_capture.install_torch_compile(_on_not_captured)
     inductor_origins.install(path)
     started = time.perf_counter()
+    from kx_core.compile.capturing import reads
+
+    reads.install()  # what the file reads beyond its source: the cache keys on it
     if request.replay is not None:
         from kx_core.compile.capturing.replay import replay_record
 
@@ -369,7 +372,8 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         defs = definitions(namespace, path)
         writer.send(protocol.Definitions([d.to_json() for d in defs]))
         _report_not_launched(namespace)
-    writer.send(protocol.Sources(user_modules(path)))
+    read, env = reads.stop()
+    writer.send(protocol.Sources(user_modules(path), read, env))
     writer.send(protocol.Done())
 
 

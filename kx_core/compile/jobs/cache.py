@@ -3,8 +3,9 @@
 Key: the file's path and content, the resolved target, every option of the request (the
 interpreter included), that interpreter's Triton version and kx's engine sources. An
 entry also records every module the run imported from outside the standard library,
-site-packages and kx (the worker lists them), with their hashes: a change to a sibling
-module the file imports makes the entry stale. Entries are pruned oldest first past
+site-packages and kx, every file it opened for reading (capturing/reads.py), with their
+hashes, and the values of the environment variables it looked up: a change to any of
+them makes the entry stale. An entry is served only when its digest and its types check. Entries are pruned oldest first past
 MAX_BYTES. A cache folder kx cannot use means compiling without it (CacheUnusable says
 why once), never a failed compile.
 Location: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kx, else ~/.cache/kx.
@@ -21,6 +22,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from kx_core.base.jsonable import check_json
 from kx_core.base.paths import cache_dir
 from kx_core.base.version import __version__
 from kx_core.records.results import CompileRequest, CompileResult, Target
@@ -87,26 +89,53 @@ def file_hash(path: str) -> str | None:
         return None
 
 
+def _digest(result_json: dict) -> str:
+    return hashlib.sha256(json.dumps(result_json, sort_keys=True).encode()).hexdigest()
+
+
 def load(key: str) -> CompileResult | None:
-    """The cached result for a key, or None: missing, corrupt, or stale (a module the run
-    imported has changed since)."""
+    """The cached result for a key, or None: missing, corrupt (its digest or its types
+    do not check: an entry edited, truncated or written by another kx), or stale (a
+    module the run imported, a file it read or an environment variable it looked up has
+    changed since). A corrupt entry is removed."""
+    path = _path(key)
     try:
-        with open(_path(key), encoding="utf-8") as f:
+        with open(path, encoding="utf-8") as f:
             entry = json.load(f)
-        if any(file_hash(p) != h for p, h in entry.get("sources", {}).items()):
-            return None
-        return CompileResult.from_json(entry["result"])
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        result = entry["result"]
+        if entry.get("digest") != _digest(result):
+            raise ValueError("the entry does not match its digest")
+        check_json(CompileResult, result)
+    except OSError:
+        return None
+    except (ValueError, TypeError, KeyError, AttributeError):
+        path.unlink(missing_ok=True)  # corrupt: rebuilt by the compile that follows
+        return None
+    if any(file_hash(p) != h for p, h in entry.get("sources", {}).items()):
+        return None
+    if any(os.environ.get(name) != value for name, value in entry.get("env", {}).items()):
+        return None
+    try:
+        return CompileResult.from_json(result)
+    except (ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
-def store(key: str, result: CompileResult, sources: list[str] = ()) -> None:
-    """Save a result atomically with the hashes of the modules it depends on, unless it
-    holds a timeout or crash. Raises CacheUnusable when the folder cannot take it."""
+def store(key: str, result: CompileResult, sources: list[str] = (), env: list[str] = ()) -> None:
+    """Save a result atomically with the hashes of the files its run read (the modules
+    it imported, its data files) and the values of the environment variables it looked
+    up, unless it holds a timeout or crash. Raises CacheUnusable when the folder cannot
+    take it."""
     if any(d.kind in _UNCACHEABLE_KINDS for d in result.diagnostics):
         return
     path = _path(key)
-    entry = {"result": result.to_json(), "sources": {p: file_hash(p) for p in sources}}
+    result_json = result.to_json()
+    entry = {
+        "result": result_json,
+        "digest": _digest(result_json),
+        "sources": {p: file_hash(p) for p in sources},
+        "env": {name: os.environ.get(name) for name in env},
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")

@@ -89,10 +89,13 @@ class DiagnosticReport(Message):
 
 @dataclass(frozen=True)
 class Sources(Message):
-    """the user's modules the run imported (the result cache checks them)"""
+    """the user's modules the run imported, the files it read and the environment variables
+    it looked up (the result cache checks them all)"""
 
     TYPE: ClassVar[str] = "sources"
     files: list[str] = field(default_factory=list)
+    read: list[str] = field(default_factory=list)
+    env: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""What the user's code read while it ran, beyond its source and the modules it imported:
+the files it opened for reading (a `cfg.json`, a checkpoint) and the environment
+variables it looked up (`$BLOCK`). The result cache keys a result on them
+(jobs/cache.py): a changed file or value is a new compile, not the old kernels.
+
+Files come from Python's audit hook on "open" (every `open()`, `io.open`, `np.load`,
+`torch.load`; not a C library's own fopen); variables from `os.environ`'s lookups
+(`os.environ[...]`, `.get`, `os.getenv`, `in`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+
+_opened: set[str] = set()
+_written: set[str] = set()
+_names: set[str] = set()
+_on = False
+
+
+def install() -> None:
+    """Start recording (once per process; the hook cannot be removed, so it records
+    only while `_on`)."""
+    global _on
+    if not _on:
+        sys.addaudithook(_audit)
+        _patch_environ()
+    _on = True
+
+
+def _audit(event: str, args: tuple) -> None:
+    if event != "open" or not _on:
+        return
+    path, mode, flags = (list(args) + [None, None])[:3]
+    if not isinstance(path, (str, bytes)):
+        return  # an fd
+    path = os.fsdecode(path)
+    writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (
+        isinstance(flags, int) and flags & (os.O_WRONLY | os.O_RDWR)
+    )
+    (_written if writing else _opened).add(os.path.abspath(path))
+
+
+def _patch_environ() -> None:
+    environ_type = type(os.environ)
+    original = environ_type.__getitem__
+
+    def getitem(self, key):
+        if _on and self is os.environ and isinstance(key, str):
+            _names.add(key)
+        return original(self, key)
+
+    environ_type.__getitem__ = getitem
+    original_contains = environ_type.__contains__
+
+    def contains(self, key):
+        if _on and self is os.environ and isinstance(key, str):
+            _names.add(key)
+        return original_contains(self, key)
+
+    environ_type.__contains__ = contains
+
+
+def stop() -> tuple[list[str], list[str]]:
+    """Stop recording; the files read (regular files of the user's that still exist and
+    the run did not write itself) and the variable names looked up, sorted."""
+    global _on
+    _on = False
+    from kx_core.compile.capturing.placeholders import is_engine_file, real_path
+
+    skip = [os.path.join(real_path(p), "") for p in _system_folders()]
+    files = set()
+    for path in _opened - _written:
+        real = real_path(path)
+        if (
+            not os.path.isfile(real)
+            or real.startswith(tuple(skip))
+            or "site-packages" in real
+            or is_engine_file(real)
+        ):
+            continue
+        files.add(real)
+    return sorted(files), sorted(_names)
+
+
+def _system_folders() -> list[str]:
+    """Where nothing is the user's data: Python's own folders, the job's and the caches'
+    folders, and the kernel's pseudo-filesystems."""
+    paths = sysconfig.get_paths()
+    folders = [paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")]
+    folders += [sys.prefix, sys.base_prefix, "/proc", "/sys", "/dev"]
+    for name in ("KX_JOB_DIR", "TRITON_CACHE_DIR", "TORCHINDUCTOR_CACHE_DIR", "TRITON_HOME"):
+        if value := os.environ.get(name):
+            folders.append(value)
+    return folders
