@@ -55,6 +55,69 @@ def seconds(text: str) -> float:
     return value
 
 
+def int_in(lo: int, hi: int | None = None):
+    """An integer from `lo` to `hi` (no upper bound: None); the message names the range."""
+    span = f"from {lo} to {hi}" if hi is not None else f"{lo} or more"
+
+    def parse(text: str) -> int:
+        n = _int(text)
+        if n < lo or (hi is not None and n > hi):
+            raise argparse.ArgumentTypeError(f"{n} is out of range: {span}")
+        return n
+
+    parse.__name__ = f"integer {span}"
+    return parse
+
+
+def power_of_two_upto(hi: int):
+    """A power of two from 1 to `hi` (num_warps: a block holds at most 1024 threads)."""
+
+    def parse(text: str) -> int:
+        n = power_of_two(text)
+        if n > hi:
+            raise argparse.ArgumentTypeError(f"{n} is out of range: a power of two from 1 to {hi}")
+        return n
+
+    parse.__name__ = f"power of two up to {hi}"
+    return parse
+
+
+def positive_number(text: str) -> float:
+    """A positive, finite number (a FLOP or byte count, a time budget)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text}: a positive, finite number")
+    return value
+
+
+# A worker under this many MiB cannot start Python, torch and Triton: it would read as a
+# crash of the user's file, so the parser refuses it (0 means no limit).
+MIN_MEMORY_LIMIT_MIB = 512
+
+
+def memory_limit(text: str) -> int:
+    n = _int(text)
+    if n != 0 and n < MIN_MEMORY_LIMIT_MIB:
+        raise argparse.ArgumentTypeError(
+            f"{n} MiB is too little to start the worker: 0 (no limit) or {MIN_MEMORY_LIMIT_MIB} or more"
+        )
+    return n
+
+
+def gemm_shape(text: str) -> tuple[int, int, int]:
+    """'4096x4096x4096' -> (M, N, K), each positive."""
+    try:
+        dims = tuple(int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected MxNxK, like 4096x4096x4096") from None
+    if len(dims) != 3 or any(n <= 0 for n in dims):
+        raise argparse.ArgumentTypeError(f"{text!r}: three positive sizes MxNxK, like 4096x4096x4096")
+    return dims
+
+
 def shape(text: str) -> list[int]:
     """'64x64' -> [64, 64]: one to four positive powers of two."""
     try:

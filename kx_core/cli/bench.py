@@ -9,6 +9,7 @@ import sys
 
 from kx_core.bench.defaults import BUDGET_MS
 from kx_core.bench.requests import OverrideRequest
+from kx_core.cli.args import positive_number, seconds
 from kx_core.cpu.targets import CPP_FILES, CPP_SOURCES
 from kx_core.records.results import short_name
 
@@ -19,7 +20,10 @@ def add_bench_command(sub) -> None:
     b.add_argument("--kernel", help="only this kernel")
     b.add_argument("--configs", choices=["chosen", "all"], default="chosen", help="autotune configs to time")
     b.add_argument(
-        "--budget-ms", type=float, default=BUDGET_MS, help=f"time spent per timed launch ({BUDGET_MS:g})"
+        "--budget-ms",
+        type=positive_number,
+        default=BUDGET_MS,
+        help=f"time spent per timed launch ({BUDGET_MS:g})",
     )
     b.add_argument("--no-flush", action="store_true", help="do not flush L2 between calls")
     b.add_argument("--cuda-graph", action="store_true", help="time CUDA-graph replays of each launch")
@@ -31,7 +35,7 @@ def add_bench_command(sub) -> None:
     b.add_argument(
         "--interpret", action="store_true", help="no GPU: run the file through Triton's interpreter"
     )
-    b.add_argument("--timeout", type=float, default=600.0)
+    b.add_argument("--timeout", type=seconds, default=600.0)
     b.add_argument("--json", action="store_true")
     b.add_argument(
         "--baseline",
@@ -57,7 +61,7 @@ def add_bench_command(sub) -> None:
     )
     c = sub.add_parser("check", help="compare a file's kernels with their references over many inputs")
     c.add_argument("file")
-    c.add_argument("--timeout", type=float, default=600.0)
+    c.add_argument("--timeout", type=seconds, default=600.0)
     c.add_argument("--json", action="store_true")
     k = sub.add_parser("kernelbench", help="judge the KernelBench-style task library (CPU, numpy candidates)")
     k.add_argument("--mode", choices=["naive", "hardened", "both"], default="both")

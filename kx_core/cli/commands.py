@@ -15,15 +15,24 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import sys
 from typing import Any
 
 from kx_core.cli import args as cli_args
+from kx_core.compile.jobs.source_file import KernelFileError
 from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult
 from kx_core.records.target import TargetError
+
+# `layout --json` lists every element's owners: past this many elements the output would
+# be hundreds of megabytes (4096x4096: 16M elements), so it is refused with a message.
+MAX_JSON_ELEMENTS = 1 << 20
+
+# A block holds at most 1024 threads: 32 warps of 32 lanes (16 of AMD's 64, below this).
+MAX_WARPS = 32
 
 
 def _constexpr_pair(text: str) -> tuple[str, str]:
@@ -45,7 +54,7 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--constexpr", action="append", type=_constexpr_pair, default=[], metavar="K=V")
     p.add_argument(
         "--num-warps",
-        type=cli_args.power_of_two,
+        type=cli_args.power_of_two_upto(MAX_WARPS),
         help="with --signature or --arg: the launch's num_warps (a kernel that is not autotuned)",
     )
     p.add_argument("--num-stages", type=cli_args.positive_int, help="likewise num_stages")
@@ -80,7 +89,7 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--grid", help="with --arg: the grid of that call (128, 64x8); default 1")
     p.add_argument(
         "--memory-limit",
-        type=int,
+        type=cli_args.memory_limit,
         metavar="MIB",
         help="the worker's memory limit in MiB (default: 3/4 of this machine's; 0: none)",
     )
@@ -139,7 +148,7 @@ def _add_compile_verbs(sub) -> None:
     p = sub.add_parser("passes", help="the pass pipeline: every MLIR/LLVM pass, changed or not, timed")
     _add_compile_options(p)
     p.add_argument("--changed-only", action="store_true", help="list only passes that changed the IR")
-    p.add_argument("--show", type=int, metavar="N", help="print the IR before pass number N")
+    p.add_argument("--show", type=cli_args.int_in(0), metavar="N", help="print the IR before pass number N")
     p.add_argument("--json", action="store_true")
 
 
@@ -153,10 +162,12 @@ def _add_layout_verbs(sub) -> None:
     lay.add_argument("--shape", required=True, type=cli_args.shape, help="tensor shape, e.g. 64x64")
     lay.add_argument("--alias", help="a layout alias of the TTGIR given with --from, e.g. '#blocked1'")
     lay.add_argument("--from", dest="from_file", metavar="FILE.ttgir", help="TTGIR text to read aliases from")
-    lay.add_argument("--warp", type=int, default=0, help="the warp whose lane table is printed (0)")
+    lay.add_argument(
+        "--warp", type=cli_args.int_in(0), default=0, help="the warp whose lane table is printed (0)"
+    )
     lay.add_argument(
         "--elem-bytes",
-        type=int,
+        type=cli_args.int_in(1, 16),
         metavar="B",
         help="also simulate warp 0's first access to a row-major tensor of B-byte elements",
     )
@@ -186,7 +197,7 @@ def _add_layout_verbs(sub) -> None:
     co.add_argument(
         "--divisibility", type=cli_args.power_of_two, default=16, help="pointer alignment in bytes (16)"
     )
-    co.add_argument("--num-warps", type=cli_args.power_of_two, default=4)
+    co.add_argument("--num-warps", type=cli_args.power_of_two_upto(MAX_WARPS), default=4)
     co.add_argument("--json", action="store_true")
 
 
@@ -420,6 +431,9 @@ def _kernels_command(args: argparse.Namespace) -> int:
     except FileNotFoundError as e:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
+    except KernelFileError as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return 2
     if args.json:
         out = {
             "file": result.file,
@@ -479,12 +493,15 @@ def format_passes(k: CompiledKernel, changed_only: bool) -> str:
     return "\n".join(lines)
 
 
-def _passes_command(args: argparse.Namespace, result: CompileResult) -> None:
-    for k in result.kernels:
-        if not k.passes:
-            continue
+def _passes_command(args: argparse.Namespace, result: CompileResult) -> int | None:
+    with_passes = [k for k in result.kernels if k.passes]
+    if args.show is not None and with_passes and args.show >= max(len(k.passes) for k in with_passes):
+        counts = ", ".join(f"{k.display_name}: 0 to {len(k.passes) - 1}" for k in with_passes)
+        print(f"kx: --show {args.show} is out of range (passes {counts})", file=sys.stderr)
+        return cli_args.EXIT_USAGE
+    for k in with_passes:
         if args.show is not None:
-            if 0 <= args.show < len(k.passes):
+            if args.show < len(k.passes):
                 p = k.passes[args.show]
                 print(f"// ===== {k.display_name}: IR before pass {args.show} {p.name} ({p.argument}) =====")
                 print(p.ir)
@@ -514,6 +531,26 @@ def _layout_command(args: argparse.Namespace) -> int:
     if not attr:
         print("kx: give a layout, or --alias NAME --from FILE.ttgir", file=sys.stderr)
         return 2
+    if args.alias and not args.from_file:
+        print(
+            f"kx: --alias {args.alias} needs --from FILE.ttgir (the TTGIR that defines it)", file=sys.stderr
+        )
+        return 2
+    if args.alias and args.alias not in aliases:
+        known = ", ".join(sorted(aliases)) or "none"
+        print(
+            f"kx: --alias {args.alias} is not defined in {args.from_file} (its aliases: {known})",
+            file=sys.stderr,
+        )
+        return 2
+    elements = math.prod(shape)
+    if args.json and elements > MAX_JSON_ELEMENTS:
+        print(
+            f"kx: --shape {'x'.join(map(str, shape))} is {elements:,} elements; --json lists every element's "
+            f"owners and takes at most {MAX_JSON_ELEMENTS:,} (a smaller shape shows the same pattern)",
+            file=sys.stderr,
+        )
+        return 2
     from kx_core.layout.shared import is_shared
 
     try:
@@ -531,6 +568,12 @@ def _layout_command(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
         return 0
     nw, nl, nr = own.coords.shape[:3]
+    if args.warp >= nw:
+        print(
+            f"kx: --warp {args.warp} is out of range: the layout has {nw} warps (0 to {nw - 1})",
+            file=sys.stderr,
+        )
+        return 2
     print(
         f"{layout_text}  shape {'x'.join(map(str, shape))}: {nw} warps x {nl} lanes x {nr} registers"
         + (f", up to {int(own.count.max())} owners per element (broadcast)" if own.count.max() > 1 else "")
@@ -543,7 +586,7 @@ def _layout_command(args: argparse.Namespace) -> int:
             f"first access of warp 0 ({args.elem_bytes}-byte elements, row-major): {acc.vector} per lane, "
             f"{acc.bytes_requested} bytes in {acc.sectors} sectors of 32 B: {acc.efficiency:.0%} efficient"
         )
-    warp = max(0, min(args.warp, nw - 1))
+    warp = args.warp
     for lane in range(nl):
         coords = [tuple(int(x) for x in own.coords[warp, lane, r]) for r in range(nr)]
         print(f"warp {warp} lane {lane:2d}: " + " ".join("(" + ",".join(map(str, c)) + ")" for c in coords))
@@ -679,12 +722,19 @@ def _main(argv: list[str] | None) -> int:
     args.passes = getattr(args, "passes", False) or args.command == "passes"
     try:
         result = _compile(args)
-    except TargetError as e:
+    except (TargetError, KernelFileError) as e:
         print(f"kx: {e}", file=sys.stderr)
         return 2
     except FileNotFoundError as e:
         print(f"kx: no such file: {e.filename}", file=sys.stderr)
         return 2
+    if args.command != "compile" and not any(k.status == "compiled" for k in result.kernels):
+        # nothing for the verb to show: what stopped the compile, located, is the answer
+        for d in result.diagnostics:
+            print(f"kx: {d}", file=sys.stderr)
+        if not result.diagnostics:
+            print(f"kx: {args.file}: no compiled kernel", file=sys.stderr)
+        return result.exit_status or cli_args.EXIT_FAILED
     derived = {s.name for s in stages_for(result.target) if s.derived_from}
     if derived and (
         args.command == "summary"
@@ -721,7 +771,8 @@ def _summary_output(args: argparse.Namespace, result: CompileResult) -> int:
 
 
 def _passes_output(args: argparse.Namespace, result: CompileResult) -> int:
-    _passes_command(args, result)
+    if (bad := _passes_command(args, result)) is not None:
+        return bad
     for d in result.diagnostics:
         if d.fatal:
             print(d, file=sys.stderr)

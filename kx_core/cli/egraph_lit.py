@@ -7,6 +7,7 @@ import json
 import sys
 
 from kx_core.base.textfile import InputFileError, read_text
+from kx_core.cli.args import int_in, seconds
 
 
 def add_luminal_commands(sub) -> None:
@@ -20,9 +21,11 @@ def add_luminal_commands(sub) -> None:
     e.add_argument(
         "--engine", choices=["kx", "egglog"], default="kx", help="engine for a term (an .egg uses egglog)"
     )
-    e.add_argument("--steps", type=int, help="iterations at most (a term: 20; an .egg: its own run counts)")
-    e.add_argument("--node-limit", type=int, default=10_000)
-    e.add_argument("--seconds", type=float, default=20.0, help="stop the run after this long (20)")
+    e.add_argument(
+        "--steps", type=int_in(0), help="iterations at most (a term: 20; an .egg: its own run counts)"
+    )
+    e.add_argument("--node-limit", type=int_in(1), default=10_000)
+    e.add_argument("--seconds", type=seconds, default=20.0, help="stop the run after this long (20)")
     e.add_argument(
         "--cost", choices=["ast_size", "op_cost"], default="op_cost", help="extraction cost (kx engine)"
     )

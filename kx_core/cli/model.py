@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from kx_core.cli.args import gemm_shape, int_in, positive_number
 from kx_core.records.results import CompileResult, short_label, short_name
 
 
@@ -13,8 +14,8 @@ def add_model_commands(sub, add_compile_options) -> None:
     r = sub.add_parser("roofline", help="every kernel/config of a file against the GPU's roofs")
     add_compile_options(r)
     _add_gpu_options(r)
-    r.add_argument("--flops", type=float, help="override the FLOP estimate (every kernel)")
-    r.add_argument("--bytes", type=float, help="override the DRAM byte estimate (every kernel)")
+    r.add_argument("--flops", type=positive_number, help="override the FLOP estimate (every kernel)")
+    r.add_argument("--bytes", type=positive_number, help="override the DRAM byte estimate (every kernel)")
     r.add_argument("--json", action="store_true")
     a = sub.add_parser("autotune", help="the config matrix of a kernel; --t3 runs drill T3's pipeline")
     add_compile_options(a)
@@ -22,10 +23,13 @@ def add_model_commands(sub, add_compile_options) -> None:
     a.add_argument("--csv", metavar="PATH", help="also write the matrix as CSV")
     a.add_argument(
         "--t3",
+        type=gemm_shape,
         metavar="MxNxK",
         help="run T3's prune -> model top-k -> measure -> pick for this GEMM (model-only)",
     )
-    a.add_argument("--top-k", type=int, default=8)
+    a.add_argument(
+        "--top-k", type=int_in(1), default=8, help="configs measured after the model's ranking (8)"
+    )
     a.add_argument("--json", action="store_true")
 
 
@@ -186,11 +190,7 @@ def _t3_command(args: argparse.Namespace) -> int:
     from kx_core.model import autotune as t3
     from kx_core.model.gpu import H100_SXM
 
-    try:
-        M, N, K = (int(x) for x in args.t3.lower().split("x"))
-    except ValueError:
-        print(f"kx: --t3 {args.t3!r}: expected MxNxK", file=sys.stderr)
-        return 2
+    M, N, K = args.t3  # the parser's gemm_shape: three positive sizes
     gpu = _gpu(args) or H100_SXM
 
     def model_only(c):  # no GPU timing: the perf model is the measurement

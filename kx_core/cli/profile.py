@@ -7,6 +7,7 @@ import json
 import sys
 
 from kx_core.bench.defaults import WINDOW_MS
+from kx_core.cli.args import int_in, positive_number, seconds
 
 
 def add_profile_command(sub) -> None:
@@ -14,12 +15,15 @@ def add_profile_command(sub) -> None:
     p.add_argument("file")
     p.add_argument("--kernel", help="only this kernel")
     p.add_argument(
-        "--window-ms", type=float, default=WINDOW_MS, help=f"GPU time sampled per kernel ({WINDOW_MS:g})"
+        "--window-ms",
+        type=positive_number,
+        default=WINDOW_MS,
+        help=f"GPU time sampled per kernel ({WINDOW_MS:g})",
     )
-    p.add_argument("--calls", type=int, default=0, help="sample this many calls of each kernel instead")
+    p.add_argument("--calls", type=int_in(0), default=0, help="sample this many calls of each kernel instead")
     p.add_argument("--proton", action="store_true", help="sample with Proton instead (its per-line figures)")
-    p.add_argument("--top", type=int, default=12, help="hottest lines shown per kernel (12)")
-    p.add_argument("--timeout", type=float, default=600.0)
+    p.add_argument("--top", type=int_in(1), default=12, help="hottest lines shown per kernel (12)")
+    p.add_argument("--timeout", type=seconds, default=600.0)
     p.add_argument("--json", action="store_true")
 
 

@@ -66,6 +66,10 @@ class Backend(Jsonable):
     nvidia_smi: bool = False  # its GPUs answer nvidia-smi (the capture device fakes it)
     # how a user spells one of its targets (kx_core.records.target): group 1 is the arch
     spelling: str = ""
+    # the archs the backend's compiler takes, when kx knows them without asking a tool
+    # (CUDA's come from its ptxas at compile time: compile/jobs/target_support.py)
+    archs: tuple[str, ...] = ()
+    archs_tool: str = ""  # or the tool whose --help lists them ("ptxas")
     warp_size: int = 32
     menu: tuple[str, ...] = ()  # the archs the app's Target menu offers
 
@@ -118,6 +122,7 @@ CUDA = Backend(
     nvidia_smi=True,
     # Example: "cuda:90", "sm_80", "90"; "sm90a" is not accepted (Triton picks 90a itself for wgmma)
     spelling=r"^(?:cuda:|sm_?)?(\d{2,3})$",
+    archs_tool="ptxas",
     menu=("80", "86", "89", "90", "100"),
 )
 HIP = Backend(
@@ -131,6 +136,43 @@ HIP = Backend(
     vendor="AMD Instinct",
     spelling=r"^(?:hip:)?(gfx[0-9a-f]+)$",  # Example: "hip:gfx942", "gfx90a"
     warp_size=64,
+    # LLVM's AMDGPU processors from GCN 5 on (Triton's AMD backend lowers through LLVM)
+    archs=(
+        "gfx900",
+        "gfx902",
+        "gfx904",
+        "gfx906",
+        "gfx908",
+        "gfx909",
+        "gfx90a",
+        "gfx90c",
+        "gfx940",
+        "gfx941",
+        "gfx942",
+        "gfx950",
+        "gfx1010",
+        "gfx1011",
+        "gfx1012",
+        "gfx1013",
+        "gfx1030",
+        "gfx1031",
+        "gfx1032",
+        "gfx1033",
+        "gfx1034",
+        "gfx1035",
+        "gfx1036",
+        "gfx1100",
+        "gfx1101",
+        "gfx1102",
+        "gfx1103",
+        "gfx1150",
+        "gfx1151",
+        "gfx1152",
+        "gfx1153",
+        "gfx1200",
+        "gfx1201",
+        "gfx1250",
+    ),  # fmt: skip
     menu=("gfx942",),
 )
 CPU = Backend("cpu", "C++ (CPU)", (ASM, VECTORIZATION), gpu=False, arch_prefix="", compiler="")

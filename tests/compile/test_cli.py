@@ -16,7 +16,8 @@ def test_json_has_exactly_the_documented_shape():
     p = kx("compile", str(KERNELS / "two_kernels.py"), "--target", "sm_80", "--json")
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
-    assert set(doc) == {"file", "target", "triton_version", "kernels", "diagnostics", "from_cache"}
+    assert set(doc) == {"file", "target", "triton_version", "kernels", "diagnostics", "from_cache", "build"}
+    assert set(doc["build"]) == {"file", "content", "target", "gpu", "triton", "options", "kernel", "config"}
     assert doc["target"] == "cuda:80" and doc["diagnostics"] == []
     for k in doc["kernels"]:
         assert set(k) == {

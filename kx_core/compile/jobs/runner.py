@@ -29,7 +29,8 @@ from kx_core.compile.capturing.fake_smi import write_fake_smi
 from kx_core.compile.jobs import cache, protocol
 from kx_core.compile.jobs.interpreter import probe
 from kx_core.compile.jobs.protocol import parse_lines
-from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source
+from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source, read_kernel_bytes
+from kx_core.compile.jobs.target_support import check_supported
 from kx_core.cpu.targets import CPP_SOURCES
 from kx_core.records.backends import backend_of
 from kx_core.records.build import Build, content_hash
@@ -71,6 +72,7 @@ class _Assembler:
         self.timings: dict[str, float] = {}
         self.definitions: tuple[KernelDefinition, ...] = ()
         self.sources: list[str] = []
+        self.env_names: list[str] = []  # the environment variables the run looked up
 
     def feed(self, message: protocol.Message) -> None:
         match message:
@@ -102,7 +104,8 @@ class _Assembler:
             case protocol.DiagnosticReport():
                 self.add(Diagnostic.from_json(message.diagnostic))
             case protocol.Sources():  # modules of the user's the run imported (the cache checks them)
-                self.sources = [p for p in message.files if isinstance(p, str)]
+                self.sources = [p for p in [*message.files, *message.read] if isinstance(p, str)]
+                self.env_names = [n for n in message.env if isinstance(n, str)]
             case protocol.Definitions():
                 self.definitions = tuple(KernelDefinition.from_json(d) for d in message.definitions)
             case protocol.Timing():
@@ -116,7 +119,12 @@ class _Assembler:
 
 
 def _worker_env(
-    work: str, file: str, passes: bool = False, llvm_passes: bool = True, python: str | None = None
+    work: str,
+    file: str,
+    passes: bool = False,
+    llvm_passes: bool = True,
+    python: str | None = None,
+    use_cache: bool = True,
 ) -> dict[str, str]:
     env = dict(os.environ)
     if passes:
@@ -127,9 +135,12 @@ def _worker_env(
         if llvm_passes:
             env["LLVM_IR_ENABLE_DUMP"] = "1"
     # Triton's own cache, shared by every compile of this file (an edited file recompiles
-    # only the kernels that changed), except where the passes are wanted: a hit dumps none.
+    # only the kernels that changed), except where the passes are wanted (a hit dumps none)
+    # and without the cache (--no-cache, F5): then no cached artifact at all, the job's own.
     env["TRITON_CACHE_DIR"] = os.path.join(work, "triton-cache")
-    if not passes:
+    # every artifact read back from Triton's cache is checked against its checksum first
+    env["TRITON_CACHE_MANAGER"] = "kx_core.compile.capturing.checked_cache:CheckedCacheManager"
+    if not passes and use_cache:
         try:
             shared = cache.triton_cache_for(file, python)
             shared.mkdir(parents=True, exist_ok=True)
@@ -213,6 +224,7 @@ def resolve_target(request: CompileRequest) -> Target:
     if request.gpu and (request.target or "default") == "default":
         return target_for_gpu(request.gpu)
     target = parse_target(request.target)
+    check_supported(target)  # a target the backend's compiler does not take: a bad request
     capture_gpu(target, request.gpu)  # validates --gpu against the target
     return target
 
@@ -223,8 +235,7 @@ def iter_compile(
     """Compile a file; yields progress, then the result, its `build` named (what it was
     compiled from and for). Raises FileNotFoundError and target.TargetError for bad
     requests; every failure of the file itself is a Diagnostic in the result."""
-    with open(os.path.abspath(request.file), "rb") as f:
-        source = f.read()
+    source = read_kernel_bytes(os.path.abspath(request.file))  # a regular file, 2 MB at most
     inner = _iter_compile(request, source, use_cache)
     try:
         for item in inner:
@@ -301,30 +312,31 @@ def _iter_compile(
         bad = isinstance(e, SourceDecodeError)
         asm.add(Diagnostic("syntax", str(e), file, e.line) if bad else syntax_diagnostic(e, file))
         result = _finish(asm, request, file, started, "")
-        yield _stored(result, key, [file]) if use_cache else result
+        yield _stored(result, key, ([file], [])) if use_cache else result
         return
-    result, sources = yield from _run_worker(request, target, file, started)
+    result, sources = yield from _run_worker(request, target, file, started, use_cache)
     yield _stored(result, key, sources) if use_cache else result
 
 
-def _stored(result: CompileResult, key: str, sources: list[str]) -> CompileResult:
-    """Store a result; a cache folder kx cannot use becomes a `tool` warning on it."""
+def _stored(result: CompileResult, key: str, reads: tuple[list[str], list[str]]) -> CompileResult:
+    """Store a result with what its run read (files, environment variable names); a
+    cache folder kx cannot use becomes a `tool` warning on it."""
     try:
-        cache.store(key, result, sources)
+        cache.store(key, result, *reads)
     except cache.CacheUnusable as e:
         return replace(result, diagnostics=(*result.diagnostics, Diagnostic("tool", str(e))))
     return result
 
 
 def _run_worker(
-    request: CompileRequest, target: Target, file: str, started: float
+    request: CompileRequest, target: Target, file: str, started: float, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompileResult]:
     asm = _Assembler(target)
     work = tempfile.mkdtemp(prefix="kx-job-")
     output_path = os.path.join(work, "output.txt")
     read_fd, write_fd = os.pipe()
     try:
-        proc = _start_worker(request, target, file, work, output_path, write_fd)
+        proc = _start_worker(request, target, file, work, output_path, write_fd, use_cache)
     finally:
         os.close(write_fd)
     timed_out = False
@@ -341,7 +353,9 @@ def _run_worker(
     shutil.rmtree(work, ignore_errors=True)
     if getattr(proc, "server_lost", False) and not timed_out and not request.cold:
         # the warm server stopped or died under the job: not the file's crash; again, cold
-        result, sources = yield from _run_worker(replace(request, cold=True), target, file, started)
+        result, sources = yield from _run_worker(
+            replace(request, cold=True), target, file, started, use_cache
+        )
         note = Diagnostic(
             "tool", "the warm server went away during the compile; compiled again in a fresh worker"
         )
@@ -352,11 +366,17 @@ def _run_worker(
     d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
     if d is not None:
         asm.add(d)
-    return _finish(asm, request, file, started, output), [file, *asm.sources]
+    return _finish(asm, request, file, started, output), ([file, *asm.sources], asm.env_names)
 
 
 def _start_worker(
-    request: CompileRequest, target: Target, file: str, work: str, output_path: str, write_fd: int
+    request: CompileRequest,
+    target: Target,
+    file: str,
+    work: str,
+    output_path: str,
+    write_fd: int,
+    use_cache: bool = True,
 ) -> subprocess.Popen:
     """The job's worker: a child of the warm worker when one answers for the request's
     interpreter (warm.py), else a fresh process; the same environment either way."""
@@ -364,7 +384,7 @@ def _start_worker(
     with open(request_path, "w", encoding="utf-8") as f:
         json.dump(replace(request, file=file).to_json(), f)
     python = request.python or sys.executable
-    env = _worker_env(work, file, request.passes, request.llvm_passes, request.python)
+    env = _worker_env(work, file, request.passes, request.llvm_passes, request.python, use_cache)
     if backend_of(target).nvidia_smi:  # the capture device answers nvidia-smi too
         smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])

@@ -6,6 +6,7 @@ be a kernel file are refused with a message that says which and where.
 
 from __future__ import annotations
 
+import errno
 import os
 
 from kx_core.base.textfile import read_bytes
@@ -19,20 +20,25 @@ class KernelFileError(ValueError):
     """The file cannot be opened as a kernel file; the message says why."""
 
 
-def read_kernel_file(path: str, max_bytes: int = MAX_KERNEL_FILE_BYTES) -> str:
-    """The file's text. Raises KernelFileError with a readable reason."""
+def read_kernel_bytes(path: str, max_bytes: int = MAX_KERNEL_FILE_BYTES) -> bytes:
+    """The bytes of a kernel file, for the app and the command line alike: a regular
+    file of at most `max_bytes`. Raises KernelFileError with a readable reason."""
     if os.path.isdir(path):
         raise KernelFileError(f"{path} is a directory, not a kernel file")
+    if not os.path.lexists(path):
+        raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
     try:
-        size = os.path.getsize(path)
-    except OSError as e:
-        raise KernelFileError(f"cannot open {path}: {e.strerror or e}") from e
-    if size > max_bytes:
-        raise KernelFileError(
-            f"{os.path.basename(path)} is {size / 1e6:.1f} MB; kernel files over "
-            f"{max_bytes / 1e6:.0f} MB are not opened"
-        )
-    data = read_bytes(path, KernelFileError)
+        return read_bytes(path, KernelFileError, max_bytes)
+    except KernelFileError as e:
+        raise KernelFileError(str(e).replace("inputs over", "kernel files over")) from None
+
+
+def read_kernel_file(path: str, max_bytes: int = MAX_KERNEL_FILE_BYTES) -> str:
+    """The file's text. Raises KernelFileError with a readable reason."""
+    try:
+        data = read_kernel_bytes(path, max_bytes)
+    except FileNotFoundError as e:
+        raise KernelFileError(f"cannot open {path}: {e.strerror}") from e
     try:
         return decode_source(data, path)
     except SourceDecodeError as e:

@@ -218,7 +218,10 @@ def start_job(
             "client_pid": os.getpid(),
             "memory_limit_mb": memory_limit_mb,
         }
-        return _start_child(python, header, [message_fd, out])
+        child = _start_child(python, header, [message_fd, out])
+        if child is not None:
+            child.kx_job_dir = job_dir  # workers.stop also ends what left its group
+        return child
     finally:
         os.close(out)
 
@@ -350,7 +353,10 @@ def start_module(
             "job_dir": job_dir,
             "client_pid": os.getpid(),
         }
-        return _start_child(python, header, [out])
+        child = _start_child(python, header, [out])
+        if child is not None:
+            child.kx_job_dir = job_dir
+        return child
     finally:
         os.close(out)
 

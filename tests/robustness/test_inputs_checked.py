@@ -1,0 +1,89 @@
+"""Every input is checked where it enters (issue 30, rows 8, 9 and 10): only regular
+files are read (the same 2 MB cap as the app), option ranges are the parser's (exit 2,
+naming the option and the range), targets the backend does not compile for are refused
+before compiling, and a verb built on a compile prints the compile's diagnostics when it
+has nothing to show."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import pytest
+
+from kx_testing import BAD, KERNELS, run_kx
+
+BLOCKED = (
+    "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>"
+)
+VECTOR_ADD = str(KERNELS / "vector_add.py")
+
+
+def test_a_fifo_is_refused_at_once(tmp_path):
+    fifo = tmp_path / "kernel.py"
+    os.mkfifo(fifo)
+    started = time.monotonic()
+    p = run_kx("compile", str(fifo))
+    assert time.monotonic() - started < 60  # before: it waited for a writer forever
+    assert p.returncode == 2 and "is a FIFO (named pipe), not a file kx can read" in p.stderr
+
+
+def test_a_device_is_refused_not_read():
+    p = run_kx("compile", "/dev/zero")
+    assert p.returncode == 2 and "/dev/zero is a character device" in p.stderr
+
+
+def test_the_size_cap_is_the_apps(tmp_path):
+    from kx_core.compile.jobs.source_file import MAX_KERNEL_FILE_BYTES
+
+    big = tmp_path / "big.py"
+    big.write_text("# " + "x" * MAX_KERNEL_FILE_BYTES + "\n")
+    p = run_kx("compile", str(big))
+    assert p.returncode == 2 and "kernel files over 2 MB are not read" in p.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["layout", BLOCKED, "--shape", "64x64", "--warp", "99999"], "--warp 99999 is out of range: the layout has 4 warps (0 to 3)"),
+        (["layout", BLOCKED, "--shape", "4096x4096", "--json"], "takes at most 1,048,576"),
+        (["coalesce", "--shape", "64x64", "--num-warps", "1048576"], "argument --num-warps: 1048576 is out of range: a power of two from 1 to 32"),
+        (["egraph", "x", "--steps", "-1"], "argument --steps: -1 is out of range: 0 or more"),
+        (["roofline", VECTOR_ADD, "--flops", "-5"], "argument --flops: -5: a positive, finite number"),
+        (["bench", VECTOR_ADD, "--timeout", "-1"], "argument --timeout: -1: a positive, finite number of seconds"),
+        (["autotune", "-", "--t3", "0x0x0"], "argument --t3: '0x0x0': three positive sizes"),
+        (["autotune", "-", "--t3", "64x64x64", "--top-k", "0"], "argument --top-k: 0 is out of range: 1 or more"),
+        (["autotune", "-", "--t3", "64x64x64", "--top-k", "-3"], "argument --top-k: -3 is out of range: 1 or more"),
+        (["compile", VECTOR_ADD, "--memory-limit", "1"], "argument --memory-limit: 1 MiB is too little"),
+        (["compile", VECTOR_ADD, "--target", "cuda:999"], "cuda:999 is not a target CUDA compiles for"),
+        (["compile", VECTOR_ADD, "--target", "hip:gfx000"], "hip:gfx000 is not a target ROCm compiles for"),
+    ],
+)  # fmt: skip
+def test_a_value_out_of_range_is_exit_2_naming_the_option(args, message):
+    p = run_kx(*args)
+    assert p.returncode == 2, p.stderr
+    assert message in p.stderr and "Traceback" not in p.stderr
+
+
+def test_passes_show_past_the_last_pass_says_the_range():
+    p = run_kx("passes", VECTOR_ADD, "--target", "cuda:90", "--show", "99999")
+    assert p.returncode == 2 and "--show 99999 is out of range (passes add_kernel: 0 to " in p.stderr
+
+
+def test_an_alias_with_from_given_names_the_file_not_a_missing_from(tmp_path):
+    ttgir = tmp_path / "k.ttgir"
+    ttgir.write_text(f"#blocked = {BLOCKED.removeprefix('#ttg.')}\n".replace("blocked<", "#ttg.blocked<", 1))
+    p = run_kx("layout", "--shape", "64x64", "--alias", "#blocked9", "--from", str(ttgir))
+    assert p.returncode == 2 and f"--alias #blocked9 is not defined in {ttgir}" in p.stderr
+    assert "needs --from" not in p.stderr
+    p = run_kx("layout", "--shape", "64x64", "--alias", "#blocked")
+    assert p.returncode == 2 and "--alias #blocked needs --from FILE.ttgir" in p.stderr
+
+
+@pytest.mark.parametrize("verb", ["summary", "roofline", "autotune", "stages"])
+def test_a_verb_on_a_crashing_file_prints_the_located_diagnostic(verb):
+    extra = ["--stage", "ttir"] if verb == "stages" else []
+    p = run_kx(verb, str(BAD / "segfault.py"), "--target", "cuda:90", *extra)
+    assert p.returncode == 1
+    assert "segfault.py:" in p.stderr and "crash: the worker died (signal SIGSEGV) at line" in p.stderr
+    assert "no compiled" not in p.stderr and "several kernels" not in p.stderr
