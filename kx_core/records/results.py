@@ -13,9 +13,11 @@ from kx_core.base.jsonable import Jsonable
 from kx_core.records.build import Build
 
 # Diagnostic kinds. The fatal ones make `kx compile` exit 1 (`environment`: the
-# interpreter asked for cannot run kx's worker); `runtime`, `no-launch` and `placeholder`
-# (capture answered a read of data with a placeholder and went on) are informational.
-FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory")
+# interpreter asked for cannot run kx's worker), `argument` exit 2 (the request's
+# --kernel, --arg, --signature or --constexpr do not fit the file's kernel: a bad command
+# line, named in the message); `runtime`, `no-launch` and `placeholder` (capture
+# answered a read of data with a placeholder and went on) are informational.
+FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory", "argument")
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
 # `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).
@@ -400,10 +402,13 @@ class CompileResult(Jsonable):
 
     @property
     def exit_status(self) -> int:
-        """0 when every kernel the file launched was captured and compiled; 1 when a
+        """0 when every kernel the file launched was captured and compiled; 2 when the
+        request's kernel arguments do not fit (an `argument` diagnostic); 1 when a
         launch failed (a fatal diagnostic: syntax, compile, timeout, crash, environment)
         or the file stopped before its first launch; 4 when the
         capture is incomplete (`incomplete`)."""
+        if any(d.kind == "argument" for d in self.diagnostics):
+            return 2
         if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch:
             return 1
         return 4 if self.incomplete else 0

@@ -87,3 +87,29 @@ def test_a_verb_on_a_crashing_file_prints_the_located_diagnostic(verb):
     assert p.returncode == 1
     assert "segfault.py:" in p.stderr and "crash: the worker died (signal SIGSEGV) at line" in p.stderr
     assert "no compiled" not in p.stderr and "several kernels" not in p.stderr
+
+
+def test_kernel_arguments_that_do_not_fit_are_exit_2_naming_them():
+    p = run_kx("compile", VECTOR_ADD, "--target", "cuda:90", "--kernel", "add_kernel", "--arg", "nope=3")
+    assert p.returncode == 2 and "argument: add_kernel has no parameter nope" in p.stdout
+    p = run_kx(
+        "compile",
+        VECTOR_ADD,
+        "--target",
+        "cuda:90",
+        "--kernel",
+        "add_kernel",
+        "--signature",
+        "*fp32,*fp32,i32",
+    )
+    assert p.returncode == 2 and "signature has 3 types but the kernel has 4" in p.stdout
+
+
+def test_the_timeout_bounds_probing_an_interpreter(tmp_path):
+    slow = tmp_path / "python"
+    slow.write_text("#!/bin/sh\nsleep 60\n")
+    slow.chmod(0o755)
+    started = time.monotonic()
+    p = run_kx("compile", VECTOR_ADD, "--python", str(slow), "--timeout", "2")
+    assert time.monotonic() - started < 30  # before: a fixed 120 s
+    assert p.returncode == 1 and "did not answer within 2 s (--timeout)" in p.stdout

@@ -424,9 +424,9 @@ def import_library(path: str, request: CompileRequest) -> dict:
                 "maxnreg": request.maxnreg,
             }
             call_with_args(namespace, request.kernel, request.args, request.grid, options)
-        except ArgError as e:
+        except ArgError as e:  # --kernel/--arg that do not fit: a bad command line (exit 2)
             capture_state.STATE.send_diagnostic(
-                Diagnostic("compile", str(e), path, None, None, request.kernel)
+                Diagnostic("argument", str(e), path, None, None, request.kernel)
             )
         except BaseException as e:  # noqa: BLE001 - a failed compile becomes a diagnostic
             capture_state.STATE.send_diagnostic(_classify(e, path))

@@ -143,8 +143,8 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
         known = ", ".join(sorted(kernels)) or "none"
         state.send_diagnostic(
             Diagnostic(
-                "compile",
-                f"no @triton.jit kernel named {request.kernel!r} (kernels: {known})",
+                "argument",
+                f"--kernel {request.kernel}: no @triton.jit kernel of that name (kernels: {known})",
                 state.user_file,
             )
         )
@@ -154,7 +154,7 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     try:
         signature, values, hints = build_signature(params, request.signature or "", request.constexprs)
     except SignatureError as e:
-        state.send_diagnostic(Diagnostic("compile", str(e), state.user_file, None, None, request.kernel))
+        state.send_diagnostic(Diagnostic("argument", str(e), state.user_file, None, None, request.kernel))
         return
     target = state.target
     gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)

@@ -51,24 +51,30 @@ def _version_tuple(text: str) -> tuple[int, ...]:
     return tuple(parts)
 
 
-def probe(path: str | None) -> Interpreter:
+def probe(path: str | None, timeout_s: float = 120.0) -> Interpreter:
     """What `path` (None: kx's own interpreter) has, asked of it in a subprocess once per
-    interpreter file version."""
+    interpreter file version, within `timeout_s` (the request's --timeout)."""
     path = os.path.abspath(os.path.expanduser(path)) if path else sys.executable
     try:
         stamp = os.stat(path).st_mtime_ns
     except OSError:
         return Interpreter(path, problem=f"no interpreter at {path}")
-    return _probe(path, stamp)
+    return _probe(path, stamp, timeout_s)
 
 
 @functools.cache
-def _probe(path: str, stamp: int) -> Interpreter:
+def _probe(path: str, stamp: int, timeout_s: float = 120.0) -> Interpreter:
     try:
-        out = run_tool(path, ["-c", _PROBE], 120, env=worker_env(), cwd="/")
+        out = run_tool(path, ["-c", _PROBE], timeout_s, env=worker_env(), cwd="/")
         got = json.loads(out.strip().splitlines()[-1])
-    except (ToolFailed, ValueError, IndexError):
-        return Interpreter(path, problem=f"{path} is not a Python interpreter kx can start")
+    except (ToolFailed, ValueError, IndexError) as e:
+        timed_out = getattr(e, "timed_out", False)
+        why = (
+            f"did not answer within {timeout_s:g} s (--timeout)"
+            if timed_out
+            else "is not a Python interpreter kx can start"
+        )
+        return Interpreter(path, problem=f"{path} {why}")
     python = ".".join(str(x) for x in got["python"])
     info = Interpreter(path, python, got.get("torch", ""), got.get("triton", ""))
     if tuple(got["python"][:2]) < MIN_PYTHON:

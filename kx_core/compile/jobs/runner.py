@@ -293,7 +293,7 @@ def _iter_compile(
         )
         return
     target = resolve_target(request)
-    python = probe(request.python) if request.python else None
+    python = probe(request.python, request.timeout_s) if request.python else None
     if python is not None and python.problem:
         asm = _Assembler(target)
         asm.add(Diagnostic("environment", python.problem, file))
