@@ -113,3 +113,34 @@ def test_the_timeout_bounds_probing_an_interpreter(tmp_path):
     p = run_kx("compile", VECTOR_ADD, "--python", str(slow), "--timeout", "2")
     assert time.monotonic() - started < 30  # before: a fixed 120 s
     assert p.returncode == 1 and "did not answer within 2 s (--timeout)" in p.stdout
+
+
+BAD_ASM = """\
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def k(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    y = tl.inline_asm_elementwise("not.an.instruction $0, $1;", "=r,r", [x], dtype=tl.int32, is_pure=True, pack=1)
+    tl.store(x_ptr + offs, y)
+
+
+x = torch.zeros(128, dtype=torch.int32, device="cuda")
+k[(1,)](x, BLOCK=128)
+"""
+
+
+def test_an_assembler_failure_shows_its_own_message_on_no_line_of_the_users(tmp_path):
+    from kx_core.compile import CompileRequest, compile_file
+
+    path = tmp_path / "bad_asm.py"
+    path.write_text(BAD_ASM)
+    result = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    (d,) = [d for d in result.diagnostics if d.fatal]
+    assert d.kind == "compile" and d.line is None and d.message.startswith("ptxas failed")
+    assert "Unknown modifier '.an'" in d.message and "Repro command" not in d.message
+    assert result.exit_status == 1

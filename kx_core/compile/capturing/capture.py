@@ -43,7 +43,13 @@ from kx_core.compile.capturing.capture_state import (
     record_key,
     uncompiled_record,
 )
-from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
+from kx_core.compile.capturing.jit_objects import (
+    base_jit,
+    compile_diagnostic,
+    kernel_objects,
+    pass_dumps,
+    tool_failure,
+)
 from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
@@ -197,6 +203,8 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
         return replace(d, kind="out-of-memory", message=d.message + note)
     if isinstance(exc, CompileFailure):
         d = compile_diagnostic(exc.__cause__ or exc, str(exc), capture_state.STATE.user_file)
+        if tool_failure(exc.__cause__ or exc) is not None:
+            return d  # the assembler's own message, on no line of the user's
         if d.line is None or not diag.same_file(d.file, user_file):
             where = diag.deepest_user_frame(exc.__traceback__, user_file)
             if d.line is None and where:

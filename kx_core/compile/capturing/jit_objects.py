@@ -82,6 +82,10 @@ def compile_diagnostic(exc: BaseException, kernel: str | None, user_file: str | 
     """A compile error as a diagnostic: at its line in a @jit function when Triton's front
     end names one, else (ptxas, out of resources) at the deepest frame of `user_file`."""
     d = diag.compile_error_diagnostic(exc, jit_functions(), kernel)
+    tool = tool_failure(exc)
+    if tool is not None:
+        # the assembler's own failure: its stderr, not the user's launch line
+        return Diagnostic("compile", _ptxas_message(str(tool)), user_file, None, None, kernel)
     if d.line is None:
         # Not a front-end error (ptxas, out of resources): place it at the launch.
         where = diag.deepest_user_frame(exc.__traceback__, user_file)
@@ -90,6 +94,22 @@ def compile_diagnostic(exc: BaseException, kernel: str | None, user_file: str | 
         message = f"{type(tail).__name__}: {text[-1] if text else ''}"
         return Diagnostic("compile", message, user_file, where[0] if where else None, None, kernel)
     return d
+
+
+def tool_failure(exc: BaseException) -> BaseException | None:
+    """The assembler's failure (Triton's PTXASError) in the exception's chain, if any: a
+    failure of the tool, not of a line of the user's."""
+    return next((e for e in diag._exception_chain(exc) if type(e).__name__ == "PTXASError"), None)
+
+
+def _ptxas_message(text: str) -> str:
+    """ptxas's own words from Triton's PTXASError: its verdict and its stderr, without
+    the repro command (a temporary file's path). Example of the text:
+    "Internal Triton PTX codegen error\n`ptxas` stderr:\nptxas fatal : ...\nRepro command: ..."."""
+    lines = [ln for ln in text.strip().splitlines() if ln.strip() and not ln.startswith("Repro command:")]
+    head, *rest = lines or ["ptxas failed"]
+    stderr = [ln.strip() for ln in rest if ln.strip() != "`ptxas` stderr:"]
+    return f"ptxas failed ({head.strip()})" + (": " + " / ".join(stderr) if stderr else "")
 
 
 def kernel_objects(namespace: dict, user_file: str) -> dict[str, Any]:
