@@ -144,3 +144,14 @@ def test_an_assembler_failure_shows_its_own_message_on_no_line_of_the_users(tmp_
     assert d.kind == "compile" and d.line is None and d.message.startswith("ptxas failed")
     assert "Unknown modifier '.an'" in d.message and "Repro command" not in d.message
     assert result.exit_status == 1
+
+
+def test_os_exit_before_a_launch_is_located(tmp_path):
+    from kx_core.compile import CompileRequest, compile_file
+
+    path = tmp_path / "exits.py"
+    path.write_text("import os\nimport torch\nimport triton\n\n\nos._exit(3)\n")
+    for cold in (True, False):  # a fresh worker, and a warm server's child when one answers
+        result = compile_file(CompileRequest(str(path), target="cuda:90", cold=cold), use_cache=False)
+        (d,) = [d for d in result.diagnostics if d.fatal]
+        assert (d.kind, d.line) == ("crash", 6) and "the file called os._exit(3)" in d.message

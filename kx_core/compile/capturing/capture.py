@@ -310,6 +310,29 @@ def _placeholder_diagnostic(use: DataPlaceholder) -> None:
     capture_state.STATE.send_diagnostic(Diagnostic("placeholder", message, use.file, use.line))
 
 
+def _report_exits(path: str) -> None:
+    """os._exit from the user's file ends the worker before any message: dump the stack
+    first (faulthandler's format, as a crash's), so the parent names the line."""
+    import faulthandler
+
+    from kx_core.compile.jobs import worker
+
+    real, main_pid = os._exit, os.getpid()
+
+    def _exit(code: int) -> None:
+        frame = sys._getframe(1)
+        while frame is not None and not diag.same_file(frame.f_code.co_filename, path):
+            frame = frame.f_back
+        if frame is not None and os.getpid() == main_pid:
+            out = worker._DUMPS or sys.stderr
+            out.write(f"kx: the file called os._exit({code})\n")
+            faulthandler.dump_traceback(file=out, all_threads=False)
+            out.flush()
+        real(code)
+
+    os._exit = _exit
+
+
 def run_user_file(path: str) -> dict:
     """Execute the file as __main__; returns its namespace, whatever happened."""
     from kx_core.compile.capturing.main_module import run_as_main
@@ -354,6 +377,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     from kx_core.compile.capturing import reads
 
     reads.install()  # what the file reads beyond its source: the cache keys on it
+    _report_exits(path)
     if request.replay is not None:
         from kx_core.compile.capturing.replay import replay_record
 

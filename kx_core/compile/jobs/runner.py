@@ -475,7 +475,11 @@ def _ending_diagnostic(
     if returncode == 0 and done:
         return None
     how = f"signal {signal.Signals(-returncode).name}" if returncode < 0 else f"exit status {returncode}"
-    tail = output.strip().splitlines()[-1:] if returncode > 0 else []
+    lines = output.strip().splitlines()
+    called = [ln[4:] for ln in lines if ln.startswith("kx: the file called os._exit(")]
+    # the file's own os._exit (capture._report_exits says so before its stack), else
+    # the output's last line (Python's or the library's last words)
+    tail = called[-1:] or (lines[-1:] if returncode > 0 else [])
     return Diagnostic(
         "crash",
         f"the worker died ({how})" + (f" at line {line}" if line else "") + (f": {tail[0]}" if tail else ""),
