@@ -91,7 +91,8 @@ class MeasureJob:
 
     def command(self) -> tuple[str, list[str]]:
         """(worker module, its arguments)."""
-        return self.request.MODULE, self.request.args(self.path, self.out)
+        request_path = os.path.join(self._tmp.name, "request.json")
+        return self.request.MODULE, self.request.args(self.path, self.out, request_path)
 
     def start(self) -> MeasureJob:
         if self.request.NO_GPU and not has_gpu():

@@ -19,7 +19,6 @@ tensors, and the results say so.
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import json
 import os
@@ -148,11 +147,9 @@ def load_checks(path: str) -> list[Check]:
 def main(argv: list[str] | None = None) -> int:
     """Worker: `python -m kx_core.bench.check FILE --out JSON` (interpreter mode when
     TRITON_INTERPRET=1 is set)."""
-    ap = argparse.ArgumentParser(prog="kx-check-worker")
-    ap.add_argument("file")
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
-    path = os.path.abspath(args.file)
+    from kx_core.bench.requests import CheckRequest, read_request
+
+    _request, path, out = read_request(CheckRequest, argv, "kx-check-worker")
     interpret = os.environ.get("TRITON_INTERPRET") == "1"
     if interpret:
         from triton.runtime import driver
@@ -170,9 +167,9 @@ def main(argv: list[str] | None = None) -> int:
 
         d = runtime_diagnostic(e, path)
         report = CheckReport(path, mode, (), f"{d.message} (line {d.line})")
-    with open(args.out + ".tmp", "w", encoding="utf-8") as f:
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
         json.dump(report.to_json(), f)
-    os.replace(args.out + ".tmp", args.out)
+    os.replace(out + ".tmp", out)
     sys.stdout.flush()
     os._exit(0)
 

@@ -17,10 +17,8 @@ process only."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import os
 import re
 import sys
 from pathlib import Path
@@ -161,23 +159,17 @@ def run(
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="kx-cpu-bench-worker")
-    ap.add_argument("file")
-    ap.add_argument("--baseline", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--cache", required=True)
-    ap.add_argument("--op")
-    ap.add_argument("--perf", action="store_true")
-    args = ap.parse_args(argv)
+    from kx_core.bench.requests import CpuBenchRequest, read_request
+
+    req, path, out = read_request(CpuBenchRequest, argv, "kx-cpu-bench-worker")
+    req = req.resolved()
     try:
-        result = measure(
-            os.path.abspath(args.file), os.path.abspath(args.baseline), args.op, args.cache, args.perf
-        )
+        result = measure(path, req.baseline, req.op or None, req.cache, req.perf)
     except Exception as e:  # noqa: BLE001 - a build or run failure is the result
         result = CpuBenchResult(
-            args.file, args.op or "", False, diagnostics=(Diagnostic("compile", str(e)[-2000:], args.file),)
+            path, req.op or "", False, diagnostics=(Diagnostic("compile", str(e)[-2000:], path),)
         )
-    with open(args.out, "w", encoding="utf-8") as f:
+    with open(out, "w", encoding="utf-8") as f:
         json.dump(result.to_json(), f)
     sys.stdout.flush()
     return 0

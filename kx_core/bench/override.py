@@ -13,7 +13,6 @@ checks see the original kernel's results."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import re
 import shutil
@@ -209,12 +208,9 @@ def _alternate(select, original, edited, call, restore, inputs) -> tuple[Timed, 
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="kx-override-worker")
-    ap.add_argument("file")
-    ap.add_argument("--override", required=True)
-    ap.add_argument("--kernel")
-    ap.add_argument("--out", required=True)
-    args = ap.parse_args(argv)
+    from kx_core.bench.requests import OverrideRequest, read_request
+
+    req, path, out = read_request(OverrideRequest, argv, "kx-override-worker")
     import faulthandler
 
     faulthandler.enable(file=sys.stderr, all_threads=True)
@@ -222,10 +218,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from kx_core.compile.capturing.main_module import run_as_main
 
-    path, stage_file = os.path.abspath(args.file), os.path.abspath(args.override)
+    stage_file = os.path.abspath(req.stage_file)
     stage = stage_of(stage_file)
     with open(stage_file, encoding="utf-8", errors="replace") as f:
-        kernel = args.kernel or kernel_of(f.read(), stage)
+        kernel = req.kernel or kernel_of(f.read(), stage)
     if not kernel:
         result = OverrideResult(
             path,
@@ -252,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
                 device=torch.cuda.get_device_name(),
                 diagnostics=editor.result.diagnostics + tuple(diagnostics),
             )
-    workers.write_and_exit(args.out, result)
+    workers.write_and_exit(out, result)
 
 
 if __name__ == "__main__":

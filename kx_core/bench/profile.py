@@ -16,7 +16,6 @@ variants; reasons matching none of Proton's names are not collected."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -26,7 +25,6 @@ from typing import Any
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
-from kx_core.bench.defaults import WINDOW_MS
 from kx_core.compile.artifacts import diagnostics as diag
 from kx_core.compile.artifacts.kernel_record import jit_name
 from kx_core.compile.capturing import launch_hooks
@@ -328,14 +326,9 @@ def _stages_of(kernel) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="kx-profile-worker")
-    ap.add_argument("file")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--kernel")
-    ap.add_argument("--window-ms", type=float, default=WINDOW_MS)
-    ap.add_argument("--proton", action="store_true", help="sample with Proton (the oracle)")
-    ap.add_argument("--calls", type=int, default=0, help="a fixed number of calls (default: the window's)")
-    args = ap.parse_args(argv)
+    from kx_core.bench.requests import ProfileRequest, read_request
+
+    req, path, out = read_request(ProfileRequest, argv, "kx-profile-worker")
     import faulthandler
 
     faulthandler.enable(file=sys.stderr, all_threads=True)
@@ -344,22 +337,21 @@ def main(argv: list[str] | None = None) -> int:
 
     from kx_core.compile.capturing.main_module import run_as_main
 
-    path = os.path.abspath(args.file)
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context CUPTI samples
-    profiler = _Profiler(args.kernel, args.window_ms, args.proton, args.calls)
+    profiler = _Profiler(req.kernel, req.window_ms, req.proton, req.calls)
     launch_hooks.install(profiler.on_jit_run, profiler.on_autotune_run)
-    if args.proton:
+    if req.proton:
         # from the start: Proton maps PCs to lines only for modules loaded in its session
         import triton.profiler as proton
 
-        hatchet = os.path.join(os.path.dirname(os.path.abspath(args.out)), "proton-run")
+        hatchet = os.path.join(os.path.dirname(os.path.abspath(out)), "proton-run")
         proton.start(hatchet, backend="cupti", mode="pcsampling")
     diagnostics = list(run_as_main(path, diag.runtime_diagnostic)[1])
     torch.cuda.synchronize()
     if profiler.sampler is not None:
         profiler.sampler.__exit__(None, None, None)
-    if args.proton:
+    if req.proton:
         proton.finalize()
         with open(hatchet + ".hatchet", encoding="utf-8") as f:
             tree = json.load(f)
@@ -373,12 +365,12 @@ def main(argv: list[str] | None = None) -> int:
         file=path,
         device=torch.cuda.get_device_name(),
         triton_version=triton.__version__,
-        sampler="proton" if args.proton else "cupti",
+        sampler="proton" if req.proton else "cupti",
         kernels=tuple(profiler.profiles),
         diagnostics=tuple(diagnostics),
-        settings={"window_ms": args.window_ms, "sampling_period_log2": 10},
+        settings={"window_ms": req.window_ms, "sampling_period_log2": 10},
     )
-    workers.write_and_exit(args.out, result)
+    workers.write_and_exit(out, result)
 
 
 if __name__ == "__main__":

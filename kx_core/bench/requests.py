@@ -1,18 +1,21 @@
 """What each measuring job is asked: one request type per kind (time, check, profile, an
-edited stage, a C++ kernel), each with its options spelled and defaulted once, the
-worker module it runs and the command line that worker reads.
+edited stage, a C++ kernel), each with its options spelled and defaulted once, and the
+worker module it runs. The worker reads the request itself, as JSON:
 
     MeasureJob(BenchRequest(all_configs=True), "kernel.py").start().wait()
+    python -m kx_core.bench.run kernel.py --out result.json --request request.json
 
-The worker modules' own argument parsers default to the same constants
-(kx_core.bench.defaults), so `python -m kx_core.bench.run FILE` and the app time alike.
+(`read_request` is each worker's whole command line: the file, where its result goes,
+and the request; without --request, the request type's defaults.)
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, TypeVar
 
 from kx_core.base.jsonable import Jsonable
 from kx_core.bench.defaults import BUDGET_MS, WINDOW_MS
@@ -28,9 +31,16 @@ class MeasureRequest(Jsonable):
     NO_GPU: ClassVar[str] = ""  # why it cannot run without an NVIDIA GPU ('' = it can)
     WARM: ClassVar[bool] = False  # a warm server's child may run it (no imports to pay)
 
-    def args(self, path: str, out: str) -> list[str]:
-        """The worker's command line for `path`, writing its result to `out`."""
-        return [path, "--out", out]
+    def resolved(self) -> MeasureRequest:
+        """The request as its worker reads it (paths made absolute, folders filled)."""
+        return self
+
+    def args(self, path: str, out: str, request_path: str) -> list[str]:
+        """The worker's command line for `path`, writing its result to `out`, its
+        request written as JSON to `request_path`."""
+        with open(request_path, "w", encoding="utf-8") as f:
+            json.dump(self.resolved().to_json(), f)
+        return [path, "--out", out, "--request", request_path]
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         """The result record of a run that ended without a result of its own."""
@@ -58,15 +68,6 @@ class BenchRequest(MeasureRequest):
     flush_l2: bool = True
     cuda_graph: bool = False
     do_bench: bool = False
-
-    def args(self, path: str, out: str) -> list[str]:
-        cmd = [path, "--out", out, "--budget-ms", str(self.budget_ms)]
-        cmd += ["--kernel", self.kernel] if self.kernel else []
-        cmd += ["--all-configs"] if self.all_configs else []
-        cmd += [] if self.flush_l2 else ["--no-flush"]
-        cmd += ["--cuda-graph"] if self.cuda_graph else []
-        cmd += ["--do-bench"] if self.do_bench else []
-        return cmd
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, "", "", (), (d,))
@@ -103,14 +104,12 @@ class CpuBenchRequest(MeasureRequest):
     baseline: str = ""
     op: str = ""
     perf: bool = False
+    cache: str = ""  # kx's cache folder (the extension builds are kept there)
 
-    def args(self, path: str, out: str) -> list[str]:
+    def resolved(self) -> CpuBenchRequest:
         from kx_core.base.paths import cache_dir
 
-        cmd = [path, "--out", out, "--cache", str(cache_dir()), "--baseline", os.path.abspath(self.baseline)]
-        cmd += ["--op", self.op] if self.op else []
-        cmd += ["--perf"] if self.perf else []
-        return cmd
+        return replace(self, baseline=os.path.abspath(self.baseline), cache=self.cache or str(cache_dir()))
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, self.op, False, diagnostics=(d,))
@@ -137,13 +136,6 @@ class ProfileRequest(MeasureRequest):
     kernel: str | None = None
     proton: bool = False  # sample with Proton (the oracle)
 
-    def args(self, path: str, out: str) -> list[str]:
-        cmd = [path, "--out", out, "--window-ms", str(self.window_ms)]
-        cmd += ["--calls", str(self.calls)] if self.calls else []
-        cmd += ["--kernel", self.kernel] if self.kernel else []
-        cmd += ["--proton"] if self.proton else []
-        return cmd
-
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, "", "", "cupti", (), (d,))
 
@@ -165,10 +157,8 @@ class OverrideRequest(MeasureRequest):
     stage_file: str = ""
     kernel: str | None = None
 
-    def args(self, path: str, out: str) -> list[str]:
-        cmd = [path, "--out", out, "--override", os.path.abspath(self.stage_file)]
-        cmd += ["--kernel", self.kernel] if self.kernel else []
-        return cmd
+    def resolved(self) -> OverrideRequest:
+        return replace(self, stage_file=os.path.abspath(self.stage_file))
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         stage = os.path.splitext(self.stage_file)[1][1:]
@@ -183,3 +173,21 @@ class OverrideRequest(MeasureRequest):
 REQUESTS: dict[str, type[MeasureRequest]] = {
     r.KIND: r for r in (BenchRequest, CheckRequest, CpuBenchRequest, ProfileRequest, OverrideRequest)
 }
+
+
+R = TypeVar("R", bound=MeasureRequest)
+
+
+def read_request(cls: type[R], argv: list[str] | None, prog: str) -> tuple[R, str, str]:
+    """A worker's command line: FILE --out RESULT.json [--request REQUEST.json]. Returns
+    (the request, the file's absolute path, where the result goes)."""
+    ap = argparse.ArgumentParser(prog=prog, description=cls.__doc__)
+    ap.add_argument("file")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--request", help=f"the {cls.__name__} as JSON (default: its defaults)")
+    args = ap.parse_args(argv)
+    request = cls()
+    if args.request:
+        with open(args.request, encoding="utf-8") as f:
+            request = cls.from_json(json.load(f))
+    return request, os.path.abspath(args.file), args.out

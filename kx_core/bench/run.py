@@ -12,7 +12,6 @@ kx's timing find them compiled). Results go to a JSON file.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 from dataclasses import dataclass, field, replace
@@ -20,7 +19,6 @@ from typing import Any
 
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
-from kx_core.bench.defaults import BUDGET_MS
 from kx_core.bench.gpu import Timing, cool_down, time_gpu
 from kx_core.compile.artifacts import diagnostics as diag
 from kx_core.compile.artifacts.kernel_record import config_of, jit_name
@@ -267,26 +265,16 @@ def run_file(path: str) -> list[Diagnostic]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="kx-bench-worker")
-    ap.add_argument("file")
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--kernel")
-    ap.add_argument("--all-configs", action="store_true")
-    ap.add_argument("--budget-ms", type=float, default=BUDGET_MS)
-    ap.add_argument("--no-flush", action="store_true")
-    ap.add_argument("--cuda-graph", action="store_true")
-    ap.add_argument("--do-bench", action="store_true")
-    args = ap.parse_args(argv)
+    from kx_core.bench.requests import BenchRequest, read_request
+
+    req, path, out = read_request(BenchRequest, argv, "kx-bench-worker")
     import faulthandler
 
     faulthandler.enable(file=sys.stderr, all_threads=True)  # a crash names the user's line
     import torch
     import triton
 
-    path = os.path.abspath(args.file)
-    timer = _Timer(
-        args.budget_ms, not args.no_flush, args.cuda_graph, args.kernel, args.all_configs, args.do_bench
-    )
+    timer = _Timer(req.budget_ms, req.flush_l2, req.cuda_graph, req.kernel, req.all_configs, req.do_bench)
     hooks = _BenchHooks(timer)
     launch_hooks.install(hooks.on_jit_run, hooks.on_autotune_run)
     diagnostics = run_file(path)
@@ -297,9 +285,9 @@ def main(argv: list[str] | None = None) -> int:
         triton_version=triton.__version__,
         timings=tuple(timer.timings),
         diagnostics=tuple(diagnostics),
-        settings={"budget_ms": args.budget_ms, "flush_l2": not args.no_flush, "cuda_graph": args.cuda_graph},
+        settings={"budget_ms": req.budget_ms, "flush_l2": req.flush_l2, "cuda_graph": req.cuda_graph},
     )
-    workers.write_and_exit(args.out, result)
+    workers.write_and_exit(out, result)
 
 
 if __name__ == "__main__":

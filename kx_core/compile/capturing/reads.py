@@ -5,7 +5,10 @@ variables it looked up (`$BLOCK`). The result cache keys a result on them
 
 Files come from Python's audit hook on "open" (every `open()`, `io.open`, `np.load`,
 `torch.load`; not a C library's own fopen); variables from `os.environ`'s lookups
-(`os.environ[...]`, `.get`, `os.getenv`, `in`).
+(`os.environ[...]`, `.get`, `os.getenv`, `in`) made by the user's own code, and the
+compiler's knobs (TRITON_*, MLIR_*, LLVM_*, TORCHINDUCTOR_*) whoever reads them. Lookups
+by libraries are not recorded: a copy of the whole environment (`subprocess`, torch)
+reads every variable, and `$OLDPWD` or `$_` would then make every entry stale.
 """
 
 from __future__ import annotations
@@ -43,21 +46,63 @@ def _audit(event: str, args: tuple) -> None:
     (_written if writing else _opened).add(os.path.abspath(path))
 
 
+# knobs of the compilers, recorded whoever looks them up (they change the code made)
+_KNOBS = ("TRITON_", "MLIR_", "LLVM_", "TORCHINDUCTOR_")
+# frames of the mapping machinery between a lookup and the code that made it (frozen
+# modules in 3.11+: "<frozen _collections_abc>", "<frozen os>")
+_MACHINERY = ("_collections_abc.py", f"{os.sep}os.py", "<frozen _collections_abc>", "<frozen os>")
+
+
+# the shell's bookkeeping, different in every terminal: never what a kernel depends on
+_VOLATILE = frozenset({"_", "OLDPWD", "PWD", "SHLVL"})
+
+
+def _note(key) -> None:
+    if not isinstance(key, str) or key in _names or key in _VOLATILE:
+        return
+    if key.startswith(_KNOBS):
+        _names.add(key)
+        return
+    frame = sys._getframe(2)
+    while (
+        frame is not None
+        and frame.f_code.co_filename.endswith(_MACHINERY[:2])
+        or (frame is not None and frame.f_code.co_filename in _MACHINERY[2:])
+    ):
+        frame = frame.f_back
+    if frame is not None and _users(frame.f_code.co_filename):
+        _names.add(key)
+
+
+def _users(filename: str) -> bool:
+    """A file of the user's: not Python's, site-packages' or kx's engine's."""
+    if filename.startswith("<") or "site-packages" in filename:
+        return False
+    from kx_core.compile.capturing.placeholders import is_engine_file
+
+    return not filename.startswith(_STDLIB) and not is_engine_file(filename)
+
+
+_STDLIB = tuple(
+    os.path.join(os.path.realpath(sysconfig.get_paths()[k]), "") for k in ("stdlib", "platstdlib")
+) + tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("stdlib", "platstdlib"))
+
+
 def _patch_environ() -> None:
     environ_type = type(os.environ)
     original = environ_type.__getitem__
 
     def getitem(self, key):
-        if _on and self is os.environ and isinstance(key, str):
-            _names.add(key)
+        if _on and self is os.environ:
+            _note(key)
         return original(self, key)
 
     environ_type.__getitem__ = getitem
     original_contains = environ_type.__contains__
 
     def contains(self, key):
-        if _on and self is os.environ and isinstance(key, str):
-            _names.add(key)
+        if _on and self is os.environ:
+            _note(key)
         return original_contains(self, key)
 
     environ_type.__contains__ = contains

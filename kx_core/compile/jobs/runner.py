@@ -366,7 +366,11 @@ def _run_worker(
     d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
     if d is not None:
         asm.add(d)
-    return _finish(asm, request, file, started, output), ([file, *asm.sources], asm.env_names)
+    # the variables kx itself sets for the worker (PYTHONPATH, PATH, Triton's cache) are
+    # not the user's: the request's key already holds what they follow from
+    ours = {k for k, v in getattr(proc, "kx_env", {}).items() if os.environ.get(k) != v}
+    env_names = [n for n in asm.env_names if n not in ours]
+    return _finish(asm, request, file, started, output), ([file, *asm.sources], env_names)
 
 
 def _start_worker(
@@ -410,6 +414,7 @@ def _start_worker(
             memory_limit_mb=limit,
         )
         if proc is not None:
+            proc.kx_env = env
             return proc
         refusal = warm.last_refusal
     else:
@@ -428,6 +433,7 @@ def _start_worker(
         memory_limit_mb=limit,
     )
     proc.warm_refusal = refusal  # why no warm server was used, when one was refused
+    proc.kx_env = env  # what kx set for the worker (not the user's environment)
     return proc
 
 
