@@ -24,7 +24,7 @@ from typing import Any
 from kx_core.cli import args as cli_args
 from kx_core.compile.jobs.source_file import KernelFileError
 from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
-from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult
+from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult, RequestError
 from kx_core.records.target import TargetError
 
 # `layout --json` lists every element's owners: past this many elements the output would
@@ -722,7 +722,7 @@ def _main(argv: list[str] | None) -> int:
     args.passes = getattr(args, "passes", False) or args.command == "passes"
     try:
         result = _compile(args)
-    except (TargetError, KernelFileError) as e:
+    except (TargetError, KernelFileError, RequestError) as e:
         print(f"kx: {e}", file=sys.stderr)
         return 2
     except FileNotFoundError as e:

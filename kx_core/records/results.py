@@ -314,9 +314,23 @@ class KernelDefinition(Jsonable):
         return " ".join([f"kx compile {file} --kernel {self.name}", *args])
 
 
+class RequestError(ValueError):
+    """Options of a compile request that do not go together; the message says which."""
+
+
+# What the worker does with the file (CompileRequest.mode): run it as __main__ (`kernel`
+# keeps one kernel's records); import it and list its kernels (`kx kernels`); import it
+# and call `kernel` with `args` (a library kernel); compile `kernel` from `signature`
+# after running (or importing) it; recompile one record (`replay`) with its passes.
+COMPILE_MODES = ("run", "list", "call", "signature", "replay")
+
+
 @dataclass(frozen=True)
 class CompileRequest(Jsonable):
-    """What to compile. target is a spec ('cuda:90', 'hip:gfx942', 'local', ...)."""
+    """What to compile. target is a spec ('cuda:90', 'hip:gfx942', 'local', ...). The
+    fields that choose what the worker does make one of COMPILE_MODES (`mode`); a
+    combination that names none (`--arg` without `--kernel`, `--num-warps` on a file
+    that is run as it is) is refused by `check`, never silently ignored."""
 
     file: str
     target: str = "default"
@@ -349,6 +363,36 @@ class CompileRequest(Jsonable):
     # recompile this one record of the file (its specialization) with its passes
     # captured, instead of running the file (pass capture on demand)
     replay: CompiledKernel | None = None
+
+    @property
+    def mode(self) -> str:
+        """One of COMPILE_MODES (check() refuses combinations that are none of them)."""
+        if self.replay is not None:
+            return "replay"
+        if self.kernel and self.signature:
+            return "signature"
+        if self.args or (self.import_only and self.kernel):
+            return "call"
+        return "list" if self.import_only else "run"
+
+    def check(self) -> CompileRequest:
+        """The request itself; raises RequestError for options that go with no mode."""
+        if (self.args or self.grid) and not self.kernel:
+            raise RequestError("--arg and --grid call one kernel: name it with --kernel NAME")
+        if self.signature and not self.kernel:
+            raise RequestError("--signature compiles one kernel: name it with --kernel NAME")
+        if self.signature and (self.args or self.grid):
+            raise RequestError("--signature and --arg/--grid are two ways to give a launch: give one")
+        launch = [n for n in ("num_warps", "num_stages", "maxnreg") if getattr(self, n) is not None]
+        if launch and self.mode not in ("signature", "call"):
+            names = ", ".join("--" + n.replace("_", "-") for n in launch)
+            raise RequestError(
+                f"{names} set a launch kx makes (with --kernel and --signature or --arg): a file run as it "
+                "is launches with its own options"
+            )
+        if self.constexprs and self.mode != "signature":
+            raise RequestError("--constexpr goes with --kernel and --signature (with --arg, give NAME=VALUE)")
+        return self
 
 
 @dataclass(frozen=True)

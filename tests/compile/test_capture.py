@@ -152,4 +152,4 @@ def test_direct_mode_compiles_from_a_signature(capture):
 def test_direct_mode_signature_mismatch_is_a_diagnostic(capture):
     r = capture("no_launch.py", kernel="axpy_kernel", signature="*fp32,i32")
     (d,) = r.diagnostics
-    assert d.kind == "compile" and "4 non-constexpr parameters" in d.message and not r.ok
+    assert d.kind == "argument" and "4 non-constexpr parameters" in d.message and r.exit_status == 2

@@ -155,3 +155,30 @@ def test_os_exit_before_a_launch_is_located(tmp_path):
         result = compile_file(CompileRequest(str(path), target="cuda:90", cold=cold), use_cache=False)
         (d,) = [d for d in result.diagnostics if d.fatal]
         assert (d.kind, d.line) == ("crash", 6) and "the file called os._exit(3)" in d.message
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--arg", "n=3"], "--arg and --grid call one kernel: name it with --kernel NAME"),
+        (["--grid", "4"], "--arg and --grid call one kernel"),
+        (["--signature", "*fp32"], "--signature compiles one kernel"),
+        (["--num-warps", "8"], "--num-warps set a launch kx makes"),
+        (["--kernel", "add_kernel", "--signature", "*fp32", "--arg", "n=1"], "two ways to give a launch"),
+        (["--constexpr", "BLOCK=1"], "--constexpr goes with --kernel and --signature"),
+    ],
+)
+def test_options_that_go_with_no_mode_are_refused_not_ignored(args, message):
+    """Before, `--num-warps 8` on a file run as it is was ignored: exit 0 with the file's
+    own num_warps=4 kernel shown."""
+    p = run_kx("compile", VECTOR_ADD, "--target", "cuda:90", *args)
+    assert p.returncode == 2 and message in p.stderr
+
+
+def test_every_request_has_one_mode():
+    from kx_core.compile import CompileRequest
+
+    assert CompileRequest("f.py").mode == "run"
+    assert CompileRequest("f.py", import_only=True).mode == "list"
+    assert CompileRequest("f.py", kernel="k", args={"n": "1"}, import_only=True).mode == "call"
+    assert CompileRequest("f.py", kernel="k", signature="*fp32", num_warps=2).check().mode == "signature"

@@ -378,7 +378,8 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
 
     reads.install()  # what the file reads beyond its source: the cache keys on it
     _report_exits(path)
-    if request.replay is not None:
+    mode = request.mode
+    if mode == "replay":
         from kx_core.compile.capturing.replay import replay_record
 
         capture_state.STATE.passes = True
@@ -387,14 +388,14 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
             replay_record(capture_state.STATE, namespace, request.replay)
         writer.send(protocol.Done())
         return
-    if request.import_only or request.args:
+    if mode in ("list", "call") or request.import_only:
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)
-    else:
+    else:  # run, or signature on a file that is run first
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
         namespace = run_user_file(path)
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
-    if request.kernel and request.signature:
+    if mode == "signature":
         from kx_core.compile.capturing.direct import compile_direct
 
         compile_direct(capture_state.STATE, namespace, request)
@@ -448,7 +449,7 @@ def import_library(path: str, request: CompileRequest) -> dict:
     except BaseException as e:  # noqa: BLE001 - the import's failure becomes a diagnostic
         capture_state.STATE.send_diagnostic(_classify(e, path))
         return {}
-    if request.kernel and not request.signature:
+    if request.mode == "call":
         try:
             options = {
                 "num_warps": request.num_warps,

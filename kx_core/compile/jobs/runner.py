@@ -181,7 +181,7 @@ def _finish(
     if request.kernel:
         kernels = [k for k in kernels if k.name == request.kernel]
     diagnostics = list(asm.diagnostics)
-    listing = request.import_only and not request.kernel  # `kx kernels`: nothing is launched
+    listing = request.mode == "list"  # `kx kernels`: nothing is launched
     if (
         not listing
         and not any(d.fatal for d in diagnostics)
@@ -219,6 +219,7 @@ def _finish(
 
 
 def resolve_target(request: CompileRequest) -> Target:
+    request.check()  # options that go together, or a RequestError before anything runs
     """The request's target; with --gpu and the default target, that GPU's architecture.
     Raises TargetError (capture_device.DeviceError for a --gpu that does not fit)."""
     if request.gpu and (request.target or "default") == "default":
