@@ -45,14 +45,18 @@ def element_bits(text: str) -> int:
     return n
 
 
-def seconds(text: str) -> float:
+def _positive_finite(text: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {what}") from None
     if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text}: a positive, finite number of seconds")
+        raise argparse.ArgumentTypeError(f"{text}: a positive, finite {what}")
     return value
+
+
+def seconds(text: str) -> float:
+    return _positive_finite(text, "number of seconds")
 
 
 def int_in(lo: int, hi: int | None = None):
@@ -84,13 +88,7 @@ def power_of_two_upto(hi: int):
 
 def positive_number(text: str) -> float:
     """A positive, finite number (a FLOP or byte count, a time budget)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text}: a positive, finite number")
-    return value
+    return _positive_finite(text, "number")
 
 
 # A worker under this many MiB cannot start Python, torch and Triton: it would read as a

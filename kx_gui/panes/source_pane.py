@@ -18,6 +18,7 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QVBoxLayout
 
 from kx_core.compile import CompileResult
+from kx_core.compile.jobs.cache import file_hash as _hash_of  # None: it cannot be read now
 from kx_core.cpu.remarks import line_marks
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
@@ -244,14 +245,3 @@ class SourcePane(Pane):
     def title_for(self) -> str:
         name = os.path.basename(self.session.path or "untitled")
         return f"{name}{' •' if self.dirty else ''}"
-
-
-def _hash_of(path: str) -> str | None:
-    """The file's content hash (None: it cannot be read now)."""
-    import hashlib
-
-    try:
-        with open(path, "rb") as f:
-            return hashlib.sha256(f.read()).hexdigest()
-    except OSError:
-        return None

@@ -90,22 +90,15 @@ _STDLIB = tuple(
 
 def _patch_environ() -> None:
     environ_type = type(os.environ)
-    original = environ_type.__getitem__
+    for name in ("__getitem__", "__contains__"):  # get() and getenv() go through []
+        original = getattr(environ_type, name)
 
-    def getitem(self, key):
-        if _on and self is os.environ:
-            _note(key)
-        return original(self, key)
+        def noting(self, key, original=original):
+            if _on and self is os.environ:
+                _note(key)
+            return original(self, key)
 
-    environ_type.__getitem__ = getitem
-    original_contains = environ_type.__contains__
-
-    def contains(self, key):
-        if _on and self is os.environ:
-            _note(key)
-        return original_contains(self, key)
-
-    environ_type.__contains__ = contains
+        setattr(environ_type, name, noting)
 
 
 def stop() -> tuple[list[str], list[str]]:
