@@ -255,9 +255,11 @@ def spec(name: str) -> GPU:
 
 def for_arch(arch: str) -> GPU:
     """The table GPU kx models for a compile target: sm_90 -> H100, sm_80 -> A100,
-    sm_89 -> RTX 4090, sm_86 -> RTX 3070, gfx942 -> MI300X."""
-    by_arch = {"sm_90": H100_SXM, "sm_80": A100_SXM, "sm_89": RTX4090, "sm_86": RTX3070, "gfx942": MI300X}
-    return by_arch.get(arch, H100_SXM)
+    sm_89 -> RTX 4090, sm_86 -> RTX 3070, gfx942 -> MI300X; another arch, its backend's
+    nearest board (records.backends: each backend's `boards`)."""
+    from kx_core.records.backends import board_for_arch
+
+    return SPECS.get(board_for_arch(arch), H100_SXM)
 
 
 def local_gpu(device: int = 0, exact: bool = False) -> GPU | None:

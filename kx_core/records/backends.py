@@ -72,6 +72,10 @@ class Backend(Jsonable):
     archs_tool: str = ""  # or the tool whose --help lists them ("ptxas")
     warp_size: int = 32
     menu: tuple[str, ...] = ()  # the archs the app's Target menu offers
+    # the GPU table's rows (model/gpu.py SPECS keys) a capture for each arch stands for,
+    # and the row an arch without one of its own is modelled on
+    boards: tuple[tuple[str, str], ...] = ()
+    nearest_board: str = ""
 
     def target(self, spec: str) -> Target | None:
         """The target a spelling names on this backend, or None."""
@@ -91,6 +95,10 @@ class Backend(Jsonable):
 
     def stage(self, name: str) -> Stage | None:
         return next((s for s in self.stages if s.name == name), None)
+
+    def board(self, arch: int | str) -> str:
+        """The GPU table row a target of this arch is captured and modelled on."""
+        return dict(self.boards).get(str(arch), self.nearest_board)
 
 
 class UnknownBackend(ValueError):
@@ -124,6 +132,8 @@ CUDA = Backend(
     spelling=r"^(?:cuda:|sm_?)?(\d{2,3})$",
     archs_tool="ptxas",
     menu=("80", "86", "89", "90", "100"),
+    boards=(("80", "a100"), ("86", "rtx3070"), ("89", "rtx4090"), ("90", "h100")),
+    nearest_board="h100",
 )
 HIP = Backend(
     "hip",
@@ -174,6 +184,8 @@ HIP = Backend(
         "gfx1250",
     ),  # fmt: skip
     menu=("gfx942",),
+    boards=(("gfx942", "mi300x"),),
+    nearest_board="mi300x",  # not an NVIDIA board for an AMD target
 )
 CPU = Backend("cpu", "C++ (CPU)", (ASM, VECTORIZATION), gpu=False, arch_prefix="", compiler="")
 
@@ -214,3 +226,13 @@ def replaceable_stages() -> tuple[str, ...]:
 def compiler_stages() -> tuple[str, ...]:
     """The text stages Triton's compile itself writes (its asm dict), every backend's."""
     return tuple(s.name for s in ALL_STAGES.values() if not s.derived_from and not s.binary and s.triton_ir)
+
+
+def board_for_arch(arch: str) -> str:
+    """The GPU table row (a SPECS key) for an arch in the table's spelling ('sm_90',
+    'gfx90a'): its backend's board for it, else that backend's nearest; '' when no GPU
+    backend spells it."""
+    for backend in BACKENDS.values():
+        if backend.gpu and (target := backend.target(arch)) is not None:
+            return backend.board(target.arch)
+    return ""

@@ -18,16 +18,8 @@ from kx_core.records.backends import backend_of
 from kx_core.records.results import Target
 from kx_core.records.target import TargetError
 
+
 # The GPU each target stands for when the request names none.
-_DEFAULT_FOR_ARCH = {
-    "sm_80": "a100",
-    "sm_86": "rtx3070",
-    "sm_89": "rtx4090",
-    "sm_90": "h100",
-    "gfx942": "mi300x",
-}
-
-
 class DeviceError(TargetError):
     """A --gpu that kx's table lacks or that does not fit the target."""
 
@@ -61,9 +53,7 @@ def capture_gpu(target: Target, key: str | None = None) -> GPU:
         if gpu.arch != arch:
             raise DeviceError(f"the {gpu.name} is {gpu.arch}, not the target's {arch}")
         return gpu
-    if arch in _DEFAULT_FOR_ARCH:
-        return SPECS[_DEFAULT_FOR_ARCH[arch]]
-    return for_arch(arch)  # an arch kx has no board for: the nearest model, by its table
+    return for_arch(arch)  # its backend's board for the arch, or its nearest (records.backends)
 
 
 @dataclass(frozen=True)
