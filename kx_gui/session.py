@@ -35,7 +35,6 @@ class Session(QObject):
     display_filters_changed = Signal(object)  # DisplayFilters
     error = Signal(str)  # a message for the user (bad file, failed job)
     measurements_changed = Signal(object)  # Measured: seconds by kernel name, with their build
-    profile_changed = Signal(object)  # ProfileResult | None: sampled hot lines (kx_core.bench.profile)
     # a view of one IR line asked for (kx_core.ir.ttgir_lines.LineView): its kind
     # ("layout", "conversion", "access", "bank") and its arguments; a pane that answers
     # it is built for it when it is not yet (pane_registry: PaneSpec.answers)
@@ -70,9 +69,9 @@ class Session(QObject):
         # the latest measured times (by kernel name) and the build they were measured on
         self.measured = Measured()
         self.measurements_changed.connect(lambda measured: setattr(self, "measured", measured))
-        self.profile = None  # the latest ProfileResult of this file
-        self.profile_build: Build | None = None  # the build that profile sampled
-        self.hot_lines: dict[str, tuple] = {}  # kernel name -> (HotLines, KernelProfile)
+        from kx_gui.profiles import Profiles
+
+        self.profiles = Profiles(self)  # the file's profile and its hot lines (its own model)
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
         self._pass_jobs: dict[str, CompileJob] = {}  # kernel display name -> its pass capture
@@ -96,7 +95,7 @@ class Session(QObject):
         if path != self.path:
             self.selected_line = None
             self.previous_result = None
-            self.set_profile(None)
+            self.profiles.set(None)
         self.path = path
         self.running = run
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
@@ -339,29 +338,6 @@ class Session(QObject):
         self.wait(10_000)
 
     # ------------------------------------------------------------ selection and links
-
-    def set_profile(self, result, build: Build | None = None) -> None:
-        """A profile of the open file (None: forget it) and the build it sampled; the
-        panes draw its hot lines while that build is on screen."""
-        from kx_core.ir.hot_lines import attribute
-
-        self.profile = result
-        self.profile_build = build if result is not None else None
-        self.hot_lines = {k.kernel: (attribute(k), k) for k in (result.kernels if result else ()) if k.by_pc}
-        self.profile_changed.emit(result)
-
-    def heat(self, kernel=None) -> tuple[dict, int]:
-        """The profile's heat on the lines of a shown kernel (default: the selected one):
-        {stage or "source": {line: LineHeat}}, and the kernel's total samples."""
-        from kx_core.ir.hot_lines import heat_for
-
-        kernel = kernel if kernel is not None else self.kernel
-        found = self.hot_lines.get(getattr(kernel, "name", None))
-        if kernel is None or found is None or self.held_note(self.profile_build, "samples"):
-            return {}, 0  # nothing profiled, or samples of other lines (another build)
-        hot, profiled = found
-        smap = self.source_map if kernel is self.kernel else None
-        return heat_for(hot, kernel.stages, smap, profiled.stages.get("sass", "")), hot.total
 
     def select_kernel(self, index: int) -> None:
         kernels = self.result.kernels if self.result else ()

@@ -16,7 +16,8 @@ class Pane(QWidget):
     title = "Pane"
     name = "pane"
     # what the pane listens to: a Session signal -> the method it calls, given as many of
-    # the signal's arguments as the method takes ("schedule": render when shown)
+    # the signal's arguments as the method takes ("schedule": render when shown); a
+    # dotted name is a signal of one of the Session's feature models ("profiles.changed")
     listens: dict[str, str] = {}
     # the pane asks to be shown and raised (a failed compile's Problems, a finished
     # profile's Bench): the window answers for every pane alike
@@ -28,7 +29,14 @@ class Pane(QWidget):
         self.jobs = Jobs(self)  # the pane's background work (kx_gui.jobs): never on the window's thread
         self._connections: list[tuple[object, object]] = []
         for signal, method in self.listens.items():
-            self.listen(getattr(session, signal), self._slot(method))
+            self.listen(self._signal(signal), self._slot(method))
+
+    def _signal(self, name: str):
+        """A Session signal by name, or a feature model's ("profiles.changed")."""
+        target = self.session
+        for part in name.split("."):
+            target = getattr(target, part)
+        return target
 
     def _slot(self, method: str):
         """A slot calling `method` with the first n of a signal's arguments, n being how

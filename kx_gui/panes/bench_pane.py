@@ -330,14 +330,14 @@ class BenchPane(Pane):
 
     def show_profile(self, result) -> None:
         """Hot lines: in the table here, and as gutter bars in the Source and Stages panes."""
-        self.session.set_profile(result, self._run_build)
+        self.session.profiles.set(result, self._run_build)
         self.raise_requested.emit()
-        self.hot_view.show_profile(result, self.session.hot_lines, self.session.path or "")
+        self.hot_view.show_profile(result, self.session.profiles.hot_lines, self.session.path or "")
         self.tabs.setCurrentIndex(self.hot_tab)
         hottest = max(
             (
                 (h.samples, line)
-                for hot, _ in self.session.hot_lines.values()
+                for hot, _ in self.session.profiles.hot_lines.values()
                 for line, h in hot.by_stage["source"].items()
             ),
             default=None,
@@ -543,7 +543,7 @@ class BenchPane(Pane):
         s = self.session
         notes = [
             s.held_note(s.measured.build, "the timings are") if s.measured else "",
-            s.held_note(s.profile_build, "the hot lines are") if s.profile is not None else "",
+            s.profiles.note,
         ]
         notes = [n for n in notes if n]
         if notes and not (self.job is not None and not self.job.done()):

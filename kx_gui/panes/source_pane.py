@@ -46,7 +46,7 @@ class SourcePane(Pane):
         "result_changed": "show_diagnostics",
         "kernel_changed": "_kernel_changed",
         "link_changed": "_link_changed",
-        "profile_changed": "_show_heat",
+        "profiles.changed": "_show_heat",
         "line_requested": "go_to_line",
     }
 
@@ -215,7 +215,7 @@ class SourcePane(Pane):
 
     def _show_heat(self, _result=None) -> None:
         """The selected kernel's sampled source lines, as gutter bars."""
-        heat, total = self.session.heat() if hasattr(self.session, "heat") else ({}, 0)
+        heat, total = self.session.profiles.heat()
         self.view.set_heat(view_heat(heat.get("source", {}), total))
 
     def _kernel_changed(self, kernel, source_map) -> None:

@@ -31,7 +31,7 @@ class StagePane(Pane):
         "kernel_changed": "show_kernel",
         "link_changed": "show_links",
         "display_filters_changed": "_filters_changed",
-        "profile_changed": "_profile_changed",
+        "profiles.changed": "_profile_changed",
     }
 
     def __init__(self, session, parent=None) -> None:
@@ -164,7 +164,7 @@ class StagePane(Pane):
 
     def _apply_heat(self, stage: str) -> None:
         """The profile's hot lines of this stage, as gutter bars (none without a profile)."""
-        heat, total = self.session.heat() if hasattr(self.session, "heat") else ({}, 0)
+        heat, total = self.session.profiles.heat()
         f = self.filtered.get(stage)
         self.views[stage].set_heat(view_heat(heat.get(stage, {}), total, f.shown_line if f else None))
 

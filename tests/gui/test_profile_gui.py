@@ -36,7 +36,7 @@ def test_a_recorded_profile_becomes_hot_lines(qtbot, make_window):
     assert top_stage == "source" and "x + y" in VECTOR_ADD.read_text().splitlines()[top_line - 1]
     heat = w.source_pane.view.heat
     assert heat[top_line][0] == 1.0 and "samples" in heat[top_line][1] and "stalled on" in heat[top_line][1]
-    assert set(heat) == set(w.session.hot_lines["add_kernel"][0].by_stage["source"])
+    assert set(heat) == set(w.session.profiles.hot_lines["add_kernel"][0].by_stage["source"])
     stages = w.stage_pane
     stages.select_stage("ttgir")
     assert stages.views["ttgir"].heat  # the statements' heat on TTGIR lines
@@ -86,6 +86,6 @@ def test_hot_lines_of_another_build_are_not_drawn(qtbot, make_window, tmp_path):
     path.write_text("# a line added above the kernel after the profile\n" + path.read_text())
     with qtbot.waitSignal(w.session.result_settled, timeout=300_000):
         w.session.compile()
-    assert w.session.build.content != w.session.profile_build.content
-    assert w.session.heat() == ({}, 0) and not w.source_pane.view.heat
+    assert w.session.build.content != w.session.profiles.build.content
+    assert w.session.profiles.heat() == ({}, 0) and not w.source_pane.view.heat
     assert "the hot lines are of another build: the file changed since" in pane.status.text()
