@@ -180,7 +180,7 @@ def main() -> int:
 
     beat.enter("capture one config's passes")
     captured: list[str] = []
-    w.session.passes_captured.connect(lambda name, err: captured.append(err))
+    w.session.pass_captures.captured.connect(lambda name, err: captured.append(err))
     kernel = next(k for k in w.session.result.kernels if k.status == "compiled")
     w.session.capture_passes(kernel)
     wait_for(app, lambda: captured)

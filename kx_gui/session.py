@@ -29,8 +29,6 @@ class Session(QObject):
     result_changed = Signal(object)  # CompileResult (the first kernel is selected after)
     result_settled = Signal(object)  # CompileResult, once every pane shows it
     kernel_changed = Signal(object, object)  # CompiledKernel | None, SourceMap | None
-    passes_progress = Signal(str, str)  # kernel display name, what the pass capture does
-    passes_captured = Signal(str, str)  # kernel display name, error ("" when they came)
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     display_filters_changed = Signal(object)  # DisplayFilters
     error = Signal(str)  # a message for the user (bad file, failed job)
@@ -74,8 +72,9 @@ class Session(QObject):
         self.profiles = Profiles(self)  # the file's profile and its hot lines (its own model)
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
-        self._pass_jobs: dict[str, CompileJob] = {}  # kernel display name -> its pass capture
-        self._pass_generation = 0
+        from kx_gui.pass_captures import PassCaptures
+
+        self.pass_captures = PassCaptures(self)  # passes on demand (its own model)
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
@@ -165,44 +164,23 @@ class Session(QObject):
     # ------------------------------------------------------------ passes on demand
 
     def capture_passes(self, kernel: CompiledKernel, timeout_s: float = 120.0, llvm: bool = False) -> bool:
-        """Recompile one kernel record (its specialization: one config) with the IR
-        before every pass, in the background; the passes join that record when they
-        come, and nothing else of the result changes. Several run side by side."""
-        if not self.path or kernel.specialization is None or kernel.display_name in self._pass_jobs:
-            return False
-        self._pass_generation += 1
-        request = self.request(
-            replay=kernel, passes=True, llvm_passes=llvm, timeout_s=timeout_s, import_only=True
-        )
-        job = CompileJob(request, self._pass_generation, self)
-        name = kernel.display_name
-        job.progress.connect(lambda _g, message: self.passes_progress.emit(name, message))
-        job.finished_result.connect(lambda _g, payload: self._passes_came(name, kernel, payload[0]))
-        job.failed.connect(lambda _g, message: self._passes_failed(name, message))
-        job.finished.connect(lambda: self._pass_jobs.pop(name, None))
-        self._pass_jobs[name] = job
-        job.start()
-        return True
+        """Recompile one kernel record with its passes captured (pass_captures.py)."""
+        return self.pass_captures.capture(kernel, timeout_s, llvm)
 
-    def _passes_came(self, name: str, original: CompiledKernel, result: CompileResult) -> None:
-        got = next((k for k in result.kernels if k.passes), None)
-        if got is None or self.result is None:
-            fatal = [d.message for d in result.diagnostics if d.fatal]
-            self.passes_captured.emit(name, fatal[0] if fatal else "the recompile gave no passes")
+    def update_kernel(self, name: str, specialization, **fields) -> None:
+        """Fields of one record of the result on screen (found by display name and
+        specialization) replaced; nothing else of the result changes."""
+        if self.result is None:
             return
         kernels = list(self.result.kernels)
         for i, k in enumerate(kernels):
-            if k.display_name == name and k.specialization == original.specialization:
-                kernels[i] = replace(k, passes=got.passes)
+            if k.display_name == name and k.specialization == specialization:
+                kernels[i] = replace(k, **fields)
                 self.result = replace(self.result, kernels=tuple(kernels))
                 if i == self.kernel_index:
                     self.kernel = kernels[i]
                     self.kernel_changed.emit(self.kernel, self.source_map)
-                break
-        self.passes_captured.emit(name, "")
-
-    def _passes_failed(self, name: str, message: str) -> None:
-        self.passes_captured.emit(name, message)
+                return
 
     def ensure_warm_worker(self) -> None:
         """Start a warm worker (kx_core.compile.jobs.warm) for the session's interpreter in the
@@ -332,6 +310,7 @@ class Session(QObject):
         for job in [self.job, *self._old_jobs]:
             if job is not None:
                 job.wait(timeout_ms)
+        self.pass_captures.wait(timeout_ms)
 
     def shutdown(self) -> None:
         self.cancel()

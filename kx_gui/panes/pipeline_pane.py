@@ -36,7 +36,11 @@ ALL_FUNCTIONS = "all functions"
 class PipelinePane(Pane):
     title = "Pipeline"
     name = "pipeline"
-    listens = {"passes_progress": "_progress", "passes_captured": "_captured", "kernel_changed": "schedule"}
+    listens = {
+        "pass_captures.progress": "_progress",
+        "pass_captures.captured": "_captured",
+        "kernel_changed": "schedule",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)

@@ -13,7 +13,7 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     pane = w.pipeline_pane
     assert pane.table.rowCount() == 0 and pane.capture_button.isEnabled()
     before = w.session.result
-    with qtbot.waitSignal(w.session.passes_captured, timeout=300_000) as got:
+    with qtbot.waitSignal(w.session.pass_captures.captured, timeout=300_000) as got:
         qtbot.mouseClick(pane.capture_button, qtbot_button())
     assert got.args[1] == ""  # no error
     passes = w.session.kernel.passes
@@ -49,7 +49,7 @@ def test_passes_of_every_config_side_by_side(qtbot, make_window):
     w.show_pane("pipeline")
     pane = w.pipeline_pane
     done = []
-    w.session.passes_captured.connect(lambda name, error: done.append((name, error)))
+    w.session.pass_captures.captured.connect(lambda name, error: done.append((name, error)))
     assert pane.capture_all_configs() == len(configs)
     qtbot.waitUntil(lambda: len(done) == len(configs), timeout=600_000)
     assert all(error == "" for _, error in done)
