@@ -46,9 +46,15 @@ class MeasureRequest(Jsonable):
         """The result record of a run that ended without a result of its own."""
         raise NotImplementedError
 
+    RESULT: ClassVar[str] = ""  # the record its worker writes, "module:Class"
+
     def result_type(self) -> type:
-        """The record its worker writes (imported when needed: the workers import torch)."""
-        raise NotImplementedError
+        """The record its worker writes, imported when needed (the workers' modules
+        import torch, and import this module: named by string, not imported here)."""
+        import importlib
+
+        module, _, name = self.RESULT.partition(":")
+        return getattr(importlib.import_module(module), name)
 
     def result_from_json(self, data: dict) -> Any:
         return self.result_type().from_json(data)
@@ -60,6 +66,7 @@ class BenchRequest(MeasureRequest):
 
     KIND: ClassVar[str] = "bench"
     MODULE: ClassVar[str] = "kx_core.bench.run"
+    RESULT: ClassVar[str] = "kx_core.bench.run:BenchResult"
     NO_GPU: ClassVar[str] = "no CUDA GPU on this machine: nothing to time"
 
     kernel: str | None = None
@@ -72,11 +79,6 @@ class BenchRequest(MeasureRequest):
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, "", "", (), (d,))
 
-    def result_type(self) -> type:
-        from kx_core.bench.run import BenchResult
-
-        return BenchResult
-
 
 @dataclass(frozen=True)
 class CheckRequest(MeasureRequest):
@@ -84,14 +86,10 @@ class CheckRequest(MeasureRequest):
 
     KIND: ClassVar[str] = "check"
     MODULE: ClassVar[str] = "kx_core.bench.check"
+    RESULT: ClassVar[str] = "kx_core.bench.check:CheckReport"
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, mode, (), d.short())
-
-    def result_type(self) -> type:
-        from kx_core.bench.check import CheckReport
-
-        return CheckReport
 
 
 @dataclass(frozen=True)
@@ -100,6 +98,7 @@ class CpuBenchRequest(MeasureRequest):
 
     KIND: ClassVar[str] = "cpu"
     MODULE: ClassVar[str] = "kx_core.bench.cpu_bench"
+    RESULT: ClassVar[str] = "kx_core.bench.cpu_result:CpuBenchResult"
 
     baseline: str = ""
     op: str = ""
@@ -114,11 +113,6 @@ class CpuBenchRequest(MeasureRequest):
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, self.op, False, diagnostics=(d,))
 
-    def result_type(self) -> type:
-        from kx_core.bench.cpu_result import CpuBenchResult
-
-        return CpuBenchResult
-
 
 @dataclass(frozen=True)
 class ProfileRequest(MeasureRequest):
@@ -126,6 +120,7 @@ class ProfileRequest(MeasureRequest):
 
     KIND: ClassVar[str] = "profile"
     MODULE: ClassVar[str] = "kx_core.bench.profile"
+    RESULT: ClassVar[str] = "kx_core.bench.profile:ProfileResult"
     NO_GPU: ClassVar[str] = (
         "profiling samples a running kernel's instructions: it needs an NVIDIA GPU, and there is none here"
     )
@@ -139,11 +134,6 @@ class ProfileRequest(MeasureRequest):
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, "", "", "cupti", (), (d,))
 
-    def result_type(self) -> type:
-        from kx_core.bench.profile import ProfileResult
-
-        return ProfileResult
-
 
 @dataclass(frozen=True)
 class OverrideRequest(MeasureRequest):
@@ -151,6 +141,7 @@ class OverrideRequest(MeasureRequest):
 
     KIND: ClassVar[str] = "override"
     MODULE: ClassVar[str] = "kx_core.bench.override"
+    RESULT: ClassVar[str] = "kx_core.bench.override:OverrideResult"
     NO_GPU: ClassVar[str] = "an edited stage runs on the GPU: it needs an NVIDIA GPU, and there is none here"
     WARM: ClassVar[bool] = True
 
@@ -163,11 +154,6 @@ class OverrideRequest(MeasureRequest):
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         stage = os.path.splitext(self.stage_file)[1][1:]
         return self.result_type()(path, self.stage_file, stage, "", False, diagnostics=(d,))
-
-    def result_type(self) -> type:
-        from kx_core.bench.override import OverrideResult
-
-        return OverrideResult
 
 
 REQUESTS: dict[str, type[MeasureRequest]] = {

@@ -315,8 +315,6 @@ def _report_exits(path: str) -> None:
     first (faulthandler's format, as a crash's), so the parent names the line."""
     import faulthandler
 
-    from kx_core.compile.jobs import worker
-
     real, main_pid = os._exit, os.getpid()
 
     def _exit(code: int) -> None:
@@ -324,7 +322,7 @@ def _report_exits(path: str) -> None:
         while frame is not None and not diag.same_file(frame.f_code.co_filename, path):
             frame = frame.f_back
         if frame is not None and os.getpid() == main_pid:
-            out = worker._DUMPS or sys.stderr
+            out = capture_state.DUMPS or sys.stderr
             out.write(f"kx: the file called os._exit({code})\n")
             faulthandler.dump_traceback(file=out, all_threads=False)
             out.flush()

@@ -73,6 +73,9 @@ class CompileFailure(Exception):
 
 # The capture under way in this process (capture.capture sets it).
 STATE: CaptureState | None = None
+# Where faulthandler writes in this worker (jobs/worker.py sets it): a copy of the
+# output's descriptor, which the capture's stderr redirects do not move.
+DUMPS = None
 
 
 def uncompiled_record(

@@ -33,20 +33,18 @@ def main(argv: list[str] | None = None) -> int:
     run_job(request, Target.from_json(json.loads(args.target)), args.fd, args.jobs)
 
 
-_DUMPS = None  # where faulthandler writes (kept open for the process's life)
-
-
 def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None:
     """One capture, its messages to `fd`; never returns (the process exits). Run by the
     cold worker above and by each child of the warm worker (warm.py)."""
-    global _DUMPS
+    from kx_core.compile.capturing import capture_state
+
     # A copy of the output's descriptor: the capture points fd 2 at a file of its own
     # while Triton compiles (its pass dumps), and a stack dumped then (a file stuck in a
     # launch's grid function) would land there and be lost.
-    _DUMPS = os.fdopen(os.dup(2), "w", buffering=1)
-    faulthandler.enable(file=_DUMPS, all_threads=True)
+    dumps = capture_state.DUMPS = os.fdopen(os.dup(2), "w", buffering=1)
+    faulthandler.enable(file=dumps, all_threads=True)
     if hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, file=_DUMPS, all_threads=True)
+        faulthandler.register(signal.SIGUSR1, file=dumps, all_threads=True)
     # Processes the user's file starts (exec'd) must not hold the message pipe open: the
     # parent reads until the worker exits, and a held pipe would look like a live worker.
     os.set_inheritable(fd, False)
