@@ -108,13 +108,10 @@ def test_a_worker_module_runs_in_a_warm_child(tmp_path):
     stage = tmp_path / "nothing.ttgir"
     stage.write_text("module {\n}\n")
     out = tmp_path / "out.json"
-    args = [
-        str(ROOT / "kx_core" / "data" / "examples" / "vector_add.py"),
-        "--override",
-        str(stage),
-        "--out",
-        str(out),
-    ]
+    from kx_core.bench.requests import OverrideRequest
+
+    file = str(ROOT / "kx_core" / "data" / "examples" / "vector_add.py")
+    args = OverrideRequest(stage_file=str(stage)).args(file, str(out), str(tmp_path / "request.json"))
     child = warm.start_module(
         None,
         "kx_core.bench.override",
