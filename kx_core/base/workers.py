@@ -110,12 +110,21 @@ def _pids() -> list[int]:
         return []
 
 
+# The signal that makes a worker's faulthandler print its stack before a timeout kills
+# it. Not SIGUSR1: LLVM takes SIGUSR1 for its own "info" handler the first time Triton
+# compiles in the process (seen with strace: faulthandler's handler replaced), after
+# which a file stuck past its first compile timed out with no line. A real-time signal
+# is one LLVM and Python leave alone.
+DUMP_SIGNAL = signal.SIGRTMIN + 4 if hasattr(signal, "SIGRTMIN") else getattr(signal, "SIGUSR1", None)
+
+
 def stop(proc: subprocess.Popen, dump_first: bool = False, grace_s: float = 0.5) -> None:
-    """Kill the worker's whole process group (after SIGUSR1, which makes faulthandler
-    print its stack, when `dump_first`); also what it left behind after a normal exit."""
+    """Kill the worker's whole process group (after DUMP_SIGNAL, which makes
+    faulthandler print its stack, when `dump_first`); also what it left behind after a
+    normal exit."""
     try:
-        if dump_first and proc.poll() is None and hasattr(signal, "SIGUSR1"):
-            os.kill(proc.pid, signal.SIGUSR1)
+        if dump_first and proc.poll() is None and DUMP_SIGNAL is not None:
+            os.kill(proc.pid, DUMP_SIGNAL)
             try:
                 proc.wait(grace_s)
             except subprocess.TimeoutExpired:

@@ -182,3 +182,32 @@ def test_every_request_has_one_mode():
     assert CompileRequest("f.py", import_only=True).mode == "list"
     assert CompileRequest("f.py", kernel="k", args={"n": "1"}, import_only=True).mode == "call"
     assert CompileRequest("f.py", kernel="k", signature="*fp32", num_warps=2).check().mode == "signature"
+
+
+def _stuck_after_a_compile(tmp_path, where: str):
+    text = (KERNELS / "vector_add.py").read_text()
+    if where == "grid":
+        text = text.replace(
+            "add_kernel[grid]",
+            "def grid(meta):\n        while True:  # stuck\n            pass\n    add_kernel[grid]",
+        )
+    else:  # at module level, after the launch compiled
+        text += "\nwhile True:  # stuck\n    pass\n"
+    path = tmp_path / f"stuck_{where}.py"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize("where", ["grid", "after"])
+def test_a_timeout_after_tritons_first_compile_names_its_line(tmp_path, where):
+    """LLVM takes SIGUSR1 when Triton first compiles: the stack dump before the kill
+    uses a signal it leaves alone, so the line is still named (row 9)."""
+    from kx_core.compile import CompileRequest, compile_file
+
+    path = _stuck_after_a_compile(tmp_path, where)
+    line = next(i for i, t in enumerate(path.read_text().splitlines(), 1) if "# stuck" in t)
+    result = compile_file(
+        CompileRequest(str(path), target="cuda:90", timeout_s=20, cold=True), use_cache=False
+    )
+    (d,) = [d for d in result.diagnostics if d.kind == "timeout"]
+    assert d.line in (line, line + 1) and f"while running line {d.line}" in d.message

@@ -2,8 +2,8 @@
 
 One per compile job. It runs the user's file, so a hang, a crash or a segfault inside
 Triton costs this process, never the app. Messages go to fd N (see protocol.py);
-faulthandler writes a Python stack to stderr on a fatal signal, and on SIGUSR1 (which the
-parent sends before killing a job that ran out of time), so the parent can say which
+faulthandler writes a Python stack to stderr on a fatal signal, and on
+workers.DUMP_SIGNAL (which the parent sends before killing a job that ran out of time), so the parent can say which
 line of the user's file was running.
 """
 
@@ -13,7 +13,6 @@ import argparse
 import faulthandler
 import json
 import os
-import signal
 import sys
 
 from kx_core.compile.jobs.protocol import MessageWriter
@@ -43,8 +42,10 @@ def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None
     # launch's grid function) would land there and be lost.
     dumps = capture_state.DUMPS = os.fdopen(os.dup(2), "w", buffering=1)
     faulthandler.enable(file=dumps, all_threads=True)
-    if hasattr(signal, "SIGUSR1"):
-        faulthandler.register(signal.SIGUSR1, file=dumps, all_threads=True)
+    from kx_core.base.workers import DUMP_SIGNAL
+
+    if DUMP_SIGNAL is not None:
+        faulthandler.register(DUMP_SIGNAL, file=dumps, all_threads=True)
     # Processes the user's file starts (exec'd) must not hold the message pipe open: the
     # parent reads until the worker exits, and a held pipe would look like a live worker.
     os.set_inheritable(fd, False)
