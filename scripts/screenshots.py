@@ -29,6 +29,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=str(ROOT / "resources"))
     args = ap.parse_args()
+    Path(args.out).mkdir(parents=True, exist_ok=True)  # a new folder: made, not "cannot write"
     env = {**os.environ, "QT_QPA_PLATFORM": os.environ.get("QT_QPA_PLATFORM", "offscreen")}
     for name, (example, extra) in SHOTS.items():
         with tempfile.TemporaryDirectory() as settings:
