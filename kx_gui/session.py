@@ -19,9 +19,16 @@ from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
 from kx_core.records.build import Build, content_hash
 from kx_gui.compile_job import CompileJob
 from kx_gui.measured import Measured
+from kx_gui.pass_captures import PassCaptures
+from kx_gui.profiles import Profiles
 
 
 class Session(QObject):
+    # Feature models beside the session, by the attribute each is made as: the file's
+    # profile and hot lines, pass capture on demand. A pane's `listens` names their
+    # signals with a dot ("profiles.changed").
+    MODELS = {"profiles": Profiles, "pass_captures": PassCaptures}
+
     document_opened = Signal(str, str)  # path, text
     compile_started = Signal(int)  # generation
     compile_progress = Signal(str)
@@ -67,14 +74,10 @@ class Session(QObject):
         # the latest measured times (by kernel name) and the build they were measured on
         self.measured = Measured()
         self.measurements_changed.connect(lambda measured: setattr(self, "measured", measured))
-        from kx_gui.profiles import Profiles
-
-        self.profiles = Profiles(self)  # the file's profile and its hot lines (its own model)
+        for name, model in self.MODELS.items():  # the feature models, each with this session
+            setattr(self, name, model(self))
         self.warm_workers = False  # keep a warm worker per interpreter (the app turns it on)
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
-        from kx_gui.pass_captures import PassCaptures
-
-        self.pass_captures = PassCaptures(self)  # passes on demand (its own model)
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
