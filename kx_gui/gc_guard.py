@@ -6,7 +6,16 @@ wrapper, the Qt object is destroyed off the UI thread and shiboken waits for the
 the app deadlocks (seen here: a GUI test hung in `QObject::~QObject` called from the
 compile thread's `build_source_map`). So automatic collection is switched off and the
 UI thread collects on a timer: the young generation often, everything now and then.
-Reference counting still frees all non-cyclic garbage at once, as before."""
+Reference counting still frees all non-cyclic garbage at once, as before.
+
+What is alive once the app has started (the modules kx, Qt, torch and Triton import:
+hundreds of thousands of objects) is moved out of the collector's sight (`gc.freeze`):
+once at install and once more when the panes' modules have been imported in the
+background (pane_registry.prefetch_pane_modules: freezing scans nothing and destroys
+nothing, so that thread may do it). A collection then scans only what was made
+since: a full one on the window's thread cost 60-100 ms before (bench_ui_stall --why
+showed the window's thread in `collect`). Frozen objects are still freed by reference
+counting; only a cycle among them would stay, and those are the modules' own."""
 
 from __future__ import annotations
 
@@ -26,6 +35,8 @@ def install(parent: QObject) -> None:
     if _timer is not None:
         return
     gc.disable()
+    gc.collect()
+    gc.freeze()
     count = {"n": 0}
 
     def collect() -> None:
