@@ -148,6 +148,16 @@ class Session(QObject):
         return f"{what} of another build: {current.difference(held)}"
 
     @property
+    def measured_note(self) -> str:
+        """'' when the measured times are of the build on screen; else why they are not
+        shown (the Roofline and Autotune panes say it)."""
+        return self.held_note(self.measured.build, "measured times are")
+
+    def measured_on_screen(self) -> dict[str, float]:
+        """Measured seconds by kernel display name, when measured on the build on screen."""
+        return {} if self.measured_note else self.measured.seconds
+
+    @property
     def compiling(self) -> bool:
         return self.job is not None and self.job.isRunning()
 

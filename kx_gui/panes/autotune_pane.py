@@ -159,11 +159,11 @@ class AutotunePane(LazyPages, Pane):
     @property
     def measured_times(self) -> dict[str, float]:
         """Measured seconds by kernel display name, when measured on the build on screen."""
-        return {} if self.measured_note else self.session.measured.seconds
+        return self.session.measured_on_screen()
 
     @property
     def measured_note(self) -> str:
-        return self.session.held_note(self.session.measured.build, "measured times are")
+        return self.session.measured_note
 
     def render(self) -> None:
         result = self.session.result

@@ -108,11 +108,11 @@ class RooflinePane(Pane):
     def measured_times(self) -> dict[str, float]:
         """Measured seconds per kernel display name (filled points), when measured on the
         build on screen (measured_note says why not)."""
-        return {} if self.measured_note else self.session.measured.seconds
+        return self.session.measured_on_screen()
 
     @property
     def measured_note(self) -> str:
-        return self.session.held_note(self.session.measured.build, "measured times are")
+        return self.session.measured_note
 
     def render(self) -> None:
         result = self.session.result

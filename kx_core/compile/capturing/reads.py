@@ -17,6 +17,8 @@ import os
 import sys
 import sysconfig
 
+from kx_core.compile.capturing.placeholders import is_engine_file, real_path
+
 _opened: set[str] = set()
 _written: set[str] = set()
 _names: set[str] = set()
@@ -50,7 +52,12 @@ def _audit(event: str, args: tuple) -> None:
 _KNOBS = ("TRITON_", "MLIR_", "LLVM_", "TORCHINDUCTOR_")
 # frames of the mapping machinery between a lookup and the code that made it (frozen
 # modules in 3.11+: "<frozen _collections_abc>", "<frozen os>")
-_MACHINERY = ("_collections_abc.py", f"{os.sep}os.py", "<frozen _collections_abc>", "<frozen os>")
+_MACHINERY_FILES = ("_collections_abc.py", f"{os.sep}os.py")
+_MACHINERY_FROZEN = frozenset({"<frozen _collections_abc>", "<frozen os>"})
+
+
+def _machinery(filename: str) -> bool:
+    return filename in _MACHINERY_FROZEN or filename.endswith(_MACHINERY_FILES)
 
 
 # the shell's bookkeeping, different in every terminal: never what a kernel depends on
@@ -64,11 +71,7 @@ def _note(key) -> None:
         _names.add(key)
         return
     frame = sys._getframe(2)
-    while (
-        frame is not None
-        and frame.f_code.co_filename.endswith(_MACHINERY[:2])
-        or (frame is not None and frame.f_code.co_filename in _MACHINERY[2:])
-    ):
+    while frame is not None and _machinery(frame.f_code.co_filename):
         frame = frame.f_back
     if frame is not None and _users(frame.f_code.co_filename):
         _names.add(key)
@@ -78,8 +81,6 @@ def _users(filename: str) -> bool:
     """A file of the user's: not Python's, site-packages' or kx's engine's."""
     if filename.startswith("<") or "site-packages" in filename:
         return False
-    from kx_core.compile.capturing.placeholders import is_engine_file
-
     return not filename.startswith(_STDLIB) and not is_engine_file(filename)
 
 
@@ -106,8 +107,6 @@ def stop() -> tuple[list[str], list[str]]:
     the run did not write itself) and the variable names looked up, sorted."""
     global _on
     _on = False
-    from kx_core.compile.capturing.placeholders import is_engine_file, real_path
-
     skip = [os.path.join(real_path(p), "") for p in _system_folders()]
     files = set()
     for path in _opened - _written:

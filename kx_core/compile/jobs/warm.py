@@ -38,7 +38,7 @@ import sys
 import time
 
 from kx_core.base.paths import runtime_dir
-from kx_core.base.private_dir import UnsafeFolder, private_dir
+from kx_core.base.private_dir import UnsafeFolder, check_private, private_dir
 
 _HEADER_MAX = 1 << 20
 # how long the server waits for a client's header (a client that connects and sends
@@ -135,8 +135,6 @@ def _connect(path: str, timeout: float = 1.0) -> socket.socket | None:
     global last_refusal
     last_refusal = ""
     try:
-        from kx_core.base.private_dir import check_private
-
         check_private(os.path.dirname(path))
     except UnsafeFolder as e:
         last_refusal = f"the warm server was not used: {e}"
