@@ -72,6 +72,10 @@ class MainWindow(QMainWindow):
         from kx_gui import gc_guard
 
         gc_guard.install(QApplication.instance())
+        # workers (warm server, compiles, the service child) yield the CPU to the window's
+        # thread (kx_core.base.lifeline): on two cores, a warm worker importing torch
+        # stalled the window for 30-50 ms in its first seconds
+        os.environ.setdefault("KX_WORKER_NICE", "5")
         self.headless = headless
         # headless windows (tests, --screenshot) trust every file unless a test asks
         self.ask_in_headless = False
@@ -189,7 +193,7 @@ class MainWindow(QMainWindow):
 
     def _dock_shown(self, name: str, shown: bool) -> None:
         if shown:
-            self.pane(name, defer_render=True).set_shown(True)
+            self.pane(name, defer_render=True).set_shown(True, later=True)
         elif name in self.panes:
             self.panes[name].set_shown(False)
 
@@ -341,6 +345,11 @@ class MainWindow(QMainWindow):
             # while the user reads, so raising a tab later only builds widgets
             QTimer.singleShot(300, prefetch_pane_modules)
             QTimer.singleShot(600, warm_up_plots)  # then pyqtgraph's first plot, in steps
+            # what building and showing the window made lives as long as it: out of the
+            # collector's sight (the first young collection scanned it all: 50 ms)
+            from kx_gui import gc_guard
+
+            gc_guard.settle()
 
     # ------------------------------------------------------------ workspaces
 

@@ -152,16 +152,16 @@ def prefetch_pane_modules() -> None:
     _prefetch_started = True
 
     def run() -> None:
-        import gc
+        from kx_gui import gc_guard
 
-        for spec in PANES:
-            if spec.lazy:
-                try:
-                    importlib.import_module(spec.factory.split(":")[0])
-                except Exception:  # noqa: BLE001 - the pane reports it when it is built
-                    pass
-        # what the imports made lives as long as the app: out of the collector's sight,
-        # or the window's next young collection scans all of it (gc_guard)
-        gc.freeze()
+        # what the imports make lives as long as the app: out of the collector's sight
+        # at the end, and no collection scans it meanwhile (gc_guard.held)
+        with gc_guard.held():
+            for spec in PANES:
+                if spec.lazy:
+                    try:
+                        importlib.import_module(spec.factory.split(":")[0])
+                    except Exception:  # noqa: BLE001 - the pane reports it when it is built
+                        pass
 
     threading.Thread(target=run, name="kx-prefetch-panes", daemon=True).start()

@@ -4,6 +4,9 @@
   PR_SET_PDEATHSIG) and a watchdog thread notices the parent's pid change; either way the
   worker removes its job folder (KX_JOB_DIR) and kills its whole process group: the
   forked autotune children and every process the user's file started.
+- It may run at a lower CPU priority (KX_WORKER_NICE, an absolute niceness: the app sets
+  it so that a worker importing torch and Triton on a two-core machine does not take the
+  CPU from the window's thread; with a core to spare it changes nothing).
 - Its address space is limited (KX_MEMORY_LIMIT_MB): running out is a MemoryError in
   the user's file, which the capture reports as `out-of-memory` at its line, rather
   than a machine thrashing until the timeout.
@@ -59,12 +62,25 @@ def watch(pid: int) -> None:
     threading.Thread(target=loop, name="kx-lifeline", daemon=True).start()
 
 
+def lower_priority(nice: int) -> None:
+    """Run at niceness `nice` at least (absolute, so a warm server's children, which
+    inherit both the variable and the niceness, stay where they are)."""
+    try:
+        now = os.getpriority(os.PRIO_PROCESS, 0)
+        if nice > now:
+            os.setpriority(os.PRIO_PROCESS, 0, nice)
+    except (OSError, AttributeError):  # not where the platform has no priorities
+        pass
+
+
 def hold() -> None:
     """Tie this process to its parent and apply the memory limit (see the docstring);
     KX_NO_LIFELINE (a detached `kx daemon`) keeps only the memory limit."""
     limit = os.environ.get("KX_MEMORY_LIMIT_MB")
     if limit:
         set_memory_limit(int(limit))
+    if nice := os.environ.get("KX_WORKER_NICE"):
+        lower_priority(int(nice))
     if os.environ.pop("KX_NO_LIFELINE", None):
         return
     parent = os.getppid()
