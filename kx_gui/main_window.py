@@ -607,6 +607,8 @@ class MainWindow(QMainWindow):
             self.set_workspace(next(w.name for w in WORKSPACES if name.lower() in w.panes))
         dock.show()
         dock.raise_()
+        if name.lower() in self.panes:  # asked for by name: drawn now, not on a later turn
+            self.panes[name.lower()].render_if_stale()
         return True
 
     def recompile(self) -> None:

@@ -20,7 +20,7 @@ from collections import deque
 from dataclasses import dataclass
 
 from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
-from kx_core.luminal.egraph import Snapshot
+from kx_core.luminal.egraph import Snapshot, any_op_cost, ast_size, extraction
 
 POINTS_PER_INCH = 72.0
 
@@ -243,3 +243,47 @@ def layout(
         snapshot.num_classes,
         inlined,
     )
+
+
+# What "cost" an extraction uses, by the name the pane offers ("egglog cost": the
+# program's own :cost annotations, when the run has them).
+COSTS = {"op cost": any_op_cost, "AST size": ast_size}
+EGGLOG_COST = "egglog cost"
+
+
+def cost_function(name: str, snap: Snapshot):
+    if name == EGGLOG_COST:
+        costs = snap.op_costs
+        return lambda op, kids: costs.get(op, 1.0) + sum(kids)
+    return COSTS[name]
+
+
+@dataclass(frozen=True)
+class StepMarks:
+    """What iteration k marks in the final picture, by node key: its e-nodes (per class
+    of that iteration), those new in it, the classes merged in it (final ids), and the
+    e-nodes of the cheapest program under one cost. Computed off the window's thread for
+    every iteration at once, so stepping the slider only recolours."""
+
+    classes: dict  # class id of iteration k -> the node keys of its e-nodes
+    new: frozenset
+    merged: frozenset
+    chosen: frozenset
+
+    @property
+    def shown(self) -> frozenset:
+        return frozenset(key for keys in self.classes.values() for key in keys)
+
+
+def step_marks(snap: Snapshot, final, cost_name: str) -> StepMarks:
+    cost = cost_function(cost_name, snap)
+    return StepMarks(
+        classes={c: tuple(node_key(c, n, final) for n in ns) for c, ns in snap.classes.items()},
+        new=frozenset(node_key(c, n, final) for c, n in snap.new_nodes),
+        merged=frozenset(final(keep) for keep, _ in snap.merged),
+        chosen=frozenset(node_key(c, n, final) for c, n in extraction(snap, cost, roots(snap))),
+    )
+
+
+def all_step_marks(snapshots: list[Snapshot], final, cost_name: str) -> tuple[StepMarks, ...]:
+    return tuple(step_marks(s, final, cost_name) for s in snapshots)

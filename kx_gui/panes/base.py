@@ -92,7 +92,7 @@ class Pane(QWidget):
             self._stale = False
             self.render()
 
-    def _render_if_stale(self) -> None:
+    def render_if_stale(self) -> None:
         if self._stale and self._shown and self.isVisible():
             self._stale = False
             self.render()
@@ -135,7 +135,7 @@ class _RenderQueue:
             return
         pane = self.waiting.popleft()
         if shiboken6.isValid(pane):  # not a pane whose window closed meanwhile
-            pane._render_if_stale()
+            pane.render_if_stale()
 
 
 _RENDERS = _RenderQueue()

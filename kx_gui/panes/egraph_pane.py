@@ -35,14 +35,22 @@ from PySide6.QtWidgets import (
 
 from kx_core.base.data import data_path
 from kx_core.luminal import egraph as l2
-from kx_core.luminal.egraph_layout import GraphLayout, LayoutError, forward_map, layout, node_key, roots
+from kx_core.luminal.egraph_layout import (
+    COSTS,
+    EGGLOG_COST,
+    GraphLayout,
+    LayoutError,
+    StepMarks,
+    all_step_marks,
+    forward_map,
+    layout,
+)
 from kx_core.luminal.egraph_run import run as run_egraph
 from kx_gui.jobs import Job
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.tables import row_table
 
 EXAMPLES = str(data_path("egraph"))
-COSTS = {"op cost": l2.any_op_cost, "AST size": l2.ast_size}
 NEW, MERGED, CHOSEN, FOUND = QColor("#2e7d32"), QColor("#ef6c00"), QColor("#fff59d"), QColor("#1565c0")
 
 
@@ -79,6 +87,7 @@ class EgraphPane(Pane):
         self.snapshots: list[l2.Snapshot] = []
         self.layout: GraphLayout | None = None
         self.final = lambda c: c
+        self.marks: tuple[StepMarks, ...] = ()  # per iteration, for the cost shown
         self.node_items: dict[tuple, tuple[QGraphicsPathItem, QGraphicsSimpleTextItem]] = {}
         self.edge_items: list[tuple[tuple, QGraphicsPathItem]] = []
         self.box_items: list[QGraphicsRectItem] = []
@@ -89,7 +98,7 @@ class EgraphPane(Pane):
         self.source.returnPressed.connect(self.saturate)
         self.open_button.clicked.connect(self._open)
         self.slider.valueChanged.connect(self.show_step)
-        self.cost.currentIndexChanged.connect(lambda *_: self.show_step(self.slider.value()))
+        self.cost.currentIndexChanged.connect(lambda *_: self._recost())
         self.search.textChanged.connect(lambda *_: self.show_step(self.slider.value()))
         self.inline.toggled.connect(lambda *_: self._relayout())
         self.scene.selectionChanged.connect(self._on_selection)
@@ -180,6 +189,8 @@ class EgraphPane(Pane):
         engine = "egglog" if is_program else self.engine.currentText()
         self.info.setText("saturating…")
 
+        cost = self.cost.currentText()
+
         def compute():
             # a schedule that never saturates costs seconds of the child, not the window
             result = run_egraph(source, is_program, seconds=seconds, rules=rules, engine=engine)
@@ -190,25 +201,41 @@ class EgraphPane(Pane):
                 )
             except LayoutError as e:
                 drawn = e
-            return result, final, drawn
+            has_own = bool(result.snapshots and result.snapshots[-1].op_costs)
+            marks = all_step_marks(result.snapshots, final, cost if cost in COSTS or has_own else "op cost")
+            return result, final, drawn, marks
 
         return self.jobs.submit("run", compute, lambda v: self._show_run(*v), self._failed)
+
+    def _recost(self) -> Job:
+        """Another cost: every iteration's extraction again, on a job (kx_gui.jobs)."""
+        if not self.snapshots:
+            return Job.finished_now("run", False)
+        snaps, final, cost = self.snapshots, self.final, self.cost.currentText()
+
+        def show(marks: tuple[StepMarks, ...]) -> bool:
+            self.marks = marks
+            self.show_step(self.slider.value())
+            return True
+
+        return self.jobs.submit("cost", lambda: all_step_marks(snaps, final, cost), show, self._failed)
 
     def _failed(self, error: BaseException) -> bool:
         known = isinstance(error, (OSError, UnicodeDecodeError, ValueError))
         self.info.setText(f"cannot run it: {error}" if known else f"{type(error).__name__}: {error}")
         return False
 
-    def _show_run(self, result, final, drawn) -> bool:
+    def _show_run(self, result, final, drawn, marks) -> bool:
         snaps, report, engine = result.snapshots, result.report, result.engine
         self.outputs = result.outputs
         self.snapshots = snaps
         self.final = final
+        self.marks = marks
         # egglog runs can be extracted with the program's own :cost annotations too
         self.cost.blockSignals(True)
         current = self.cost.currentText()
         self.cost.clear()
-        self.cost.addItems(list(COSTS) + (["egglog cost"] if snaps and snaps[-1].op_costs else []))
+        self.cost.addItems(list(COSTS) + ([EGGLOG_COST] if snaps and snaps[-1].op_costs else []))
         self.cost.setCurrentText(current if self.cost.findText(current) >= 0 else "op cost")
         self.cost.blockSignals(False)
         self.engine_used = engine
@@ -304,17 +331,14 @@ class EgraphPane(Pane):
         )
 
     def show_step(self, k: int) -> None:
-        """Show iteration k: its e-nodes, what is new, what merged, the extraction."""
-        if not self.snapshots or self.layout is None:
+        """Show iteration k: its e-nodes, what is new, what merged, the extraction (marks
+        computed with the run, kx_core.luminal.egraph_layout.StepMarks: only colours here)."""
+        if not self.snapshots or self.layout is None or len(self.marks) != len(self.snapshots):
             return
         k = max(0, min(k, len(self.snapshots) - 1))
-        snap = self.snapshots[k]
-        final = self.final
-        keys = {node_key(c, n, final): (c, n) for c, ns in snap.classes.items() for n in ns}
-        new = {node_key(c, n, final) for c, n in snap.new_nodes}
-        merged_classes = {final(keep) for keep, _ in snap.merged}
-        cost = self._cost_function(snap)
-        self.chosen = {node_key(c, n, final) for c, n in l2.extraction(snap, cost, roots(snap))}
+        snap, marks = self.snapshots[k], self.marks[k]
+        keys = marks.shown
+        self.chosen = set(marks.chosen)
         found = self.search.text().strip()
         self.visible = set()
         for key, (box, text) in self.node_items.items():
@@ -327,7 +351,7 @@ class EgraphPane(Pane):
             op = str(key[1][0])
             if found and found in op:
                 pen = QPen(FOUND, 2.5)
-            elif key in new:
+            elif key in marks.new:
                 pen = QPen(NEW, 2.5)
             else:
                 pen = QPen(QColor("#455a64"), 1)
@@ -335,7 +359,7 @@ class EgraphPane(Pane):
             box.setBrush(QBrush(CHOSEN if key in self.chosen else QColor("white")))
         for src, item in self.edge_items:
             item.setVisible(src in self.visible)
-        self._draw_boxes(snap, merged_classes)
+        self._draw_boxes(marks)
         self._fill_profile(snap)
         drawn = sum(1 for key in keys if key in self.node_items)
         self.step_label.setText(
@@ -353,13 +377,6 @@ class EgraphPane(Pane):
             + (f" egglog: {extracted}" if extracted else "")
         )
 
-    def _cost_function(self, snap: l2.Snapshot):
-        name = self.cost.currentText()
-        if name == "egglog cost":
-            costs = snap.op_costs
-            return lambda op, kids: costs.get(op, 1.0) + sum(kids)
-        return COSTS[name]
-
     def _on_selection(self) -> None:
         """A clicked e-node: its class, its op and the classes it uses."""
         items = self.scene.selectedItems()
@@ -374,15 +391,15 @@ class EgraphPane(Pane):
                 )
                 return
 
-    def _draw_boxes(self, snap: l2.Snapshot, merged_classes: set[int]) -> None:
+    def _draw_boxes(self, marks: StepMarks) -> None:
         """A dashed box around each class of iteration k (around the e-nodes it has then)."""
         for item in self.box_items:
             self.scene.removeItem(item)
         self.box_items.clear()
         by_class: dict[int, list[QRectF]] = {}
-        for c, ns in snap.classes.items():
-            for n in ns:
-                entry = self.node_items.get(node_key(c, n, self.final))
+        for c, keys in marks.classes.items():
+            for key in keys:
+                entry = self.node_items.get(key)
                 if entry:
                     by_class.setdefault(c, []).append(entry[0].boundingRect())
         for c, rects in by_class.items():
@@ -390,12 +407,12 @@ class EgraphPane(Pane):
             for other in rects[1:]:
                 r = r.united(other)
             r = r.adjusted(-6, -6, 6, 6)
-            merged = self.final(c) in merged_classes
+            merged = self.final(c) in marks.merged
             pen = QPen(MERGED if merged else QColor("#b0bec5"), 2 if merged else 1, Qt.PenStyle.DashLine)
             item = self.scene.addRect(r, pen)
             item.setZValue(1)
             item.setToolTip(
-                f"class c{c}: {len(snap.classes[c])} e-node(s)"
+                f"class c{c}: {len(marks.classes[c])} e-node(s)"
                 + (" (merged in this iteration)" if merged else "")
             )
             self.box_items.append(item)

@@ -29,7 +29,8 @@ def test_stepping_marks_new_nodes_and_the_extraction(qtbot, make_window):
     # at the end, the cheapest program is x * (y + z): one '*' and one '+' highlighted
     ops = sorted(key[1][0] for key in pane.chosen if len(key[1]) > 1)
     assert ops == ["*", "+"]
-    pane.cost.setCurrentText("AST size")
+    pane.cost.setCurrentText("AST size")  # extracted again on a job
+    settled(qtbot, pane)
     assert "AST size" in pane.info.text()
 
 
@@ -50,6 +51,7 @@ def test_egg_programs_and_bad_input(qtbot, make_window):
     pane.source.setText(str(ROOT / "kx_core" / "data" / "egraph" / "matmul_relu_fusion.egg"))
     assert finished(qtbot, pane.saturate()) and "MatMulBiasRelu" in pane.info.text()
     pane.cost.setCurrentText("egglog cost")  # the program's own :cost annotations
+    settled(qtbot, pane)
     assert pane.cost.currentText() == "egglog cost"
     assert any(k[1][0] == "MatMulBiasRelu" for k in pane.chosen)
     box = next(b for key, (b, _t) in pane.node_items.items() if key[1][0] == "MatMulBiasRelu")
