@@ -64,6 +64,9 @@ def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
                 window.session.select_kernel(row)
                 break
     if args.stage:
+        # shown where it is, whichever workspace the window was left in (Labs has none)
+        if not args.pane:
+            window.show_pane("stages")
         window.stage_pane.select_stage(args.stage)
     if args.line:
         window.session.select_source_line(args.line)
@@ -129,7 +132,12 @@ def main(argv: list[str] | None = None) -> int:
             int(args.timeout * 1000), lambda: (print("kx: timed out", file=sys.stderr), finish(3))
         )
     else:
-        window.result_shown.connect(lambda _r: apply_view_options(window, args))
+        # once, for the first result: a later compile (an edit) keeps what the user chose
+        def first_result(_result) -> None:
+            window.result_shown.disconnect(first_result)
+            apply_view_options(window, args)
+
+        window.result_shown.connect(first_result)
     window.show()
     restored = False if headless else window.offer_recovery()
     if args.file and not restored:

@@ -101,6 +101,11 @@ class Jobs(QObject):
         _pool().put(run)
         return job
 
+    def drop(self, key: str) -> None:
+        """What is in flight for `key` is not shown when it arrives (it is superseded, as
+        by a newer job): what it was for is gone from the screen."""
+        self._latest[key] = next(self._numbers)
+
     def busy(self, key: str | None = None) -> bool:
         keys = [key] if key else list(self._latest)
         return any(self._latest.get(k) in self._apply for k in keys)

@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QProgressBar,
     QPushButton,
     QStackedWidget,
+    QStyle,
+    QToolBar,
     QWidget,
 )
 
@@ -87,6 +89,10 @@ class MainWindow(QMainWindow):
         self.setAcceptDrops(True)
         self.setDockNestingEnabled(True)
         self._build_docks()
+        # arranged once before the window is shown: Qt sizes a window to its layout's
+        # minimum at show(), and with every dock still stacked that was 946 px tall (on a
+        # 1280x800 screen); showEvent arranges the saved workspace with its dock sizes
+        self._arrange(WORKSPACE_BY_NAME["explore"])
         self._build_status_bar()
         self._build_menus()
         self.editor.dirty_changed.connect(self._update_title)
@@ -339,8 +345,11 @@ class MainWindow(QMainWindow):
                 self.restoreGeometry(geometry)
             if self.width() < MIN_WIDTH or self.height() < MIN_HEIGHT:
                 self.resize(max(self.width(), MIN_WIDTH), max(self.height(), MIN_HEIGHT))
-            saved = str(self.settings.value("workspace", "explore"))
+            saved, wanted = str(self.settings.value("workspace", "explore")), self.size()
             self.set_workspace(saved if saved in WORKSPACE_BY_NAME else "explore")
+            # docks moved one by one grow the window while the layout settles (1280x808
+            # from 1280x800): the size asked for, once it has, and never past the screen
+            QTimer.singleShot(0, lambda: self._settle_size(wanted))
             # the lazy panes' modules (pyqtgraph: a quarter second) imported in a thread
             # while the user reads, so raising a tab later only builds widgets
             QTimer.singleShot(300, prefetch_pane_modules)
@@ -350,6 +359,26 @@ class MainWindow(QMainWindow):
             from kx_gui import gc_guard
 
             gc_guard.settle()
+
+    def _settle_size(self, wanted) -> None:
+        if self.size() != wanted:
+            self.resize(wanted)
+        if not self.headless:
+            self.fit_screen()
+
+    def fit_screen(self) -> None:
+        """Never larger than the screen's free area (a 1280x800 laptop screen): the
+        window's default and saved sizes are shrunk to it."""
+        screen = self.screen() or QApplication.primaryScreen()
+        if screen is None:
+            return
+        free = screen.availableGeometry()
+        frame = self.frameGeometry().size() - self.size()  # the title bar and borders
+        width = min(self.width(), free.width() - frame.width())
+        height = min(self.height(), free.height() - frame.height())
+        if (width, height) != (self.width(), self.height()):
+            self.resize(width, height)
+            self.move(max(free.left(), self.x()), max(free.top(), self.y()))
 
     # ------------------------------------------------------------ workspaces
 
@@ -418,6 +447,11 @@ class MainWindow(QMainWindow):
             if BY_NAME[name].front_for and (self.session.path or "").endswith(BY_NAME[name].front_for):
                 self.docks[name].raise_()
         width, height = self.width(), self.height()
+        # the docks' share of the height: what the menu, tool and status bars leave (sizes
+        # over it made Qt grow the window past the screen)
+        chrome = self.menuBar().sizeHint().height() + self.statusBar().sizeHint().height()
+        chrome += sum(bar.sizeHint().height() for bar in self.findChildren(QToolBar))
+        docks = max(200, height - chrome - 2 * self.style().pixelMetric(QStyle.PixelMetric.PM_TitleBarHeight))
         if ws.right and (ws.left_top or ws.left_bottom):
             first_left = self.docks[(ws.left_top or ws.left_bottom)[0]]
             self.resizeDocks(
@@ -428,7 +462,7 @@ class MainWindow(QMainWindow):
         if ws.left_top and ws.left_bottom:
             self.resizeDocks(
                 [self.docks[ws.left_top[0]], self.docks[ws.left_bottom[0]]],
-                [height * 62 // 100, height * 30 // 100],
+                [docks * 2 // 3, docks // 3],
                 Qt.Orientation.Vertical,
             )
 

@@ -35,16 +35,23 @@ class PassCaptures(QObject):
             replay=kernel, passes=True, llvm_passes=llvm, timeout_s=timeout_s, import_only=True
         )
         job = CompileJob(request, self._generation, self)
-        name = kernel.display_name
+        name, build = kernel.display_name, s.build
         job.progress.connect(lambda _g, message: self.progress.emit(name, message))
-        job.finished_result.connect(lambda _g, payload: self._came(name, kernel, payload[0]))
+        job.finished_result.connect(lambda _g, payload: self._came(name, kernel, payload[0], build))
         job.failed.connect(lambda _g, message: self.captured.emit(name, message))
         job.finished.connect(lambda: self.jobs.pop(name, None))
         self.jobs[name] = job
         job.start()
         return True
 
-    def _came(self, name: str, original: CompiledKernel, result: CompileResult) -> None:
+    def _came(self, name: str, original: CompiledKernel, result: CompileResult, build) -> None:
+        if build != self.session.build:  # the file, target or result changed meanwhile
+            self.captured.emit(
+                name,
+                self.session.held_note(build, "passes not shown: they are")
+                or "passes not shown: the result they were for is gone",
+            )
+            return
         got = next((k for k in result.kernels if k.passes), None)
         if got is None or self.session.result is None:
             fatal = [d.message for d in result.diagnostics if d.fatal]

@@ -45,6 +45,9 @@ class Session(QObject):
     # it is built for it when it is not yet (pane_registry: PaneSpec.answers)
     view_requested = Signal(str, object)
     line_requested = Signal(int)  # a pane asks to show a line of the source (Problems)
+    # what the panes' results are to the document shown (build_note): '' when they are its
+    # current build; else the words a pane's badge shows (kx_gui.panes.base)
+    build_state_changed = Signal(str)
 
     def __init__(
         self, target: str = "default", parent: QObject | None = None, timeout_s: float = 180.0
@@ -81,6 +84,15 @@ class Session(QObject):
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
+        self._nothing_because = ""  # why no result is on screen for the open document
+        self._build_note = ""
+        for signal in (
+            self.compile_started,
+            self.compile_finished,
+            self.result_changed,
+            self.document_opened,
+        ):
+            signal.connect(lambda *_: self._note_build_state())
 
     # ------------------------------------------------------------ documents
 
@@ -98,9 +110,13 @@ class Session(QObject):
             self.selected_line = None
             self.previous_result = None
             self.profiles.set(None)
+        another = path != self.path or not run
         self.path = path
         self.running = run
-        self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
+        if another:  # nothing of the file shown before stays beside this one
+            self._show_nothing(
+                "" if run else "shown without running (its folder is not trusted): nothing is compiled"
+            )
         self.document_opened.emit(path, text)
         if run:
             self.compile()
@@ -112,8 +128,37 @@ class Session(QObject):
         self.cancel()
         self.path = os.path.abspath(path)
         self.selected_line = None
-        self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
+        self._show_nothing("not on disk: nothing compiles until it is saved")
         self.document_opened.emit(self.path, "")
+
+    def _show_nothing(self, because: str) -> None:
+        """No result on screen: every pane is told (result_changed and kernel_changed with
+        None), so none keeps another file's results; `because` is what their badge says."""
+        self._nothing_because = because
+        had = self.result is not None or self.kernel is not None
+        self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
+        self._source_maps = []
+        if had:
+            self.result_changed.emit(None)
+            self.kernel_changed.emit(None, None)
+            self.link_changed.emit(None, {})
+
+    @property
+    def build_note(self) -> str:
+        """What the results on screen are to the document shown ('' when its current build)."""
+        if not self.path:
+            return ""
+        if self.compiling:
+            return "previous build: compiling the current one…" if self.result is not None else "compiling…"
+        if self.result is None:
+            return self._nothing_because or "nothing compiled for this file yet"
+        return ""
+
+    def _note_build_state(self) -> None:
+        note = self.build_note
+        if note != self._build_note:
+            self._build_note = note
+            self.build_state_changed.emit(note)
 
     def set_target(self, target: str) -> None:
         self.target = target
@@ -159,7 +204,8 @@ class Session(QObject):
 
     @property
     def compiling(self) -> bool:
-        return self.job is not None and self.job.isRunning()
+        # from the request on (compile_started is sent before its thread starts)
+        return self.job is not None and not self.job.isFinished()
 
     def request(self, **fields) -> CompileRequest:
         """The request for the open file with the session's target, GPU, interpreter."""
@@ -248,6 +294,8 @@ class Session(QObject):
         if job is not None and job.isRunning():
             job.cancel()
             self._old_jobs.append(job)
+            if self.result is None:
+                self._nothing_because = "compile cancelled: nothing compiled for this file (F5 compiles)"
             self.compile_finished.emit(self.generation)
 
     def _reap(self) -> None:
@@ -271,6 +319,8 @@ class Session(QObject):
         if generation != self.generation:
             return
         self._retire_current_job()
+        if self.result is None and message != "cancelled":  # cancel() said it already
+            self._nothing_because = "the compile failed (Problems says why): nothing compiled"
         self.compile_finished.emit(generation)
         if message != "cancelled":
             self.error.emit(message)

@@ -50,7 +50,11 @@ def _item(value) -> QTableWidgetItem:
 class AutotunePane(LazyPages, Pane):
     title = "Autotune"
     name = "autotune"
-    listens = {"result_changed": "schedule", "measurements_changed": "_fill"}
+    listens = {
+        "result_changed": "schedule",
+        "measurements_changed": "_fill",
+        "kernel_changed": "_kernel_selected",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -171,7 +175,8 @@ class AutotunePane(LazyPages, Pane):
         # kernels with several configs first: they are what this pane is for
         counts = {n: sum(1 for k in result.kernels if k.name == n) for n in names} if result else {}
         names.sort(key=lambda n: -counts[n])
-        current = self.kernel_pick.currentText()
+        selected = self.session.kernel.name if self.session.kernel is not None else None
+        current = selected if selected in names else self.kernel_pick.currentText()
         self.kernel_pick.blockSignals(True)
         self.kernel_pick.clear()
         self.kernel_pick.addItems(names)
@@ -201,8 +206,10 @@ class AutotunePane(LazyPages, Pane):
                 self.table.setItem(r, c, _item(value))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
-        if self.rows:
-            self.show_curves(self.rows[0])
+        row = self._row_of_selected()
+        if row is not None:
+            self._select_row(row)
+            self.show_curves(row)
         measured = [(r.modeled_us, r.measured_us) for r in self.rows if r.measured_us is not None]
         self.scatter.setData([p for p, _ in measured], [m for _, m in measured])
         self.scatter_plot.setVisible(bool(measured))
@@ -219,6 +226,36 @@ class AutotunePane(LazyPages, Pane):
         else:
             text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"
         self.rho_label.setText(text)
+
+    def _row_of_selected(self) -> ConfigRow | None:
+        """The row of the kernel record selected in Kernels (else the first row)."""
+        k = self.session.kernel
+        label = (k.config.label if k.config else "(no config)") if k is not None else None
+        mine = [r for r in self.rows if k is not None and r.kernel == k.name and r.config == label]
+        return mine[0] if mine else (self.rows[0] if self.rows else None)
+
+    def _select_row(self, row: ConfigRow) -> None:
+        for r in range(self.table.rowCount()):
+            if self.table.item(r, 0) is not None and self.table.item(r, 0).text() == row.config:
+                self.table.blockSignals(True)
+                self.table.selectRow(r)
+                self.table.blockSignals(False)
+                return
+
+    def _kernel_selected(self, kernel, _source_map) -> None:
+        """A config selected in Kernels is the one this pane's Occupancy shows."""
+        if kernel is None or not self.rows:
+            return
+        if not (self._shown and self.isVisible()):
+            self._stale = True  # drawn when next shown
+            return
+        if kernel.name != self.kernel_pick.currentText() and self.kernel_pick.findText(kernel.name) >= 0:
+            self.kernel_pick.setCurrentText(kernel.name)  # refills, through _fill
+            return
+        row = self._row_of_selected()
+        if row is not None and row is not self._curve_row:
+            self._select_row(row)
+            self.show_curves(row)
 
     def _selected(self) -> None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []

@@ -6,7 +6,7 @@ from collections import deque
 
 import shiboken6
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QLabel, QWidget
 
 from kx_gui.jobs import Jobs
 from kx_gui.session import Session
@@ -25,6 +25,10 @@ class Pane(QWidget):
     # the pane asks to be shown and raised (a failed compile's Problems, a finished
     # profile's Bench): the window answers for every pane alike
     raise_requested = Signal()
+    # the pane shows results of a build (the compile's): a badge in its top-right corner
+    # says when they are not the current build of the document shown (Session.build_note:
+    # compiling, shown without running, cancelled, failed); the editor and the labs say no
+    shows_build = True
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -33,6 +37,35 @@ class Pane(QWidget):
         self._connections: list[tuple[object, object]] = []
         for signal, method in self.listens.items():
             self.listen(self._signal(signal), self._slot(method))
+        self.badge: QLabel | None = None
+        if self.shows_build:
+            self.badge = QLabel(self)
+            self.badge.setObjectName("buildBadge")
+            self.badge.setStyleSheet(
+                "QLabel#buildBadge { background: #fff3e0; color: #5d4037; border: 1px solid #ffb74d;"
+                " border-radius: 3px; padding: 1px 6px; }"
+            )
+            self.badge.hide()
+            self.listen(session.build_state_changed, self._show_badge)
+            self._show_badge(session.build_note)  # a pane built late: the state now
+
+    def _show_badge(self, note: str) -> None:
+        self.badge.setText(note)
+        self.badge.setToolTip(note)
+        self.badge.setVisible(bool(note))
+        if note:
+            self._place_badge()
+
+    def _place_badge(self) -> None:
+        self.badge.adjustSize()
+        width = min(self.badge.sizeHint().width(), max(40, self.width() - 8))
+        self.badge.setGeometry(self.width() - width - 4, 2, width, self.badge.sizeHint().height())
+        self.badge.raise_()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.badge is not None and self.badge.isVisible():
+            self._place_badge()
 
     def _signal(self, name: str):
         """A Session signal by name, or a feature model's ("profiles.changed")."""

@@ -54,6 +54,7 @@ POLL_MS = 100
 
 class BenchPane(Pane):
     title = "Bench"
+    shows_build = False
     name = "bench"
     listens = {"document_opened": "_file_changed", "result_settled": "_held_of_another_build"}
 

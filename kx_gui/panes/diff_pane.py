@@ -145,6 +145,14 @@ class DiffPane(Pane):
         self.right_target.setCurrentText(PREVIOUS_COMPILE)
 
     def set_result(self, result) -> None:
+        if result is None:  # nothing on screen: no sides to compare
+            self._filling = True
+            for box in (self.left_kernel, self.right_kernel, self.left_stage, self.right_stage):
+                box.clear()
+            self._filling = False
+            self.other_result = None
+            self.diff.show_texts("", "", "", "", None, False)
+            return
         if self.right_target.currentText() == PREVIOUS_COMPILE:
             self.other_result = self.session.previous_result
         elif self.right_target.currentText() != THIS_COMPILE:

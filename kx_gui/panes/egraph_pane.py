@@ -70,6 +70,7 @@ class GraphView(QGraphicsView):
 
 class EgraphPane(Pane):
     title = "E-graph"
+    shows_build = False
     name = "egraph"
     seconds = 10.0  # the longest a saturation may run before the child is stopped
 

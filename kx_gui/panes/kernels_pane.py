@@ -77,7 +77,13 @@ class KernelsPane(Pane):
         self.table.currentCellChanged.connect(self._row_changed)
         self._filling = False
 
-    def set_result(self, result: CompileResult) -> None:
+    def set_result(self, result: CompileResult | None) -> None:
+        if result is None:  # nothing on screen (Session.build_note says why)
+            self.notice.setVisible(False)
+            self.table.setRowCount(0)
+            self.arguments.hide()
+            self.arguments_area.setVisible(False)
+            return
         lines = [d.short() for d in result.diagnostics if d.kind == "not-captured"]
         lines += [d.message for d in result.diagnostics if d.kind == "not-launched"]
         if result.incomplete and not lines:

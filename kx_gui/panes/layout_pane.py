@@ -75,7 +75,7 @@ def as_grid(values: np.ndarray, width: int, fill) -> np.ndarray:
 class LayoutPane(Pane):
     title = "Layout"
     name = "layout"
-    listens = {"view_requested": "show_view"}
+    listens = {"view_requested": "show_view", "kernel_changed": "_kernel_changed"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -135,6 +135,24 @@ class LayoutPane(Pane):
         self.shared_bits = 16
         self._access_mask = None
         self.conversion: tuple[Ownership, Ownership] | None = None
+        # the kernel record whose TTGIR the view on screen was drawn from (a clicked line,
+        # an alias): another kernel, config, file or target selected clears it
+        self.drawn_for: tuple | None = None
+
+    def _kernel_key(self) -> tuple | None:
+        k = self.session.kernel
+        return (self.session.build, k.display_name, k.specialization) if k is not None else None
+
+    def _kernel_changed(self, _kernel, _source_map) -> None:
+        if self.drawn_for is not None and self.drawn_for != self._kernel_key():
+            self.drawn_for = None
+            self.jobs.drop("view")
+            self.ownership = self.shared_offsets = self.conversion = None
+            self._access_mask = None
+            self._show_empty(True)
+            self.info.setText(
+                "the layout shown was of another kernel, config or build: click a TTGIR line of this one"
+            )
 
     def _show_empty(self, empty: bool) -> None:
         """No layout yet: say how to get one, with no axes to read."""
@@ -298,6 +316,7 @@ class LayoutPane(Pane):
     def show_view(self, kind: str, args: tuple) -> Job:
         """The view an IR line asked for (Session.view_requested): a layout, a
         conversion, a load's access or a shared buffer's banks."""
+        self.drawn_for = self._kernel_key()
         show = {
             "layout": self.show_layout,
             "conversion": self.show_conversion,
@@ -320,6 +339,8 @@ class LayoutPane(Pane):
             self.info.setText(f"shape {self.shape_field.text()!r}: expected sizes like 64x64")
             return Job.finished_now("view", False)
         attr, aliases = self.layout_field.text(), self._aliases()
+        if attr.strip().lstrip("#") in aliases:  # an alias names this kernel's layout
+            self.drawn_for = self._kernel_key()
 
         def compute():
             if is_shared(attr, aliases):

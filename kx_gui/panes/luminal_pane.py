@@ -36,6 +36,7 @@ from kx_gui.widgets.tables import row_table
 
 class LuminalPane(LazyPages, Pane):
     title = "Luminal"
+    shows_build = False
     name = "luminal"
 
     def __init__(self, session, parent=None) -> None:

@@ -125,6 +125,8 @@ class PipelinePane(Pane):
 
     def show_kernel(self, kernel, _source_map=None) -> None:
         passes = kernel.passes if kernel is not None else ()
+        if kernel is None or kernel.display_name not in self.session.pass_captures.jobs:
+            self._say("")  # a word about another kernel's capture is not this one's
         self.function_box.blockSignals(True)
         self.function_box.clear()
         self.function_box.addItem(ALL_FUNCTIONS)

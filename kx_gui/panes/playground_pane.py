@@ -42,6 +42,7 @@ PASSED, FAILED = QColor("#2e7d32"), QColor("#c62828")
 
 class PlaygroundPane(Pane):
     title = "Playground"
+    shows_build = False
     name = "playground"
 
     def __init__(self, session, parent=None) -> None:

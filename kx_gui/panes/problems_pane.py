@@ -29,8 +29,10 @@ class ProblemsPane(Pane):
         self.list.itemActivated.connect(self._activated)
         self.list.itemClicked.connect(self._activated)
 
-    def set_result(self, result: CompileResult) -> None:
+    def set_result(self, result: CompileResult | None) -> None:
         self.list.clear()
+        if result is None:
+            return
         for d in result.diagnostics:
             where = (
                 f"{os.path.basename(d.file)}:{d.line}"

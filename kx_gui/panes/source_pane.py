@@ -40,6 +40,7 @@ REMARK_COLORS = {True: QColor("#43a047"), False: QColor("#f9a825")}
 
 class SourcePane(Pane):
     title = "Source"
+    shows_build = False
     name = "source"
     listens = {
         "document_opened": "show_document",
@@ -91,6 +92,7 @@ class SourcePane(Pane):
         self.view.set_content(text)
         self.view.document().setModified(False)
         self._loading = False
+        self.find_bar.forget()
         self._watch(path)
         self._disk_hash = _hash_of(path) if text or os.path.exists(path) else None
 

@@ -93,17 +93,27 @@ class StagePane(Pane):
     def _build_tabs(self, descriptors: tuple[Stage, ...]) -> None:
         if [d.name for d in descriptors] == [d.name for d in self.descriptors]:
             return
-        current = self.current_stage()
-        self.tabs.clear()
-        self.views.clear()
-        self.descriptors = list(descriptors)
-        for d in descriptors:
-            view = CodeView()
-            view.line_clicked.connect(lambda line, s=d.name: self._line_clicked(s, line))
-            self.views[d.name] = view
-            self.tabs.addTab(view, d.display_name)
-        if current:
-            self.select_stage(current)
+        current, index = self.current_stage(), self.tabs.currentIndex()
+        # no currentChanged while the tabs are replaced: clear() walks the current index
+        # down through the old tabs, and each step loaded an old view and marked the new
+        # one of that name loaded (TTIR, TTGIR and LLVM IR stayed empty after a switch
+        # to hip:gfx942 made from the SASS tab)
+        self.tabs.blockSignals(True)
+        try:
+            self.tabs.clear()
+            self.views.clear()
+            self._loaded.clear()
+            self.descriptors = list(descriptors)
+            for d in descriptors:
+                view = CodeView()
+                view.line_clicked.connect(lambda line, s=d.name: self._line_clicked(s, line))
+                self.views[d.name] = view
+                self.tabs.addTab(view, d.display_name)
+            # the same stage, else the one as deep in the pipeline (SASS -> AMDGCN)
+            if not (current and self.select_stage(current)) and index >= 0:
+                self.tabs.setCurrentIndex(min(index, len(descriptors) - 1))
+        finally:
+            self.tabs.blockSignals(False)
 
     def _line_clicked(self, stage: str, shown_line: int) -> None:
         f = self.filtered.get(stage)
@@ -128,6 +138,7 @@ class StagePane(Pane):
         self._tab_shown(self.tabs.currentIndex())
 
     def _tab_shown(self, index: int) -> None:
+        self.find_bar.forget()
         if not 0 <= index < len(self.descriptors):
             return
         d = self.descriptors[index]

@@ -25,11 +25,10 @@ class SummaryPane(Pane):
         self.summaries: list[InstructionSummary] = []
 
     def render(self) -> None:
-        if self.session.result is not None:
-            self.set_result(self.session.result)
+        self.set_result(self.session.result)
 
     def set_result(self, result) -> None:
-        compiled = [k for k in result.kernels if k.status == "compiled"]
+        compiled = [k for k in (result.kernels if result else ()) if k.status == "compiled"]
         self.summaries = [summarize(k) for k in compiled]
         rows = summary_rows(self.summaries) if self.summaries else []
         self.table.clear()

@@ -43,6 +43,10 @@ class FindBar(QWidget):
         self.field.setFocus()
         self.field.selectAll()
 
+    def forget(self) -> None:
+        """The text searched is replaced (another kernel, tab or file): its count goes."""
+        self.status.setText("")
+
     def find(self, backward: bool = False) -> bool:
         """Select the next match after the cursor (wrapping); False when there is none."""
         view = self._view()

@@ -1,0 +1,150 @@
+"""The window tells the truth (issue 31): every pane shows the current build or says it
+has nothing for it; a target switch, opening without running, Cancel and a failed
+compile leave no other build's results presented as current."""
+
+from __future__ import annotations
+
+from gui_helpers import open_and_wait
+from kx_testing import ROOT
+
+EXAMPLES = ROOT / "kx_core" / "data" / "examples"
+
+
+def _switch_and_wait(qtbot, w, target: str):
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.set_target(target)
+    return blocker.args[0]
+
+
+def test_a_target_switch_from_the_sass_tab_fills_every_stage(qtbot, make_window):
+    """Switching to hip:gfx942 while SASS is the tab shown used to leave TTIR, TTGIR and
+    LLVM IR empty (also after switching back)."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    stages = w.stage_pane
+    assert stages.select_stage("sass")
+    for target, backend_only in (("hip:gfx942", "amdgcn"), ("cuda:90", "sass")):
+        result = _switch_and_wait(qtbot, w, target)
+        assert result.target.spec == target
+        for name in ("ttir", "ttgir", "llir", backend_only):
+            assert stages.select_stage(name), name
+            text = stages.views[name].toPlainText()
+            assert text.strip() and text == stages.filtered[name].text, (target, name)
+            marker = {"ttir": "tt.func", "ttgir": "#ttg.", "llir": "define "}.get(name, "")
+            assert marker in text, (target, name)
+
+
+def test_stage_option_raises_stages_from_any_workspace(qtbot, make_window):
+    """`main.py FILE --stage ttgir` on a window left in the Labs workspace (no Stages)."""
+    from kx_gui.app import apply_view_options, parse_args
+
+    w = make_window("cuda:90")
+    w.set_workspace("labs")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    assert not w.docks["stages"].isVisible()
+    apply_view_options(w, parse_args([str(EXAMPLES / "two_kernels.py"), "--stage", "ttgir"]))
+    assert w.docks["stages"].isVisible() and w.stage_pane.current_stage() == "ttgir"
+    assert "#ttg." in w.stage_pane.views["ttgir"].toPlainText()
+
+
+def _nothing_of_the_last_file(w) -> None:
+    """No pane presents a result: stages empty, no kernel rows, no summary columns."""
+    assert w.session.result is None and w.session.kernel is None
+    assert all(not v.toPlainText().strip() for v in w.stage_pane.views.values())
+    assert w.kernels_pane.table.rowCount() == 0
+    assert w.summary_pane.table.columnCount() == 0
+    assert w.pipeline_pane.table.rowCount() == 0
+
+
+def test_open_without_running_leaves_nothing_of_the_last_file(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    w.show_pane("summary")
+    assert w.kernels_pane.table.rowCount() > 0 and w.summary_pane.table.columnCount() > 0
+    other = tmp_path / "untrusted" / "vector_add.py"
+    other.parent.mkdir()
+    other.write_text((EXAMPLES / "vector_add.py").read_text())
+    w.ask_in_headless = True
+    w.ask_trust = lambda folder: "source"  # "show without running"
+    assert w.open_file(str(other))
+    _nothing_of_the_last_file(w)
+    badge = w.stage_pane.badge
+    assert badge.isVisible() and "without running" in badge.text()
+    assert w.pane("summary").badge.text() == badge.text()
+    assert not w.pane("source").badge  # the editor shows the file itself
+
+
+def test_cancel_of_a_hanging_file_leaves_no_other_results(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    hang = tmp_path / "hang.py"
+    hang.write_text("import time\nwhile True:\n    time.sleep(0.1)\n")
+    assert w.open_file(str(hang), trusted=True)
+    assert w.session.compiling and "compiling" in w.stage_pane.badge.text()
+    _nothing_of_the_last_file(w)
+    w.session.cancel()
+    assert "cancelled" in w.stage_pane.badge.text() and w.stage_pane.badge.isVisible()
+    _nothing_of_the_last_file(w)
+
+
+def test_a_recompile_marks_the_shown_results_previous(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    assert not w.stage_pane.badge.isVisible()
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.session.compile(use_cache=False)
+        assert w.stage_pane.badge.isVisible() and w.stage_pane.badge.text().startswith("previous build")
+        assert w.kernels_pane.table.rowCount() > 0  # kept, but marked
+    assert not w.stage_pane.badge.isVisible()
+
+
+def test_find_count_and_layout_go_with_the_text_they_were_of(qtbot, make_window):
+    from gui_helpers import finished
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    stages = w.stage_pane
+    stages.select_stage("ttgir")
+    stages.find_bar.field.setText("tt.load")
+    assert stages.find_bar.find()
+    assert "match" in stages.find_bar.status.text()
+    ttgir = w.session.kernel.stages["ttgir"].splitlines()
+    line = next(i for i, t in enumerate(ttgir, 1) if "tt.load" in t)
+    layout = w.layout_pane
+    w.session.select_ir_line("ttgir", line)
+    qtbot.waitUntil(lambda: not layout.jobs.busy(), timeout=60_000)
+    assert layout.ownership is not None or layout._access_mask is not None
+    assert finished(qtbot, layout.jobs.submit("noop", lambda: None, lambda _v: True))
+    w.session.select_kernel(1)  # the other kernel of the file
+    assert layout.ownership is None and "another kernel" in layout.info.text()
+    assert stages.find_bar.status.text() == ""
+
+
+def test_occupancy_follows_the_config_selected_in_kernels(qtbot, make_window):
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, EXAMPLES / "matmul_autotune.py")
+    assert w.show_pane("autotune")
+    pane = w.autotune_pane
+    configs = [i for i, k in enumerate(result.kernels) if k.status == "compiled" and k.config]
+    assert len(configs) >= 2
+    for index in configs[:3]:
+        w.session.select_kernel(index)
+        k = result.kernels[index]
+        assert pane._curve_row is not None and pane._curve_row.config == k.config.label
+
+
+def test_the_window_keeps_its_1280x800_in_every_workspace(qtbot, make_window):
+    """It grew to 1280x946 at show (every dock stacked before the workspace tabbed them),
+    and the Occupancy page widened it to 1304."""
+    w = make_window("cuda:90")
+    qtbot.wait(50)
+    assert w.size().toTuple() == (1280, 800)
+    open_and_wait(qtbot, w, EXAMPLES / "matmul_autotune.py")
+    for name in ("layout", "performance", "labs", "explore"):
+        w.set_workspace(name)
+        qtbot.wait(30)
+        assert w.size().toTuple() == (1280, 800), name
+    assert w.show_pane("autotune")
+    w.autotune_pane.tabs.setCurrentIndex(1)  # Occupancy: three plots built now
+    qtbot.wait(50)
+    assert w.size().toTuple() == (1280, 800)
