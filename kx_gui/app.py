@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QApplication
 
 from kx_gui.main_window import MainWindow
 from kx_gui.pane_registry import WORKSPACES
+from kx_gui.platform_check import platform_problem
 
 STARTED = time.perf_counter()
 
@@ -85,6 +86,9 @@ def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
+    if QApplication.instance() is None and (problem := platform_problem()):
+        print(problem, file=sys.stderr)  # Qt would abort with no word of the package
+        return 2
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("kx")
     headless = bool(args.screenshot)

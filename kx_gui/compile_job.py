@@ -16,6 +16,7 @@ import threading
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from kx_core.base.words import counted
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
 from kx_core.compile.artifacts.derived import with_derived
 from kx_core.ir.sourcemap import build_source_map
@@ -96,7 +97,12 @@ class CompileJob(QObject):
                     put(("failed", "cancelled"))
                     return
                 if isinstance(item, CompileProgress):
-                    put(("progress", f"{item.message} ({item.kernels_done} kernels, {item.elapsed_s:.1f} s)"))
+                    put(
+                        (
+                            "progress",
+                            f"{item.message} ({counted(item.kernels_done, 'kernel')}, {item.elapsed_s:.1f} s)",
+                        )
+                    )
                 elif isinstance(item, CompileResult):
                     put(("progress", "disassembling SASS…"))
                     result = with_derived(item)

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 )
 
 from kx_core.base.data import examples
+from kx_core.base.words import counted
 from kx_core.compile import CompileResult
 from kx_core.compile.capturing.capture_device import target_for_gpu
 from kx_core.cpu.targets import CPP_SOURCES, CPU_TARGETS
@@ -711,7 +712,7 @@ class MainWindow(QMainWindow):
         fatal = [d for d in result.diagnostics if d.fatal]
         # a C++ kernel's result names its compiler where a Triton result names Triton
         tool = backend_of(result.target).tool_label(result.triton_version)
-        summary = f"{len(result.kernels)} kernels for {result.target.spec} ({tool})"
+        summary = f"{counted(len(result.kernels), 'kernel')} for {result.target.spec} ({tool})"
         summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
         after = [k for k in result.kernels if k.after_placeholder is not None]
         if after:

@@ -21,7 +21,7 @@ from kx_core.compile import CompileResult
 from kx_core.compile.jobs.cache import file_hash as _hash_of  # None: it cannot be read now
 from kx_core.cpu.remarks import line_marks
 from kx_gui.panes.base import Pane
-from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
+from kx_gui.widgets.code_view import EditorView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
 from kx_gui.widgets.heat import view_heat
 from kx_gui.widgets.python_highlighter import PythonHighlighter
@@ -57,7 +57,7 @@ class SourcePane(Pane):
         super().__init__(session, parent)
         self.recovery = recovery
         self.headless = headless  # no one to ask (tests, --screenshot): edits are kept
-        self.view = CodeView(read_only=False)
+        self.view = EditorView(read_only=False)
         self.highlighter = PythonHighlighter(self.view.document())
         self.find_bar = FindBar(lambda: self.view)
         layout = QVBoxLayout(self)

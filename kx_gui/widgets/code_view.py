@@ -23,6 +23,7 @@ from PySide6.QtGui import (
     QTextBlock,
     QTextCharFormat,
     QTextCursor,
+    QTextFormat,
     QTextLayout,
 )
 from PySide6.QtWidgets import QInputDialog, QPlainTextEdit, QTextEdit, QToolTip, QWidget
@@ -68,6 +69,9 @@ class _Gutter(QWidget):
             QToolTip.showText(event.globalPosition().toPoint(), tip, self)
         else:
             QToolTip.hideText()
+
+
+_CHAR_MARK = QTextFormat.Property.UserProperty + 7  # a format range that is a char mark
 
 
 class CodeView(QPlainTextEdit):
@@ -305,11 +309,16 @@ class CodeView(QPlainTextEdit):
                 formats = line_formats(self.lexer, block.text())
             except Exception:  # noqa: BLE001 - a lexer failure leaves the line plain, never breaks painting
                 formats = []
+        else:
+            # an editor's own highlighter (the Source pane's) put its colours in the same
+            # layout: kept, less marks of before (replacing them left the line plain)
+            formats = [r for r in block.layout().formats() if not r.format.hasProperty(_CHAR_MARK)]
         for start, length in self.char_marks.get(block.blockNumber() + 1, ()):
             r = QTextLayout.FormatRange()
             r.start, r.length = start, length
             r.format = QTextCharFormat()
             r.format.setBackground(self.char_mark_color)
+            r.format.setProperty(_CHAR_MARK, True)
             formats.append(r)
         block.layout().setFormats(formats)
 
@@ -393,3 +402,37 @@ def ask_and_go_to_line(parent, view: CodeView) -> None:
     line, ok = QInputDialog.getInt(parent, "Go to line", f"Line (1-{count}):", view.current_line(), 1, count)
     if ok:
         view.go_to_line(line)
+
+
+def indent_after(line: str) -> str:
+    """The indentation a new line after `line` starts with, as Python editors give it:
+    the line's own, one level (4 spaces) more after a block opener (`def f():`), one
+    less after a `return`/`pass`/`break`/`continue`/`raise`."""
+    stripped = line.strip()
+    indent = line[: len(line) - len(line.lstrip())]
+    code = stripped.split("#", 1)[0].rstrip()
+    if code.endswith(":"):
+        return indent + "    "
+    if code.split(" ", 1)[0] in ("return", "pass", "break", "continue", "raise") and len(indent) >= 4:
+        return indent[:-4]
+    return indent
+
+
+class EditorView(CodeView):
+    """An editable CodeView (the Source pane): Enter keeps the indentation (indent_after),
+    Tab inserts four spaces."""
+
+    def keyPressEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        from PySide6.QtCore import Qt
+
+        key, mods = event.key(), event.modifiers()
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter) and not mods & ~Qt.KeyboardModifier.KeypadModifier:
+            cursor = self.textCursor()
+            before = cursor.block().text()[: cursor.positionInBlock()]
+            cursor.insertText("\n" + indent_after(before))
+            self.setTextCursor(cursor)
+            return
+        if key == Qt.Key.Key_Tab and not mods:
+            self.textCursor().insertText("    ")
+            return
+        super().keyPressEvent(event)

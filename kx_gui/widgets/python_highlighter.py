@@ -73,7 +73,9 @@ class PythonHighlighter(QSyntaxHighlighter):
                     self.setFormat(col, n, fmt)
                 col += n
             return
-        if doc.revision() != self._revision:
+        # setPlainText clears and fills the document without a new revision: the lexing
+        # of the cleared, empty document looked current (no colours until the first edit)
+        if doc.revision() != self._revision or len(self._lines) != doc.blockCount():
             self._relex()
         number = self.currentBlock().blockNumber()
         if number < len(self._lines):

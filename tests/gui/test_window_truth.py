@@ -148,3 +148,38 @@ def test_the_window_keeps_its_1280x800_in_every_workspace(qtbot, make_window):
     w.autotune_pane.tabs.setCurrentIndex(1)  # Occupancy: three plots built now
     qtbot.wait(50)
     assert w.size().toTuple() == (1280, 800)
+
+
+def test_the_source_is_highlighted_when_opened(qtbot, make_window):
+    """Not only after the first edit: setPlainText's empty intermediate document had
+    been lexed and looked current."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    doc = w.source_pane.view.document()
+    line = next(i for i in range(doc.blockCount()) if doc.findBlockByNumber(i).text().startswith("def "))
+    qtbot.wait(20)
+    formats = doc.findBlockByNumber(line).layout().formats()
+    assert formats and formats[0].start == 0  # "def" is a keyword, coloured from column 0
+
+
+def test_enter_keeps_the_indentation(qtbot, make_window):
+    from PySide6.QtCore import Qt
+
+    from kx_gui.widgets.code_view import indent_after
+
+    assert indent_after("def f(x):") == "    "
+    assert indent_after("    for i in range(3):  # a loop") == "        "
+    assert indent_after("        return x") == "    "
+    assert indent_after("    y = x") == "    "
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    view = w.source_pane.view
+    doc = view.document()
+    line = next(i for i in range(doc.blockCount()) if doc.findBlockByNumber(i).text().startswith("def "))
+    cursor = view.textCursor()
+    cursor.setPosition(doc.findBlockByNumber(line).position() + len(doc.findBlockByNumber(line).text()))
+    view.setTextCursor(cursor)
+    qtbot.keyClick(view, Qt.Key.Key_Return)
+    qtbot.keyClicks(view, "z = 1")
+    assert doc.findBlockByNumber(line + 1).text() == "    z = 1"
+    assert w.editor.dirty  # an edit like any other: kept, saved with Ctrl+S
