@@ -112,6 +112,18 @@ def bound(gpu, M, N, K, c):
     return roofline(gpu, gemm_flops(M, N, K), tiled_bytes(M, N, K, c))["bound"]
 
 
+def floor_bound(gpu, M, N, K, in_bytes=2, out_bytes=2):
+    """(seconds, 'compute' | 'memory' | 'launch') as kx's roofline places the GEMM: its
+    compulsory traffic (A and B read once, C written once), re-reads served by L2. This is
+    what the Roofline pane and the CLI say; `bound` above is the drill's tiled-traffic
+    figure, with no L2 (a 4096^3 fp16 GEMM is 'memory' there, 'compute' here)."""
+    from kx_core.model.gemm import gemm_min_bytes
+    from kx_core.model.roofline import roofline as placed
+
+    r = placed(gpu, gemm_flops(M, N, K), gemm_min_bytes(M, N, K, in_bytes, out_bytes))
+    return r.time_s, r.bound
+
+
 def to_csv(rows):
     buf = io.StringIO()
     w = csv.DictWriter(buf, fieldnames=list(rows[0]))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolTip, QVBoxLayout
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
@@ -58,7 +59,7 @@ class RooflinePane(Pane):
         # the user's own FLOP and byte counts, when they know better than the TTIR estimate
         self.flops_override = QLineEdit()
         self.bytes_override = QLineEdit()
-        for field, what in ((self.flops_override, "FLOPs"), (self.bytes_override, "DRAM bytes")):
+        for field, what in ((self.flops_override, "FLOPs"), (self.bytes_override, "bytes")):
             field.setPlaceholderText(f"{what}: estimated")
             field.setMaximumWidth(130)
             field.setToolTip(
@@ -82,7 +83,11 @@ class RooflinePane(Pane):
         for axis in ("bottom", "left"):
             self.plot.getAxis(axis).setLogMode(True)
             self.plot.getAxis(axis).enableAutoSIPrefix(False)
-        self.plot.setLabel("bottom", "arithmetic intensity (FLOP / DRAM byte)")
+        # the bytes the points are placed by: what the programs' loads and stores request
+        # (the model's, no L2 reuse), not DRAM traffic measured (issue 31)
+        self.plot.setLabel(
+            "bottom", "arithmetic intensity (FLOP / byte requested by loads and stores, no L2 reuse)"
+        )
         self.plot.setLabel("left", "FLOP/s")
         self.plot.addLegend(offset=(10, 10))
         self.predicted = pg.ScatterPlotItem(size=12, hoverable=True, pen=pg.mkPen(width=2), brush=None)
@@ -218,9 +223,26 @@ class RooflinePane(Pane):
                 )
         self.predicted.setData(pred)
         self.measured.setData(meas)
+        self._draw_launch_floors()
         self._label_points(pred)
         self._mark_selected()
         self.plot.autoRange()
+
+    def _draw_launch_floors(self) -> None:
+        """Each point's launch floor: no launch is faster than the GPU's launch time, so a
+        kernel of F FLOP reaches at most F / t_launch, a dashed tick at its intensity (the
+        floor the CLI names; a point on it is launch-bound)."""
+        xs, ys = [], []
+        for m in self.models:
+            if not m.launch_floor_s or not np.isfinite(m.roofline.intensity):
+                continue
+            x = np.log10(max(m.roofline.intensity, 1e-6))
+            y = np.log10(max(m.roofline.flops / m.launch_floor_s, 1.0))
+            xs += [x - 0.2, x + 0.2]
+            ys += [y, y]
+        if xs:
+            pen = pg.mkPen("#8d6e63", width=2, style=Qt.PenStyle.DashLine)
+            self.plot.plot(xs, ys, pen=pen, connect="pairs", name="launch floor (FLOP / launch time)")
 
     def _label_points(self, pred: list[dict]) -> None:
         """Each point's short name beside it. Points closer than a label's height (configs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from gui_helpers import open_and_wait
 from kx_core.model import autotune as t3
@@ -82,6 +83,16 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
         H100_SXM, 4096, 4096, 4096, lambda c: t3.perf_model(H100_SXM, 4096, 4096, 4096, c), repeats=1
     )
     assert pane.t3_result == (best, rows, pruned) and pane.t3_table.rowCount() == len(rows)
+    # the roofline's bound (compulsory traffic) names a 4096^3 fp16 GEMM on an H100
+    # compute-bound; the drill's tiled-traffic figure (no L2) is labelled as such beside it
+    headers = [pane.t3_table.horizontalHeaderItem(c).text() for c in range(pane.t3_table.columnCount())]
+    roof, tiled = headers.index("bound (roofline)"), headers.index("tiled traffic (no L2)")
+    assert {pane.t3_table.item(r, roof).text() for r in range(len(rows))} == {"compute"}
+    assert {pane.t3_table.item(r, tiled).text() for r in range(len(rows))} == {"memory"}
+    assert "no L2" in headers[5] and "median" not in " ".join(headers)
+    floor_s, bound = t3.floor_bound(H100_SXM, 4096, 4096, 4096)
+    assert bound == "compute" and floor_s == pytest.approx(2 * 4096**3 / H100_SXM.peak_flops)
+    assert f"{floor_s * 1e6:.1f} µs, compute-bound" in pane.t3_info.text()
     pane.t3_shape.setText("4096x4096")
     assert not pane.run_t3() and "expected MxNxK" in pane.t3_info.text()
 

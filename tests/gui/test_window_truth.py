@@ -4,6 +4,9 @@ compile leave no other build's results presented as current."""
 
 from __future__ import annotations
 
+import numpy as np
+import pytest
+
 from gui_helpers import open_and_wait
 from kx_testing import ROOT
 
@@ -183,3 +186,18 @@ def test_enter_keeps_the_indentation(qtbot, make_window):
     qtbot.keyClicks(view, "z = 1")
     assert doc.findBlockByNumber(line + 1).text() == "    z = 1"
     assert w.editor.dirty  # an edit like any other: kept, saved with Ctrl+S
+
+
+def test_the_roofline_names_its_bytes_and_draws_the_launch_floor(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "fused_softmax.py")
+    assert w.show_pane("roofline")
+    pane = w.roofline_pane
+    qtbot.waitUntil(lambda: bool(pane.models), timeout=10_000)  # drawn on the next turn
+    axis = pane.plot.getAxis("bottom").labelText
+    assert "requested" in axis and "DRAM byte)" not in axis
+    floors = [c for c in pane.plot.getPlotItem().listDataItems() if c.name() and "launch floor" in c.name()]
+    assert len(floors) == 1
+    xs, ys = floors[0].getData()
+    (m,) = pane.models
+    assert ys[0] == pytest.approx(np.log10(m.roofline.flops / m.launch_floor_s))
