@@ -19,6 +19,7 @@ from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
 from kx_core.records.build import Build, content_hash
 from kx_gui.compile_job import CompileJob
 from kx_gui.measured import Measured
+from kx_gui.outputs import Outputs
 from kx_gui.pass_captures import PassCaptures
 from kx_gui.profiles import Profiles
 
@@ -27,7 +28,7 @@ class Session(QObject):
     # Feature models beside the session, by the attribute each is made as: the file's
     # profile and hot lines, pass capture on demand. A pane's `listens` names their
     # signals with a dot ("profiles.changed").
-    MODELS = {"profiles": Profiles, "pass_captures": PassCaptures}
+    MODELS = {"profiles": Profiles, "pass_captures": PassCaptures, "outputs": Outputs}
 
     document_opened = Signal(str, str)  # path, text
     compile_started = Signal(int)  # generation
@@ -339,6 +340,12 @@ class Session(QObject):
             self.previous_result = self.result
         self.result = result
         self._retire_current_job()
+        self.outputs.put(
+            f"capture {generation}",
+            f"{'capture (cached: printed when first run)' if result.from_cache else 'capture'} of "
+            f"{os.path.basename(result.file)} for {result.target.spec}",
+            result.output,
+        )
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
         # the first kernel's stages load in the next turn of the event loop, so the

@@ -123,10 +123,11 @@ class MeasureJob:
         )
         return self
 
-    def last_line(self) -> str:
-        """The worker's latest output line (progress, or the start of a traceback)."""
-        lines = [ln for ln in workers.read_tail(self._output, 4096).splitlines() if ln.strip()]
-        return lines[-1] if lines else ""
+    def output_tail(self) -> str:
+        """What the worker (the user's file) printed so far, stdout and stderr as written
+        (the last 64 kB); '' once the job's folder is gone."""
+        path = getattr(self, "_output", None)  # set when the worker starts
+        return workers.read_tail(path) if path else ""
 
     @property
     def elapsed(self) -> float:

@@ -273,15 +273,21 @@ class BenchPane(Pane):
             "profile": "profiling",
             "override": "running the edited stage of",
         }.get(job.kind, f"checking ({job.mode})")
+        # what the file prints goes to the Output pane, not the status line (a torch log
+        # line stood there during a C++ bench)
+        title = (
+            f"{job.kind if job.kind != 'check' else f'check ({job.mode})'} of {os.path.basename(job.path)}"
+        )
+        key = f"{job.kind} {id(job)}"
         if not job.done():
-            last = job.last_line()
+            self.session.outputs.put(key, title, job.output_tail(), finished=False)
             self.status.setText(
-                f"{what} {os.path.basename(job.path)}: {job.elapsed:.0f} s"
-                + (f" — {last[:90]}" if last else "")
+                f"{what} {os.path.basename(job.path)}: {job.elapsed:.0f} s (its output: Output pane)"
             )
             return
         self._timer.stop()
         self.stop_button.setEnabled(False)
+        self.session.outputs.put(key, title, job.output_tail())
         result = job.result()
         self.job = None
         if job.kind == "profile":

@@ -1,0 +1,69 @@
+"""Output pane: what the file printed in each run (the capture behind a compile, Bench,
+Profile, a check): its stdout and stderr as the worker wrote them, the latest run first,
+a run in flight as it prints (kx_gui/outputs.py)."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
+
+from kx_gui.panes.base import Pane
+from kx_gui.widgets.code_view import CodeView
+
+EMPTY = "nothing has run yet: what the file prints when kx runs it (compile, Bench, Profile) shows here"
+
+
+class OutputPane(Pane):
+    title = "Output"
+    name = "output"
+    shows_build = False  # each run is titled with what ran, on what
+    listens = {"outputs.changed": "schedule"}
+
+    def __init__(self, session, parent=None) -> None:
+        super().__init__(session, parent)
+        self.runs = QComboBox()
+        self.runs.setToolTip("each run of the file, latest first")
+        self.note = QLabel("stdout + stderr")
+        self.note.setToolTip(
+            "stdout and stderr, interleaved as the file printed them; the last 64 kB of each run"
+        )
+        self.view = CodeView()
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 0)
+        bar.addWidget(self.runs, 1)
+        bar.addWidget(self.note)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(bar)
+        layout.addWidget(self.view, 1)
+        self.runs.currentIndexChanged.connect(lambda *_: self._show_run())
+        self._shown_key: str | None = None
+        self.render()
+
+    def render(self) -> None:
+        runs = self.session.outputs.runs
+        keep = self._shown_key
+        self.runs.blockSignals(True)
+        self.runs.clear()
+        for run in runs:
+            self.runs.addItem(run.heading, run.key)
+        # the run looked at stays in view while it is still listed; else the latest
+        at = next((i for i, r in enumerate(runs) if r.key == keep), 0)
+        if runs and keep is not None and runs[0].key != keep and not runs[0].finished:
+            at = 0  # a new run started: follow it
+        self.runs.setCurrentIndex(at if runs else -1)
+        self.runs.blockSignals(False)
+        self._show_run()
+
+    def _show_run(self) -> None:
+        runs = self.session.outputs.runs
+        i = self.runs.currentIndex()
+        if not 0 <= i < len(runs):
+            self._shown_key = None
+            self.view.set_content(EMPTY)
+            return
+        run = runs[i]
+        text = run.text if run.text.strip() else "(the run printed nothing)"
+        if run.key != self._shown_key or self.view.toPlainText() != text:
+            self._shown_key = run.key
+            self.view.set_content(text)
+            self.view.scroll_to_line(max(1, text.count("\n")))  # the latest lines

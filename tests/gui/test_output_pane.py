@@ -1,0 +1,42 @@
+"""Output pane (issue 31): what the file printed in each run, latest first; a run's
+output never stands in the status line."""
+
+from __future__ import annotations
+
+from gui_helpers import open_and_wait
+from kx_testing import KERNELS
+
+
+def _printing_copy(tmp_path, name: str, words: str):
+    path = tmp_path / name
+    text = (KERNELS / name).read_text()
+    path.write_text(f"print({words!r})\nimport sys\nprint('to stderr', file=sys.stderr)\n" + text)
+    return path
+
+
+def test_a_capture_shows_what_the_file_printed(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, _printing_copy(tmp_path, "vector_add.py", "hello from the file"))
+    assert w.show_pane("output")
+    pane = w.output_pane
+    (run,) = w.session.outputs.runs
+    assert run.finished and "capture of vector_add.py for cuda:90" in run.title
+    text = pane.view.toPlainText()
+    assert "hello from the file" in text and "to stderr" in text
+    assert "capture of vector_add.py" in pane.runs.currentText()
+
+
+def test_a_check_run_prints_to_the_output_pane_not_the_status_line(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, _printing_copy(tmp_path, "checked_softmax.py", "checking now"))
+    bench = w.bench_pane
+    assert bench.run_check()
+    qtbot.waitUntil(lambda: len(w.session.outputs.runs) == 2, timeout=60_000)
+    bench.wait()
+    latest = w.session.outputs.runs[0]
+    assert latest.title.startswith("check") and latest.finished and "checking now" in latest.text
+    assert "checking now" not in bench.status.text()
+    assert w.show_pane("output")
+    assert "checking now" in w.output_pane.view.toPlainText()
+    w.output_pane.runs.setCurrentIndex(1)  # the capture before it
+    assert "capture" in w.output_pane.runs.currentText()
