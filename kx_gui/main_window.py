@@ -250,6 +250,13 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Trust This Folder", self.trust_this_folder)
         self._action(file_menu, "Recompile", self.recompile, QKeySequence("F5"))
+        # live recompile: the edited text compiles as you type (unsaved; the file on disk is
+        # untouched until Ctrl+S); on by default, the choice kept
+        self.live_action = QAction("Recompile as You Type", self, checkable=True)
+        self.live_action.setChecked(str(self.settings.value("live", "true")) == "true")
+        self.live_action.toggled.connect(self.set_live)
+        file_menu.addAction(self.live_action)
+        self.set_live(self.live_action.isChecked())
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
 
@@ -645,6 +652,10 @@ class MainWindow(QMainWindow):
         if name.lower() in self.panes:  # asked for by name: drawn now, not on a later turn
             self.panes[name.lower()].render_if_stale()
         return True
+
+    def set_live(self, on: bool) -> None:
+        self.settings.setValue("live", "true" if on else "false")
+        self.editor.live = on
 
     def recompile(self) -> None:
         """F5: compile what the editor shows. Unsaved edits are saved first (through the

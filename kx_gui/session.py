@@ -262,6 +262,15 @@ class Session(QObject):
         self.ensure_warm_worker()
         return self._start(self.request(), use_cache)
 
+    def compile_text(self, text: str) -> int:
+        """Compile the editor's unsaved text as the file (live recompile): its results are
+        of that text's build, which the file on disk is not until it is saved (Bench and
+        Profile run the file on disk, and say so)."""
+        if not self.path or not self.running:
+            return self.generation
+        self.ensure_warm_worker()
+        return self._start(self.request(text=text))
+
     def compile_with_args(self, kernel: str, args: dict[str, str], grid: str | None = None) -> int:
         """Compile one kernel of the file as a call with these --arg values would (the
         Arguments form of a kernel nothing launched); its records join the result."""

@@ -363,6 +363,10 @@ class CompileRequest(Jsonable):
     # recompile this one record of the file (its specialization) with its passes
     # captured, instead of running the file (pass capture on demand)
     replay: CompiledKernel | None = None
+    # the text to run as the file at `file`'s path, in place of what is on disk: the
+    # editor's unsaved edits (the app's live recompile). Its folder, imports and line
+    # numbers are the file's; the cache key and the build's content are this text's.
+    text: str | None = None
 
     @property
     def mode(self) -> str:

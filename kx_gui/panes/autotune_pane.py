@@ -140,6 +140,7 @@ class AutotunePane(LazyPages, Pane):
         self.t3_shape = QLineEdit("4096x4096x4096")
         self.t3_run = QPushButton("Run T3 (model-only)")
         self.t3_info = QLabel()
+        self.t3_info.setWordWrap(True)
         self.t3_table = row_table(T3_COLUMNS, len(T3_COLUMNS) - 1)
         t3_page = QWidget()
         t_layout = QVBoxLayout(t3_page)
@@ -162,12 +163,14 @@ class AutotunePane(LazyPages, Pane):
             ("smem", "shared memory per CTA (B)"),
         ):
             plot = pg.PlotWidget(background="w")
+            plot.setMinimumWidth(100)
             plot.setLabel("bottom", label)
             plot.setLabel("left", "occupancy")
             plot.setYRange(0, 1.05)
             o_layout.addWidget(plot)
             self.curve_plots[key] = plot
         self.curve_info = QLabel()
+        self.curve_info.setWordWrap(True)  # unwrapped, its sentence widened the window to 1304
         oo.addWidget(self.curve_info)
         oo.addWidget(occ_page, 1)
         if self._curve_row is not None:

@@ -38,6 +38,9 @@ MARK_COLORS = {
 REMARK_COLORS = {True: QColor("#43a047"), False: QColor("#f9a825")}
 
 
+LIVE_PAUSE_MS = 300  # the pause in typing after which the edited text compiles
+
+
 class SourcePane(Pane):
     title = "Source"
     shows_build = False
@@ -68,6 +71,13 @@ class SourcePane(Pane):
         self._autosave.setSingleShot(True)
         self._autosave.setInterval(1000)
         self._autosave.timeout.connect(self._save_recovery)
+        # live recompile: the edited text compiles (unsaved, as the file) once typing has
+        # paused this long; each keystroke restarts the wait, a new compile cancels the last
+        self.live = True
+        self._live = QTimer(self)
+        self._live.setSingleShot(True)
+        self._live.setInterval(LIVE_PAUSE_MS)
+        self._live.timeout.connect(self._compile_live)
         self.view.document().modificationChanged.connect(self.dirty_changed)
         self.view.textChanged.connect(self._edited)
         self.view.line_clicked.connect(self._line_clicked)
@@ -87,6 +97,7 @@ class SourcePane(Pane):
         return self.view.toPlainText()
 
     def show_document(self, path: str, text: str) -> None:
+        self._live.stop()
         self._loading = True
         self.highlighter.set_language(path)
         self.view.set_content(text)
@@ -162,6 +173,7 @@ class SourcePane(Pane):
         path = self.session.path
         if not path:
             return False
+        self._live.stop()  # the save compiles what it writes
         on_disk = _hash_of(path)
         if on_disk is not None and self._disk_hash is not None and on_disk != self._disk_hash:
             # changed outside kx since it was read: never overwritten unseen
@@ -184,6 +196,12 @@ class SourcePane(Pane):
     def _edited(self) -> None:
         if not self._loading and self.dirty:
             self._autosave.start()
+            if self.live:
+                self._live.start()
+
+    def _compile_live(self) -> None:
+        if self.live and self.dirty:
+            self.session.compile_text(self.text())
 
     def _save_recovery(self) -> None:
         if self.recovery is None or not self.session.path or not self.dirty:

@@ -128,6 +128,7 @@ def test_occupancy_follows_the_config_selected_in_kernels(qtbot, make_window):
     result = open_and_wait(qtbot, w, EXAMPLES / "matmul_autotune.py")
     assert w.show_pane("autotune")
     pane = w.autotune_pane
+    qtbot.waitUntil(lambda: bool(pane.rows), timeout=10_000)  # drawn on the next turn
     configs = [i for i, k in enumerate(result.kernels) if k.status == "compiled" and k.config]
     assert len(configs) >= 2
     for index in configs[:3]:
@@ -149,6 +150,10 @@ def test_the_window_keeps_its_1280x800_in_every_workspace(qtbot, make_window):
         assert w.size().toTuple() == (1280, 800), name
     assert w.show_pane("autotune")
     w.autotune_pane.tabs.setCurrentIndex(1)  # Occupancy: three plots built now
+    qtbot.wait(50)
+    assert w.size().toTuple() == (1280, 800)
+    w.autotune_pane.tabs.setCurrentIndex(2)
+    assert w.autotune_pane.run_t3()  # its long, wrapped sentence
     qtbot.wait(50)
     assert w.size().toTuple() == (1280, 800)
 

@@ -331,11 +331,12 @@ def _report_exits(path: str) -> None:
     os._exit = _exit
 
 
-def run_user_file(path: str) -> dict:
-    """Execute the file as __main__; returns its namespace, whatever happened."""
+def run_user_file(path: str, text: str | None = None) -> dict:
+    """Execute the file (or `text` as that file) as __main__; returns its namespace,
+    whatever happened."""
     from kx_core.compile.capturing.main_module import run_as_main
 
-    namespace, diagnostics = run_as_main(path, _classify)
+    namespace, diagnostics = run_as_main(path, _classify, text)
     for d in diagnostics:
         capture_state.STATE.send_diagnostic(d)
     return namespace
@@ -391,7 +392,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
-        namespace = run_user_file(path)
+        namespace = run_user_file(path, request.text)
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
     if mode == "signature":
         from kx_core.compile.capturing.direct import compile_direct

@@ -70,7 +70,6 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
     import triton.compiler.compiler as compiler
 
     original = compiler.compile
-    user_text = _read(user_file)
 
     def compile(src: Any, target_: Any = None, options: Any = None, *args: Any, **kwargs: Any) -> Any:
         if "target" in kwargs:
@@ -81,13 +80,23 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
         kernel = original(src, target_, options, *args, **kwargs)
         fn = getattr(src, "fn", None)
         if fn is not None and hasattr(fn, "params"):
-            key, record = _record(kernel, fn, target, user_file, user_text, time.perf_counter() - started)
+            text = _user_text(user_file)
+            key, record = _record(kernel, fn, target, user_file, text, time.perf_counter() - started)
             send_kernel(key, record)
         return kernel
 
     compiler.compile = compile
     triton.compiler.compile = compile
     triton.compile = compile
+
+
+def _user_text(path: str) -> str:
+    """The user's file as it runs: unsaved text given to run_as_main sits in linecache."""
+    import linecache
+
+    if path in linecache.cache and linecache.cache[path][1] is None:
+        return "".join(linecache.cache[path][2])
+    return _read(path)
 
 
 def _read(path: str) -> str:

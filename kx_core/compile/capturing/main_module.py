@@ -3,6 +3,7 @@ badly into diagnostics. The capture worker and the bench worker both run files s
 
 from __future__ import annotations
 
+import linecache
 import os
 import sys
 import types
@@ -14,12 +15,19 @@ from kx_core.records.results import Diagnostic
 
 
 def run_as_main(
-    path: str, classify: Callable[[BaseException, str], Diagnostic]
+    path: str, classify: Callable[[BaseException, str], Diagnostic], text: str | None = None
 ) -> tuple[dict, list[Diagnostic]]:
     """(the module's namespace, diagnostics). `classify` turns an exception the file
-    raised into a diagnostic; a syntax error and a non-zero sys.exit are handled here."""
-    with open(path, "rb") as f:
-        data = f.read()
+    raised into a diagnostic; a syntax error and a non-zero sys.exit are handled here.
+    With `text`, that runs as the file at `path` (unsaved edits): linecache holds it, so
+    `inspect.getsource` (Triton's JIT, tracebacks) reads the text, not the disk."""
+    if text is not None:
+        data = text.encode("utf-8")
+        # mtime None: linecache.checkcache keeps the entry (it never stats such a one)
+        linecache.cache[path] = (len(text), None, text.splitlines(True), path)
+    else:
+        with open(path, "rb") as f:
+            data = f.read()
     try:
         code = compile(decode_source(data, path), path, "exec")
     except SourceDecodeError as e:

@@ -236,7 +236,10 @@ def iter_compile(
     """Compile a file; yields progress, then the result, its `build` named (what it was
     compiled from and for). Raises FileNotFoundError and target.TargetError for bad
     requests; every failure of the file itself is a Diagnostic in the result."""
-    source = read_kernel_bytes(os.path.abspath(request.file))  # a regular file, 2 MB at most
+    if request.text is not None:  # the editor's unsaved text, as the file
+        source = request.text.encode("utf-8")
+    else:
+        source = read_kernel_bytes(os.path.abspath(request.file))  # a regular file, 2 MB at most
     inner = _iter_compile(request, source, use_cache)
     try:
         for item in inner:
@@ -371,7 +374,12 @@ def _run_worker(
     # not the user's: the request's key already holds what they follow from
     ours = {k for k, v in getattr(proc, "kx_env", {}).items() if os.environ.get(k) != v}
     env_names = [n for n in asm.env_names if n not in ours]
-    return _finish(asm, request, file, started, output), ([file, *asm.sources], env_names)
+    # the file on disk is part of the key through its bytes; unsaved text, through the text
+    read = [p for p in asm.sources if request.text is None or p != file]
+    return _finish(asm, request, file, started, output), (
+        [file, *read] if request.text is None else read,
+        env_names,
+    )
 
 
 def _start_worker(

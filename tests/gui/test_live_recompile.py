@@ -1,0 +1,47 @@
+"""Live recompile (issue 31): the edited text compiles as you type, unsaved, as the file;
+the file on disk is untouched until Ctrl+S."""
+
+from __future__ import annotations
+
+from gui_helpers import open_and_wait
+from kx_testing import KERNELS
+
+
+def test_typing_recompiles_the_edited_text_not_the_file(qtbot, make_window, tmp_path):
+    path = tmp_path / "two_kernels.py"
+    original = (KERNELS / "two_kernels.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    first = open_and_wait(qtbot, w, path)
+    assert w.live_action.isChecked() and w.editor.live
+    edited = original.replace("x * alpha", "x * alpha + 1.0")
+    assert edited != original
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.source_pane.replace_text(edited)
+    live = blocker.args[0]
+    assert path.read_text() == original and w.editor.dirty  # nothing written
+    scale = next(k for k in live.kernels if k.name == "scale_kernel")
+    assert "1.000000e+00" in scale.stages["ttir"]
+    assert live.build.content != first.build.content  # the text's build, not the file's
+    assert w.session.build_on_disk().content == first.build.content
+    # the results name the text's lines: a new line above shifts the kernel's lines down
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.source_pane.replace_text("# a new first line\n" + edited)
+    moved = next(k for k in blocker.args[0].kernels if k.name == "scale_kernel")
+    assert f'two_kernels.py":{_def_line(original) + 1}' in moved.stages["ttir"]
+
+
+def test_live_recompile_can_be_switched_off(qtbot, make_window, tmp_path):
+    path = tmp_path / "two_kernels.py"
+    path.write_text((KERNELS / "two_kernels.py").read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    w.live_action.setChecked(False)
+    generation = w.session.generation
+    w.source_pane.replace_text(path.read_text() + "\n# an edit\n")
+    qtbot.wait(800)  # more than the pause after which a live compile starts
+    assert w.session.generation == generation and not w.session.compiling
+
+
+def _def_line(text: str) -> int:
+    return next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("def scale_kernel"))
