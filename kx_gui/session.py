@@ -345,7 +345,12 @@ class Session(QObject):
             result, maps = self._merged(kernel, result, maps)
             first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
         self._source_maps = maps
-        if self.result is not None and self.result.file == result.file and self.result is not result:
+        if (
+            self.result is not None
+            and self.result.file == result.file
+            and self.result is not result
+            and self.result.build != result.build  # a live compile, then its save: one build
+        ):
             self.previous_result = self.result
         self.result = result
         self._retire_current_job()

@@ -84,6 +84,10 @@ class DiffPane(Pane):
                 )
                 return
             self._fill_right(self.other_result)
+            self._filling = True
+            self.right_stage.setCurrentText(self.left_stage.currentText())  # the same stage
+            self.right_kernel.setCurrentIndex(max(0, self.left_kernel.currentIndex()))
+            self._filling = False
             self.refresh()
             return
         if target == ANOTHER_PYTHON:
@@ -199,11 +203,22 @@ class DiffPane(Pane):
             return
         left, right = result.kernels[lk], right_result.kernels[rk]
         syntax = ALL_STAGES[ls].syntax if ls == rs else None
+        sides = [
+            (left.stages.get(ls, ""), _header(left, ls, result)),
+            (right.stages.get(rs, ""), _header(right, rs, right_result)),
+        ]
+        if self.right_target.currentText() == PREVIOUS_COMPILE and self.other_result is not None:
+            # before an edit and after it: the old build on the left, each side named
+            sides = [
+                (sides[1][0], "previous compile · " + sides[1][1]),
+                (sides[0][0], "this compile · " + sides[0][1]),
+            ]
+        (left_text, left_head), (right_text, right_head) = sides
         self.diff.show_texts(
-            left.stages.get(ls, ""),
-            right.stages.get(rs, ""),
-            _header(left, ls, result),
-            _header(right, rs, right_result),
+            left_text,
+            right_text,
+            left_head,
+            right_head,
             lexer_for_syntax(syntax) if syntax else None,
             self.ignore_numbering.isChecked(),
         )

@@ -112,9 +112,13 @@ def test_diff_with_the_previous_compile_after_an_edit(qtbot, make_window, tmp_pa
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         assert w.save()
     pane = w.diff_pane
+    # Ctrl+D again: the same stage on both sides (TTIR, the left's), the old build on the left
+    w.pane_action("diff", "compare_previous")
+    assert pane.left_stage.currentText() == pane.right_stage.currentText()
     pane.compare(0, "ttir", 0, "ttir")
     left, right = pane.diff.left.text(), pane.diff.right.text()
-    assert "arith.mulf" in left and "arith.addf" in right and "arith.mulf" not in right
+    assert "arith.addf" in left and "arith.mulf" in right and "arith.mulf" not in left
+    assert pane.diff.left_title.text().startswith("previous compile")
 
 
 def test_a_1d_layout_draws_as_a_block_with_a_legend(qtbot, make_window):
