@@ -86,6 +86,7 @@ class Session(QObject):
         # replace that kernel's not-launched record in the result on screen
         self._merge: dict[int, str] = {}
         self._nothing_because = ""  # why no result is on screen for the open document
+        self._failed_note = ""  # the last good build is shown: the latest compiled nothing
         self._build_note = ""
         for signal in (
             self.compile_started,
@@ -136,6 +137,7 @@ class Session(QObject):
         """No result on screen: every pane is told (result_changed and kernel_changed with
         None), so none keeps another file's results; `because` is what their badge says."""
         self._nothing_because = because
+        self._failed_note = ""
         had = self.result is not None or self.kernel is not None
         self.result, self.kernel, self.kernel_index, self.source_map = None, None, -1, None
         self._source_maps = []
@@ -153,7 +155,7 @@ class Session(QObject):
             return "previous build: compiling the current one…" if self.result is not None else "compiling…"
         if self.result is None:
             return self._nothing_because or "nothing compiled for this file yet"
-        return ""
+        return self._failed_note
 
     def _note_build_state(self) -> None:
         note = self.build_note
@@ -344,6 +346,14 @@ class Session(QObject):
         if kernel is not None and self.result is not None:
             result, maps = self._merged(kernel, result, maps)
             first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
+        kept = self._last_good(result)
+        self._failed_note = ""
+        if kept is not None:
+            # nothing compiled: the last good build stays on screen, marked, with the new
+            # text's problems (a syntax error typed mid-edit blanked every stage)
+            result, maps = kept, self._source_maps
+            first = max(0, self.kernel_index)  # the kernel looked at stays selected
+            self._failed_note = "last good build shown: the current text does not compile (Problems says why)"
         self._source_maps = maps
         if (
             self.result is not None
@@ -365,6 +375,24 @@ class Session(QObject):
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
+
+    def _last_good(self, result: CompileResult) -> CompileResult | None:
+        """The result on screen with `result`'s diagnostics and output, when `result`
+        compiled nothing (a fatal diagnostic) and the one on screen, of the same file and
+        target, did; else None."""
+        old = self.result
+        if (
+            old is None
+            or old.file != result.file
+            or old.target != result.target
+            or not any(d.fatal for d in result.diagnostics)
+            or any(k.status == "compiled" for k in result.kernels)
+            or not any(k.status == "compiled" for k in old.kernels)
+        ):
+            return None
+        return replace(
+            old, diagnostics=result.diagnostics, output=result.output, from_cache=result.from_cache
+        )
 
     def _merged(self, kernel: str, new: CompileResult, new_maps: list) -> tuple[CompileResult, list]:
         """The result on screen with `kernel`'s not-launched record replaced by `new`'s

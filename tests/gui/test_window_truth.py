@@ -206,3 +206,24 @@ def test_the_roofline_names_its_bytes_and_draws_the_launch_floor(qtbot, make_win
     xs, ys = floors[0].getData()
     (m,) = pane.models
     assert ys[0] == pytest.approx(np.log10(m.roofline.flops / m.launch_floor_s))
+
+
+def test_a_text_that_does_not_compile_keeps_the_last_good_build_marked(qtbot, make_window, tmp_path):
+    path = tmp_path / "two_kernels.py"
+    original = (EXAMPLES / "two_kernels.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    ttir = w.stage_pane.views["ttir"].toPlainText()
+    assert ttir.strip()
+    broken = original.replace("mask = offs < n", "mask = offs < n)", 1)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text(broken)  # typed: live recompile
+    assert w.stage_pane.views["ttir"].toPlainText() == ttir  # kept
+    assert w.kernels_pane.table.rowCount() > 0
+    assert "last good build" in w.stage_pane.badge.text() and w.stage_pane.badge.isVisible()
+    problems = [w.problems_pane.list.item(i).text() for i in range(w.problems_pane.list.count())]
+    assert any(p.startswith("syntax") for p in problems)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text(original + "\n")
+    assert not w.stage_pane.badge.isVisible()
