@@ -7,6 +7,7 @@ from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTableWidgetItem, QVBoxLayout
 
 from kx_core.compile import CompileResult
+from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.arguments_form import ArgumentsForm
 from kx_gui.widgets.tables import row_table
@@ -93,11 +94,12 @@ class KernelsPane(Pane):
         self.notice.setVisible(bool(lines))
         self._filling = True
         self.table.setRowCount(len(result.kernels))
+        apart = telling_apart(result.kernels)  # two specializations of one kernel, told apart
         for row, k in enumerate(result.kernels):
             md = k.metadata
             grid = k.grid_text("×")
             values = (
-                k.short_name,
+                f"{k.short_name} ({apart[row]})" if row in apart else k.short_name,
                 k.status,
                 grid,
                 md and md.num_warps,

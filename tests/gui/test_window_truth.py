@@ -227,3 +227,19 @@ def test_a_text_that_does_not_compile_keeps_the_last_good_build_marked(qtbot, ma
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         w.source_pane.replace_text(original + "\n")
     assert not w.stage_pane.badge.isVisible()
+
+
+def test_two_specializations_of_a_kernel_are_told_apart_in_kernels(qtbot, make_window):
+    """two_kernels.py calls row_sum_of_squares with a 16-aligned pointer and with one
+    that is not: Triton compiles it twice."""
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    table = w.kernels_pane.table
+    rows = [i for i, k in enumerate(result.kernels) if k.name == "row_sum_of_squares"]
+    assert len(rows) == 2
+    names = [table.item(r, 0).text() for r in rows]
+    assert len(set(names)) == 2
+    assert sorted(names) == ["row_sum_of_squares (x_ptr not %16)", "row_sum_of_squares (x_ptr%16)"]
+    assert table.item(next(i for i, k in enumerate(result.kernels) if k.name == "scale_kernel"), 0).text() == (
+        "scale_kernel"
+    )

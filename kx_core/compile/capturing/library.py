@@ -151,9 +151,19 @@ def _suggest(name: str, annotation: str, constexpr: bool) -> str:
         return "128" if ("block" in low or "size" in low or low.startswith("b")) else "1"
     if annotation.startswith("*") or "ptr" in low:
         return "fp32[4096]"
-    if annotation.startswith(("fp", "bf")) or "eps" in low or "scale" in low:
+    if annotation.startswith(("fp", "bf")) or _FLOAT_NAME_RE.search(low):
         return "1e-6" if "eps" in low else "1.0"
     return "4096"
+
+
+# Scalars that are floats by their name, as kernel libraries spell them (a float written
+# as 4096 compiles as i32: `alpha`, `beta`, `p` of a dropout, `lr`, `softcap`, ...).
+# Example: "alpha", "sm_scale", "dropout_p", "weight_decay", "inv_temperature"
+_FLOAT_NAME_RE = re.compile(
+    r"(?:^|_)(?:alpha|beta|gamma|eps|epsilon|scale|temperature|temp|momentum|lr|decay|theta|"
+    r"sigma|factor|ratio|coef|coeff|softcap|cap|p|prob|rate|mean|std|var|bias|weight|value|val|"
+    r"lambda|lambd|tau|margin|threshold|clip|min_val|max_val)(?:_|$|\d)"
+)
 
 
 def definitions(namespace: dict, path: str) -> list[KernelDefinition]:
