@@ -259,7 +259,8 @@ def result_json(r: CompileResult) -> dict[str, Any]:
         "triton_version": r.triton_version,
         "kernels": [kernel_json(k) for k in r.kernels],
         "diagnostics": [
-            {"kind": d.kind, "message": d.message, "file": d.file, "line": d.line} for d in r.diagnostics
+            {"kind": d.kind, "message": d.message, "file": d.file, "line": d.line, "column": d.column}
+            for d in r.diagnostics
         ],
         "from_cache": r.from_cache,
         "build": r.build.to_json() if r.build else None,

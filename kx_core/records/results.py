@@ -76,13 +76,21 @@ class Diagnostic(Jsonable):
 
     def __str__(self) -> str:
         """The one line every verb prints: `file:line: kind: message` (as compilers do;
-        `kx` stands in for a missing file, the line is left out when unknown)."""
+        `kx` stands in for a missing file, the line is left out when unknown, the column
+        follows the line where it is known: `file:line:column:`)."""
         where = f"{self.file}:{self.line}" if self.line else (self.file or "kx")
+        if self.line and self.column:
+            where += f":{self.column}"
         return f"{where}: {self.kind}: {self.message}"
 
     def short(self) -> str:
         """For a pane that already names the file: `kind: message (line N)`."""
-        return f"{self.kind}: {self.message}" + (f" (line {self.line})" if self.line else "")
+        at = (
+            f" (line {self.line}, column {self.column})"
+            if self.line and self.column
+            else (f" (line {self.line})" if self.line else "")
+        )
+        return f"{self.kind}: {self.message}{at}"
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,7 @@ class ProblemsPane(Pane):
             return
         for d in result.diagnostics:
             where = (
-                f"{os.path.basename(d.file)}:{d.line}"
+                f"{os.path.basename(d.file)}:{d.line}" + (f":{d.column}" if d.column else "")
                 if d.file and d.line
                 else (os.path.basename(d.file or "") or "")
             )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kx_testing import line_of
+from kx_testing import kernel_path, line_of
 
 
 def test_syntax_error(capture):
@@ -37,3 +37,16 @@ def test_segfault_is_a_crash_with_its_line(capture):
     (d,) = r.diagnostics
     assert d.kind == "crash" and "SIGSEGV" in d.message and not r.ok
     assert d.line == line_of("bad/segfault.py", "string_at(0)")
+
+
+def test_a_front_end_error_is_in_words_at_its_column(capture):
+    """Triton passes repr(e) ("ValueError('Cannot make_shape_compatible: ...')"): kx
+    says `ValueError: Cannot ...`, at the line and column of the offending expression."""
+    r = capture("bad/shape_error.py")
+    (d,) = [d for d in r.diagnostics if d.kind == "compile"]
+    line = line_of("bad/shape_error.py", "y = x + tl.zeros")
+    assert d.line == line and d.message.startswith("ValueError: Cannot make_shape_compatible")
+    assert "('" not in d.message
+    text = kernel_path("bad/shape_error.py").read_text().splitlines()[line - 1]
+    assert d.column == text.index("x + tl.zeros") + 1  # 1-based, at the BinOp
+    assert str(d).startswith(f"{d.file}:{line}:{d.column}: compile: ValueError")

@@ -240,6 +240,6 @@ def test_two_specializations_of_a_kernel_are_told_apart_in_kernels(qtbot, make_w
     names = [table.item(r, 0).text() for r in rows]
     assert len(set(names)) == 2
     assert sorted(names) == ["row_sum_of_squares (x_ptr not %16)", "row_sum_of_squares (x_ptr%16)"]
-    assert table.item(next(i for i, k in enumerate(result.kernels) if k.name == "scale_kernel"), 0).text() == (
-        "scale_kernel"
-    )
+    assert table.item(
+        next(i for i, k in enumerate(result.kernels) if k.name == "scale_kernel"), 0
+    ).text() == ("scale_kernel")

@@ -88,6 +88,10 @@ def compile_error_diagnostic(
     located = [e for e in errors if getattr(getattr(e, "node", None), "lineno", None)]
     messages = [getattr(e, "error_message", None) for e in errors]
     message = next((m for m in reversed(messages) if m), None)
+    inner = [c for c in _exception_chain(exc) if not _is_compilation_error(c)]
+    if message and inner and message == repr(inner[-1]):
+        # Triton's code generator passes repr(e): "ValueError('Cannot make_shape_...')"
+        message = f"{type(inner[-1]).__name__}: {inner[-1]}"
     if message is None and located:
         # an error without a message (a bare tl.static_assert): say which statement
         innermost = located[-1]
