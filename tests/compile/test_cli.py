@@ -38,7 +38,9 @@ def test_exit_status_one_for_fatal_diagnostics_four_for_nothing_launched():
     p = kx("compile", str(BAD / "syntax_error.py"), "--json")
     assert p.returncode == 1
     (d,) = json.loads(p.stdout)["diagnostics"]
-    assert set(d) == {"kind", "message", "file", "line"} and d["kind"] == "syntax" and d["line"] == 9
+    assert (
+        set(d) == {"kind", "message", "file", "line", "column"} and d["kind"] == "syntax" and d["line"] == 9
+    )
     # it ran to its end and launched nothing, though it defines kernels: incomplete, not failed
     p = kx("compile", str(KERNELS / "no_launch.py"))
     assert p.returncode == 4 and "not-launched" in p.stdout and "no-launch" in p.stdout
