@@ -66,6 +66,7 @@ class Session(QObject):
         # the source line the user selected: it stays selected (and its links shown) across
         # kernels, configs and recompiles of the same file
         self.selected_line: int | None = None
+        self.link_origin: tuple[str, int] | None = None  # (stage, line) of an IR line clicked
         self.display_filters = DisplayFilters()  # what the stage views hide
         self.generation = 0
         self._source_maps: list[SourceMap] = []
@@ -455,6 +456,7 @@ class Session(QObject):
     def select_source_line(self, line: int) -> dict[str, tuple[int, ...]]:
         """Link a source line to the IR lines it became; returns stage -> lines."""
         self.selected_line = line
+        self.link_origin = None
         links = self.source_map.ir_lines(line) if self.source_map else {}
         self.link_changed.emit(line, links)
         return links
@@ -474,6 +476,8 @@ class Session(QObject):
         source = sources[0] if sources else None
         if source is not None:
             self.selected_line = source
+        # the line clicked: its own view is not scrolled away from it to the links' main line
+        self.link_origin = (stage, line)
         self.link_changed.emit(source, links)
         if stage == "ttgir" and self.kernel is not None:
             from kx_core.ir.ttgir_lines import view_of_line

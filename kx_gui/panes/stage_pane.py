@@ -209,6 +209,9 @@ class StagePane(Pane):
         lines = self.shown_links(stage)
         view.set_emphasis(lines)
         main = self.main_link(stage)
+        origin = self.session.link_origin
+        if origin is not None and origin[0] == stage:
+            return  # the user clicked a line here: it stays where it is, in view
         if main is not None and main not in view.visible_lines():
             view.scroll_to_line(main)
 

@@ -243,3 +243,26 @@ def test_two_specializations_of_a_kernel_are_told_apart_in_kernels(qtbot, make_w
     assert table.item(
         next(i for i, k in enumerate(result.kernels) if k.name == "scale_kernel"), 0
     ).text() == ("scale_kernel")
+
+
+def test_a_clicked_ir_line_stays_in_view(qtbot, make_window):
+    """Clicking a SASS line linked the others and scrolled its own view to the links'
+    main instruction, away from the line clicked."""
+    from gui_helpers import click_line
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "matmul.py")
+    stages = w.stage_pane
+    assert stages.select_stage("sass")
+    view = stages.views["sass"]
+    sm = w.session.source_map
+    lines = view.toPlainText().splitlines()
+    # a linked line far from the first of its statement's lines
+    for shown in range(len(lines), 0, -1):
+        full = stages.filtered["sass"].original_line(shown)
+        if sm.source_lines("sass", full):
+            break
+    click_line(qtbot, view, shown)
+    qtbot.wait(20)
+    assert w.session.link_origin == ("sass", full)
+    assert shown in view.visible_lines()
