@@ -365,7 +365,7 @@ class MainWindow(QMainWindow):
             # while the user reads, so raising a tab later only builds widgets
             QTimer.singleShot(300, prefetch_pane_modules)
             QTimer.singleShot(600, warm_up_plots)  # then pyqtgraph's first plot, in steps
-            QTimer.singleShot(PREBUILD_AFTER_MS, self._prebuild_next_pane)  # then the panes
+            QTimer.singleShot(PREBUILD_AFTER_MS, self, self._prebuild_next_pane)  # then the panes
             # what building and showing the window made lives as long as it: out of the
             # collector's sight (the first young collection scanned it all: 50 ms)
             from kx_gui import gc_guard
@@ -379,13 +379,13 @@ class MainWindow(QMainWindow):
         background import (prefetch_pane_modules)."""
         import sys
 
-        waiting = [spec for spec in PANES if spec.name not in self.panes]
-        if not waiting:
+        waiting = [name for name in self.docks if name not in self.panes and name in BY_NAME]
+        if not waiting or self.session is None:
             return
-        spec = waiting[0]
-        if spec.factory.split(":")[0] in sys.modules:
-            self.pane(spec.name)
-        QTimer.singleShot(PREBUILD_GAP_MS, self._prebuild_next_pane)
+        if BY_NAME[waiting[0]].factory.split(":")[0] in sys.modules:
+            self.pane(waiting[0])
+        # with the window as context: a window closed meanwhile is never called back
+        QTimer.singleShot(PREBUILD_GAP_MS, self, self._prebuild_next_pane)
 
     def _settle_size(self, wanted) -> None:
         if self.size() != wanted:
