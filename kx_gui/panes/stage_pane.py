@@ -14,6 +14,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout
 
 from kx_core.ir.display_filters import FilteredText, filter_stage
+from kx_core.ir.instruction_help import help_for_line
 from kx_core.ir.lexers import lexer_for_syntax
 from kx_core.ir.main_instruction import blocks, main_line
 from kx_core.records.backends import ALL_STAGES, CUDA, Stage, stages_for
@@ -162,6 +163,16 @@ class StagePane(Pane):
         self.filtered[d.name] = f
         self.full_lines[d.name] = text.split("\n")  # split once, not on every click
         view.set_content(f.text, lexer_for_syntax(d.syntax), f.originals)
+        shown_lines = f.text.split("\n")
+        view.hover_help = (
+            (
+                lambda line, syntax=d.syntax, lines=shown_lines: (
+                    help_for_line(syntax, lines[line - 1]) if 0 < line <= len(lines) else None
+                )
+            )
+            if d.syntax in ("ptx", "sass")
+            else None
+        )
         if source_map is not None:
 
             def band(line: int, stage=d.name, sm=source_map, f=f):

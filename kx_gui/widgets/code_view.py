@@ -103,6 +103,8 @@ class CodeView(QPlainTextEdit):
         self._pending: list[str] = []
         self._scroll_target: int | None = None
         self._last_line = 0
+        # line (as shown) -> one line of help for it, or None (StagePane sets it for PTX/SASS)
+        self.hover_help = None
         self._loading = False
         self._gutter = _Gutter(self)
         self.blockCountChanged.connect(self._update_gutter_width)
@@ -282,8 +284,13 @@ class CodeView(QPlainTextEdit):
         super().mouseMoveEvent(event)
         line = self.line_at_y(int(event.position().y()))
         mark = self.mark_at(line)
-        if mark and not event.buttons():
-            QToolTip.showText(event.globalPosition().toPoint(), mark[1], self.viewport())
+        tip = mark[1] if mark else self.help_at(line)
+        if tip and not event.buttons():
+            QToolTip.showText(event.globalPosition().toPoint(), tip, self.viewport())
+
+    def help_at(self, line: int) -> str | None:
+        """The hover help of a line (a PTX or SASS instruction's: set `hover_help`)."""
+        return self.hover_help(line) if self.hover_help and line else None
 
     # ------------------------------------------------------------ painting
 

@@ -266,3 +266,16 @@ def test_a_clicked_ir_line_stays_in_view(qtbot, make_window):
     qtbot.wait(20)
     assert w.session.link_origin == ("sass", full)
     assert shown in view.visible_lines()
+
+
+def test_hovering_a_ptx_or_sass_instruction_gives_its_help(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "vector_add.py")
+    stages = w.stage_pane
+    for stage, op in (("ptx", "ld.global"), ("sass", "LDG")):
+        assert stages.select_stage(stage)
+        view = stages.views[stage]
+        lines = view.toPlainText().splitlines()
+        line = next(i for i, t in enumerate(lines, 1) if op in t)
+        assert view.help_at(line).startswith(op)
+    assert stages.views["ttir"].help_at(1) is None
