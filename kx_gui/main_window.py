@@ -251,6 +251,8 @@ class MainWindow(QMainWindow):
         for path in examples():
             self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
+        self._action(file_menu, "Export &Bundle…", self.choose_bundle_to_export)
+        self._action(file_menu, "Open B&undle…", self.choose_bundle_to_open)
         self._action(file_menu, "Trust This Folder", self.trust_this_folder)
         self._action(file_menu, "Recompile", self.recompile, QKeySequence("F5"))
         # live recompile: the edited text compiles as you type (unsaved; the file on disk is
@@ -525,11 +527,57 @@ class MainWindow(QMainWindow):
         if path:
             self.open_file(path)
 
+    def choose_bundle_to_export(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export a bundle", "kernel.kxb", "kx bundles (*.kxb)")
+        if path:
+            self.export_bundle(path)
+
+    def choose_bundle_to_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open a bundle", "", "kx bundles (*.kxb);;All files (*)")
+        if path:
+            self.open_file(path)
+
+    def export_bundle(self, path: str) -> bool:
+        """One file with the source, target, options and results on screen (records/
+        bundle.py) that another kx opens as it is here. The source written is the text the
+        results were compiled from: the editor's (a live compile) or the file's."""
+        from kx_core.records.build import content_hash
+        from kx_core.records.bundle import write_bundle
+
+        result = self.session.result
+        if result is None or result.build is None:
+            self._show_error("nothing compiled to export: open a file and let it compile")
+            return False
+        candidates = [self.editor.text()]
+        try:
+            with open(result.file, encoding="utf-8") as f:
+                candidates.append(f.read())
+        except OSError:
+            pass
+        source = next(
+            (t for t in candidates if content_hash(t.encode("utf-8")) == result.build.content), None
+        )
+        if source is None:
+            self._show_error(
+                "the text these results were compiled from is no longer at hand: compile again, then export"
+            )
+            return False
+        try:
+            write_bundle(path, source, result)
+        except OSError as e:
+            self._show_error(f"cannot write {path}: {e.strerror or e}")
+            return False
+        self.status_label.setText(f"bundle written: {path}")
+        return True
+
     def open_file(self, path: str, trusted: bool = False) -> bool:
         """Open a kernel file (asks about unsaved edits first). A file from a folder not
-        yet trusted asks first (trust.py); `trusted`: the user named it (command line)."""
+        yet trusted asks first (trust.py); `trusted`: the user named it (command line).
+        A bundle (.kxb) shows what it recorded, running nothing."""
         if self.editor.dirty and not self._confirm_discard():
             return False
+        if path.endswith(".kxb"):
+            return self.session.open_bundle(path)
         run = self._may_run(path, trusted)
         if run is None:
             return False

@@ -8,6 +8,7 @@ killed) and results that arrive for an older number are dropped.
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -88,6 +89,7 @@ class Session(QObject):
         self._merge: dict[int, str] = {}
         self._nothing_because = ""  # why no result is on screen for the open document
         self._failed_note = ""  # the last good build is shown: the latest compiled nothing
+        self._bundle_note = ""  # the results shown are a bundle's (open_bundle)
         self._build_note = ""
         for signal in (
             self.compile_started,
@@ -113,6 +115,7 @@ class Session(QObject):
             self.selected_line = None
             self.previous_result = None
             self.profiles.set(None)
+        self._bundle_note = ""
         another = path != self.path or not run
         self.path = path
         self.running = run
@@ -123,6 +126,37 @@ class Session(QObject):
         self.document_opened.emit(path, text)
         if run:
             self.compile()
+        return True
+
+    def open_bundle(self, bundle_path: str) -> bool:
+        """Show what a bundle recorded (records/bundle.py), as it was: its source and its
+        results, nothing run. Its source is the document, at the bundle's folder under the
+        file's name (where Ctrl+S writes it); F5 runs nothing until the folder is trusted."""
+        from kx_core.records.bundle import BundleError, read_bundle
+
+        try:
+            bundle = read_bundle(bundle_path)
+        except BundleError as e:
+            self.error.emit(str(e))
+            return False
+        self.cancel()
+        self.path = os.path.join(os.path.dirname(os.path.abspath(bundle_path)), bundle.file_name)
+        self.running = False
+        self.selected_line, self.previous_result = None, None
+        self.profiles.set(None)
+        self._show_nothing("")
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bundle.created))
+        self._bundle_note = (
+            f"from the bundle {os.path.basename(bundle_path)}: recorded by kx {bundle.kx_version} on {when} "
+            "(nothing ran here)"
+        )
+        self.document_opened.emit(self.path, bundle.source)
+        result = bundle.result
+        maps = [
+            build_source_map(k.stages, result.file, k.source_alias, k.source_origins) for k in result.kernels
+        ]
+        self.generation += 1
+        self._finished(self.generation, (result, maps))
         return True
 
     def open_unsaved(self, path: str, text: str) -> None:
@@ -156,7 +190,7 @@ class Session(QObject):
             return "previous build: compiling the current one…" if self.result is not None else "compiling…"
         if self.result is None:
             return self._nothing_because or "nothing compiled for this file yet"
-        return self._failed_note
+        return self._failed_note or self._bundle_note
 
     def _note_build_state(self) -> None:
         note = self.build_note
@@ -287,6 +321,7 @@ class Session(QObject):
 
     def _start(self, request: CompileRequest, use_cache: bool = True) -> int:
         self.cancel()
+        self._bundle_note = ""
         if self.job is not None and self.job.isFinished():
             self.job.deleteLater()
         self.generation += 1

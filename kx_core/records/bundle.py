@@ -1,0 +1,91 @@
+"""A bundle: one file that holds what a kx window shows for a file, so that another kx
+opens it as it was (kx's answer to a share link): the source text, the target and
+options it was compiled with, and the whole result (every kernel's stages, metadata,
+diagnostics, the build). Nothing in it runs when it is opened.
+
+    write_bundle(path, source, result)      # gzipped JSON, format BUNDLE_FORMAT
+    bundle = read_bundle(path)              # BundleError with the reason when it is not one
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import time
+from dataclasses import dataclass
+
+from kx_core.base.version import __version__
+from kx_core.records.results import CompileResult
+
+BUNDLE_FORMAT = "kx-bundle/1"
+SUFFIX = ".kxb"
+MAX_BYTES = 512 << 20  # a bundle larger than this (unpacked) is refused, not read
+
+
+class BundleError(ValueError):
+    """Not a bundle kx can open (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Bundle:
+    source: str  # the file's text as compiled
+    file_name: str  # the file's name where it was compiled (its folder is not kept)
+    result: CompileResult
+    kx_version: str
+    created: float  # time.time() when written
+
+
+def _digest(source: str, result_json: dict) -> str:
+    body = json.dumps([source, result_json], sort_keys=True).encode()
+    return hashlib.sha256(body).hexdigest()
+
+
+def write_bundle(path: str, source: str, result: CompileResult) -> None:
+    import os
+
+    result_json = result.to_json()
+    doc = {
+        "format": BUNDLE_FORMAT,
+        "kx": __version__,
+        "created": time.time(),
+        "file_name": os.path.basename(result.file),
+        "source": source,
+        "result": result_json,
+        "digest": _digest(source, result_json),
+    }
+    with gzip.open(path, "wt", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
+def read_bundle(path: str) -> Bundle:
+    try:
+        with gzip.open(path, "rb") as f:
+            data = f.read(MAX_BYTES + 1)
+    except (OSError, EOFError) as e:  # gzip.BadGzipFile is an OSError
+        raise BundleError(f"{path}: not a kx bundle ({e})") from e
+    if len(data) > MAX_BYTES:
+        raise BundleError(f"{path}: larger than {MAX_BYTES >> 20} MiB unpacked: not opened")
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BundleError(f"{path}: not a kx bundle (its JSON: {e})") from e
+    if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT:
+        found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
+        raise BundleError(f"{path}: format {found!r}, this kx reads {BUNDLE_FORMAT!r}")
+    source, result_json = doc.get("source"), doc.get("result")
+    if not isinstance(source, str) or not isinstance(result_json, dict):
+        raise BundleError(f"{path}: a bundle without its source or result")
+    if doc.get("digest") != _digest(source, result_json):
+        raise BundleError(f"{path}: its contents do not match their digest (edited or truncated)")
+    try:
+        result = CompileResult.from_json(result_json)
+    except Exception as e:  # noqa: BLE001 - any malformed field is the same answer
+        raise BundleError(f"{path}: its result cannot be read ({type(e).__name__}: {e})") from e
+    return Bundle(
+        source,
+        str(doc.get("file_name") or "kernel.py"),
+        result,
+        str(doc.get("kx", "?")),
+        float(doc.get("created", 0)),
+    )
