@@ -76,6 +76,9 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("egraph", "E-graph", "kx_gui.panes.egraph_pane:EgraphPane", "right", lazy=True),
     PaneSpec("luminal", "Luminal", "kx_gui.panes.luminal_pane:LuminalPane", "right", lazy=True),
     PaneSpec("playground", "Playground", "kx_gui.panes.playground_pane:PlaygroundPane", "right", lazy=True),
+    PaneSpec(
+        "kernelbench", "KernelBench", "kx_gui.panes.kernelbench_pane:KernelbenchPane", "right", lazy=True
+    ),
 )
 BY_NAME = {spec.name: spec for spec in PANES}
 # The pane that holds the open document: the window saves it, asks about its unsaved
@@ -132,8 +135,8 @@ WORKSPACES: tuple[Workspace, ...] = (
         "Labs",
         (),
         (),
-        ("playground", "egraph", "luminal"),
-        "the MLIR pass playground and lit, e-graphs, and the Luminal drills",
+        ("playground", "egraph", "luminal", "kernelbench"),
+        "the MLIR pass playground and lit, e-graphs, the Luminal drills and KernelBench",
     ),
 )
 WORKSPACE_BY_NAME = {w.name: w for w in WORKSPACES}
