@@ -116,9 +116,8 @@ class KernelbenchPane(Pane):
         self.table.setRowCount(len(self.candidates))
         for row, c in enumerate(self.candidates):
             naive, hard = self._result("naive", c.task, c.name), self._result("hardened", c.task, c.name)
-            for col, text in enumerate(
-                (c.task, c.name, verdict(naive), verdict(hard), hard.msg if hard else "")
-            ):
+            why = hard.msg if hard else ("a Triton candidate: needs a CUDA GPU" if self.results else "")
+            for col, text in enumerate((c.task, c.name, verdict(naive), verdict(hard), why)):
                 item = QTableWidgetItem(text)
                 item.setToolTip(c.intent if col < 2 else text)
                 self.table.setItem(row, col, item)
