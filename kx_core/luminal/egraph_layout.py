@@ -45,6 +45,9 @@ class DrawnEdge:
     src: tuple  # the e-node's key
     dst: int  # the child class
     points: tuple[tuple[float, float], ...]  # cubic Bezier control points, y down
+    # the arrowhead's polygon (dot's _hdraw_), which closes the gap between the curve's
+    # end and the class box: without it an edge stopped short of its e-class
+    head: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -151,7 +154,10 @@ def to_dot(snapshot: Snapshot, max_nodes: int = 400, inline_leaves: bool = False
     names: dict[tuple, str] = {}
     first: dict[int, str] = {}
     for c in order:
-        lines.append(f"subgraph cluster_{c} {{ label={_quote('c' + str(c))}; fontsize=9; style=dashed;")
+        # no label and a 6 pt margin: the pane draws each class's box 6 pt around its
+        # e-nodes (the class id is its tooltip), so the arrowheads dot ends on the
+        # cluster's border reach the box drawn
+        lines.append(f'subgraph cluster_{c} {{ label=""; margin=6; style=dashed;')
         for i, n in enumerate(sorted(snapshot.classes[c], key=repr)):
             name = f"n{c}_{i}"
             names[(c, n)] = name
@@ -222,11 +228,14 @@ def layout(
         tail, head = index_of.get(e.get("tail")), index_of.get(e.get("head"))
         if tail is None or head is None:
             continue
-        pts = []
+        pts, arrow = [], []
         for op in e.get("_draw_", []):
             if op.get("op") in ("b", "B"):
                 pts = [(float(px) - x0, height - (float(py) - y0)) for px, py in op["points"]]
-        edges.append(DrawnEdge(node_key(*tail, final), final(head[0]), tuple(pts)))
+        for op in e.get("_hdraw_", []):
+            if op.get("op") in ("p", "P"):
+                arrow = [(float(px) - x0, height - (float(py) - y0)) for px, py in op["points"]]
+        edges.append(DrawnEdge(node_key(*tail, final), final(head[0]), tuple(pts), tuple(arrow)))
     # inlined leaf classes count as shown: their values are in the labels
     shown_classes = len(order) + len(inlined)
     shown_nodes = sum(len(snapshot.classes[c]) for c in order) + sum(

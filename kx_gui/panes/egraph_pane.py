@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, QRectF, Qt
-from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen
+from PySide6.QtGui import QBrush, QColor, QFont, QPainter, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -303,6 +303,12 @@ class EgraphPane(Pane):
             item = self.scene.addPath(path, edge_pen)
             item.setZValue(0)
             self.edge_items.append((e.src, item))
+            if e.head:  # the arrowhead, on the class box the edge points into
+                arrow = self.scene.addPolygon(
+                    QPolygonF([QPointF(*p) for p in e.head]), edge_pen, QBrush(edge_pen.color())
+                )
+                arrow.setZValue(0)
+                self.edge_items.append((e.src, arrow))
         for n in self.layout.nodes:
             rect = QRectF(n.x - n.w / 2, n.y - n.h / 2, n.w, n.h)
             shape = QPainterPath()

@@ -87,3 +87,29 @@ def test_a_saturation_that_never_ends_is_stopped(qtbot, make_window, tmp_path):
     finished(qtbot, job, 60_000)
     assert time.perf_counter() - started < 60
     assert "ran past 2 s" in pane.info.text() or len(pane.snapshots) > 1
+
+
+def test_edges_end_at_their_class_with_an_arrowhead(qtbot, make_window):
+    """dot draws an edge as a curve that stops where its arrowhead begins (_hdraw_):
+    every edge has its head, and the head reaches its class's dashed box."""
+    w = make_window("cuda:90")
+    pane = w.egraph_pane
+    pane.source.setText("(+ (* x y) (* x z))")
+    pane.rules.setCurrentText("algebra")
+    assert finished(qtbot, pane.saturate())
+    edges = pane.layout.edges
+    assert edges and all(len(e.head) >= 3 for e in edges)
+    boxes = {}
+    for n in pane.layout.nodes:
+        x0, y0, x1, y1 = boxes.get(n.cid, (1e9, 1e9, -1e9, -1e9))
+        boxes[n.cid] = (
+            min(x0, n.x - n.w / 2),
+            min(y0, n.y - n.h / 2),
+            max(x1, n.x + n.w / 2),
+            max(y1, n.y + n.h / 2),
+        )
+    for e in edges:
+        x0, y0, x1, y1 = boxes[e.dst]
+        tip = min(e.head, key=lambda p: min(abs(p[1] - y0), abs(p[1] - y1)))
+        # the head's tip lies on the box the pane draws: 6 pt around the class's e-nodes
+        assert x0 - 10 <= tip[0] <= x1 + 10 and y0 - 10 <= tip[1] <= y1 + 10
