@@ -273,6 +273,13 @@ def ir_around(passes: tuple[PassDump, ...] | list[PassDump], index: int) -> tupl
     (the last pass of the compile). A pass's internal step dump holds the IR after that
     step: its before is the IR the pass started from."""
     me = passes[index]
+    if me.kind == "llvm":
+        # LLVM prints the IR *after* each pass and kx keeps the passes that changed it: the
+        # next kept pass's "before" is this pass's output (the passes between changed
+        # nothing), whatever scope each printed (module, function, "(kernel)" CGSCC). The
+        # last one's output is the LLVM IR stage, which the caller shows.
+        after = next((p.ir for p in passes[index + 1 :] if p.kind == "llvm"), None)
+        return me.ir, after
     if me.kind == "internal":
         start = next((p.ir for p in reversed(passes[:index]) if p.kind == "mlir"), "")
         return start, me.ir
