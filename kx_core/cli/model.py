@@ -16,6 +16,11 @@ def add_model_commands(sub, add_compile_options) -> None:
     _add_gpu_options(r)
     r.add_argument("--flops", type=positive_number, help="override the FLOP estimate (every kernel)")
     r.add_argument("--bytes", type=positive_number, help="override the DRAM byte estimate (every kernel)")
+    r.add_argument(
+        "--timed",
+        action="store_true",
+        help="also time every config on the local GPU (kx bench) and place each achieved point",
+    )
     r.add_argument("--json", action="store_true")
     a = sub.add_parser("autotune", help="the config matrix of a kernel; --t3 runs drill T3's pipeline")
     add_compile_options(a)
@@ -114,8 +119,18 @@ def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
         print("kx: no compiled, launched kernel to place on the roofline", file=sys.stderr)
         return 1
     gpu = _gpu(args) or gpu_for(compiled[0])
+    timed = _timed(args, result) if getattr(args, "timed", False) else {}
+    if timed is None:
+        return 2
     ms = [
-        model_kernel(k, gpu, flops=args.flops, nbytes=args.bytes, measured_roofs=args.measured)
+        model_kernel(
+            k,
+            gpu,
+            flops=args.flops,
+            nbytes=args.bytes,
+            measured_roofs=args.measured,
+            measured_s=timed.get(k.display_name),
+        )
         for k in compiled
     ]
     note = measured_note(gpu, args.measured)
@@ -141,9 +156,43 @@ def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
             f"{name:{width}} {m.work.precision:5} {m.work.flops / 1e9:9.3f} {m.work.bytes / 1e6:12.3f} {dram} "
             f"{m.roofline.intensity:8.1f} {m.roofline.bound:>8} {m.modeled_s * 1e6:11.2f} {m.launch_floor_s * 1e6:9.2f}"
         )
+        if m.measured_s:  # the achieved point: kx's own timing of this config (--timed)
+            s = m.measured_s
+            print(
+                f"    measured {s * 1e6:.2f} us: achieved {m.work.flops / s / 1e12:.2f} TFLOP/s, "
+                f"{m.work.bytes / s / 1e9:.1f} GB/s of requested bytes, "
+                f"{m.roofline.percent_of_roof:.1f}% of the attainable at its intensity"
+            )
+        elif timed:
+            print("    measured: not timed (the bench run did not launch this config)")
         for note in m.work.notes:
             print(f"    note: {note}")
     return 0
+
+
+def _timed(args: argparse.Namespace, result: CompileResult) -> dict[str, float] | None:
+    """Median seconds per kernel display name, every config timed on the local GPU;
+    None (with the reason said) when they cannot be: no GPU, or a roofline of another
+    target than the one the GPU runs (its configs would be other kernels)."""
+    from kx_core.bench.bench import NoGPU, bench_file, has_gpu
+    from kx_core.records.target import local_target
+
+    local = local_target()
+    if not has_gpu() or local is None:
+        print("kx: --timed times the file on the local GPU, and there is none here", file=sys.stderr)
+        return None
+    if result.target.spec != local.spec:
+        print(
+            f"kx: --timed times the kernels the local GPU ({local.spec}) runs; this roofline is of "
+            f"{result.target.spec}: add --target local",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        return bench_file(args.file, args.kernel, all_configs=True).seconds_by_name()
+    except NoGPU as e:
+        print(f"kx: {e}", file=sys.stderr)
+        return None
 
 
 def autotune_command(args: argparse.Namespace, result: CompileResult | None) -> int:
