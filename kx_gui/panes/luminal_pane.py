@@ -31,6 +31,7 @@ from kx_core.luminal import search as l3
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.colors import distinct_colors
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
+from kx_gui.widgets.log_axis import LogAxis
 from kx_gui.widgets.tables import row_table
 
 
@@ -89,7 +90,11 @@ class LuminalPane(LazyPages, Pane):
         self.curve = pg.PlotWidget(background="w", title="best so far")
         self.curve.setLabel("bottom", "measurements")
         self.curve.setLabel("left", "ns")
-        self.scatter = pg.PlotWidget(background="w", title="proxy vs measured (all 24 genomes)")
+        self.scatter = pg.PlotWidget(
+            background="w",
+            title="proxy vs measured (all 24 genomes)",
+            axisItems={side: LogAxis(side) for side in ("bottom", "left")},  # labels that do not overlap
+        )
         self.scatter.setLabel("bottom", "proxy cost")
         self.scatter.setLabel("left", "measured ns")
         self.scatter.setLogMode(True, True)  # the primitive loop is 20x the rest

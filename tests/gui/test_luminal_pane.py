@@ -28,3 +28,20 @@ def test_graph_search_and_slab_views(qtbot, make_window):
     dag, bufs, _ = l4.mlp_plan(fused=True)
     assert {n for n, *_ in pane.slab_rects} == {b.id for b in bufs}
     assert "1 launch(es): lt_matmul_relu_bias" in pane.slab_info.text()
+
+
+def test_the_search_scatter_labels_do_not_run_together(qtbot, make_window):
+    """Over about a decade, pyqtgraph labelled every sub-decade tick (overlapping);
+    the log axes keep the labels at 1, 2 and 5 times a power of ten."""
+    import math
+
+    from kx_gui.widgets.log_axis import LogAxis, kept
+
+    w = make_window("cuda:90")
+    pane = w.luminal_pane
+    axis = pane.scatter.getAxis("bottom")
+    assert isinstance(axis, LogAxis) and axis.logMode
+    values = [2 + math.log10(m) for m in range(1, 10)] + [3.0, 3 + math.log10(2)]
+    strings = axis.tickStrings(values, 1.0, 1.0)
+    labelled = [v for v, s in zip(values, strings) if s]
+    assert len(labelled) == 5 and all(kept(v) for v in labelled)
