@@ -110,19 +110,14 @@ class Session(QObject):
         except KernelFileError as e:
             self.error.emit(str(e))
             return False
-        self.cancel()
-        if path != self.path:
-            self.selected_line = None
-            self.previous_result = None
-            self.profiles.set(None)
-        self._bundle_note = ""
-        another = path != self.path or not run
-        self.path = path
-        self.running = run
-        if another:  # nothing of the file shown before stays beside this one
-            self._show_nothing(
-                "" if run else "shown without running (its folder is not trusted): nothing is compiled"
-            )
+        another = path != self.path or not run  # nothing shown before stays beside this one
+        self._switch_document(
+            path,
+            run,
+            ("" if run else "shown without running (its folder is not trusted): nothing is compiled")
+            if another
+            else None,
+        )
         self.document_opened.emit(path, text)
         if run:
             self.compile()
@@ -139,12 +134,8 @@ class Session(QObject):
         except BundleError as e:
             self.error.emit(str(e))
             return False
-        self.cancel()
-        self.path = os.path.join(os.path.dirname(os.path.abspath(bundle_path)), bundle.file_name)
-        self.running = False
-        self.selected_line, self.previous_result = None, None
-        self.profiles.set(None)
-        self._show_nothing("")
+        path = os.path.join(os.path.dirname(os.path.abspath(bundle_path)), bundle.file_name)
+        self._switch_document(path, False, "", forget=True)
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bundle.created))
         self._bundle_note = (
             f"from the bundle {os.path.basename(bundle_path)}: recorded by kx {bundle.kx_version} on {when} "
@@ -162,11 +153,25 @@ class Session(QObject):
     def open_unsaved(self, path: str, text: str) -> None:
         """Show text for a file that is not on disk (recovered edits of a deleted file):
         nothing compiles until it is saved there."""
-        self.cancel()
-        self.path = os.path.abspath(path)
-        self.selected_line = None
-        self._show_nothing("not on disk: nothing compiles until it is saved")
+        self._switch_document(
+            os.path.abspath(path), self.running, "not on disk: nothing compiles until it is saved"
+        )
         self.document_opened.emit(self.path, "")
+
+    def _switch_document(self, path: str, running: bool, because: str | None, forget: bool = False) -> None:
+        """The session now shows `path`: the compile in flight stops; another file (or
+        `forget`) starts with no selected line, no previous compile and no profile; with
+        `because` (not None) no result of before stays on screen, and the panes' badge
+        says `because` (_show_nothing)."""
+        self.cancel()
+        if forget or path != self.path:
+            self.selected_line = None
+            self.previous_result = None
+            self.profiles.set(None)
+        self._bundle_note = ""
+        self.path, self.running = path, running
+        if because is not None:
+            self._show_nothing(because)
 
     def _show_nothing(self, because: str) -> None:
         """No result on screen: every pane is told (result_changed and kernel_changed with
