@@ -8,6 +8,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "kx_core" / "data" / "examples"  # the shipped examples
 BAD = ROOT / "fixtures" / "kernels" / "bad"  # one file per diagnostic kind (test-only)
+LINKS = ROOT / "fixtures" / "kernels" / "links"  # lines the line tables misplace (test-only)
 
 
 def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
@@ -18,9 +19,13 @@ def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
 
 
 def kernel_path(name: str) -> Path:
-    """A test kernel by name: 'bad/NAME.py' is a test-only bad file, anything else a
-    shipped example."""
-    return BAD / name.removeprefix("bad/") if name.startswith("bad/") else KERNELS / name
+    """A test kernel by name: 'bad/NAME.py' is a test-only bad file, 'links/NAME.py' a
+    test-only file of misplaced lines, anything else a shipped example."""
+    if name.startswith("bad/"):
+        return BAD / name.removeprefix("bad/")
+    if name.startswith("links/"):
+        return LINKS / name.removeprefix("links/")
+    return KERNELS / name
 
 
 def line_of(name: str, needle: str) -> int:

@@ -107,9 +107,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_layout_verbs(sub)
     from kx_core.cli.bench import add_bench_command
     from kx_core.cli.egraph_lit import add_lit_commands, add_luminal_commands
+    from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
 
+    add_links_verb(sub, _add_compile_options)
     add_model_commands(sub, _add_compile_options)
     add_gpu_command(sub)
     add_bench_command(sub)
@@ -697,6 +699,7 @@ STANDALONE_VERBS = {
 RESULT_VERBS = {
     "compile": "kx_core.cli.commands:_compile_output",
     "stages": "kx_core.cli.commands:_stages_output",
+    "links": "kx_core.cli.links:links_output",
     "summary": "kx_core.cli.commands:_summary_output",
     "passes": "kx_core.cli.commands:_passes_output",
     "roofline": "kx_core.cli.model:roofline_command",
@@ -738,7 +741,7 @@ def _main(argv: list[str] | None) -> int:
         return result.exit_status or cli_args.EXIT_FAILED
     derived = {s.name for s in stages_for(result.target) if s.derived_from}
     if derived and (
-        args.command == "summary"
+        args.command in ("summary", "links")
         or getattr(args, "stage", None) in derived
         or (args.command == "compile" and (args.json or args.out))
     ):

@@ -28,6 +28,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from kx_core.ir.anatomy import matching_close, split_top_level
+from kx_core.ir.op_follow import Followed, follow_operations
 from kx_core.records.backends import ALL_STAGES
 
 
@@ -361,6 +362,9 @@ class SourceMap:
     # generated files made from lines of `source_file`: path -> those lines, which every
     # location in the file stands for (CompiledKernel.source_origins)
     origins: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # stage -> IR line -> the operation kx followed to another line than the stage's
+    # debug info names (kx_core.ir.op_follow); both lines link to it
+    followed: dict[str, dict[int, Followed]] = field(default_factory=dict)
 
     def line_in_source(self, loc: Location) -> int | None:
         """The line of `source_file` a location names, directly or through an alias (the
@@ -373,9 +377,11 @@ class SourceMap:
         return {s: m[source_line] for s, m in self.by_source.items() if source_line in m}
 
     def source_lines(self, stage: str, ir_line: int) -> tuple[int, ...]:
-        """Lines of the source file an IR line came from, innermost first."""
+        """Lines of the source file an IR line came from, innermost first; for an
+        operation kx followed elsewhere, the line it followed it to first."""
         chain = self.stages.get(stage, {}).get(ir_line, ())
-        out: list[int] = []
+        f = self.followed.get(stage, {}).get(ir_line)
+        out: list[int] = [f.line] if f else []
         for loc in chain:
             for line in source_lines_of(loc, self.source_file, self.aliases, self.origins):
                 if line not in out:
@@ -390,6 +396,16 @@ class SourceMap:
             for s, lines in self.ir_lines(src).items():
                 result[s].update(lines)
         return {s: tuple(sorted(v)) for s, v in result.items()}
+
+    def disagreements(self, source_line: int) -> dict[str, tuple[tuple[int, Followed], ...]]:
+        """stage -> (IR line, Followed) of the linked lines where the debug info and the
+        followed operation name different lines, one of them `source_line`."""
+        out: dict[str, tuple[tuple[int, Followed], ...]] = {}
+        for stage, lines in self.followed.items():
+            rows = tuple((n, f) for n, f in lines.items() if source_line in (f.line, f.claimed))
+            if rows:
+                out[stage] = rows
+        return out
 
     def mapped_source_lines(self) -> list[int]:
         """Every source line that some stage maps to, sorted."""
@@ -426,21 +442,30 @@ def build_source_map(
     the generated files `aliases` puts in it, and `origins` makes from it:
     CompiledKernel.source_alias, .source_origins)."""
     per_stage = {name: line_locations(name, text) for name, text in stages.items()}
+    # the parsers hand out one chain object to every line it covers: resolve each once
+    resolved: dict[int, list[int]] = {}
+
+    def in_file(chain: Chain) -> list[int]:
+        key = id(chain)
+        if key not in resolved:
+            wanted: list[int] = []
+            for loc in chain:
+                for line in source_lines_of(loc, source_file, aliases, origins):
+                    if line not in wanted:
+                        wanted.append(line)
+            resolved[key] = wanted
+        return resolved[key]
+
+    followed = follow_operations(stages, per_stage, lambda chain: next(iter(in_file(chain)), None))
     by_source: dict[str, dict[int, tuple[int, ...]]] = {}
     for name, lines in per_stage.items():
         index: dict[int, list[int]] = defaultdict(list)
-        # the parsers hand out one chain object to every line it covers: filter each once
-        in_file: dict[int, list[int]] = {}
         for ir_line, chain in lines.items():
-            key = id(chain)
-            if key not in in_file:
-                wanted: list[int] = []
-                for loc in chain:
-                    for line in source_lines_of(loc, source_file, aliases, origins):
-                        if line not in wanted:
-                            wanted.append(line)
-                in_file[key] = wanted
-            for src in in_file[key]:
+            for src in in_file(chain):
                 index[src].append(ir_line)
+        # an operation followed to another line links there too (its claim stays linked)
+        for ir_line, f in followed.get(name, {}).items():
+            if ir_line not in index[f.line]:
+                bisect.insort(index[f.line], ir_line)
         by_source[name] = {k: tuple(v) for k, v in index.items()}
-    return SourceMap(source_file, per_stage, by_source, dict(aliases or {}), dict(origins or {}))
+    return SourceMap(source_file, per_stage, by_source, dict(aliases or {}), dict(origins or {}), followed)

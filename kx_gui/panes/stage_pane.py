@@ -11,7 +11,8 @@ full text's line numbers, and links are made on the full text.
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout
 
 from kx_core.ir.display_filters import FilteredText, filter_stage
 from kx_core.ir.instruction_help import help_for_line
@@ -23,6 +24,10 @@ from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
 from kx_gui.widgets.heat import view_heat
 from kx_gui.widgets.token_styles import band_color
+
+# the gutter mark of an instruction whose operation kx followed to another line than
+# the stage's debug info names (kx_core.ir.op_follow)
+FOLLOWED_MARK = QColor("#ef6c00")
 
 
 class StagePane(Pane):
@@ -52,6 +57,7 @@ class StagePane(Pane):
         self._loaded: dict[str, int] = {}
         self._kernel_serial = 0
         self._links: dict[str, tuple[int, ...]] = {}
+        self._source_line: int | None = None  # the source line the links are of
         self.tabs.currentChanged.connect(self._tab_shown)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
         self._build_tabs(CUDA.stages)
@@ -67,6 +73,8 @@ class StagePane(Pane):
         self.prev_button.setShortcut("Shift+F8")
         self.next_button.setShortcut("F8")
         self.block_label = QLabel("click a source or stage line to link it")
+        # a long note is cut, never widens the window; the whole of it is the tooltip
+        self.block_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.prev_button.clicked.connect(lambda: self.step_block(-1))
         self.next_button.clicked.connect(lambda: self.step_block(1))
         bar = QHBoxLayout()
@@ -180,6 +188,12 @@ class StagePane(Pane):
                 return band_color(sources[0]) if sources else None
 
             view.set_bands(band)
+            view.set_gutter_marks(
+                {
+                    (f.shown_line(n) if f else n): (FOLLOWED_MARK, followed.words(d.display_name))
+                    for n, followed in source_map.followed.get(d.name, {}).items()
+                }
+            )
         self._apply_links(d.name)
         self._apply_heat(d.name)
         self._update_block_label()
@@ -197,6 +211,7 @@ class StagePane(Pane):
 
     def show_links(self, source_line, links: dict) -> None:
         self._links = dict(links)
+        self._source_line = source_line
         for stage in self.views:
             if self._loaded.get(stage) == self._kernel_serial:
                 self._apply_links(stage)
@@ -215,10 +230,25 @@ class StagePane(Pane):
         f = self.filtered.get(stage)
         return f.shown_line(main) if f and main else main
 
+    def disputes(self, stage: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """(followed here, claimed here): the linked lines of `stage` (full-text numbers)
+        whose operation kx followed to the selected source line from another line the
+        debug info names, and those the debug info names here whose operation is another
+        line's."""
+        sm, here = self.session.source_map, self._source_line
+        followed = sm.followed.get(stage, {}) if sm is not None and here is not None else {}
+        rows = [(n, followed[n]) for n in self._links.get(stage, ()) if n in followed]
+        return (
+            tuple(n for n, f in rows if f.line == here),
+            tuple(n for n, f in rows if f.line != here and f.claimed == here),
+        )
+
     def _apply_links(self, stage: str) -> None:
         view = self.views[stage]
         lines = self.shown_links(stage)
-        view.set_emphasis(lines)
+        f = self.filtered.get(stage)
+        claimed = self.disputes(stage)[1]
+        view.set_emphasis(lines, f.shown_lines(claimed) if f else claimed)
         main = self.main_link(stage)
         origin = self.session.link_origin
         if origin is not None and origin[0] == stage:
@@ -253,7 +283,33 @@ class StagePane(Pane):
             return
         lines = sum(b - a + 1 for a, b in runs)
         where = f"block {at} of {len(runs)}" if at else f"{len(runs)} block{'s' * (len(runs) > 1)}"
-        self.block_label.setText(f"{lines} linked line{'s' * (lines > 1)} in {where}")
+        text = f"{lines} linked line{'s' * (lines > 1)} in {where}" + self._dispute_note(stage)
+        self.block_label.setText(text)
+        self.block_label.setToolTip(text)
+
+    def _dispute_note(self, stage: str) -> str:
+        """Where the debug info and the followed operations disagree: both, said."""
+        sm = self.session.source_map
+        followed_map = sm.followed.get(stage, {}) if sm is not None else {}
+        origin = self.session.link_origin
+        if origin is not None and origin[0] == stage and origin[1] in followed_map:
+            return " · " + followed_map[origin[1]].words(ALL_STAGES[stage].display_name)
+        here, claimed = self.disputes(stage)
+        notes = []
+        if here:
+            named = sorted({followed_map[n].claimed for n in here})
+            notes.append(
+                f"{len(here)} followed here from the debug info's line{'s' * (len(named) > 1)} "
+                + ", ".join(map(str, named))
+            )
+        if claimed:
+            owners = sorted({followed_map[n].line for n in claimed})
+            notes.append(
+                f"{len(claimed)} hatched: line{'s' * (len(owners) > 1)} "
+                + ", ".join(map(str, owners))
+                + "'s operation, which the debug info names here"
+            )
+        return "".join(" · " + n for n in notes)
 
     def ask_line(self) -> None:
         view = self.current_view()

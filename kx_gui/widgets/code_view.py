@@ -16,6 +16,7 @@ import time
 
 from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
+    QBrush,
     QColor,
     QFontDatabase,
     QPainter,
@@ -93,6 +94,7 @@ class CodeView(QPlainTextEdit):
         self.char_marks: dict[int, list[tuple[int, int]]] = {}
         self.char_mark_color = QColor("#ffab91")
         self.emphasis: set[int] = set()
+        self.disputed: set[int] = set()
         self.marks: dict[int, tuple[QColor, str]] = {}
         # gutter-only marks (no underline), under the diagnostics' marks: remarks
         self.gutter_marks: dict[int, tuple[QColor, str]] = {}
@@ -128,6 +130,7 @@ class CodeView(QPlainTextEdit):
         self._content_id += 1
         self.lexer = lexer
         self.band_of, self.emphasis, self.marks, self.char_marks = _no_band, set(), {}, {}
+        self.disputed = set()
         self.gutter_marks, self.heat = {}, {}
         self._scroll_target = None
         lines = text.split("\n")
@@ -188,8 +191,11 @@ class CodeView(QPlainTextEdit):
         self._content_id += 1  # formats are cached per content: recompute them
         self.viewport().update()
 
-    def set_emphasis(self, lines: set[int] | tuple[int, ...]) -> None:
+    def set_emphasis(self, lines: set[int] | tuple[int, ...], disputed=()) -> None:
+        """The linked lines; `disputed` among them are drawn hatched: linked because the
+        debug info names the selected line, though kx followed their operation elsewhere."""
         self.emphasis = set(lines)
+        self.disputed = set(disputed) & self.emphasis
         self.viewport().update()
 
     def set_marks(self, marks: dict[int, tuple[QColor, str]]) -> None:
@@ -344,7 +350,12 @@ class CodeView(QPlainTextEdit):
                 more = True
             line = block.blockNumber() + 1
             rect = QRect(0, int(geom.top()), width, int(geom.height()))
-            if line in self.emphasis:
+            if line in self.disputed:
+                painter.fillRect(rect, QBrush(LINK_COLOR, Qt.BrushStyle.BDiagPattern))
+                painter.setPen(LINK_BORDER)
+                painter.drawLine(rect.topLeft(), rect.topRight())
+                painter.drawLine(rect.bottomLeft(), rect.bottomRight())
+            elif line in self.emphasis:
                 painter.fillRect(rect, LINK_COLOR)
                 painter.setPen(LINK_BORDER)
                 painter.drawLine(rect.topLeft(), rect.topRight())

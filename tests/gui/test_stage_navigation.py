@@ -66,3 +66,41 @@ def test_link_lands_on_the_main_instruction_and_blocks_step(qtbot, make_window):
     starts = [pane.step_block(1) for _ in range(3)]
     assert all(s in view.emphasis for s in starts) and len(set(starts)) > 1
     assert "block" in pane.block_label.text() and pane.next_button.isEnabled()
+
+
+def test_followed_operations_are_linked_and_the_debug_infos_claim_is_said(qtbot, make_window):
+    """Issue 31, item 2: a reassigned `x = tl.load(...)` reaches its LDGs though the line
+    table names a later line; that later line shows them hatched; the gutter says both."""
+    from kx_testing import kernel_path
+
+    name = "links/reassigned_load.py"
+    w = make_window()
+    open_and_wait(qtbot, w, kernel_path(name))
+    w.kernels_pane.table.selectRow(
+        next(i for i, k in enumerate(w.session.result.kernels) if k.name == "scale_shift")
+    )
+    pane = w.stage_pane
+    pane.select_stage("sass")
+    view = pane.current_view()
+    qtbot.waitUntil(lambda: view.fully_loaded)
+    full = w.session.kernel.stages["sass"].splitlines()
+    ldg = [n for n, t in enumerate(full, 1) if " LDG" in t]
+    followed = w.session.source_map.followed.get("sass", {})
+    load = line_of(name, "x = tl.load(")
+    click_line(qtbot, w.source_pane.view, load)
+    f = pane.filtered["sass"]
+    assert set(f.shown_lines(ldg)) <= view.emphasis  # every LDG, whatever the line table says
+    claimed = {followed[n].claimed for n in ldg if n in followed}
+    if not claimed:  # this Triton's line table names the load's own line: nothing to say
+        return
+    assert "followed here from the debug info's line" in pane.block_label.text()
+    assert not view.disputed
+    (other,) = claimed
+    click_line(qtbot, w.source_pane.view, other)
+    assert view.disputed == set(f.shown_lines([n for n in ldg if n in followed]))
+    assert f"line {load}'s operation" in pane.block_label.text()
+    mark = view.gutter_marks[f.shown_line(ldg[0])][1]
+    assert f"names line {other}" in mark and f"line {load}'s" in mark
+    click_line(qtbot, view, f.shown_line(ldg[0]))  # the LDG itself: the source goes to the load
+    assert w.source_pane.view.emphasis == {load}
+    assert f"names line {other}" in pane.block_label.text()
