@@ -37,67 +37,94 @@ from dataclasses import dataclass
 from kx_core.base.jsonable import Jsonable
 from kx_core.records.backends import ALL_STAGES
 
-# family -> stage syntax -> pattern of an instruction (or op) of that family. Examples:
-#   mlir "%x = tt.load %ptrs, %mask : tensor<1024x!tt.ptr<f32>, #blocked>"
-#   llvm "%19 = tail call { i32, i32 } asm sideeffect \"... ld.global.v4.b32 ...\""
-#   ptx  "@%p1 ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];"
-#   sass "/*0120*/  @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;"
-#   gas  "global_load_dwordx4 v[0:3], v[4:5], off"  (AMDGCN)
+# family -> stage syntax -> pattern, matched against a line's *key* (_key): the op name
+# in MLIR, the opcode in PTX, SASS and AMDGCN, the whole line in LLVM IR (where the
+# instruction is an inline asm's text). Examples of the lines and their keys:
+#   mlir "%x = tt.load %ptrs, %mask : tensor<1024x!tt.ptr<f32>, #blocked>"   -> "tt.load"
+#   llvm "%19 = tail call { i32, i32 } asm sideeffect \"... ld.global.v4.b32 ...\""  (the line)
+#   ptx  "@%p1 ld.global.v4.b32 { %r1, %r2, %r3, %r4 }, [ %rd1 + 0 ];"      -> "ld.global.v4.b32"
+#   sass "/*0120*/  @!P0 LDG.E.128 R4, desc[UR4][R2.64] ;"                  -> "LDG.E.128"
+#   gas  "global_load_dwordx4 v[0:3], v[4:5], off"  (AMDGCN)                -> "global_load_dwordx4"
 _FAMILY_TEXT: dict[str, dict[str, str]] = {
     "mma": {
-        "mlir": r"\b(?:tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma\w*)\b",
+        "mlir": r"^(?:tt\.dot|tt\.dot_scaled|ttng\.warp_group_dot|ttng\.tc_gen5_mma\w*)$",
         "llvm": r"wgmma\.mma_async|mma\.sync|tcgen05\.mma|@llvm\.nvvm\.wgmma|@llvm\.amdgcn\.(?:mfma|wmma)",
-        "ptx": r"\b(?:wgmma\.mma_async|mma\.sync|tcgen05\.mma)\b",
-        "sass": r"\b(?:HGMMA|HMMA|IMMA|DMMA|QGMMA|IGMMA|UTCHMMA|UTCQMMA|UTCIMMA|UTCOMMA)\b",
-        "gas": r"^\s*v_(?:mfma|wmma|smfmac)",
+        "ptx": r"^(?:wgmma\.mma_async|mma\.sync|tcgen05\.mma)\b",
+        "sass": r"^(?:HGMMA|HMMA|IMMA|DMMA|QGMMA|IGMMA|UTCHMMA|UTCQMMA|UTCIMMA|UTCOMMA)\b",
+        "gas": r"^v_(?:mfma|wmma|smfmac)",
     },
     "global load": {
-        "mlir": r"\btt\.load\b",
+        "mlir": r"^tt\.load$",
         "llvm": r"\bld\.global\b|=\s*load\b.*addrspace\(1\)|@llvm\.amdgcn\.raw\.(?:ptr\.)?buffer\.load",
-        "ptx": r"\bld\.global\b",
-        "sass": r"\bLDG\b",
-        "gas": r"^\s*(?:global_load|buffer_load)_",
+        "ptx": r"^ld\.global\b",
+        "sass": r"^LDG\b",
+        "gas": r"^(?:global_load|buffer_load)_",
     },
     "global store": {
-        "mlir": r"\btt\.store\b",
+        "mlir": r"^tt\.store$",
         "llvm": r"\bst\.global\b|^\s*store\b.*addrspace\(1\)|@llvm\.amdgcn\.raw\.(?:ptr\.)?buffer\.store",
-        "ptx": r"\bst\.global\b",
-        "sass": r"\bSTG\b",
-        "gas": r"^\s*(?:global_store|buffer_store)_",
+        "ptx": r"^st\.global\b",
+        "sass": r"^STG\b",
+        "gas": r"^(?:global_store|buffer_store)_",
     },
     "async copy": {
-        "mlir": r"\bttg\.async_copy_global_to_local\b",
+        "mlir": r"^ttg\.async_copy_global_to_local$",
         "llvm": r"\bcp\.async\.c[ag]\.shared",
-        "ptx": r"\bcp\.async\.c[ag]\.shared",
-        "sass": r"\bLDGSTS\b",
+        "ptx": r"^cp\.async\.c[ag]\.shared",
+        "sass": r"^LDGSTS\b",
     },
     "TMA load": {
         "mlir": (
-            r"\b(?:tt\.descriptor_load|tt\.descriptor_gather|ttng\.async_tma_copy_global_to_local"
-            r"|ttng\.async_tma_gather)\b"
+            r"^(?:tt\.descriptor_load|tt\.descriptor_gather|ttng\.async_tma_copy_global_to_local"
+            r"|ttng\.async_tma_gather)$"
         ),
         "llvm": r"cp\.async\.bulk\.tensor\.\w+\.shared::cluster\.global|@llvm\.nvvm\.cp\.async\.bulk\.tensor\.g2s",
-        "ptx": r"\bcp\.async\.bulk\.tensor\.\w+\.shared::cluster\.global",
-        "sass": r"\bUTMALDG\b",
+        "ptx": r"^cp\.async\.bulk\.tensor\.\w+\.shared::cluster\.global",
+        "sass": r"^UTMALDG\b",
     },
     "TMA store": {
-        "mlir": r"\b(?:tt\.descriptor_store|ttng\.async_tma_copy_local_to_global)\b",
+        "mlir": r"^(?:tt\.descriptor_store|ttng\.async_tma_copy_local_to_global)$",
         "llvm": r"cp\.async\.bulk\.tensor\.\w+\.global\.shared|@llvm\.nvvm\.cp\.async\.bulk\.tensor\.s2g",
-        "ptx": r"\bcp\.async\.bulk\.tensor\.\w+\.global\.shared",
-        "sass": r"\bUTMASTG\b",
+        "ptx": r"^cp\.async\.bulk\.tensor\.\w+\.global\.shared",
+        "sass": r"^UTMASTG\b",
     },
     "atomic": {
-        "mlir": r"\btt\.atomic_(?:rmw|cas)\b",
+        "mlir": r"^tt\.atomic_(?:rmw|cas)$",
         "llvm": r"\b(?:atom|red)\.(?:global|gpu|cta|sys|relaxed|acquire|release|acq_rel)|\batomicrmw\b|\bcmpxchg\b",
-        "ptx": r"^\s*(?:@!?%p\d+\s+)?(?:atom|red)\.",
-        "sass": r"\b(?:ATOMG|ATOM|RED|REDG|ATOMS)\b",
-        "gas": r"^\s*(?:global|buffer)_atomic_",
+        "ptx": r"^(?:atom|red)\.",
+        "sass": r"^(?:ATOMG|ATOM|RED|REDG|ATOMS)\b",
+        "gas": r"^(?:global|buffer)_atomic_",
     },
 }
-_FAMILIES: dict[str, dict[str, re.Pattern]] = {
-    family: {syntax: re.compile(text) for syntax, text in by_syntax.items()}
-    for family, by_syntax in _FAMILY_TEXT.items()
+_FAMILIES: dict[str, tuple[tuple[str, re.Pattern], ...]] = {
+    syntax: tuple(
+        (family, re.compile(by_syntax[syntax]))
+        for family, by_syntax in _FAMILY_TEXT.items()
+        if syntax in by_syntax
+    )
+    for syntax in {s for by in _FAMILY_TEXT.values() for s in by}
 }
+# A line's key. Examples: "%x = tt.load %p" -> "tt.load"; "@%p1 ld.global.v4.b32 {...}" ->
+# "ld.global.v4.b32"; "/*0120*/  @!P0 LDG.E.128 R4, ..." -> "LDG.E.128"; "\tv_mfma_f32_32x32x8f16 a[0:15]" -> "v_mfma_f32_32x32x8f16"
+_KEY_RE = {
+    "mlir": re.compile(r'^\s*(?:%[\w#:]+(?:\s*,\s*%[\w#:]+)*\s*=\s*)?"?([a-z_]+\.[a-z_][\w.]*)'),
+    "ptx": re.compile(r"^\s*(?:@!?%\w+\s+)?([a-z][\w.:]*)"),
+    "sass": re.compile(r"^\s*/\*[0-9a-f]+\*/\s*(?:@!?U?P\w+\s+)?([A-Z][\w.]*)"),
+    "gas": re.compile(r"^\s*([a-z][\w]*)"),
+}
+# LLVM IR: only a line with one of these can hold an operation of a family (the test is
+# a substring search, far cheaper than the patterns)
+_LLVM_HINTS = ("asm", "addrspace(1)", "@llvm.nvvm.", "@llvm.amdgcn.", "atomicrmw", "cmpxchg")
+
+
+def _key(syntax: str, text: str) -> str | None:
+    if syntax == "llvm":
+        return text if any(h in text for h in _LLVM_HINTS) else None
+    pattern = _KEY_RE.get(syntax)
+    m = pattern.match(text) if pattern is not None else None
+    return m.group(1) if m else None
+
+
 # a comment or directive line is never an operation: "; Function Attrs: ...", "// begin inline asm"
 _NOT_CODE_RE = re.compile(r"^\s*(?://|;|#|\.loc\b|\.file\b)")
 # Example: "/*0490*/  @!PT LDS RZ, [RZ] ;" (ptxas's placeholder: never executed)
@@ -138,13 +165,10 @@ class Followed(Jsonable):
 
 def family_of(syntax: str, text: str) -> str | None:
     """The family of an instruction or op line in `syntax`, or None."""
-    if _NOT_CODE_RE.match(text) or _NEVER_RE.search(text):
+    key = _key(syntax, text)
+    if key is None or _NOT_CODE_RE.match(text) or _NEVER_RE.search(text):
         return None
-    for family, by_syntax in _FAMILIES.items():
-        pattern = by_syntax.get(syntax)
-        if pattern is not None and pattern.search(text):
-            return family
-    return None
+    return next((family for family, p in _FAMILIES.get(syntax, ()) if p.search(key)), None)
 
 
 def inline_asm_blocks(text: str) -> list[tuple[int, tuple[int, ...]]]:
