@@ -157,14 +157,32 @@ class RooflinePane(Pane):
         precisions = sorted({m.work.precision for m in self.models})
         self.info.setText(
             f"{self.gpu.name} ({'measured ceilings' if use_measured else 'datasheet'}): "
-            f"{len(self.models)} kernel/config point(s), hollow = model prediction, filled = measured. "
-            + (f"Not drawn: {self.measured_note} (Bench again). " if self.measured_note else "")
+            f"{len(self.models)} kernel/config point(s), hollow = model prediction, filled = achieved "
+            "(kx's timing). "
+            + (f"Not drawn: {self.measured_note} (Bench again). " if self.measured_note else self.achieved_note())
             + "; ".join(
                 f"{p}: roof {roofs(self.gpu, p, use_measured)[0] / 1e12:.0f} TFLOP/s, ridge "
                 f"{roofs(self.gpu, p, use_measured)[0] / roofs(self.gpu, p, use_measured)[1]:.0f} FLOP/B"
                 for p in precisions
             )
         )
+
+    def achieved_note(self) -> str:
+        """How many points have an achieved (measured) twin, and how to get the rest."""
+        achieved = sum(1 for m in self.models if m.measured_s)
+        if achieved == len(self.models):
+            return ""
+        if achieved:
+            return (
+                f"{achieved} of {len(self.models)} achieved: Bench with 'all autotune configs' "
+                "times the rest. "
+            )
+        if local_gpu() is None:
+            return (
+                "No achieved points: this machine has no GPU (Bench on a GPU places them; "
+                "`kx roofline FILE --timed` there prints them). "
+            )
+        return "No achieved points yet: Bench (with 'all autotune configs') places them. "
 
     def _override(self, field) -> float | None:
         text = field.text().strip()

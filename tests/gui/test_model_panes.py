@@ -7,7 +7,7 @@ import pytest
 
 from gui_helpers import open_and_wait
 from kx_core.model import autotune as t3
-from kx_core.model.gpu import H100_SXM, H200, RTX3070
+from kx_core.model.gpu import H100_SXM, H200, RTX3070, local_gpu
 from kx_core.model.matrix import config_matrix
 from kx_gui.measured import Measured
 from kx_testing import KERNELS
@@ -30,10 +30,13 @@ def test_roofline_pane_places_every_config(qtbot, make_window):
         assert np.isclose(p["x"], np.log10(m.roofline.intensity))
         assert np.isclose(p["y"], np.log10(m.roofline.flops / m.predicted_s))
     assert len(pane.measured.data) == 0
+    if local_gpu() is None:
+        assert "No achieved points: this machine has no GPU" in pane.info.text()
     # a measurement makes a filled point; its tooltip says how close to the roof it got
     name = pane.models[0].kernel
     measure(w, {name: 2 * pane.models[0].predicted_s})
     assert len(pane.measured.data) == 1
+    assert "1 of 4 achieved: Bench with 'all autotune configs'" in pane.info.text()
     assert "measured" in pane.describe(0, True) and "% of the roof" in pane.describe(0, True)
     pane.gpu_pick.setCurrentIndex(pane.gpu_pick.findText(H200.name))
     assert pane.gpu is H200 and "H200" in pane.info.text()
