@@ -8,7 +8,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 KERNELS = ROOT / "kx_core" / "data" / "examples"  # the shipped examples
 BAD = ROOT / "fixtures" / "kernels" / "bad"  # one file per diagnostic kind (test-only)
-LINKS = ROOT / "fixtures" / "kernels" / "links"  # lines the line tables misplace (test-only)
 
 
 def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
@@ -19,12 +18,12 @@ def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
 
 
 def kernel_path(name: str) -> Path:
-    """A test kernel by name: 'bad/NAME.py' is a test-only bad file, 'links/NAME.py' a
-    test-only file of misplaced lines, anything else a shipped example."""
+    """A test kernel by name: 'bad/NAME.py' is a test-only bad file, 'links/NAME.py' and
+    'compare/NAME.py' test-only files (fixtures/kernels/links, /compare), anything else a shipped example."""
     if name.startswith("bad/"):
         return BAD / name.removeprefix("bad/")
-    if name.startswith("links/"):
-        return LINKS / name.removeprefix("links/")
+    if name.startswith(("links/", "compare/")):
+        return ROOT / "fixtures" / "kernels" / name
     return KERNELS / name
 
 

@@ -106,12 +106,14 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compile_verbs(sub)
     _add_layout_verbs(sub)
     from kx_core.cli.bench import add_bench_command
+    from kx_core.cli.compare import add_compare_verb
     from kx_core.cli.egraph_lit import add_lit_commands, add_luminal_commands
     from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
 
     add_links_verb(sub, _add_compile_options)
+    add_compare_verb(sub, _add_compile_options)
     add_model_commands(sub, _add_compile_options)
     add_gpu_command(sub)
     add_bench_command(sub)
@@ -694,6 +696,7 @@ STANDALONE_VERBS = {
     "lit": "kx_core.cli.egraph_lit:lit_command",
     "opt": "kx_core.cli.egraph_lit:opt_command",
     "egraph": "kx_core.cli.egraph_lit:egraph_command",
+    "compare": "kx_core.cli.compare:compare_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {

@@ -144,8 +144,8 @@ class InstructionSummary(Jsonable):
     mma: dict[str, int] = field(default_factory=dict)  # PTX MMA instruction -> count
     mma_shapes: dict[str, int] = field(default_factory=dict)  # 'm16n8k16' -> count
     ldmatrix: int = 0
-    cp_async: int = 0
-    bulk_copies: int = 0
+    cp_async: int = 0  # cp.async copies (not their commit and wait)
+    bulk_copies: int = 0  # cp.async.bulk copies (TMA among them)
     barriers: int = 0
     global_vector_loads: dict[int, int] = field(default_factory=dict)  # width in bits -> count
     global_vector_stores: dict[int, int] = field(default_factory=dict)
@@ -171,7 +171,12 @@ def summarize(kernel: CompiledKernel) -> InstructionSummary:
         m = _VEC_RE.search(name)
         if m:
             (loads if name.startswith("ld") else stores)[int(m.group(1)) * int(m.group(2))] += n
-    bulk = sum(n for name, n in classes["cp_async"].items() if ".bulk" in name)
+    # copies only: a group's commit and wait (cp.async.commit_group, .wait_group,
+    # cp.async.bulk.wait_group) move nothing
+    copies = {
+        name: n for name, n in classes["cp_async"].items() if not re.search(r"\.(?:commit|wait)_", name)
+    }
+    bulk = sum(n for name, n in copies.items() if ".bulk" in name)
     mix = sass_mix(kernel.stages.get("sass", ""))
     md = kernel.metadata
     return InstructionSummary(
@@ -180,7 +185,7 @@ def summarize(kernel: CompiledKernel) -> InstructionSummary:
         mma=dict(classes["mma"]),
         mma_shapes=dict(shapes),
         ldmatrix=sum(classes["ldmatrix"].values()),
-        cp_async=sum(classes["cp_async"].values()) - bulk,
+        cp_async=sum(copies.values()) - bulk,
         bulk_copies=bulk,
         barriers=sum(classes["barrier"].values()),
         global_vector_loads=dict(loads),

@@ -159,7 +159,11 @@ class RooflinePane(Pane):
             f"{self.gpu.name} ({'measured ceilings' if use_measured else 'datasheet'}): "
             f"{len(self.models)} kernel/config point(s), hollow = model prediction, filled = achieved "
             "(kx's timing). "
-            + (f"Not drawn: {self.measured_note} (Bench again). " if self.measured_note else self.achieved_note())
+            + (
+                f"Not drawn: {self.measured_note} (Bench again). "
+                if self.measured_note
+                else self.achieved_note()
+            )
             + "; ".join(
                 f"{p}: roof {roofs(self.gpu, p, use_measured)[0] / 1e12:.0f} TFLOP/s, ridge "
                 f"{roofs(self.gpu, p, use_measured)[0] / roofs(self.gpu, p, use_measured)[1]:.0f} FLOP/B"
