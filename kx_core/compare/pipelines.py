@@ -58,6 +58,9 @@ class Divergence(Jsonable):
     aligned: int  # passes aligned before it, with equal input
     only_a: int  # passes of A with no counterpart in B (in the whole pipeline)
     only_b: int
+    # the passes only one side ran between the last equal pair and the first unequal one:
+    # the divergence is among them ('A: TritonGPUFoo', ...); empty when the pair is it
+    unmatched: tuple[str, ...]
     # the pass's output on each side (the next pass's input), and how many of each
     # side's lines the diff of the two marks (locations and SSA numbering masked)
     after_a: str
@@ -72,6 +75,13 @@ class Divergence(Jsonable):
                 f"different IR ({self.differing_a} of A's lines, {self.differing_b} of B's)"
             )
         scope = f" on @{self.function}" if self.function else ""
+        if self.unmatched:
+            return (
+                f"the pipelines diverge after {self.name}{scope} (#{self.index_a} in A, #{self.index_b} in B, "
+                f"pipeline {self.pipeline}), in passes only one side runs: {', '.join(self.unmatched)}; "
+                f"the next shared pass's input differs in {self.differing_a} of A's lines and "
+                f"{self.differing_b} of B's"
+            )
         return (
             f"first divergent pass: {self.name}{scope} (#{self.index_a} in A, #{self.index_b} in B, "
             f"pipeline {self.pipeline}), after {self.aligned} passes with equal IR: its outputs "
@@ -98,17 +108,20 @@ def first_divergence(a: tuple[PassDump, ...], b: tuple[PassDump, ...]) -> Diverg
         if normalised(a[i].ir) != normalised(b[j].ir):
             unaligned = (len(a) - len(pairs), len(b) - len(pairs))
             if previous is None:
-                return _divergence(None, None, a, b, a[i].ir, b[j].ir, n, i, unaligned)
+                return _divergence(None, None, a, b, a[i].ir, b[j].ir, n, i, unaligned, ())
             pi, pj = previous
-            return _divergence(pi, pj, a, b, a[i].ir, b[j].ir, n - 1, pi, unaligned)
+            between = tuple(f"A: {a[x].name}" for x in range(pi + 1, i)) + tuple(
+                f"B: {b[x].name}" for x in range(pj + 1, j)
+            )
+            return _divergence(pi, pj, a, b, a[i].ir, b[j].ir, n - 1, pi, unaligned, between)
         previous = (i, j)
     return None
 
 
 def _divergence(
-    index_a, index_b, a, b, after_a: str, after_b: str, aligned: int, i: int, unaligned
+    index_a, index_b, a, b, after_a: str, after_b: str, aligned: int, i: int, unaligned, between
 ) -> Divergence:
-    if index_a is not None:
+    if index_a is not None and not between:
         # the pass's own output on each side (an LLVM pass's is the next kept pass's input)
         after_a = ir_around(a, index_a)[1] or after_a
         after_b = ir_around(b, index_b)[1] or after_b
@@ -124,6 +137,7 @@ def _divergence(
         aligned=aligned,
         only_a=unaligned[0],
         only_b=unaligned[1],
+        unmatched=between,
         after_a=after_a,
         after_b=after_b,
         differing_a=len(diff.changed_left),
