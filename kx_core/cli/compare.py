@@ -19,6 +19,12 @@ def add_compare_verb(sub, add_compile_options) -> None:
     p.add_argument("a", help="side A: FILE[@TARGET][#KERNEL][,gpu=G][,python=PATH]")
     add_compile_options(p)  # its FILE positional is side B
     p.add_argument("--json", action="store_true", help="every figure of every pair as JSON")
+    p.add_argument(
+        "--time",
+        action="store_true",
+        help="the GPU side: time both sides interleaved on the local GPU, with an interval and a verdict",
+    )
+    p.add_argument("--rounds", type=cli_args.positive_int, default=20, help="interleaved rounds (20)")
 
 
 def compare_command(args: argparse.Namespace) -> int:
@@ -60,10 +66,60 @@ def compare_command(args: argparse.Namespace) -> int:
     except SideError as e:
         print(f"kx compare: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
+    incomplete = False
+    if args.time:
+        comparison, incomplete = _timed(comparison, results, side_a, side_b, args.rounds)
     if args.json:
         json.dump(comparison.to_json(), sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print(format_comparison(comparison))
     worst = max((r.exit_status for r in results), default=0)
-    return worst if worst else (0 if comparison.pairs else cli_args.EXIT_FAILED)
+    if worst:
+        return worst
+    if not comparison.pairs:
+        return cli_args.EXIT_FAILED
+    return cli_args.EXIT_INCOMPLETE if incomplete else cli_args.EXIT_OK
+
+
+def _timed(comparison, results, side_a, side_b, rounds: int):
+    """The comparison with each pair's GPU side, or a note saying why there is none (and
+    True: what was asked is incomplete)."""
+    import dataclasses
+
+    from kx_core.bench.bench import has_gpu
+    from kx_core.bench.paired import PairedError, time_pair
+    from kx_core.compare.sides import pairs, pick
+    from kx_core.model.kernel import model_kernel
+
+    if not has_gpu():
+        note = "--time: no local GPU, so only the compile side is compared"
+        print(f"kx compare: {note}", file=sys.stderr)
+        return dataclasses.replace(comparison, notes=comparison.notes + (note,)), True
+    kernels, _ = pairs(pick(results[0], side_a.kernel), pick(results[1], side_b.kernel))
+    out, incomplete = [], False
+    for pair, (ka, kb) in zip(comparison.pairs, kernels):
+        try:
+            t = time_pair(
+                results[0].file, ka.display_name, results[1].file, kb.display_name,
+                python_a=side_a.python, python_b=side_b.python, rounds=rounds,
+            )  # fmt: skip
+        except PairedError as e:
+            print(f"kx compare: {pair.kernel_a}: {e}", file=sys.stderr)
+            out.append(pair)
+            incomplete = True
+            continue
+        timing = t.to_json() | {"verdict_text": t.verdict_text}
+        for tag, k, s in (("a", ka, t.median_a_ms * 1e-3), ("b", kb, t.median_b_ms * 1e-3)):
+            if k.launch is None:
+                continue
+            m = model_kernel(k, measured_s=s)
+            attainable = m.roofline.attainable
+            timing[f"roofline_{tag}"] = {
+                "intensity_flop_per_byte": m.roofline.intensity,
+                "achieved_tflops": m.roofline.flops / s / 1e12,
+                "percent_of_roof": 100 * (m.roofline.flops / s) / attainable if attainable else None,
+                "gpu": m.gpu,
+            }
+        out.append(dataclasses.replace(pair, timing=timing))
+    return dataclasses.replace(comparison, pairs=tuple(out)), incomplete

@@ -157,6 +157,14 @@ def format_comparison(c: Comparison) -> str:
         out += ["  " + line for line in summary_lines(pair)]
         if pair.timing:
             out.append("  " + pair.timing.get("verdict_text", ""))
+            for tag in ("a", "b"):
+                r = pair.timing.get(f"roofline_{tag}")
+                if r:
+                    pct = f", {r['percent_of_roof']:.0f}% of the roof" if r.get("percent_of_roof") else ""
+                    out.append(
+                        f"  {tag.upper()} on the roofline ({r['gpu']}): {r['intensity_flop_per_byte']:.1f} FLOP/B "
+                        f"(requested bytes), {r['achieved_tflops']:.1f} TFLOP/s achieved{pct}"
+                    )
     for name in c.unpaired:
         out.append(f"unpaired: {name}")
     out += [f"note: {n}" for n in c.notes]
