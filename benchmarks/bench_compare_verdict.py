@@ -3,9 +3,9 @@
     PYTHONPATH=. python3 benchmarks/bench_compare_verdict.py [--runs 10] [--out FILE.json]
 
 Two pairs, each timed --runs times with kx_core.bench.paired (20 interleaved rounds):
-the same autotune config of the bundled matmul twice (the right verdict: no significant
+the same autotune config of fixtures/kernels/gpu/matmul_two_tiles.py (4096^3) twice (the right verdict: no significant
 difference), and its first config against its last, with triton.testing.do_bench run on
-both sides in the same workers as the reference (the verdict should have do_bench's
+both sides in the same workers as the reference (10 runs each) (the verdict should have do_bench's
 sign; do_bench's ratio should lie in kx's interval). Prints the counts and every run.
 """
 
@@ -24,23 +24,25 @@ sys.path.insert(0, str(ROOT))
 from kx_core.bench.paired import NOISE_FLOOR, time_pair  # noqa: E402
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 
-FILE = str(ROOT / "kx_core" / "data" / "examples" / "matmul_autotune.py")
+FILE = str(ROOT / "fixtures" / "kernels" / "gpu" / "matmul_two_tiles.py")
 
 
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--out")
+    ap.add_argument("--file", default=FILE, help="an autotuned file: its first config against its last")
     args = ap.parse_args()
     names = [
         k.display_name
-        for k in compile_file(CompileRequest(FILE, target="local")).kernels
+        for k in compile_file(CompileRequest(args.file, target="local")).kernels
         if k.status == "compiled"
     ]
+    path = args.file
     rows = {"same": [], "different": []}
     for run in range(args.runs):
         start = time.perf_counter()
-        t = time_pair(FILE, names[0], FILE, names[0], rounds=20, seed=run)
+        t = time_pair(path, names[0], path, names[0], rounds=20, seed=run)
         rows["same"].append(
             {
                 "ratio": t.ratio,
@@ -51,7 +53,7 @@ def main() -> int:
             }
         )
         start = time.perf_counter()
-        t = time_pair(FILE, names[0], FILE, names[-1], rounds=20, seed=run, do_bench_runs=3)
+        t = time_pair(path, names[0], path, names[-1], rounds=20, seed=run, do_bench_runs=10)
         oracle = statistics.median(t.do_bench_ratios)
         inside = t.low - NOISE_FLOOR <= oracle <= t.high + NOISE_FLOOR
         sign = (

@@ -304,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                 "triton": triton.__version__,
             }
         )
+        use_lead = os.environ.get("KX_PAIRED_LEAD", "1") != "0"
         lead: dict[str, bool] = {}  # a short call gets kx bench's lead (kx_core.bench.gpu), decided once
         for line in commands:
             message = json.loads(line)
@@ -318,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
             name = message["round"]
             call = keeper.calls[name]
             samples = _samples(torch, call, int(message["reps"]), flush_l2=True, lead=lead.get(name, False))
-            lead.setdefault(name, _median(samples) < LEAD_BELOW_MS)
+            lead.setdefault(name, use_lead and _median(samples) < LEAD_BELOW_MS)
             say({"samples_ms": samples})
         return 0
     except Exception as e:  # noqa: BLE001 - the parent reads one line, not a traceback
