@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kx_core.bench.paired import NOISE_FLOOR, time_pair  # noqa: E402
+from kx_core.bench.paired import time_pair  # noqa: E402
 from kx_core.compile import CompileRequest, compile_file  # noqa: E402
 
 FILE = str(ROOT / "fixtures" / "kernels" / "gpu" / "matmul_two_tiles.py")
@@ -55,10 +55,8 @@ def main() -> int:
         start = time.perf_counter()
         t = time_pair(path, names[0], path, names[-1], rounds=20, seed=run, do_bench_runs=10)
         oracle = statistics.median(t.do_bench_ratios)
-        inside = t.low - NOISE_FLOOR <= oracle <= t.high + NOISE_FLOOR
-        sign = (
-            "slower" if oracle > 1 + 2 * NOISE_FLOOR else "faster" if oracle < 1 - 2 * NOISE_FLOOR else None
-        )
+        inside = t.low - t.floor <= oracle <= t.high + t.floor
+        sign = "slower" if oracle > 1 + 2 * t.floor else "faster" if oracle < 1 - 2 * t.floor else None
         rows["different"].append(
             {
                 "ratio": t.ratio,
@@ -70,6 +68,10 @@ def main() -> int:
                 "sign_agrees": sign is None or sign == t.verdict,
                 "a_us": t.median_a_ms * 1e3,
                 "b_us": t.median_b_ms * 1e3,
+                "do_bench_a_us": statistics.median(t.do_bench_a_ms) * 1e3,
+                "do_bench_b_us": statistics.median(t.do_bench_b_ms) * 1e3,
+                "do_bench_plain_a_us": statistics.median(t.do_bench_plain_a_ms) * 1e3,
+                "do_bench_plain_b_us": statistics.median(t.do_bench_plain_b_ms) * 1e3,
                 "wall_s": time.perf_counter() - start,
             }
         )

@@ -11,9 +11,13 @@ of medians (B / A): its median, and a 95% bootstrap interval over the rounds (a 
 resample, so the same rounds give the same interval). Alternating the order each round
 and pairing rounds cancels the slow drift of clocks and heat that separate runs suffer.
 
-Verdict: 'faster' / 'slower' when the interval excludes 1 and the ratio is more than
-NOISE_FLOOR from 1 (timing on one GPU agrees with itself to about 1%), else 'no
-significant difference'.
+Verdict: 'faster' / 'slower' when the interval excludes 1 and the ratio is more than the
+noise floor from 1, else 'no significant difference'. The floor is what two workers timing
+the *same* launch were seen to disagree by on the H200 (the interval, drawn within one
+pair of workers, cannot see it: each process has its own buffers and flush, and a short
+kernel's time depends on them): at most 0.9% over 10 pairs for a 220 us matmul, up to
+3.7% over 16 pairs for a 9 us one. So 1% for calls of 0.1 ms and more, 4% below
+(noise_floor).
 
 The protocol is JSON lines over a pipe pair the parent passes (the file's own prints go to
 the worker's output file, not into the protocol):
@@ -34,7 +38,16 @@ from dataclasses import dataclass
 from kx_core.base import workers
 from kx_core.base.jsonable import Jsonable
 
-NOISE_FLOOR = 0.01  # a ratio within 1% of 1 is no difference, whatever its interval
+NOISE_FLOOR = 0.01  # calls of SHORT_MS and more: a ratio within 1% of 1 is no difference
+SHORT_NOISE_FLOOR = 0.04  # shorter calls (launch-scale: the process's own state shows)
+SHORT_MS = 0.1
+
+
+def noise_floor(median_ms: float) -> float:
+    """The smallest ratio change called a difference, for calls this long."""
+    return NOISE_FLOOR if median_ms >= SHORT_MS else SHORT_NOISE_FLOOR
+
+
 ROUND_MS = 25.0  # GPU time per side per round
 BOOTSTRAP = 2000
 
@@ -56,11 +69,21 @@ class PairedTiming(Jsonable):
     low: float
     high: float
     verdict: str  # 'faster' | 'slower' | 'no significant difference' (about B)
+    floor: float = NOISE_FLOOR  # the noise floor the verdict used
     round_ms_a: tuple[float, ...] = ()
     round_ms_b: tuple[float, ...] = ()
-    # the oracle, when asked for: triton.testing.do_bench's medians of B / A, each run
-    # on both sides in turn in the same workers
-    do_bench_ratios: tuple[float, ...] = ()
+    # the oracle, when asked for: triton.testing.do_bench's medians (ms) of each side,
+    # run on both in turn in the same workers, on a CUDA graph of the call (do_bench's
+    # own start event is recorded before the CPU has launched the kernel: the launch
+    # latency of the plain call, 60 us and more through a Python launcher, would be timed)
+    do_bench_a_ms: tuple[float, ...] = ()
+    do_bench_b_ms: tuple[float, ...] = ()
+    do_bench_plain_a_ms: tuple[float, ...] = ()  # the same on the plain call, for the record
+    do_bench_plain_b_ms: tuple[float, ...] = ()
+
+    @property
+    def do_bench_ratios(self) -> tuple[float, ...]:
+        return tuple(b / a for a, b in zip(self.do_bench_a_ms, self.do_bench_b_ms))
 
     @property
     def verdict_text(self) -> str:
@@ -69,7 +92,10 @@ class PairedTiming(Jsonable):
             f"B/A {self.ratio:.3f} [{self.low:.3f}, {self.high:.3f}] 95%, {self.rounds} interleaved rounds"
         )
         if self.verdict == "no significant difference":
-            return f"GPU ({self.device}): no significant difference ({interval})"
+            return (
+                f"GPU ({self.device}): no significant difference ({interval}; "
+                f"differences under {self.floor:.0%} are noise between two workers for calls this long)"
+            )
         return (
             f"GPU ({self.device}): B is {self.verdict} by {abs(pct):.1f}% "
             f"({self.median_a_ms * 1e3:.2f} -> {self.median_b_ms * 1e3:.2f} us; {interval})"
@@ -83,7 +109,7 @@ def _median(xs) -> float:
 
 
 def verdict_of(
-    rounds_a: list[float], rounds_b: list[float], seed: int = 0
+    rounds_a: list[float], rounds_b: list[float], seed: int = 0, floor: float | None = None
 ) -> tuple[float, float, float, str]:
     """(ratio, low, high, verdict) from paired round medians: B / A per round, its
     median and the 2.5th / 97.5th percentiles of the median over bootstrap resamples."""
@@ -95,9 +121,11 @@ def verdict_of(
     medians = np.median(ratios[picks], axis=1)
     ratio = float(np.median(ratios))
     low, high = (float(x) for x in np.percentile(medians, [2.5, 97.5]))
-    if high < 1 and ratio < 1 - NOISE_FLOOR:
+    if floor is None:
+        floor = noise_floor(min(_median(rounds_a), _median(rounds_b)))
+    if high < 1 and ratio < 1 - floor:
         verdict = "faster"
-    elif low > 1 and ratio > 1 + NOISE_FLOOR:
+    elif low > 1 and ratio > 1 + floor:
         verdict = "slower"
     else:
         verdict = "no significant difference"
@@ -201,11 +229,14 @@ def time_pair(
                 samples = sides[side].ask({"round": names[side], "reps": reps[side]})["samples_ms"]
                 per_round[side].append(_median(samples))
         ratio, low, high, verdict = verdict_of(per_round[0], per_round[1], seed)
-        oracle = []
+        oracle: dict[tuple[int, bool], list[float]] = {(s, g): [] for s in (0, 1) for g in (True, False)}
         for r in range(do_bench_runs):
             order = (0, 1) if r % 2 == 0 else (1, 0)
-            ms = {side: sides[side].ask({"do_bench": names[side]})["ms"] for side in order}
-            oracle.append(ms[1] / ms[0])
+            for graph in (True, False):
+                for side in order:
+                    oracle[side, graph].append(
+                        sides[side].ask({"do_bench": names[side], "graph": graph})["ms"]
+                    )
         return PairedTiming(
             names[0],
             names[1],
@@ -221,9 +252,13 @@ def time_pair(
             low,
             high,
             verdict,
+            noise_floor(min(_median(per_round[0]), _median(per_round[1]))),
             tuple(per_round[0]),
             tuple(per_round[1]),
-            tuple(oracle),
+            tuple(oracle[0, True]),
+            tuple(oracle[1, True]),
+            tuple(oracle[0, False]),
+            tuple(oracle[1, False]),
         )
     finally:
         for w in sides:
@@ -304,6 +339,7 @@ def main(argv: list[str] | None = None) -> int:
                 "triton": triton.__version__,
             }
         )
+        graphs: dict[str, object] = {}  # do_bench's calls as CUDA graph replays
         use_lead = os.environ.get("KX_PAIRED_LEAD", "1") != "0"
         lead: dict[str, bool] = {}  # a short call gets kx bench's lead (kx_core.bench.gpu), decided once
         for line in commands:
@@ -313,7 +349,14 @@ def main(argv: list[str] | None = None) -> int:
             if "do_bench" in message:
                 from triton.testing import do_bench
 
-                ms = do_bench(keeper.calls[message["do_bench"]], warmup=25, rep=100, return_mode="median")
+                from kx_core.bench.gpu import _graphed
+
+                fn = keeper.calls[message["do_bench"]]
+                if message.get("graph"):
+                    graphs.setdefault(message["do_bench"], _graphed(torch, fn))
+                    fn = graphs[message["do_bench"]]
+                rep = int(os.environ.get("KX_PAIRED_DO_BENCH_REP", "100"))  # do_bench's default
+                ms = do_bench(fn, warmup=25, rep=rep, return_mode="median")
                 say({"ms": float(ms)})
                 continue
             name = message["round"]

@@ -139,7 +139,9 @@ def resource_deltas(
     out = [regs, spills, shared]
     if oa is not None and ob is not None:
         why = f"A {_limited(oa)}, B {_limited(ob)}" if oa.blocks != ob.blocks else ""
-        model = f"occupancy model, {gpu_b.name if gpu_b.name == gpu_a.name else f'{gpu_a.name} / {gpu_b.name}'}"
+        model = (
+            f"occupancy model, {gpu_b.name if gpu_b.name == gpu_a.name else f'{gpu_a.name} / {gpu_b.name}'}"
+        )
         out.append(Delta("CTAs per SM", oa.blocks, ob.blocks, kind="model", model=model, why=why))
         out.append(Delta("occupancy limiter", oa.limiter, ob.limiter, kind="model", model=model))
         out.append(
