@@ -13,6 +13,7 @@ import argparse
 import json
 import sys
 
+from kx_core.base.words import counted
 from kx_core.ir.main_instruction import blocks
 from kx_core.ir.sourcemap import SourceMap, build_source_map
 from kx_core.records.backends import ALL_STAGES, stages_for
@@ -79,8 +80,7 @@ def links_output(args: argparse.Namespace, result: CompileResult) -> int:
             runs = blocks(row["lines"])
             count = len(row["lines"])
             print(
-                f"  {name:<8} {count} line{'s' * (count != 1)} in {len(runs)} block{'s' * (len(runs) != 1)}: "
-                f"{_ranges(row['lines'])}"
+                f"  {name:<8} {counted(count, 'line')} in {counted(len(runs), 'block')}: {_ranges(row['lines'])}"
             )
             if row["followed_here"]:
                 claimed = sorted({f["claimed"] for f in row["followed_here"]})
