@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from kx_core.cli import args as cli_args
+from kx_core.cli.cpp_filters import add_filter_option, filtered_result, hidden_note
 from kx_core.compile.jobs.source_file import KernelFileError
 from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult, RequestError
@@ -143,9 +144,11 @@ def _add_compile_verbs(sub) -> None:
     _add_compile_options(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.add_argument("--out", metavar="DIR", help="write each stage as <kernel>[<config>].<ext>")
+    add_filter_option(c)
     s = sub.add_parser("stages", help="print one stage of every kernel as text")
     _add_compile_options(s)
     s.add_argument("--stage", required=True, choices=stage_names())
+    add_filter_option(s)
     m = sub.add_parser("summary", help="instruction summary of every kernel/config, side by side")
     _add_compile_options(m)
     m.add_argument("--json", action="store_true")
@@ -252,6 +255,8 @@ def kernel_json(k: CompiledKernel) -> dict[str, Any]:
         "chosen": k.chosen,
         # lines of the file a torch.compile kernel was generated from (Inductor's nodes)
         "model_lines": sorted({n for lines in k.source_origins.values() for n in lines}),
+        # a C++ function: the file of its definition (DWARF), and whether it is library code
+        **({"defined_in": k.defined_in, "library_code": k.library_code} if k.defined_in else {}),
     }
 
 
@@ -754,14 +759,30 @@ def _main(argv: list[str] | None) -> int:
     return _verb(RESULT_VERBS[args.command])(args, result) or result.exit_status
 
 
+def _cpp_filtered(args: argparse.Namespace, result: CompileResult) -> tuple[CompileResult, int]:
+    """A C++ kernel's result as `--filter` shows it (Compiler Explorer's filters, on by
+    default), and how many library functions it hid; any other result as it is."""
+    from kx_core.cpu.targets import is_cpu_spec
+
+    if not is_cpu_spec(result.target.spec):
+        return result, 0
+    return filtered_result(result, args.filter)
+
+
 def _compile_output(args: argparse.Namespace, result: CompileResult) -> int:
+    result, hidden = _cpp_filtered(args, result)
     if args.out:
         write_stages(result, args.out)
     if args.json:
-        json.dump(result_json(result), sys.stdout, indent=1)
+        doc = result_json(result)
+        if hidden:
+            doc["hidden_library_functions"] = hidden
+        json.dump(doc, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
         print(format_result(result))
+        if hidden:
+            print(hidden_note(hidden))
     return result.exit_status
 
 
@@ -787,6 +808,9 @@ def _passes_output(args: argparse.Namespace, result: CompileResult) -> int:
 
 
 def _stages_output(args: argparse.Namespace, result: CompileResult) -> int:
+    result, hidden = _cpp_filtered(args, result)
+    if hidden:
+        print(hidden_note(hidden), file=sys.stderr)
     shown = [k for k in result.kernels if args.stage in k.stages]
     for k, base in zip(shown, stage_file_names(shown)):
         if len(shown) > 1:

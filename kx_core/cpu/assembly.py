@@ -27,6 +27,8 @@ _FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s+(\d+)\s+(\d+)")
 # Example: "_ZN6kx_add4avx23addEPKfS2_Pfl:" (a function's own label, not a local .L one)
 _FUNC_LABEL_RE = re.compile(r"^([A-Za-z_][\w.$]*):\s*$")
+# Example: ".size\t_Z12silu_and_mulN2at6TensorEb, .-_Z12silu_and_mulN2at6TensorEb"
+_SIZE_RE = re.compile(r"^\.size\s+([\w.$]+),")
 # Example: ".LBB13:"
 _LABEL_RE = re.compile(r"^(\.L\w+):\s*$")
 # Example: "\t.type\t_ZN6kx_add4avx23addEPKfS2_Pfl, @function"
@@ -164,12 +166,17 @@ def split_functions(asm: str, source: str) -> list[AsmFunction]:
     body: list[str] | None = None
     open_inlines: list[_Inline] = []
     symbol, first = "", None
+    paused: list[tuple] = []  # functions whose cold part is being read
     in_header = False  # the last .loc was in a header (an intrinsic's body)
     site: _Inline | None = None  # the call site last written
     for raw in lines:
         stripped = raw.strip()
         label = _FUNC_LABEL_RE.match(stripped)
         if label and label.group(1) in functions:
+            if body is not None:
+                # a function's cold part (`f.cold:`, in .text.unlikely) begins inside f's
+                # code: f resumes after the part's .size (dropping f lost its hot code)
+                paused.append((symbol, body, first, open_inlines))
             symbol, body, first, open_inlines = label.group(1), [raw], None, []
             continue
         if body is None or (stripped.startswith("#") and "(kx:" not in stripped):
@@ -197,7 +204,15 @@ def split_functions(asm: str, source: str) -> list[AsmFunction]:
                 f"\t# @[ {os.path.basename(source)}:{site.line}:{site.column} ] (kx: the call site from here)"
             )
         body.append(raw)
-        if stripped.startswith(".size") and symbol in stripped:
+        size = _SIZE_RE.match(stripped)
+        if size and size.group(1) == symbol:
             out.append(AsmFunction(symbol, "\n".join(table + body) + "\n", first))
             body = None
+            if paused:
+                symbol, body, first, open_inlines = paused.pop()
+        elif size and any(p[0] == size.group(1) for p in paused):
+            # GCC sizes the hot part while in its cold part: the hot part ends here
+            done = next(p for p in paused if p[0] == size.group(1))
+            paused.remove(done)
+            out.append(AsmFunction(done[0], "\n".join(table + done[1]) + "\n", done[2]))
     return out

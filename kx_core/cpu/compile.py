@@ -20,13 +20,17 @@ import time
 from kx_core.base.tools import ToolFailed, find_tool, run_tool
 from kx_core.cpu.assembly import split_functions
 from kx_core.cpu.checks import check_file
-from kx_core.cpu.remarks import parse_remarks, remarks_text
+from kx_core.cpu.definitions import function_definitions, is_user_file
+from kx_core.cpu.opt_record import find_record, loop_remarks
+from kx_core.cpu.remarks import VectorRemark, parse_remarks, remarks_text
 from kx_core.cpu.targets import COMMON_FLAGS, TIER_FLAGS, cpu_target
 from kx_core.records.results import CompiledKernel, CompileResult, Diagnostic
 
 # Example: "add.cpp:12:9: error: '_mm256_loadu_pz' was not declared in this scope"
 _GCC_DIAG_RE = re.compile(r"^(.+?):(\d+):(\d+): (error|fatal error): (.*)$")
 _TORCH_INCLUDE_RE = re.compile(r'#\s*include\s*[<"](?:torch|ATen|c10)/')
+# Example: "call\t_ZN3c1010TensorImpl7releaseEv@PLT" -> "_ZN3c1010TensorImpl7releaseEv"
+_MANGLED_RE = re.compile(r"\b_Z[\w$]+(?:\.[\w$]+)*")
 
 
 def torch_include_flags() -> list[str]:
@@ -43,6 +47,8 @@ def gcc_command(path: str, tier: str, asm_out: str, remarks_out: str) -> list[st
     compiler = find_tool("g++") or "g++"
     flags = [*COMMON_FLAGS, *TIER_FLAGS[tier], "-g", "-dA", "-S", "-masm=intel"]
     flags += ["-fno-asynchronous-unwind-tables", f"-fopt-info-vec-all={remarks_out}", "-o", asm_out]
+    # the JSON optimisation record, beside asm_out: each remark's function and inlining chain
+    flags.insert(-2, "-fsave-optimization-record")
     return [compiler, *flags, path]
 
 
@@ -81,22 +87,36 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
             diagnostics = [Diagnostic("compile", proc.stderr.strip()[-800:] or "g++ failed", path)]
         asm = open(asm_path, encoding="utf-8").read() if os.path.exists(asm_path) else ""
         remark_text = open(remarks_path, encoding="utf-8").read() if os.path.exists(remarks_path) else ""
-    remarks = parse_remarks(remark_text, path)
+        record = find_record(tmp)
+        remarks = loop_remarks(record, path) if record and not proc.returncode else None
+    if remarks is None:  # no JSON record (an older GCC): -fopt-info's lines, by line range
+        remarks = parse_remarks(remark_text, path)
     functions = split_functions(asm, path) if not proc.returncode else []
-    names = demangle([f.symbol for f in functions])
+    definitions = function_definitions(asm) if functions else {}
+    names = demangle(
+        sorted({s for fn in functions for s in _MANGLED_RE.findall(fn.text)} | {f.symbol for f in functions})
+    )
+    own = _remarks_by_function(remarks, functions)
     kernels = []
     for fn in functions:
+        defined = definitions.get(fn.symbol)
+        mangled = set(_MANGLED_RE.findall(fn.text))
         kernels.append(
             CompiledKernel(
-                name=names[fn.symbol],
+                name=names.get(fn.symbol, fn.symbol),
                 status="compiled",
                 target=target,
                 source_file=path,
                 source_line=fn.first_line,
-                stages={"asm": fn.text, "vectorization": remarks_text(_own(remarks, fn, functions), path)},
+                stages={"asm": fn.text, "vectorization": remarks_text(own.get(fn.symbol, []), path)},
                 compile_time_s=time.perf_counter() - started,
+                defined_in=defined.file if defined else None,
+                library_code=not is_user_file(defined.file if defined else None, path),
+                demangled={m: names[m] for m in sorted(mangled) if names.get(m, m) != m},
             )
         )
+    # the user's functions first, in the file's order: the one selected first is theirs
+    kernels.sort(key=lambda k: k.library_code)
     diagnostics += check_file(path)
     version = _gcc_version()
     return CompileResult(
@@ -110,15 +130,23 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
     )
 
 
-def _own(remarks, fn, functions):
-    """The remarks from this function's first line up to the next function's (none for a
-    function without a line of its own)."""
-    if fn.first_line is None:
-        return []
-    end = min(
-        (f.first_line for f in functions if f.first_line and f.first_line > fn.first_line), default=1 << 30
-    )
-    return [r for r in remarks if fn.first_line <= r.line < end]
+def _remarks_by_function(remarks: list[VectorRemark], functions) -> dict[str, list[VectorRemark]]:
+    """Each function's loop remarks: those the record says are in its code; a remark of a
+    function the assembly does not have (or one -fopt-info gave without its function) goes
+    to the function whose lines hold it, else to the first function of the user's file, so
+    that no loop's remark is lost."""
+    symbols = {fn.symbol for fn in functions}
+    mine = [fn for fn in functions if fn.first_line is not None]
+    out: dict[str, list[VectorRemark]] = {}
+    for remark in remarks:
+        symbol = remark.function if remark.function in symbols else None
+        if symbol is None:
+            holding = [fn for fn in mine if fn.first_line <= remark.line]
+            chosen = max(holding, key=lambda fn: fn.first_line, default=mine[0] if mine else None)
+            symbol = chosen.symbol if chosen else None
+        if symbol is not None:
+            out.setdefault(symbol, []).append(remark)
+    return out
 
 
 def _gcc_diagnostics(stderr: str, path: str) -> list[Diagnostic]:

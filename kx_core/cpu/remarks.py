@@ -34,13 +34,18 @@ class VectorRemark(Jsonable):
     vectorized: bool
     message: str  # GCC's words
     width_bytes: int | None = None  # 32 for a loop vectorized with 256-bit vectors
+    # the function whose code holds the loop (mangled; "" when only -fopt-info said it)
+    function: str = ""
+    # how the loop came to be there: "scale_row inlined at line 41" ("" when it did not)
+    inlined: str = ""
 
     def text(self, file: str) -> str:
+        where = f" [{self.inlined}]" if self.inlined else ""
         if self.vectorized:
             width = f" ({self.width_bytes}-byte vectors)" if self.width_bytes else ""
-            return f"{os.path.basename(file)}:{self.line}:{self.column}: vectorized{width}: {self.message}"
+            return f"{os.path.basename(file)}:{self.line}:{self.column}: vectorized{width}: {self.message}{where}"
         why = self.message.removeprefix("not vectorized: ")  # GCC's own words often start so
-        return f"{os.path.basename(file)}:{self.line}:{self.column}: not vectorized: {why}"
+        return f"{os.path.basename(file)}:{self.line}:{self.column}: not vectorized: {why}{where}"
 
 
 def parse_remarks(text: str, source: str) -> list[VectorRemark]:

@@ -9,6 +9,8 @@ between stages (which the source map computes on the full text) still land.
 - GNU assembler (AMDGCN, a CPU kernel's x86): `.loc`/`.file`, and with the directives
   filter the `.cfi_*`, alignment, type and section directives and the debug labels
   (`.LBB13:`, `.LVL4:`), leaving the code and the labels jumps name.
+  With the comment-lines filter, a line that is only a `#` comment; with demangle, the
+  C++ names the compile demangled (the kernel's `demangled` table) read as C++.
 - Paths: an absolute path in what is left (a quoted one, or after `File`) shows as its file
   name.
 
@@ -34,6 +36,10 @@ class DisplayFilters:
     hide_line_comments: bool = True  # SASS //## File ..., line N
     shorten_paths: bool = True  # /abs/path/kernel.py -> kernel.py
     hide_directives: bool = True  # GNU assembler: .cfi_*, .p2align, debug labels (.LBB, .LVL)
+    # Compiler Explorer's other defaults, for a C++ kernel's x86 assembly:
+    hide_comment_lines: bool = True  # GNU assembler: a line that is only a `# ...` comment
+    demangle: bool = True  # _ZN6kx_ext8silu_mulEPKfPfllb -> kx_ext::silu_mul(float const*, ...)
+    hide_library_functions: bool = True  # functions defined outside the user's files (lists)
 
     @property
     def any(self) -> bool:
@@ -80,6 +86,8 @@ _GAS_NOISE_RE = re.compile(
     r"^\s*(?:\.(?:cfi_\w+|p2align|align|type|size|globl|section|text|intel_syntax|ident)\b"
     r"|\.L(?:BB|BE|BI|VL|VU|FB|FE|text|etext|debug|LST|LRL|ASF)\w*:)"
 )
+# Example: "\t# @[ add.cpp:10:20 ] (kx: the call site from here)", "# BLOCK 2"
+_GAS_COMMENT_LINE_RE = re.compile(r"^\s*#")
 # Example: "\t//## File \"/work/k/vector_add.py\", line 11"
 _SASS_FILE_RE = re.compile(r"^\s*//## File ")
 # Example: "\"/work/main/fixtures/kernels/vector_add.py\"" -> "\"vector_add.py\""
@@ -99,9 +107,19 @@ def _strip_locs(line: str) -> str:
     return "".join(out) + line[start:]
 
 
-def filter_stage(text: str, syntax: str, filters: DisplayFilters) -> FilteredText:
+def _demangler(names: dict[str, str]):
+    """A function replacing every mangled name of `names` in a line (longest first, so a
+    `.cold` clone is not read as its parent plus a suffix)."""
+    pattern = re.compile("|".join(re.escape(n) for n in sorted(names, key=len, reverse=True)))
+    return lambda line: pattern.sub(lambda m: names[m.group(0)], line)
+
+
+def filter_stage(
+    text: str, syntax: str, filters: DisplayFilters, demangled: dict[str, str] | None = None
+) -> FilteredText:
     """The text as shown with `filters`, for a stage of `syntax` (mlir, llvm, ptx, sass,
-    gas, ...)."""
+    gas, ...); `demangled` (mangled -> readable) is what the demangle filter replaces."""
+    demangle = _demangler(demangled) if demangled and filters.demangle and syntax == "gas" else None
     shown: list[str] = []
     originals: list[int] = []
     in_debug_section = False  # PTX: inside `.section .debug_* { ... }`
@@ -127,6 +145,10 @@ def filter_stage(text: str, syntax: str, filters: DisplayFilters) -> FilteredTex
             continue
         if filters.hide_directives and syntax == "gas" and _GAS_NOISE_RE.match(line):
             continue
+        if filters.hide_comment_lines and syntax == "gas" and _GAS_COMMENT_LINE_RE.match(line):
+            continue
+        if demangle is not None and "_Z" in line:
+            line = demangle(line)
         if filters.shorten_paths and "/" in line:
             line = _QUOTED_PATH_RE.sub(r'"\2"', line)
         shown.append(line)

@@ -262,6 +262,13 @@ class CompiledKernel(Jsonable):
     # torch.compile script's Inductor kernel: its graph nodes' stack traces): its path ->
     # those lines. Every stage line located in it links to all of them (kernel-wide).
     source_origins: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # A C++ function (kx_core.cpu): the file it is defined in (its DWARF decl_file), and
+    # whether that is outside the user's files (torch, c10, pybind11, libstdc++ headers):
+    # Compiler Explorer's "library functions" filter hides those
+    defined_in: str | None = None
+    library_code: bool = False
+    # mangled -> demangled, for every C++ symbol its assembly names (the demangle filter)
+    demangled: dict[str, str] = field(default_factory=dict)
 
     @property
     def display_name(self) -> str:

@@ -167,7 +167,7 @@ class StagePane(Pane):
             )
             view.set_content(f"// no {d.display_name}: {why}\n")
             return
-        f = filter_stage(text, d.syntax, self.session.display_filters)
+        f = filter_stage(text, d.syntax, self.session.display_filters, kernel.demangled)
         self.filtered[d.name] = f
         self.full_lines[d.name] = text.split("\n")  # split once, not on every click
         view.set_content(f.text, lexer_for_syntax(d.syntax), f.originals)

@@ -1,0 +1,252 @@
+"""Issue 33 on real GCC compiles: Compiler Explorer's filters (library functions by the
+DWARF file of their definition, directives, comment-only lines, demangled names) and
+every loop's vectorization remark on its line, inlined loops included.
+
+The oracles are the compiler's own outputs read by another path: the library filter is
+checked against `readelf --debug-dump=info/line` of an object g++ compiles here (not the
+annotated assembly kx reads), the remarks against the `.opt-record.json.gz` and the
+`-fopt-info-vec-all` text of that same compile."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from kx_core.cpu.compile import compile_cpp, gcc_command, torch_include_flags
+from kx_core.cpu.remarks import line_marks
+from kx_core.ir.display_filters import DisplayFilters, filter_stage
+from kx_testing import ROOT, run_kx
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("g++") is None or shutil.which("readelf") is None, reason="needs g++ and readelf"
+)
+FIXTURES = ROOT / "fixtures" / "kernels" / "cpu_filters"
+EXTENSION = ROOT / "kx_core" / "data" / "examples" / "cpu_ext" / "silu_mul_ext.cpp"
+
+# readelf's lines. Examples: " <1><2a3f>: Abbrev Number: 98 (DW_TAG_subprogram)",
+# "    <2a40>   DW_AT_specification: <0x1b3a>", "    <1c11>   DW_AT_decl_file   : 7",
+# "    <2a44>   DW_AT_linkage_name: (indirect string, offset: 0x3ef2): _ZN6kx_fix3dotEPKfS1_l"
+_DIE_RE = re.compile(r"^\s*<\d+><([0-9a-f]+)>: Abbrev Number: \d+ \((DW_TAG_\w+)\)")
+_ATTR_RE = re.compile(r"^\s*<[0-9a-f]+>\s+(DW_AT_\w+)\s*: (.*)$")
+# Examples: "  1\t(indirect line string, offset: 0x47): /work/k", "  8\t1\t(indirect ...): helpers.hpp"
+_DIR_ROW_RE = re.compile(r"^\s*(\d+)\s+\(indirect line string, offset: 0x[0-9a-f]+\): (.*)$")
+_FILE_ROW_RE = re.compile(r"^\s*(\d+)\s+(\d+)\s+\(indirect line string, offset: 0x[0-9a-f]+\): (.*)$")
+
+
+def _readelf(obj: Path, what: str) -> str:
+    return subprocess.run(
+        ["readelf", f"--debug-dump={what}", str(obj)], capture_output=True, text=True
+    ).stdout
+
+
+def dwarf_definitions(obj: Path) -> dict[str, str]:
+    """Linkage name -> the file of its definition, for every function with code in `obj`
+    (a DW_TAG_subprogram with DW_AT_low_pc or DW_AT_ranges), as readelf reads the DWARF."""
+    dirs, files = {}, {}
+    table = _readelf(obj, "line")
+    for raw in table.split("The File Name Table")[0].splitlines():
+        if m := _DIR_ROW_RE.match(raw):
+            dirs[m.group(1)] = m.group(2)
+    for raw in table.split("The File Name Table")[1].split("Line Number Statements")[0].splitlines():
+        if m := _FILE_ROW_RE.match(raw):
+            files[m.group(1)] = os.path.join(dirs[m.group(2)], m.group(3))
+    dies: dict[str, dict[str, str]] = {}
+    current = None
+    for raw in _readelf(obj, "info").splitlines():
+        if m := _DIE_RE.match(raw):
+            current = dies.setdefault(m.group(1), {}) if m.group(2) == "DW_TAG_subprogram" else None
+        elif current is not None and (a := _ATTR_RE.match(raw)):
+            current[a.group(1)] = a.group(2).split(": ")[-1].strip()
+
+    def attr(die: dict, name: str) -> str | None:
+        for _ in range(8):  # a concrete DIE -> its declaration or abstract instance
+            if name in die:
+                return die[name]
+            ref = die.get("DW_AT_specification") or die.get("DW_AT_abstract_origin")
+            if not ref or ref.strip("<>").removeprefix("0x") not in dies:
+                return None
+            die = dies[ref.strip("<>").removeprefix("0x")]
+        return None
+
+    out = {}
+    for die in dies.values():
+        if "DW_AT_low_pc" in die or "DW_AT_ranges" in die:
+            name = attr(die, "DW_AT_linkage_name") or attr(die, "DW_AT_name")
+            file = attr(die, "DW_AT_decl_file")
+            if name and file is not None:
+                out[name] = files[file]
+    return out
+
+
+def _symbol(kernel) -> str:
+    """A kernel's mangled name (the demangled table maps it to the kernel's name)."""
+    return next((m for m, d in kernel.demangled.items() if d == kernel.name), kernel.name)
+
+
+def _gcc_object(source: Path, tmp: Path) -> tuple[Path, Path, str]:
+    """The object, the JSON optimisation record and the -fopt-info text of the same
+    compile kx runs (its flags, `-c` instead of `-S -dA`)."""
+    cmd = gcc_command(str(source), "avx2", str(tmp / "k.s"), str(tmp / "remarks.txt"))
+    cmd = [a for a in cmd if a not in ("-S", "-dA", "-masm=intel")]
+    cmd[cmd.index("-o") + 1] = str(tmp / "k.o")
+    if "torch/extension.h" in source.read_text():
+        cmd[1:1] = torch_include_flags()
+    subprocess.run([*cmd, "-c"], check=True, cwd=source.parent, capture_output=True)
+    (record,) = tmp.glob("*.opt-record.json.gz")
+    return tmp / "k.o", record, (tmp / "remarks.txt").read_text()
+
+
+def _user(path: str, folder: Path) -> bool:
+    real = os.path.realpath(path)
+    return real.startswith(str(folder) + os.sep) and "/site-packages/" not in real
+
+
+def test_library_functions_are_those_dwarf_defines_outside_the_users_folder(tmp_path):
+    r = compile_cpp(str(FIXTURES / "uses_std.cpp"), "cpu:avx2")
+    obj, _, _ = _gcc_object(FIXTURES / "uses_std.cpp", tmp_path)
+    oracle = dwarf_definitions(obj)
+    kx = {_symbol(k): k for k in r.kernels}
+    # a function in the header beside the file is the user's; std::sort's is a library's
+    assert {s for s, f in oracle.items() if _user(f, FIXTURES)} == {
+        s for s, k in kx.items() if not k.library_code
+    }
+    # the library's, by the file of each definition (a clone of a local lambda's template,
+    # `.isra.0`, has no linkage name in DWARF to match by)
+    library = Counter(f for f in oracle.values() if not _user(f, FIXTURES))
+    assert library == Counter(k.defined_in for k in kx.values() if k.library_code)
+    assert any(k.defined_in.endswith("helpers.hpp") for k in kx.values() if not k.library_code)
+    assert any("/usr/include/c++" in k.defined_in for k in kx.values() if k.library_code)
+    assert not r.kernels[0].library_code  # the user's functions come first (selected first)
+
+
+def test_demangle_and_comment_filters_on_the_assembly():
+    r = compile_cpp(str(FIXTURES / "uses_std.cpp"), "cpu:avx2")
+    k = next(k for k in r.kernels if k.name.startswith("kx_fix::top_k_dot"))
+    full = k.stages["asm"]
+    shown = filter_stage(full, "gas", DisplayFilters(), k.demangled).text
+    assert shown.splitlines()[0] == f"{k.name}:"  # the header line reads as C++
+    assert "_ZN6kx_fix" not in shown and "call\tkx_fix::dot(float const*, float const*, long)" in shown
+    assert any(t.lstrip().startswith("#") for t in full.splitlines())
+    assert not any(t.lstrip().startswith("#") for t in shown.splitlines())
+    raw = filter_stage(full, "gas", DisplayFilters(demangle=False, hide_comment_lines=False), k.demangled)
+    assert "_ZN6kx_fix" in raw.text and any(t.lstrip().startswith("#") for t in raw.text.splitlines())
+
+
+def test_cli_filter_hides_library_functions_and_says_how_many():
+    args = ["compile", str(FIXTURES / "uses_std.cpp"), "--target", "cpu:avx2", "--json"]
+    shown = json.loads(run_kx(*args).stdout)
+    everything = json.loads(run_kx(*args, "--filter", "none").stdout)
+    library = sum(1 for k in everything["kernels"] if k["library_code"])
+    assert library > 0 and shown["hidden_library_functions"] == library
+    assert len(shown["kernels"]) == len(everything["kernels"]) - library
+    assert all(not k["library_code"] for k in shown["kernels"])
+    p = run_kx("stages", str(FIXTURES / "uses_std.cpp"), "--target", "cpu:avx2", "--stage", "asm")
+    assert p.returncode == 0 and f"{library} library function" in p.stderr and "_ZN6kx_fix" not in p.stdout
+    p = run_kx(
+        "stages",
+        str(FIXTURES / "uses_std.cpp"),
+        "--target",
+        "cpu:avx2",
+        "--stage",
+        "asm",
+        "--filter",
+        "no-demangle",
+    )
+    assert "_ZN6kx_fix" in p.stdout
+    p = run_kx(
+        "stages",
+        str(FIXTURES / "uses_std.cpp"),
+        "--target",
+        "cpu:avx2",
+        "--stage",
+        "asm",
+        "--filter",
+        "bogus",
+    )
+    assert p.returncode == 2 and "unknown filter 'bogus'" in p.stderr
+
+
+@pytest.fixture(scope="module")
+def extension(tmp_path_factory):
+    """The torch-extension example compiled by kx, and the same compile's own record."""
+    tmp = tmp_path_factory.mktemp("ext")
+    return compile_cpp(str(EXTENSION), "cpu:avx2"), *_gcc_object(EXTENSION, tmp)
+
+
+def test_a_torch_extension_shows_only_the_users_functions(extension):
+    r, obj, _, _ = extension
+    oracle = dwarf_definitions(obj)
+    mine = [k for k in r.kernels if not k.library_code]
+    # the user's: what DWARF defines in the file (their OpenMP bodies and cold parts with them)
+    parts = r"\.cold|_omp_fn|^_GLOBAL__sub_I_"
+    assert {_symbol(k) for k in mine if not re.search(parts, _symbol(k))} == {
+        s for s, f in oracle.items() if _user(f, EXTENSION.parent)
+    }
+    # the static initializer GCC writes for TORCH_LIBRARY has no declaration in DWARF: kx
+    # keeps it with the user's by the line table, and its first line is the registration's
+    (init,) = [k for k in mine if k.name.startswith("_GLOBAL__sub_I_") and ".cold" not in k.name]
+    lines = EXTENSION.read_text().splitlines()
+    assert lines[init.source_line - 1].startswith("TORCH_LIBRARY(")
+    assert any("_omp_fn" in _symbol(k) for k in mine)
+    hidden = len(r.kernels) - len(mine)
+    assert hidden > 100 and len(mine) < 10  # c10, ATen, pybind11 and libstdc++ code: hidden
+
+
+def _record_loops(record: Path, source: Path) -> dict[tuple[str, int], tuple[bool, list]]:
+    """(function, line) -> (vectorized, inlining chain) of every loop in `source` the loop
+    vectorizer gave a verdict on, read straight from GCC's JSON record."""
+    _, passes, records = json.load(gzip.open(record, "rt"))
+    names = {}
+    stack = list(passes)
+    while stack:
+        p = stack.pop()
+        names[p["id"]] = p["name"]
+        stack += p.get("children", [])
+    loops: dict[tuple[str, int], tuple[bool, list]] = {}
+    for r in records:
+        text = "".join(m for m in r.get("message", []) if isinstance(m, str))
+        loc = r.get("location", {})
+        if names.get(r["pass"]) != "vect" or loc.get("file") != str(source):
+            continue
+        if text.startswith(("loop vectorized", "couldn't vectorize loop")):
+            key = (r["function"], loc["line"])
+            done = loops.get(key, (False, []))[0] or text.startswith("loop vectorized")
+            loops[key] = (done, r.get("inlining_chain", []))
+    return loops
+
+
+def test_every_loops_remark_is_on_its_line_inlined_ones_included(extension):
+    r, _, record, fopt_info = extension
+    loops = _record_loops(record, EXTENSION)
+    by_symbol = {_symbol(k): k for k in r.kernels}
+    inlined = 0
+    for (function, line), (vectorized, chain) in loops.items():
+        stage = by_symbol[function].stages["vectorization"]
+        mine = [t for t in stage.splitlines() if t.startswith(f"{EXTENSION.name}:{line}:")]
+        assert mine, (function, line, stage)
+        assert any(("not vectorized" not in t) == vectorized for t in mine), (function, line, mine)
+        sites = [c["site"]["line"] for c in chain if "site" in c]
+        if sites:  # a helper's loop inlined into its caller: said so, with the call's line
+            inlined += 1
+            assert any(f"inlined at line {sites[0]}" in t for t in mine), mine
+    assert inlined >= 3  # the three helpers' loops in the OpenMP body, first_nan's in its caller
+    assert any("_omp_fn" in f for f, _ in loops)
+    # the missed loops say why (the analysis' reasons, not only "couldn't vectorize loop")
+    body = next(k for k in r.kernels if "_omp_fn" in _symbol(k)).stages["vectorization"]
+    assert "function calls or data references that cannot be analyzed" in body
+    # and -fopt-info's own verdicts: each on its line in the Source pane's gutter marks
+    marks = line_marks(k.stages.get("vectorization", "") for k in r.kernels)
+    for m in re.finditer(
+        rf"{re.escape(str(EXTENSION))}:(\d+):\d+: (optimized: loop vectorized|missed: couldn't)", fopt_info
+    ):
+        assert int(m.group(1)) in marks, m.group(0)
+        if m.group(2).startswith("optimized"):
+            assert marks[int(m.group(1))][0], m.group(0)
