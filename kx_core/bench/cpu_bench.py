@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -33,6 +34,34 @@ _DEF_RE = re.compile(r'\.def\(\s*"(\w+)\s*\(')
 _TIER_FILE_RE = re.compile(r"_(avx2|avx512)\.(?:cpp|cc|cxx)$")
 
 
+def tier_of(file: str) -> str | None:
+    """The ISA tier a file's name asks for ("avx2" for rmsnorm_avx2.cpp), or None."""
+    m = _TIER_FILE_RE.search(os.path.basename(file))
+    return m.group(1) if m else None
+
+
+def variant_note(file: str, ran: str | None) -> dict:
+    """What the result must say about which variant was timed: the one asked for (the
+    opened file's tier), the one that ran, the folder's others, and a sentence when kx
+    could not make sure they are the same."""
+    asked = tier_of(file)
+    folder = Path(file).resolve().parent
+    variants = sorted({t for p in folder.glob("*.c*") if (t := tier_of(p.name))})
+    out: dict = {"asked_tier": asked, "variants": variants}
+    if ran is None:
+        out["tier_note"] = "which variant ran is not known: the op has no `<op>_tier` companion to ask" + (
+            f" (asked for {asked} with KX_CPU_TIER)" if asked else ""
+        )
+    elif asked is None:
+        out["tier_note"] = f"timed the dispatcher's choice, {ran}: {os.path.basename(file)} names no tier"
+    elif ran != asked:
+        out["tier_note"] = (
+            f"timed {ran}, not {asked}: the dispatcher did not take KX_CPU_TIER={asked} "
+            "(this CPU cannot run it, or the dispatcher does not read it)"
+        )
+    return out
+
+
 def registered_ops(folder: Path) -> list[str]:
     """'namespace::name' of every op a TORCH_LIBRARY block in the folder defines."""
     ops = []
@@ -45,8 +74,11 @@ def registered_ops(folder: Path) -> list[str]:
 
 def build(folder: Path, cache: Path) -> float:
     """Build the folder's op library; returns the path of the loaded module's .so."""
+    import logging
     import time
 
+    # its import warns that no CUDA runtime is found: true, and not this CPU build's business
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     from torch.utils.cpp_extension import load
 
     from kx_core.base.tools import run_tool
@@ -106,6 +138,9 @@ def measure(file: str, baseline: str, op: str | None, cache: str, perf: bool = F
             file, "", False, diagnostics=(Diagnostic("environment", f"{folder}: {why}", file),)
         )
     op = op or ops[0]
+    asked = tier_of(file)
+    if asked:  # the variant the user opened: a dispatcher that reads KX_CPU_TIER takes it
+        os.environ["KX_CPU_TIER"] = asked
     build_s = build(folder, Path(cache))
     namespace, name = op.split("::")
     kernel = getattr(getattr(torch.ops, namespace), name)
@@ -127,6 +162,7 @@ def measure(file: str, baseline: str, op: str | None, cache: str, perf: bool = F
         extra["tier"] = str(getattr(getattr(torch.ops, namespace), name + "_tier")())
     except (AttributeError, RuntimeError):
         pass
+    extra.update(variant_note(file, extra.get("tier")))
     counted = None
     if perf:
         from kx_core.cpu.perf_stat import count

@@ -137,6 +137,10 @@ def _bench_cpp(args: argparse.Namespace) -> int:
         if r.kernel and r.baseline:
             tier = f", {r.extra['tier']} path" if r.extra.get("tier") else ""
             print(f"{r.op} on the local CPU ({r.threads} threads{tier}), built in {r.build_s:.1f} s")
+            if r.extra.get("variants"):
+                print(f"  variants in the folder: {', '.join(r.extra['variants'])}")
+            if r.extra.get("tier_note"):
+                print(f"  note: {r.extra['tier_note']}")
             print(f"  correct: {'yes' if r.correct else 'NO'}" + "".join(f"\n    {m}" for m in r.mismatches))
             print(
                 f"  kernel   median {r.kernel.median_us:9.1f} us  IQR {r.kernel.iqr_us:6.1f} us  ({r.kernel.runs} blocks)"

@@ -35,8 +35,12 @@ _MANGLED_RE = re.compile(r"\b_Z[\w$]+(?:\.[\w$]+)*")
 
 def torch_include_flags() -> list[str]:
     """-I flags for torch's headers (needs torch; only for a file that includes them)."""
+    import logging
     import sysconfig
 
+    # its import logs "No CUDA runtime is found, using CUDA_HOME=..." (a warning about GPU
+    # builds, on a CPU compile): not a word for a C++ kernel's output or status line
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)
     from torch.utils.cpp_extension import include_paths
 
     # torch/extension.h includes Python.h too

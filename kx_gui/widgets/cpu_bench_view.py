@@ -122,13 +122,22 @@ class CpuBenchView(QWidget):
                 self.results.setItem(i, c, item)
         self.results.resizeColumnsToContents()
         verdict = "correct" if r.correct else "WRONG: " + "; ".join(r.mismatches[:2])
+        variants = r.extra.get("variants") or []
+        others = [v for v in variants if v != r.extra.get("tier")]
+        which = f"timed the {r.extra['tier']} variant" if r.extra.get("tier") else ""
+        which += f" (others in the folder: {', '.join(others)})" if others and which else ""
+        note = r.extra.get("tier_note", "")
         self.summary.setText(
             f"{verdict} — speed-up {r.speedup:.2f}x over PyTorch (medians, blocked_autorange), "
-            f"{r.threads} threads, built in {r.build_s:.1f} s" + (f" — {problems}" if problems else "")
+            f"{r.threads} threads, built in {r.build_s:.1f} s"
+            + "".join(f" — {part}" for part in (which, note, problems) if part)
         )
         if r.perf is not None:
             self._show_perf(r.perf)
-        return f"C++ kernel {r.op}: {'correct' if r.correct else 'WRONG'}, {r.speedup:.2f}x over PyTorch"
+        tier = f" ({r.extra['tier']})" if r.extra.get("tier") else ""
+        return (
+            f"C++ kernel {r.op}{tier}: {'correct' if r.correct else 'WRONG'}, {r.speedup:.2f}x over PyTorch"
+        )
 
     def _show_perf(self, p) -> None:
         derived = [

@@ -1,9 +1,14 @@
 // Runtime dispatch, compiled without SIMD flags (the seed's separate_translation_units
 // rule): AVX-512 where the CPU has AVX512F (cpuid) and the OS saves the opmask and ZMM
 // state, else AVX2 where it has AVX2 and FMA and the OS saves the YMM registers (XCR0
-// through xgetbv), else scalar; the answers are cached.
+// through xgetbv), else scalar; the answers are cached. KX_CPU_TIER=avx2|avx512|scalar
+// asks for one variant (kx bench sets it to the tier of the file you opened, so that
+// rmsnorm_avx2.cpp times the AVX2 code on an AVX-512 machine); a tier this CPU cannot
+// run is not taken, and rmsnorm_tier() says which one ran.
 #include <cmath>
 #include <cpuid.h>
+#include <cstdlib>
+#include <cstring>
 
 #include "kernels.hpp"
 
@@ -52,12 +57,23 @@ void gemm(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_
 }
 }  // namespace scalar
 
-const char* rmsnorm_tier() { return has_avx512() ? "avx512" : has_avx2() ? "avx2" : "scalar"; }
+// the widest tier this CPU runs, at most the one KX_CPU_TIER asks for
+static bool asked_at_most(const char* tier) {
+    const char* asked = std::getenv("KX_CPU_TIER");
+    if (asked == nullptr || *asked == '\0' || std::strcmp(asked, "avx512") == 0) return true;
+    if (std::strcmp(asked, "avx2") == 0) return std::strcmp(tier, "avx512") != 0;
+    return false;  // "scalar"
+}
+
+static bool run_avx512() { return has_avx512() && asked_at_most("avx512"); }
+static bool run_avx2() { return has_avx2() && asked_at_most("avx2"); }
+
+const char* rmsnorm_tier() { return run_avx512() ? "avx512" : run_avx2() ? "avx2" : "scalar"; }
 
 void rmsnorm(const float* x, const float* weight, float* out, int64_t rows, int64_t hidden, float eps) {
-    if (has_avx512()) {
+    if (run_avx512()) {
         avx512::rmsnorm(x, weight, out, rows, hidden, eps);
-    } else if (has_avx2()) {
+    } else if (run_avx2()) {
         avx2::rmsnorm(x, weight, out, rows, hidden, eps);
     } else {
         scalar::rmsnorm(x, weight, out, rows, hidden, eps);
