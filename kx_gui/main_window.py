@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kx_core.base.data import examples
+from kx_core.base.data import cpp_examples, examples
 from kx_core.base.words import counted
 from kx_core.compile import CompileResult
 from kx_core.compile.capturing.capture_device import target_for_gpu
@@ -131,7 +131,9 @@ class MainWindow(QMainWindow):
         for spec in PANES:
             self._add_dock(spec)
         # the welcome page stands where the source goes until a file is open
-        self.welcome = WelcomePage(recent_files(self.settings), examples(), self._target_text())
+        self.welcome = WelcomePage(
+            recent_files(self.settings), examples() + cpp_examples(), self._target_text()
+        )
         self.welcome.open_requested.connect(self.open_file)
         self.welcome.choose_requested.connect(self.choose_file)
         self.source_stack = QStackedWidget()
@@ -250,6 +252,10 @@ class MainWindow(QMainWindow):
         self.examples_menu = file_menu.addMenu("&Examples")
         for path in examples():
             self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
+        self.examples_menu.addSection("C++ CPU kernels")
+        for path in cpp_examples():
+            label = f"{path.parent.name}/{path.name}"
+            self._action(self.examples_menu, label, lambda _=False, p=str(path): self.open_file(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Export &Bundle…", self.choose_bundle_to_export)
         self._action(file_menu, "Open B&undle…", self.choose_bundle_to_open)
@@ -320,6 +326,9 @@ class MainWindow(QMainWindow):
         ("hide_line_comments", "Hide SASS Line Comments (//## File …)"),
         ("shorten_paths", "Shorten Paths"),
         ("hide_directives", "Hide Assembler Directives and Debug Labels (.cfi, .p2align, .LBB)"),
+        ("hide_comment_lines", "Hide Comment-Only Lines (C++ assembly)"),
+        ("demangle", "Demangle C++ Names"),
+        ("hide_library_functions", "Hide Library Functions (C++: defined outside your files)"),
     )
 
     def _build_filter_menu(self, menu) -> None:

@@ -43,3 +43,19 @@ def data_path(folder: str, *parts: str) -> Path:
 def examples() -> list[Path]:
     """The example kernel files, by name."""
     return sorted(data_path("examples").glob("*.py"))
+
+
+# The C++ CPU kernels File ▸ Examples and the Welcome page list (the seed's layout in
+# examples/cpu, a one-file torch extension in examples/cpu_ext), in this order
+_CPP_EXAMPLES = (
+    ("cpu", "rmsnorm_avx2.cpp"),
+    ("cpu", "rmsnorm_avx512.cpp"),
+    ("cpu", "vector_add_avx2.cpp"),
+    ("cpu", "gemm_avx2.cpp"),
+    ("cpu_ext", "silu_mul_ext.cpp"),
+)
+
+
+def cpp_examples() -> list[Path]:
+    """The C++ CPU kernel examples (AVX2, AVX-512, a torch extension)."""
+    return [data_path("examples", *parts) for parts in _CPP_EXAMPLES]

@@ -25,28 +25,21 @@ import sys
 from pathlib import Path
 
 from kx_core.bench.cpu_result import CpuBenchResult, Timed
+from kx_core.cpu.targets import tier_of_file
 from kx_core.records.results import Diagnostic
 
 # Example: 'TORCH_LIBRARY(kx_cpu, m) {' and 'm.def("rms_norm(Tensor x, ...) -> Tensor", &rms_norm);'
 _LIBRARY_RE = re.compile(r"TORCH_LIBRARY\s*\(\s*(\w+)\s*,")
 _DEF_RE = re.compile(r'\.def\(\s*"(\w+)\s*\(')
-# Example: "rmsnorm_avx2.cpp" -> tier "avx2"
-_TIER_FILE_RE = re.compile(r"_(avx2|avx512)\.(?:cpp|cc|cxx)$")
-
-
-def tier_of(file: str) -> str | None:
-    """The ISA tier a file's name asks for ("avx2" for rmsnorm_avx2.cpp), or None."""
-    m = _TIER_FILE_RE.search(os.path.basename(file))
-    return m.group(1) if m else None
 
 
 def variant_note(file: str, ran: str | None) -> dict:
     """What the result must say about which variant was timed: the one asked for (the
     opened file's tier), the one that ran, the folder's others, and a sentence when kx
     could not make sure they are the same."""
-    asked = tier_of(file)
+    asked = tier_of_file(file)
     folder = Path(file).resolve().parent
-    variants = sorted({t for p in folder.glob("*.c*") if (t := tier_of(p.name))})
+    variants = sorted({t for p in folder.glob("*.c*") if (t := tier_of_file(p.name))})
     out: dict = {"asked_tier": asked, "variants": variants}
     if ran is None:
         out["tier_note"] = "which variant ran is not known: the op has no `<op>_tier` companion to ask" + (
@@ -94,11 +87,11 @@ def build(folder: Path, cache: Path) -> float:
     started = time.perf_counter()
     objects, plain = [], []
     for src in sources:
-        tier = _TIER_FILE_RE.search(src.name)
+        tier = tier_of_file(src.name)
         if tier:  # a SIMD translation unit: its own tier's flags, no torch headers
             obj = out / (src.stem + ".o")
             if not obj.exists():
-                flags = [*COMMON_FLAGS, *TIER_FLAGS[tier.group(1)], "-fPIC", "-c", "-o", str(obj), str(src)]
+                flags = [*COMMON_FLAGS, *TIER_FLAGS[tier], "-fPIC", "-c", "-o", str(obj), str(src)]
                 run_tool("g++", flags, 600, cwd=str(folder))
             objects.append(str(obj))
         else:
@@ -138,7 +131,7 @@ def measure(file: str, baseline: str, op: str | None, cache: str, perf: bool = F
             file, "", False, diagnostics=(Diagnostic("environment", f"{folder}: {why}", file),)
         )
     op = op or ops[0]
-    asked = tier_of(file)
+    asked = tier_of_file(file)
     if asked:  # the variant the user opened: a dispatcher that reads KX_CPU_TIER takes it
         os.environ["KX_CPU_TIER"] = asked
     build_s = build(folder, Path(cache))

@@ -369,7 +369,9 @@ def _compile(args: argparse.Namespace) -> CompileResult:
                 raise TargetError(
                     f"{args.file} is a C++ CPU kernel: use --target cpu:avx2, cpu:avx512 or cpu:native"
                 )
-            args.target = "cpu:avx2"
+            from kx_core.cpu.targets import tier_of_file
+
+            args.target = f"cpu:{tier_of_file(args.file) or 'avx2'}"
     from kx_core.compile.jobs.runner import compile_file
 
     return compile_file(request_from_args(args), use_cache=not args.no_cache)

@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import os
+import re
+
 from kx_core.records.results import Target
 
 # tier -> g++ flags (the seed's element-wise groups; AVX-512 GEMMs add dq/bw/vbmi/AMX)
@@ -26,3 +29,13 @@ def cpu_target(tier: str) -> Target:
 
 def is_cpu_spec(spec: str | None) -> bool:
     return bool(spec) and spec.strip().lower().startswith("cpu:")
+
+
+# Example: "rmsnorm_avx2.cpp" -> tier "avx2" (the seed's layout: one SIMD tier per file)
+_TIER_FILE_RE = re.compile(r"_(avx2|avx512)\.(?:cpp|cc|cxx)$")
+
+
+def tier_of_file(path: str) -> str | None:
+    """The ISA tier a file's name asks for ("avx2" for rmsnorm_avx2.cpp), or None."""
+    m = _TIER_FILE_RE.search(os.path.basename(path))
+    return m.group(1) if m else None

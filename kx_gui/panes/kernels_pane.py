@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTableWidgetItem, QVBoxLayout
 
+from kx_core.base.words import counted
 from kx_core.compile import CompileResult
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
@@ -50,7 +51,11 @@ def _cell(value) -> QTableWidgetItem:
 class KernelsPane(Pane):
     title = "Kernels"
     name = "kernels"
-    listens = {"result_changed": "set_result", "kernel_changed": "_kernel_changed"}
+    listens = {
+        "result_changed": "set_result",
+        "kernel_changed": "_kernel_changed",
+        "display_filters_changed": "_filters_changed",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -73,6 +78,13 @@ class KernelsPane(Pane):
         self.notice.setStyleSheet("QLabel { color: #b71c1c; padding: 2px 4px; }")
         self.notice.hide()
         layout.addWidget(self.notice)
+        # a C++ file: how many functions the library filter hides (Compiler Explorer's
+        # first filter: code of torch, c10, pybind11 and libstdc++ headers)
+        self.hidden_note = QLabel()
+        self.hidden_note.setWordWrap(True)
+        self.hidden_note.setStyleSheet("QLabel { color: #546e7a; padding: 2px 4px; }")
+        self.hidden_note.hide()
+        layout.addWidget(self.hidden_note)
         layout.addWidget(self.table, 1)
         layout.addWidget(scroll, 1)
         self.table.currentCellChanged.connect(self._row_changed)
@@ -122,6 +134,23 @@ class KernelsPane(Pane):
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
         self._filling = False
+        self._filters_changed()
+
+    def _filters_changed(self, *_args) -> None:
+        """Hide the rows of library functions while that filter is on, and say how many."""
+        result = self.session.result
+        kernels = result.kernels if result is not None else ()
+        hide = self.session.display_filters.hide_library_functions
+        hidden = 0
+        for row, k in enumerate(kernels):
+            self.table.setRowHidden(row, hide and k.library_code)
+            hidden += hide and k.library_code
+        self.hidden_note.setText(
+            f"{counted(hidden, 'library function')} hidden: defined outside your files (torch, c10, "
+            "pybind11, the C++ library), by the DWARF file of each definition — "
+            "View ▸ Display Filters ▸ Hide Library Functions shows them"
+        )
+        self.hidden_note.setVisible(bool(hidden))
 
     def _kernel_changed(self, kernel, _source_map) -> None:
         result = self.session.result

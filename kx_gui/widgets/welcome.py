@@ -14,17 +14,36 @@ ABOUT = (
     "<p>Open a Triton kernel file and click through its compilation: Python source → TTIR → "
     "TTGIR → LLVM IR → PTX → SASS, with lines linked across stages, every MLIR pass, the "
     "layouts (which lane owns which element), the roofline and the autotune configs. kx runs "
-    "the file to capture its launches; it compiles for any target without a GPU.</p>"
+    "the file to capture its launches; it compiles for any target without a GPU. A C++ CPU "
+    "kernel (AVX2, AVX-512, a torch extension) shows its x86 assembly with Compiler Explorer's "
+    "filters and every loop's vectorization remark on its line.</p>"
 )
 
 
 def first_line_of_docstring(path: Path) -> str:
-    """An example's one-line description (its module docstring's first sentence line)."""
+    """An example's one-line description (its module docstring's first paragraph; a C++
+    file's leading `//` comment)."""
+    if path.suffix != ".py":
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except OSError:
+            return ""
+        lead = []
+        for line in lines:
+            if not line.startswith("//"):
+                break
+            lead.append(line.removeprefix("//").strip())
+        return " ".join(lead).split(". ")[0].strip()
     try:
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
     except (OSError, SyntaxError, ValueError):
         return ""
     return doc.split("\n\n")[0].replace("\n", " ").strip()
+
+
+def _example_name(path: Path) -> str:
+    """`vector_add.py`; a C++ example with its folder (`cpu/rmsnorm_avx2.cpp`)."""
+    return path.name if path.suffix == ".py" else f"{path.parent.name}/{path.name}"
 
 
 class WelcomePage(QWidget):
@@ -42,7 +61,9 @@ class WelcomePage(QWidget):
         open_button = QPushButton("Open a kernel file…")
         open_button.clicked.connect(self.choose_requested)
         self.recent = self._list([(p, p) for p in recent], "no recent files yet" if not recent else None)
-        self.examples = self._list([(f"{p.name} — {first_line_of_docstring(p)}", str(p)) for p in examples])
+        self.examples = self._list(
+            [(f"{_example_name(p)} — {first_line_of_docstring(p)}", str(p)) for p in examples]
+        )
         for i, p in enumerate(examples):  # the whole description on hover
             self.examples.item(i).setToolTip(f"{first_line_of_docstring(p)}\n{p}")
         layout = QVBoxLayout(self)

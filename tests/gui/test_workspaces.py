@@ -136,12 +136,15 @@ def test_a_1d_layout_draws_as_a_block_with_a_legend(qtbot, make_window):
 
 
 def test_first_start_welcomes_with_examples_and_the_target(qtbot, make_window):
-    from kx_core.base.data import examples
+    from kx_core.base.data import cpp_examples, examples
 
     w = make_window()
     page = w.welcome
     assert w.source_stack.currentWidget() is page
-    assert page.examples.count() == len(examples()) and "no recent files" in page.recent.item(0).text()
+    assert (
+        page.examples.count() == len(examples() + cpp_examples())
+        and "no recent files" in page.recent.item(0).text()
+    )
     assert "cuda:90" in page.target_label.text()
     assert [a.data() for a in w.target_group.actions() if a.isChecked()] == ["cuda:90"]
     item = next(

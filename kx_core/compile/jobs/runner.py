@@ -289,12 +289,13 @@ def _iter_compile(
     file = os.path.abspath(request.file)
     if file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
         from kx_core.cpu.compile import compile_cpp
-        from kx_core.cpu.targets import is_cpu_spec
+        from kx_core.cpu.targets import is_cpu_spec, tier_of_file
 
         yield CompileProgress(f"g++ {os.path.basename(file)}", 0, 0.0)
-        yield compile_cpp(
-            file, request.target if is_cpu_spec(request.target) else "cpu:avx2", request.timeout_s
-        )
+        # a CPU target chosen is kept; else the tier the file's name asks for (an
+        # rmsnorm_avx512.cpp compiled with AVX2's flags only shows errors), else AVX2
+        spec = request.target if is_cpu_spec(request.target) else f"cpu:{tier_of_file(file) or 'avx2'}"
+        yield compile_cpp(file, spec, request.timeout_s)
         return
     target = resolve_target(request)
     python = probe(request.python, request.timeout_s) if request.python else None

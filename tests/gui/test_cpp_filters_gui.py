@@ -1,0 +1,69 @@
+"""Issue 33 in the app: a C++ file's library functions are hidden from the Kernels pane
+by default (how many is said), the filter menu turns each of Compiler Explorer's filters
+on and off, the assembly reads with demangled names, and File ▸ Examples and the
+Welcome page list the C++ examples."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from gui_helpers import open_and_wait
+from kx_testing import ROOT
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+USES_STD = ROOT / "fixtures" / "kernels" / "cpu_filters" / "uses_std.cpp"
+
+
+def test_library_functions_are_hidden_and_counted_and_the_filter_shows_them(qtbot, make_window):
+    w = make_window("cpu:avx2")
+    result = open_and_wait(qtbot, w, USES_STD)
+    pane = w.kernels_pane
+    library = [row for row, k in enumerate(result.kernels) if k.library_code]
+    assert library and all(pane.table.isRowHidden(row) for row in library)
+    assert not any(pane.table.isRowHidden(row) for row in range(len(result.kernels)) if row not in library)
+    assert pane.hidden_note.isVisible() and pane.hidden_note.text().startswith(
+        f"{len(library)} library function"
+    )
+    assert not result.kernels[w.session.kernel_index].library_code  # the first selected is the user's
+    w.set_display_filter("hide_library_functions", False)
+    assert not any(pane.table.isRowHidden(row) for row in library) and not pane.hidden_note.isVisible()
+    w.set_display_filter("hide_library_functions", True)
+    assert all(pane.table.isRowHidden(row) for row in library)
+
+
+def test_the_assembly_reads_demangled_and_the_toggle_brings_the_mangled_names_back(qtbot, make_window):
+    w = make_window("cpu:avx2")
+    result = open_and_wait(qtbot, w, USES_STD)
+    row = next(i for i, k in enumerate(result.kernels) if k.name.startswith("kx_fix::top_k_dot"))
+    w.kernels_pane.table.selectRow(row)
+    stage = w.stage_pane
+    stage.select_stage("asm")
+    view = stage.current_view()
+    qtbot.waitUntil(lambda: view.fully_loaded)
+    assert view.text().splitlines()[0] == f"{result.kernels[row].name}:" and "_ZN6kx_fix" not in view.text()
+    assert not any(t.lstrip().startswith("#") for t in view.text().splitlines())
+    w.set_display_filter("demangle", False)
+    view = stage.current_view()
+    qtbot.waitUntil(lambda: view.fully_loaded)
+    assert view.text().splitlines()[0].startswith("_ZN6kx_fix9top_k_dot")
+    w.set_display_filter("demangle", True)
+
+
+def test_file_examples_and_the_welcome_page_list_the_cpp_examples(qtbot, make_window):
+    from kx_core.base.data import cpp_examples
+
+    w = make_window()
+    texts = [a.text() for a in w.examples_menu.actions()]
+    for path in cpp_examples():
+        assert f"{path.parent.name}/{path.name}" in texts and path.exists()
+    assert any(t.startswith("cpu/rmsnorm_avx512.cpp") for t in texts) and "cpu_ext/silu_mul_ext.cpp" in texts
+    welcome = [w.welcome.examples.item(i).text() for i in range(w.welcome.examples.count())]
+    ext = next(t for t in welcome if t.startswith("cpu_ext/silu_mul_ext.cpp"))
+    assert "torch extension" in ext
+    # an example opens as the tier its name asks for (the GPU target stays for Triton files)
+    action = next(a for a in w.examples_menu.actions() if a.text() == "cpu/rmsnorm_avx512.cpp")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        action.trigger()
+    assert w.session.result.target.spec == "cpu:avx512" and w.session.result.kernels
