@@ -799,7 +799,14 @@ class MainWindow(QMainWindow):
         fatal = [d for d in result.diagnostics if d.fatal]
         # a C++ kernel's result names its compiler where a Triton result names Triton
         tool = backend_of(result.target).tool_label(result.triton_version)
-        summary = f"{counted(len(result.kernels), 'kernel')} for {result.target.spec} ({tool})"
+        library = sum(k.library_code for k in result.kernels)
+        if library and self.session.display_filters.hide_library_functions:  # a C++ file
+            shown = counted(len(result.kernels) - library, "function")
+            summary = (
+                f"{shown} of yours for {result.target.spec} ({tool}), {library} library functions hidden"
+            )
+        else:
+            summary = f"{counted(len(result.kernels), 'kernel')} for {result.target.spec} ({tool})"
         summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
         after = [k for k in result.kernels if k.after_placeholder is not None]
         if after:

@@ -23,7 +23,8 @@ _WIDTH_RE = re.compile(r"vectorized using (\d+) byte vectors")
 
 
 # A line of the Vectorization stage, as VectorRemark.text writes it.
-# Example: "add.cpp:14:14: vectorized (32-byte vectors): loop vectorized using 32 byte vectors"
+# Examples: "add.cpp:14:14: vectorized (32-byte vectors): loop vectorized using 32 byte vectors",
+# "ext.cpp:15:27: not vectorized [kx_ext::silu_mul_row inlined at line 38]: loop contains ..."
 _STAGE_RE = re.compile(r"^.+?:(\d+):\d+: (vectorized|not vectorized)\b")
 
 
@@ -40,12 +41,13 @@ class VectorRemark(Jsonable):
     inlined: str = ""
 
     def text(self, file: str) -> str:
+        # how the loop got here comes before GCC's words: a long reason must not hide it
         where = f" [{self.inlined}]" if self.inlined else ""
         if self.vectorized:
             width = f" ({self.width_bytes}-byte vectors)" if self.width_bytes else ""
-            return f"{os.path.basename(file)}:{self.line}:{self.column}: vectorized{width}: {self.message}{where}"
+            return f"{os.path.basename(file)}:{self.line}:{self.column}: vectorized{width}{where}: {self.message}"
         why = self.message.removeprefix("not vectorized: ")  # GCC's own words often start so
-        return f"{os.path.basename(file)}:{self.line}:{self.column}: not vectorized: {why}{where}"
+        return f"{os.path.basename(file)}:{self.line}:{self.column}: not vectorized{where}: {why}"
 
 
 def parse_remarks(text: str, source: str) -> list[VectorRemark]:
