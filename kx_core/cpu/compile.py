@@ -19,6 +19,7 @@ import time
 
 from kx_core.base.tools import ToolFailed, find_tool, run_tool
 from kx_core.cpu.assembly import split_functions
+from kx_core.cpu.build_toml import BuildFlags, build_flags
 from kx_core.cpu.checks import check_file
 from kx_core.cpu.definitions import function_definitions, is_user_file
 from kx_core.cpu.opt_record import find_record, loop_remarks
@@ -47,9 +48,14 @@ def torch_include_flags() -> list[str]:
     return [f"-I{p}" for p in [*include_paths(), sysconfig.get_paths()["include"]]]
 
 
-def gcc_command(path: str, tier: str, asm_out: str, remarks_out: str) -> list[str]:
+def gcc_command(
+    path: str, tier: str, asm_out: str, remarks_out: str, build: BuildFlags | None = None
+) -> list[str]:
+    """g++ for reading a kernel: the tier's flags, or those of the build.toml that builds
+    it (its cxx-flags and include folders), with debug lines and the vectorizer's report."""
     compiler = find_tool("g++") or "g++"
-    flags = [*COMMON_FLAGS, *TIER_FLAGS[tier], "-g", "-dA", "-S", "-masm=intel"]
+    isa = [*build.cxx_flags, *(f"-I{d}" for d in build.include_dirs)] if build else [*TIER_FLAGS[tier]]
+    flags = [*COMMON_FLAGS, *isa, "-g", "-dA", "-S", "-masm=intel"]
     flags += ["-fno-asynchronous-unwind-tables", f"-fopt-info-vec-all={remarks_out}", "-o", asm_out]
     # the JSON optimisation record, beside asm_out: each remark's function and inlining chain
     flags.insert(-2, "-fsave-optimization-record")
@@ -77,8 +83,9 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
         source = f.read()
     with tempfile.TemporaryDirectory(prefix="kx-cpu-") as tmp:
         asm_path, remarks_path = os.path.join(tmp, "out.s"), os.path.join(tmp, "remarks.txt")
-        cmd = gcc_command(path, tier, asm_path, remarks_path)
-        if _TORCH_INCLUDE_RE.search(source):
+        build = build_flags(path)
+        cmd = gcc_command(path, tier, asm_path, remarks_path, build)
+        if _includes_torch(path, source, build.include_dirs if build else ()):
             cmd[1:1] = torch_include_flags()
         try:
             proc = run_tool(cmd[0], cmd[1:], timeout_s, cwd=os.path.dirname(path), check=False)
@@ -122,6 +129,9 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
     # the user's functions first, in the file's order: the one selected first is theirs
     kernels.sort(key=lambda k: k.library_code)
     diagnostics += check_file(path)
+    if build is not None:  # said: the flags are the build file's, not the tier's
+        what = f"compiled with {os.path.relpath(build.toml, os.path.dirname(path))} [kernel.{build.kernel}]'s cxx-flags"
+        diagnostics.append(Diagnostic("flags", f"{what}: {' '.join(build.cxx_flags)}", path))
     version = _gcc_version()
     return CompileResult(
         path,
@@ -132,6 +142,30 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
         time.perf_counter() - started,
         output=proc.stderr,
     )
+
+
+# Example: '#include "cpu_types_avx2.hpp"'
+_QUOTED_INCLUDE_RE = re.compile(r'#\s*include\s*"([^"]+)"')
+
+
+def _includes_torch(path: str, source: str, include_dirs=()) -> bool:
+    """Whether the file, or a header of the user's it includes (`#include "..."`, found
+    beside it or in the build's include folders), includes torch's headers: a kernel
+    whose header includes <torch/all.h> needs torch's include folders too."""
+    seen, todo = set(), [(path, source)]
+    while todo and len(seen) < 64:
+        current, text = todo.pop()
+        if _TORCH_INCLUDE_RE.search(text):
+            return True
+        seen.add(current)
+        for name in _QUOTED_INCLUDE_RE.findall(text):
+            for folder in (os.path.dirname(current), *include_dirs):
+                found = os.path.realpath(os.path.join(folder, name))
+                if found not in seen and os.path.isfile(found):
+                    with open(found, encoding="utf-8", errors="replace") as f:
+                        todo.append((found, f.read()))
+                    break
+    return False
 
 
 def _remarks_by_function(remarks: list[VectorRemark], functions) -> dict[str, list[VectorRemark]]:

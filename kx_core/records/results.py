@@ -22,6 +22,8 @@ FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-m
 # autotuner skips it.
 # `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).
 # `rule`: a CPU kernel breaks one of the seed's correctness rules (kx_core.cpu.checks).
+# `flags`: a C++ kernel compiled with its build.toml's cxx-flags, not the tier's
+# (kx_core.cpu.build_toml).
 # `not-launched`: kernels the file imports (from its own modules) that nothing launched.
 # `not-captured`: launches kx knows happened but could not capture (the result is
 # incomplete: `kx compile` exits 4).
@@ -35,6 +37,7 @@ DIAGNOSTIC_KINDS = FATAL_KINDS + (
     "config",
     "cancelled",
     "rule",
+    "flags",
 )
 
 # pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or

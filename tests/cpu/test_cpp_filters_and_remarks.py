@@ -250,3 +250,33 @@ def test_every_loops_remark_is_on_its_line_inlined_ones_included(extension):
         assert int(m.group(1)) in marks, m.group(0)
         if m.group(2).startswith("optimized"):
             assert marks[int(m.group(1))][0], m.group(0)
+
+
+BUILD_TOML = ROOT / "fixtures" / "kernels" / "cpu_build_toml"
+
+
+def test_a_build_toml_gives_the_files_flags_and_kx_says_so():
+    path = BUILD_TOML / "src" / "widen_avx512.cpp"
+    # the oracle: with kx's avx512 tier flags alone g++ refuses (_mm512_insertf32x8 is DQ)
+    tier = gcc_command(str(path), "avx512", "/dev/null", "/dev/null")
+    tier = [a for a in tier if not a.startswith("-fopt-info")]
+    p = subprocess.run([*tier, f"-I{BUILD_TOML / 'src'}"], capture_output=True, text=True)
+    assert p.returncode != 0 and "target specific option mismatch" in p.stderr
+    r = compile_cpp(str(path), "cpu:avx512")
+    assert not [d for d in r.diagnostics if d.fatal] and [k.name for k in r.kernels] == [
+        "kx_fix::avx512::join_halves(float const*, float const*, float*, long)"
+    ]
+    (note,) = [d for d in r.diagnostics if d.kind == "flags"]
+    assert "[kernel.widen_avx512]" in note.message and "-mavx512dq" in note.message
+
+
+def test_a_header_of_the_users_that_includes_torch_brings_torchs_include_folders(tmp_path):
+    from kx_core.cpu.compile import _includes_torch
+
+    (tmp_path / "types.hpp").write_text('#pragma once\n#include "inner.hpp"\n')
+    (tmp_path / "inner.hpp").write_text("#include <torch/all.h>\n")
+    kernel = tmp_path / "k_avx2.cpp"
+    kernel.write_text('#include <immintrin.h>\n#include "types.hpp"\n')
+    assert _includes_torch(str(kernel), kernel.read_text())
+    (tmp_path / "inner.hpp").write_text("#include <cstdint>\n")
+    assert not _includes_torch(str(kernel), kernel.read_text())
