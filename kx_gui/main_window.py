@@ -33,7 +33,7 @@ from kx_core.base.words import counted
 from kx_core.compile import CompileResult
 from kx_core.compile.capturing.capture_device import target_for_gpu
 from kx_core.cpu.targets import CPP_SOURCES, CPU_TARGETS
-from kx_core.ir.display_filters import DisplayFilters
+from kx_core.ir.display_filters import DisplayFilters, hidden_by_library_filter
 from kx_core.model.gpu import SPECS
 from kx_core.records.backends import backend_of
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
@@ -799,8 +799,8 @@ class MainWindow(QMainWindow):
         fatal = [d for d in result.diagnostics if d.fatal]
         # a C++ kernel's result names its compiler where a Triton result names Triton
         tool = backend_of(result.target).tool_label(result.triton_version)
-        library = sum(k.library_code for k in result.kernels)
-        if library and self.session.display_filters.hide_library_functions:  # a C++ file
+        library = sum(hidden_by_library_filter(k, self.session.display_filters) for k in result.kernels)
+        if library:  # a C++ file's library functions, hidden
             shown = counted(len(result.kernels) - library, "function")
             summary = (
                 f"{shown} of yours for {result.target.spec} ({tool}), {library} library functions hidden"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 
-from kx_core.ir.display_filters import DisplayFilters, filter_stage
+from kx_core.ir.display_filters import DisplayFilters, filter_stage, hidden_by_library_filter
 from kx_core.records.results import CompileResult
 
 # --filter name -> DisplayFilters field
@@ -60,7 +60,7 @@ def add_filter_option(parser: argparse.ArgumentParser) -> None:
 def filtered_result(result: CompileResult, filters: DisplayFilters) -> tuple[CompileResult, int]:
     """The result as the filters show it (library functions dropped, the assembly filtered),
     and how many functions were hidden."""
-    kept = [k for k in result.kernels if not (filters.hide_library_functions and k.library_code)]
+    kept = [k for k in result.kernels if not hidden_by_library_filter(k, filters)]
     kernels = []
     for k in kept:
         stages = dict(k.stages)

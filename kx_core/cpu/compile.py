@@ -126,8 +126,9 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
                 demangled={m: names[m] for m in sorted(mangled) if names.get(m, m) != m},
             )
         )
-    # the user's functions first, in the file's order: the one selected first is theirs
-    kernels.sort(key=lambda k: k.library_code)
+    # the user's functions first, in the file's order (the one selected first is theirs),
+    # then library templates holding their loops (at::parallel_for's body), then the rest
+    kernels.sort(key=lambda k: 0 if not k.library_code else 1 if k.stages["vectorization"] else 2)
     diagnostics += check_file(path)
     if build is not None:  # said: the flags are the build file's, not the tier's
         what = f"compiled with {os.path.relpath(build.toml, os.path.dirname(path))} [kernel.{build.kernel}]'s cxx-flags"

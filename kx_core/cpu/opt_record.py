@@ -53,6 +53,10 @@ def _text(message) -> str:
 
 
 def _decl_name(fndecl: str) -> str:
+    """A function's name without its signature; a lambda's as "a lambda in F"."""
+    # Example: "kx_fix::scale_rows(float*, const float*, int64_t, int64_t)::<lambda(int64_t)>"
+    if "::<lambda" in (fndecl or ""):
+        return f"a lambda in {_decl_name(fndecl.rsplit('::<lambda', 1)[0])}"
     m = _DECL_NAME_RE.search(fndecl or "")
     return m.group(1) if m else fndecl
 
@@ -74,8 +78,13 @@ def _where(record: dict, source: str, cwd: str) -> tuple[int, int, str] | None:
     sites = [
         (_decl_name(chain[i - 1].get("fndecl", "")), c["site"]) for i, c in enumerate(chain) if "site" in c
     ]
+
+    def at(site: dict) -> str:  # a call site: its line, with its file's name when not the source's
+        same = os.path.realpath(_file(site, cwd)) == os.path.realpath(source)
+        return f"line {site['line']}" if same else f"{os.path.basename(site.get('file', ''))}:{site['line']}"
+
     if is_user_file(_file(loc, cwd), source):
-        how = ", ".join(f"{name} inlined at line {site['line']}" for name, site in sites)
+        how = ", ".join(f"{name} inlined at {at(site)}" for name, site in sites)
         return loc["line"], loc.get("column", 0), how
     for name, site in sites:
         if is_user_file(_file(site, cwd), source):

@@ -154,3 +154,11 @@ def filter_stage(
         shown.append(line)
         originals.append(number)
     return FilteredText("\n".join(shown), tuple(originals))
+
+
+def hidden_by_library_filter(kernel, filters: DisplayFilters) -> bool:
+    """Whether the library-functions filter hides a C++ function: one defined outside the
+    user's files (`library_code`, by DWARF), unless it holds a loop of the user's lines
+    (its Vectorization stage is not empty): at::parallel_for's OpenMP body is a library
+    template's, and the user's lambda, the kernel's hot loop, is compiled inside it."""
+    return filters.hide_library_functions and kernel.library_code and not kernel.stages.get("vectorization")

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTableWidgetItem, QVBoxLayout
 
 from kx_core.base.words import counted
 from kx_core.compile import CompileResult
+from kx_core.ir.display_filters import hidden_by_library_filter
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.arguments_form import ArgumentsForm
@@ -32,6 +35,9 @@ def note_of(k) -> str:
         parts.append(k.message)
     if k.launch is not None and k.launch.warmup:
         parts.append("compiled by warmup(), never launched")
+    if k.library_code and k.stages.get("vectorization"):  # shown by the library filter
+        where = os.path.basename(k.defined_in or "a library header")
+        parts.append(f"defined in {where}; shown: loops of your lines are compiled in it")
     if k.status == "not-launched":
         parts.append("nothing launches it: select it to compile it with example arguments")
     lines = sorted({n for origin in k.source_origins.values() for n in origin})
@@ -140,11 +146,11 @@ class KernelsPane(Pane):
         """Hide the rows of library functions while that filter is on, and say how many."""
         result = self.session.result
         kernels = result.kernels if result is not None else ()
-        hide = self.session.display_filters.hide_library_functions
         hidden = 0
         for row, k in enumerate(kernels):
-            self.table.setRowHidden(row, hide and k.library_code)
-            hidden += hide and k.library_code
+            hide = hidden_by_library_filter(k, self.session.display_filters)
+            self.table.setRowHidden(row, hide)
+            hidden += hide
         self.hidden_note.setText(
             f"{counted(hidden, 'library function')} hidden: defined outside your files (torch, c10, "
             "pybind11, the C++ library), by the DWARF file of each definition — "

@@ -280,3 +280,38 @@ def test_a_header_of_the_users_that_includes_torch_brings_torchs_include_folders
     assert _includes_torch(str(kernel), kernel.read_text())
     (tmp_path / "inner.hpp").write_text("#include <cstdint>\n")
     assert not _includes_torch(str(kernel), kernel.read_text())
+
+
+LIBRARY = ROOT / "fixtures" / "kernels" / "cpu_library"
+
+
+def test_a_library_template_holding_the_users_loop_stays_shown(tmp_path):
+    """at::parallel_for's shape: the user's lambda, with its loop, is compiled inside a
+    library template's OpenMP body. DWARF says the body is the library's; the record says
+    the user's loop is in it: the library filter keeps it, and says why."""
+    from kx_core.ir.display_filters import hidden_by_library_filter
+
+    source = LIBRARY / "user" / "scale_rows.cpp"
+    r = compile_cpp(str(source), "cpu:avx2")
+    obj, record, _ = _gcc_object(source, tmp_path)
+    loops = _record_loops(record, source)
+    (function,) = {f for f, _ in loops}
+    assert "parallel_for" in function and "_omp_fn" in function  # the oracle: where GCC put the loop
+    body = next(k for k in r.kernels if _symbol(k) == function)
+    assert body.library_code and body.defined_in.endswith("lib/parallel.hpp")
+    assert not hidden_by_library_filter(body, DisplayFilters())
+    line = (
+        next(i for i, t in enumerate(source.read_text().splitlines(), 1) if "x[r * n + j] *= scale[r]" in t)
+        - 1
+    )
+    (remark,) = body.stages["vectorization"].splitlines()
+    assert (
+        remark.startswith(f"scale_rows.cpp:{line}:")
+        and "a lambda in kx_fix::scale_rows inlined at parallel.hpp:" in remark
+    )
+    hidden = [k for k in r.kernels if hidden_by_library_filter(k, DisplayFilters())]
+    assert hidden and all(k.library_code and not k.stages["vectorization"] for k in hidden)
+    assert [k.library_code for k in r.kernels][:2] == [
+        False,
+        True,
+    ]  # the user's, then the body holding theirs
