@@ -13,7 +13,10 @@ library functions, directives and comment-only lines filtered; demangle on) as C
 - comment-only lines (`# ...`), directives (a `.` line, but data after a used label),
   unused labels (a label no instruction, `.globl` or used data names), demangled names.
 
-    python benchmarks/ce_compare_cpu.py FILE.cpp -- -O3 -mavx2 ...    # one JSON line
+    PYTHONPATH=. python benchmarks/ce_compare_cpu.py FILE.cpp cpu:avx512    # one JSON line
+
+Both sides get the same options: kx's for the file (its build.toml kernel's cxx-flags,
+else the tier's; torch's include folders when it, or a header of its, includes torch).
 """
 
 from __future__ import annotations
@@ -114,32 +117,67 @@ def ce_filtered(asm: str, main: str) -> tuple[list[str], set[str]]:
     return kept, shown
 
 
-def main(argv: list[str]) -> int:
-    path, flags = argv[0], argv[argv.index("--") + 1 :] if "--" in argv else []
+def ce_figures(path: str, flags: list[str]) -> dict:
+    """CE's default filters on g++'s assembly of `path` (compiled as CE compiles it)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "output.s")
         cmd = ["g++", "-g", "-o", out, "-masm=intel", "-S", *flags, path]
         proc = subprocess.run(cmd, capture_output=True, text=True, cwd=os.path.dirname(path))
         if proc.returncode:
-            print(json.dumps({"file": path, "error": proc.stderr[-500:]}))
-            return 1
+            return {"error": proc.stderr[-500:]}
         asm = open(out, encoding="utf-8").read()
-    lines = asm.split("\n")
-    functions = {m.group(1) for line in lines if (m := FUNCTION_RE.match(line))}
+    functions = {m.group(1) for line in asm.split("\n") if (m := FUNCTION_RE.match(line))}
     kept, shown = ce_filtered(asm, path)
     names = subprocess.run(["c++filt"], input="\n".join(sorted(shown)), capture_output=True, text=True).stdout
-    print(
-        json.dumps(
-            {
-                "file": path,
-                "functions": len(functions),
-                "shown": len(shown),
-                "shown_names": names.split("\n")[: len(shown)],
-                "lines_shown": len(kept),
-                "remarks": 0,  # CE's assembly view shows none (its optimisation pane is apart)
-            }
-        )
-    )
+    return {
+        "functions": len(functions),
+        "shown": len(shown),
+        "shown_names": names.split("\n")[: len(shown)],
+        "lines_shown": len(kept),
+        "remarks": 0,  # CE's assembly view shows none (its optimisation output is a pane apart)
+    }
+
+
+def kx_figures(path: str, spec: str) -> tuple[dict, list[str]]:
+    """kx's default view of `path`, and the options its compile used (CE gets the same)."""
+    from kx_core.cpu.build_toml import build_flags
+    from kx_core.cpu.compile import _includes_torch, compile_cpp, torch_include_flags
+    from kx_core.cpu.targets import COMMON_FLAGS, TIER_FLAGS
+    from kx_core.ir.display_filters import DisplayFilters, filter_stage, hidden_by_library_filter
+
+    build = build_flags(path)
+    flags = [*COMMON_FLAGS, *(build.cxx_flags if build else TIER_FLAGS[spec.split(":", 1)[1]])]
+    flags += [f"-I{d}" for d in (build.include_dirs if build else ())]
+    if _includes_torch(path, open(path, encoding="utf-8").read(), build.include_dirs if build else ()):
+        flags += torch_include_flags()
+    r = compile_cpp(path, spec, timeout_s=900)
+    shown = [k for k in r.kernels if not hidden_by_library_filter(k, DisplayFilters())]
+    remarks = [t for k in shown for t in k.stages.get("vectorization", "").splitlines()]
+
+    def lines(k) -> int:
+        text = filter_stage(k.stages["asm"], "gas", DisplayFilters(), k.demangled).text
+        return sum(1 for t in text.splitlines() if t.strip())
+
+    return {
+        "fatal": [d.message[:200] for d in r.diagnostics if d.fatal],
+        "functions": len(r.kernels),
+        "shown": len(shown),
+        "shown_names": [k.name for k in shown],
+        "lines_shown": sum(lines(k) for k in shown),
+        "remarks": len(remarks),
+        "vectorized": sum(": vectorized" in t for t in remarks),
+        "inlined": sum(" inlined at " in t or "inlined here" in t for t in remarks),
+    }, flags
+
+
+def main(argv: list[str]) -> int:
+    """`ce_compare_cpu.py FILE [cpu:TIER]`: one JSON line, kx's figures and CE's rules'."""
+    path = os.path.abspath(argv[0])
+    spec = argv[1] if len(argv) > 1 else "cpu:avx2"
+    kx, flags = kx_figures(path, spec)
+    ce = ce_figures(path, flags)
+    both = set(kx["shown_names"]) & set(ce.get("shown_names", ()))
+    print(json.dumps({"file": path, "flags": flags, "kx": kx, "ce_rules": ce, "shown_by_both": len(both)}))
     return 0
 
 

@@ -67,3 +67,33 @@ def test_file_examples_and_the_welcome_page_list_the_cpp_examples(qtbot, make_wi
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()
     assert w.session.result.target.spec == "cpu:avx512" and w.session.result.kernels
+
+
+EXTENSION_LIKE = ROOT / "fixtures" / "kernels" / "cpu_library" / "user" / "scale_rows.cpp"
+
+
+def test_a_remark_line_links_to_its_source_line_and_that_lines_assembly(qtbot, make_window):
+    """The Vectorization stage links like a Triton stage: a click on a remark marks its
+    source line, and a click on that line marks the assembly the loop became."""
+    from gui_helpers import click_line
+
+    w = make_window("cpu:avx2")
+    result = open_and_wait(qtbot, w, EXTENSION_LIKE)
+    row = next(i for i, k in enumerate(result.kernels) if k.stages["vectorization"])  # the parallel body
+    w.kernels_pane.table.selectRow(row)
+    pane = w.stage_pane
+    pane.select_stage("vectorization")
+    view = pane.current_view()
+    qtbot.waitUntil(lambda: view.fully_loaded)
+    remark = view.text().splitlines()[0]
+    line = int(remark.split(":")[1])
+    click_line(qtbot, view, 1)
+    assert w.source_pane.view.emphasis == {line}
+    pane.select_stage("asm")
+    click_line(qtbot, w.source_pane.view, line)
+    asm = pane.current_view()
+    qtbot.waitUntil(lambda: asm.fully_loaded)
+    shown = asm.text().splitlines()
+    assert any(shown[n - 1].strip().startswith(("cmp", "jne")) for n in asm.emphasis)  # the loop's control
+    click_line(qtbot, w.source_pane.view, line + 1)  # its body: the 32-byte vectors the remark names
+    assert any("ymm" in shown[n - 1] for n in asm.emphasis)
