@@ -95,6 +95,9 @@ def test_the_bench_pane_builds_times_and_saves_a_cpp_kernel_as_a_trial(qtbot, ma
     assert r is not None and r.correct and r.diagnostics == (), r
     assert view.results.rowCount() == 2 and view.results.item(1, 0).text() == "PyTorch baseline"
     assert f"{r.speedup:.2f}x" in pane.status.text()
+    # issue 33: the variant opened is the one timed, the others named; no torch log line
+    assert "(avx2)" in pane.status.text() and "No CUDA runtime" not in pane.status.text()
+    assert "timed the avx2 variant (others in the folder: avx512)" in view.summary.text()
     assert r.perf is not None and view.counters.rowCount() >= len(r.perf.counters)
     pane.strategy.setText("avx2 + masked avx512 tail")
     tid = pane.save_trial()
