@@ -328,6 +328,7 @@ class MainWindow(QMainWindow):
         ("hide_directives", "Hide Assembler Directives and Debug Labels (.cfi, .p2align, .LBB)"),
         ("hide_comment_lines", "Hide Comment-Only Lines (C++ assembly)"),
         ("demangle", "Demangle C++ Names"),
+        ("hide_unused_labels", "Hide Unused Labels (C++ assembly)"),
         ("hide_library_functions", "Hide Library Functions (C++: defined outside your files)"),
     )
 

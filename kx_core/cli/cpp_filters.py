@@ -8,7 +8,7 @@ filters, on by default as there.
 
 Names: library (functions defined outside the user's files, by the DWARF file of their
 definition), directives (.cfi_*, .p2align, debug labels), comments (comment-only lines),
-demangle (C++ names), locations (.loc/.file)."""
+demangle (C++ names), locations (.loc/.file), labels (local labels nothing names)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,7 @@ FILTER_FIELDS = {
     "comments": "hide_comment_lines",
     "demangle": "demangle",
     "locations": "hide_locations",
+    "labels": "hide_unused_labels",
 }
 
 
@@ -53,7 +54,7 @@ def add_filter_option(parser: argparse.ArgumentParser) -> None:
         default=DisplayFilters(),
         metavar="NAMES",
         help="C++ kernels: Compiler Explorer's filters, comma-separated: "
-        "all (default), none, or library, directives, comments, demangle, locations; no-NAME turns one off",
+        "all (default), none, or library, directives, comments, demangle, locations, labels; no-NAME turns one off",
     )
 
 

@@ -9,7 +9,8 @@ between stages (which the source map computes on the full text) still land.
 - GNU assembler (AMDGCN, a CPU kernel's x86): `.loc`/`.file`, and with the directives
   filter the `.cfi_*`, alignment, type and section directives and the debug labels
   (`.LBB13:`, `.LVL4:`), leaving the code and the labels jumps name.
-  With the comment-lines filter, a line that is only a `#` comment; with demangle, the
+  With the comment-lines filter, a line that is only a `#` comment; with the labels
+  filter, a local label nothing names (`.L7:` the code falls into); with demangle, the
   C++ names the compile demangled (the kernel's `demangled` table) read as C++.
 - Paths: an absolute path in what is left (a quoted one, or after `File`) shows as its file
   name.
@@ -40,6 +41,7 @@ class DisplayFilters:
     hide_comment_lines: bool = True  # GNU assembler: a line that is only a `# ...` comment
     demangle: bool = True  # _ZN6kx_ext8silu_mulEPKfPfllb -> kx_ext::silu_mul(float const*, ...)
     hide_library_functions: bool = True  # functions defined outside the user's files (lists)
+    hide_unused_labels: bool = True  # GNU assembler: a `.L3:` no instruction or data names
 
     @property
     def any(self) -> bool:
@@ -86,6 +88,10 @@ _GAS_NOISE_RE = re.compile(
     r"^\s*(?:\.(?:cfi_\w+|p2align|align|type|size|globl|section|text|intel_syntax|ident)\b"
     r"|\.L(?:BB|BE|BI|VL|VU|FB|FE|text|etext|debug|LST|LRL|ASF)\w*:)"
 )
+# Example: ".L3:" (a local label's definition)
+_GAS_LOCAL_LABEL_RE = re.compile(r"^(\.L\w+):\s*$")
+# Examples: "\tjne\t.L3", "\tvmovss\txmm0, DWORD PTR .LC1[rip]", "\t.long\t.L5-.L4"
+_GAS_LABEL_USE_RE = re.compile(r"\.L\w+")
 # Example: "\t# @[ add.cpp:10:20 ] (kx: the call site from here)", "# BLOCK 2"
 _GAS_COMMENT_LINE_RE = re.compile(r"^\s*#")
 # Example: "\t//## File \"/work/k/vector_add.py\", line 11"
@@ -107,6 +113,16 @@ def _strip_locs(line: str) -> str:
     return "".join(out) + line[start:]
 
 
+def _used_labels(text: str) -> set[str]:
+    """The local labels (`.L3`) a line other than their definition names: a jump, a
+    call, a jump table's data, a constant's load."""
+    used: set[str] = set()
+    for line in text.split("\n"):
+        if ".L" in line and not _GAS_LOCAL_LABEL_RE.match(line):
+            used.update(_GAS_LABEL_USE_RE.findall(line.split("#", 1)[0]))
+    return used
+
+
 def _demangler(names: dict[str, str]):
     """A function replacing every mangled name of `names` in a line (longest first, so a
     `.cold` clone is not read as its parent plus a suffix)."""
@@ -120,6 +136,7 @@ def filter_stage(
     """The text as shown with `filters`, for a stage of `syntax` (mlir, llvm, ptx, sass,
     gas, ...); `demangled` (mangled -> readable) is what the demangle filter replaces."""
     demangle = _demangler(demangled) if demangled and filters.demangle and syntax == "gas" else None
+    used = _used_labels(text) if filters.hide_unused_labels and syntax == "gas" else None
     shown: list[str] = []
     originals: list[int] = []
     in_debug_section = False  # PTX: inside `.section .debug_* { ... }`
@@ -146,6 +163,8 @@ def filter_stage(
         if filters.hide_directives and syntax == "gas" and _GAS_NOISE_RE.match(line):
             continue
         if filters.hide_comment_lines and syntax == "gas" and _GAS_COMMENT_LINE_RE.match(line):
+            continue
+        if used is not None and (label := _GAS_LOCAL_LABEL_RE.match(line)) and label.group(1) not in used:
             continue
         if demangle is not None and "_Z" in line:
             line = demangle(line)

@@ -136,6 +136,11 @@ def test_demangle_and_comment_filters_on_the_assembly():
     assert "_ZN6kx_fix" not in shown and "call\tkx_fix::dot(float const*, float const*, long)" in shown
     assert any(t.lstrip().startswith("#") for t in full.splitlines())
     assert not any(t.lstrip().startswith("#") for t in shown.splitlines())
+    # every jump's target stays, and each label shown is named by some instruction or data
+    targets = set(re.findall(r"^\s*j\w+\s+(\.L\w+)", full, re.M))
+    kept = set(re.findall(r"^(\.L\w+):", shown, re.M))
+    named = {m for t in full.splitlines() if not t.endswith(":") for m in re.findall(r"\.L\w+", t)}
+    assert targets and targets <= kept and kept <= named
     raw = filter_stage(full, "gas", DisplayFilters(demangle=False, hide_comment_lines=False), k.demangled)
     assert "_ZN6kx_fix" in raw.text and any(t.lstrip().startswith("#") for t in raw.text.splitlines())
 
