@@ -107,6 +107,11 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
     names = demangle(
         sorted({s for fn in functions for s in _MANGLED_RE.findall(fn.text)} | {f.symbol for f in functions})
     )
+    for symbol, defined in definitions.items():
+        if names.get(symbol, symbol) == symbol and symbol.startswith("_Z") and defined.dwarf_name:
+            # c++filt 2.40 gives up on some lambda manglings (at::parallel_for's bodies):
+            # DWARF's own name for the function reads instead
+            names[symbol] = defined.dwarf_name
     own = _remarks_by_function(remarks, functions)
     kernels = []
     for fn in functions:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # Example: "\t.uleb128 0x320\t# (DIE (0x24552c) DW_TAG_subprogram)"
 _DIE_RE = re.compile(r"#\s*\(DIE \((0x[0-9a-f]+)\) (DW_TAG_\w+)\)")
@@ -25,6 +25,9 @@ _DIE_RE = re.compile(r"#\s*\(DIE \((0x[0-9a-f]+)\) (DW_TAG_\w+)\)")
 _DECL_FILE_RE = re.compile(r"#\s*DW_AT_decl_file \((?:\d+, )?([^)]*)\)")
 # Examples: "\t.long\t0x1b3a4b\t# DW_AT_specification", "\t.long\t0x48aa5\t# DW_AT_abstract_origin"
 _REF_RE = re.compile(r"\.long\s+(0x[0-9a-f]+)\s+#\s*DW_AT_(?:specification|abstract_origin)\b")
+# Examples: '\t.long\t.LASF9602\t# DW_AT_name: "invoke_parallel<at::parallel_for<...> >"',
+# '\t.long\t.LASF9603\t# DW_AT_linkage_name: "_ZN2at8internal15invoke_parallelI..."'
+_NAME_RE = re.compile(r'#\s*DW_AT_(name|linkage_name): "(.*)"\s*$')
 # Example: "\t.quad\t.LFB87337\t# DW_AT_low_pc"
 _LOW_PC_RE = re.compile(r"\.quad\s+(\.LFB\d+)\s+#\s*DW_AT_low_pc")
 # Example: ".LFB87337:"
@@ -37,6 +40,8 @@ _TYPE_FUNC_RE = re.compile(r"^\s*\.type\s+([\w.$]+),\s*@function")
 _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s")
 # Examples: "_Z12silu_and_mulN2at6TensorEb.cold", "_ZN6kx_ext8silu_mulEPKfPfllb._omp_fn.0"
 _PART_RE = re.compile(r"(?:\.cold|\._omp_fn\.\d+)+$")
+# Examples: "_Z3fooi.constprop.0.isra.0", "_ZN2at8internal15invoke_parallelI...EvlllSQ_._omp_fn.0"
+_CLONE_RE = re.compile(r"(?:\.(?:cold|constprop|isra|part|_omp_fn)(?:\.\d+)?)+$")
 # Example: '\t.file 7 "/work/k/silu_mul_ext.cpp"', '\t.file 0 "/tmp/cpu" "add.cpp"'
 _FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 
@@ -46,6 +51,9 @@ class Definition:
     symbol: str  # the mangled name, as the assembly has it
     file: str | None  # the file it is defined in (absolute when the compile said so)
     how: str  # "DW_AT_decl_file" or "line table" (no declaration: the first .loc's file)
+    # DWARF's DW_AT_name for it ("invoke_parallel<at::parallel_for<...> >", no namespace
+    # or parameters): the readable name when c++filt cannot demangle the symbol
+    dwarf_name: str | None = None
 
 
 @dataclass
@@ -53,6 +61,8 @@ class _Die:
     file: str | None = None
     ref: str | None = None
     low_pc: str | None = None
+    name: str | None = None
+    linkage: str | None = None
 
 
 def _dies(lines: list[str]) -> dict[str, _Die]:
@@ -74,6 +84,11 @@ def _dies(lines: list[str]) -> dict[str, _Die]:
             die.ref = a.group(1)
         elif (a := _LOW_PC_RE.search(raw)) is not None:
             die.low_pc = a.group(1)
+        elif (a := _NAME_RE.search(raw)) is not None:
+            if a.group(1) == "linkage_name":
+                die.linkage = a.group(2)
+            else:
+                die.name = a.group(2)
     return out
 
 
@@ -83,6 +98,14 @@ def _decl_file(dies: dict[str, _Die], die: _Die) -> str | None:
         seen.add(id(die))
         die = dies[die.ref]
     return die.file
+
+
+def _name(dies: dict[str, _Die], die: _Die) -> str | None:
+    seen: set[int] = set()
+    while die.name is None and die.ref in dies and id(die) not in seen:
+        seen.add(id(die))
+        die = dies[die.ref]
+    return die.name
 
 
 def _line_table_files(lines: list[str]) -> dict[str, str]:
@@ -119,7 +142,8 @@ def function_definitions(asm: str) -> dict[str, Definition]:
         if lfb and lfb.group(1) in by_low_pc:
             file = _decl_file(dies, by_low_pc[lfb.group(1)])
             if file is not None:
-                out[symbol] = Definition(symbol, file, "DW_AT_decl_file")
+                die = by_low_pc[lfb.group(1)]
+                out[symbol] = Definition(symbol, file, "DW_AT_decl_file", _name(dies, die))
                 symbol = None
             continue
         loc = _LOC_RE.match(raw)
@@ -128,12 +152,26 @@ def function_definitions(asm: str) -> dict[str, Definition]:
             symbol = None
     for name in functions - out.keys():
         out[name] = Definition(name, None, "line table")
+    # a linkage name is on the declaration or on the concrete DIE, the name on the
+    # declaration: follow DW_AT_specification / abstract_origin for the name
+    named = {d.linkage: name for d in dies.values() if d.linkage and (name := _name(dies, d))}
+    # a function's own DIE names its clones too (`f.constprop.0` is f's code, and
+    # `f._omp_fn.0` is f's OpenMP body even when only `f.constprop.0` is in the assembly)
+    for symbol, d in out.items():
+        if d.dwarf_name and d.how == "DW_AT_decl_file":
+            named.setdefault(_CLONE_RE.sub("", symbol), d.dwarf_name)
+    for name, definition in list(out.items()):
+        parent = _CLONE_RE.sub("", name)
+        if parent != name and parent in named:  # a clone: its function's name, said a clone
+            out[name] = replace(definition, dwarf_name=f"{named[parent]} [clone {name[len(parent) :]}]")
+        elif definition.dwarf_name is None and name in named:
+            out[name] = replace(definition, dwarf_name=named[name])
     # a function's cold part and its OpenMP bodies are the function's own code, wherever
     # their first line comes from (a .cold part often starts in a destructor's header)
     for name in list(out):
         parent = _PART_RE.sub("", name)
         if parent != name and parent in out and out[parent].file is not None:
-            out[name] = Definition(name, out[parent].file, f"{out[parent].how} of {parent}")
+            out[name] = replace(out[name], file=out[parent].file, how=f"{out[parent].how} of {parent}")
     return out
 
 

@@ -320,3 +320,36 @@ def test_a_library_template_holding_the_users_loop_stays_shown(tmp_path):
         False,
         True,
     ]  # the user's, then the body holding theirs
+
+
+def test_a_name_cfilt_cannot_demangle_reads_as_dwarfs_name(tmp_path, monkeypatch):
+    """c++filt 2.40 leaves some at::parallel_for bodies mangled (megablocks' MoE kernel):
+    kx names them by DWARF's DW_AT_name, checked here against readelf's."""
+    import kx_core.cpu.compile as cpu_compile
+
+    source = LIBRARY / "user" / "scale_rows.cpp"
+    obj, _, _ = _gcc_object(source, tmp_path)
+    dies: dict[str, dict[str, str]] = {}
+    current = None
+    for raw in _readelf(obj, "info").splitlines():
+        if m := _DIE_RE.match(raw):
+            current = dies.setdefault(m.group(1), {}) if m.group(2) == "DW_TAG_subprogram" else None
+        elif current is not None and (a := _ATTR_RE.match(raw)):
+            current[a.group(1)] = a.group(2).split(": ")[-1].strip()
+
+    def name_of(die: dict) -> str | None:  # on the DIE, or its declaration's / abstract instance's
+        ref = (die.get("DW_AT_specification") or die.get("DW_AT_abstract_origin") or "").strip("<>")
+        ref = ref.removeprefix("0x")
+        return die.get("DW_AT_name") or (name_of(dies[ref]) if ref in dies else None)
+
+    # the body's function: the concrete parallel_for instance (its DW_AT_specification's name)
+    (instance,) = [
+        name_of(d)
+        for d in dies.values()
+        if "DW_AT_low_pc" in d and (name_of(d) or "").startswith("parallel_for<")
+    ]
+    monkeypatch.setattr(cpu_compile, "demangle", lambda symbols: {s: s for s in symbols})  # c++filt failing
+    r = compile_cpp(str(source), "cpu:avx2")
+    body = next(k for k in r.kernels if k.stages["vectorization"])
+    assert body.name == f"{instance} [clone ._omp_fn.0]"
+    assert body.name in body.demangled.values()  # the demangle filter uses it too
