@@ -808,6 +808,9 @@ class MainWindow(QMainWindow):
             )
         else:
             summary = f"{counted(len(result.kernels), 'kernel')} for {result.target.spec} ({tool})"
+        flags = next((d for d in result.diagnostics if d.kind == "flags"), None)
+        if flags is not None:  # a C++ kernel built with its build.toml's flags, not the tier's
+            summary += f", {flags.message.split(':', 1)[0].removeprefix('compiled with ')}"
         summary += f" in {result.wall_time_s:.1f} s" + (", from cache" if result.from_cache else "")
         after = [k for k in result.kernels if k.after_placeholder is not None]
         if after:

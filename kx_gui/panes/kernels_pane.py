@@ -71,6 +71,11 @@ class KernelsPane(Pane):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         self.table.setMinimumHeight(120)  # a few rows stay visible beside the form
+        # left-aligned headers: a C++ name makes the first column wider than the pane, and
+        # its centred "kernel" header was off screen (the 1280x800 screenshot's blank header)
+        self.table.horizontalHeader().setDefaultAlignment(
+            Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter
+        )
         scroll = QScrollArea()
         scroll.setWidget(self.arguments)
         scroll.setWidgetResizable(True)

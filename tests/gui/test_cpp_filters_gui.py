@@ -97,3 +97,12 @@ def test_a_remark_line_links_to_its_source_line_and_that_lines_assembly(qtbot, m
     assert any(shown[n - 1].strip().startswith(("cmp", "jne")) for n in asm.emphasis)  # the loop's control
     click_line(qtbot, w.source_pane.view, line + 1)  # its body: the 32-byte vectors the remark names
     assert any("ymm" in shown[n - 1] for n in asm.emphasis)
+
+
+def test_a_build_toml_kernel_says_its_flags_in_the_status_line(qtbot, make_window):
+    w = make_window("cpu:avx2")
+    result = open_and_wait(
+        qtbot, w, ROOT / "fixtures" / "kernels" / "cpu_build_toml" / "src" / "widen_avx512.cpp"
+    )
+    assert result.kernels and "../build.toml [kernel.widen_avx512]'s cxx-flags" in w.status_label.text()
+    assert any(d.kind == "flags" for d in result.diagnostics)
