@@ -353,3 +353,18 @@ def test_a_name_cfilt_cannot_demangle_reads_as_dwarfs_name(tmp_path, monkeypatch
     body = next(k for k in r.kernels if k.stages["vectorization"])
     assert body.name == f"{instance} [clone ._omp_fn.0]"
     assert body.name in body.demangled.values()  # the demangle filter uses it too
+
+
+def test_every_cpp_example_compiles_keeps_every_rule_and_shows_its_own_functions():
+    """File > Examples' C++ entries (the torch extension's compile is the fixture above)."""
+    from kx_core.base.data import cpp_examples
+    from kx_core.cpu.checks import check_file
+    from kx_core.cpu.targets import tier_of_file
+
+    for path in cpp_examples():
+        assert check_file(str(path)) == [], path.name
+        if path == EXTENSION:
+            continue
+        r = compile_cpp(str(path), f"cpu:{tier_of_file(str(path)) or 'avx2'}")
+        assert not [d for d in r.diagnostics if d.fatal] and r.kernels, path.name
+        assert not r.kernels[0].library_code and r.kernels[0].stages["vectorization"], path.name
