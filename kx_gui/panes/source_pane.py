@@ -236,14 +236,23 @@ class SourcePane(Pane):
     def _show_heat(self, _result=None) -> None:
         """The selected kernel's sampled source lines, as gutter bars."""
         heat, total = self.session.profiles.heat()
-        self.view.set_heat(view_heat(heat.get("source", {}), total))
+        self.view.set_heat(view_heat(heat.get("source", {}), total, self.session.editor_line))
 
     def _kernel_changed(self, kernel, source_map) -> None:
         self._show_heat()
         if source_map is None:
             self.view.set_bands({})
             return
-        self.view.set_bands({line: band_color(line) for line in source_map.mapped_source_lines()})
+        # in the editor's lines, coloured as the build's (the stages' bands): they differ
+        # while a broken edit keeps the last good build on screen
+        editor = self.session.editor_line
+        self.view.set_bands(
+            {
+                editor(line): band_color(line)
+                for line in source_map.mapped_source_lines()
+                if editor(line) is not None
+            }
+        )
         self.view.set_emphasis(())
 
     def _line_clicked(self, line: int) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui_helpers import open_and_wait
+from gui_helpers import hover_line, open_and_wait
 from kx_testing import ROOT
 
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
@@ -229,6 +229,37 @@ def test_a_text_that_does_not_compile_keeps_the_last_good_build_marked(qtbot, ma
     assert not w.stage_pane.badge.isVisible()
 
 
+def test_links_follow_the_editor_lines_while_the_last_good_build_is_kept(qtbot, make_window, tmp_path):
+    """Three lines typed above the kernels, the first a syntax error: the build on screen
+    is the old text's, so its links move down three lines with the text, and the new
+    lines link to nothing (they linked the old text's lines 1-3 before)."""
+    from kx_gui.widgets.token_styles import band_color
+
+    path = tmp_path / "two_kernels.py"
+    original = (EXAMPLES / "two_kernels.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    load = next(i for i, t in enumerate(original.splitlines(), 1) if "tl.load" in t)
+    before = w.session.select_source_line(load)
+    assert before.get("ttgir")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text("x = )\n\n\n" + original)
+    assert "last good build" in w.stage_pane.badge.text()
+    assert w.session.select_source_line(load + 3) == before
+    assert w.session.select_source_line(load) != before
+    assert w.session.select_source_line(1) == {}
+    stage_line = before["ttgir"][0]
+    source, _ = w.session.select_ir_line("ttgir", stage_line)
+    assert source == load + 3
+    view = w.source_pane.view
+    assert view.band_of(load + 3) == band_color(load)
+    # the text compiles again: its own lines
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text(original + "\n")
+    assert w.session.select_source_line(load) == before
+
+
 def test_two_specializations_of_a_kernel_are_told_apart_in_kernels(qtbot, make_window):
     """two_kernels.py calls row_sum_of_squares with a 16-aligned pointer and with one
     that is not: Triton compiles it twice."""
@@ -278,4 +309,7 @@ def test_hovering_a_ptx_or_sass_instruction_gives_its_help(qtbot, make_window):
         lines = view.toPlainText().splitlines()
         line = next(i for i, t in enumerate(lines, 1) if op in t)
         assert view.help_at(line).startswith(op)
+        # what a real mouse gets: the viewport's ToolTip event, with tracking as it is
+        assert view.help_at(line) in hover_line(qtbot, view, line).splitlines()
     assert stages.views["ttir"].help_at(1) is None
+    assert stages.views["ttir"].tip_for_text_line(1) is None
