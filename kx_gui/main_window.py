@@ -843,10 +843,22 @@ class MainWindow(QMainWindow):
             self.recovery.clear(self.session.path)
         return choice == "discard"
 
+    def _same_as_on_disk(self, edit) -> bool:
+        """An autosave whose text is the file's (the edit was undone, or saved elsewhere):
+        nothing to recover, and it is removed."""
+        try:
+            with open(edit.path, encoding="utf-8", errors="replace") as f:
+                same = f.read() == edit.text
+        except OSError:
+            return False
+        if same:
+            self.recovery.clear(edit.path)
+        return same
+
     def offer_recovery(self, ask=None) -> bool:
         """Offer the newest autosave left by a session that died; True if restored.
         `ask(edit) -> bool` decides (default: a dialog)."""
-        pending = self.recovery.pending()
+        pending = [e for e in self.recovery.pending() if not self._same_as_on_disk(e)]
         if not pending:
             return False
         edit = pending[0]
@@ -901,6 +913,8 @@ class MainWindow(QMainWindow):
             self.settings.setValue(f"workspace/{name}", state)
             self.settings.setValue(f"workspace/{name}/panes", ",".join(self.docks))
         self.settings.sync()
+        if self.session.path:  # a clean close: nothing of this file is left to recover
+            self.recovery.clear(self.session.path)
         for pane in self.panes.values():
             pane.cleanup()
         self.session.shutdown()

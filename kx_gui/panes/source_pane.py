@@ -194,17 +194,23 @@ class SourcePane(Pane):
         return True
 
     def _edited(self) -> None:
-        if not self._loading and self.dirty:
-            self._autosave.start()
-            if self.live:
-                self._live.start()
+        if self._loading:
+            return
+        # also when the edit made the text clean again (undone to the saved text): the
+        # autosave then removes the backup, or the next start offers a stale "restore"
+        self._autosave.start()
+        if self.dirty and self.live:
+            self._live.start()
 
     def _compile_live(self) -> None:
         if self.live and self.dirty:
             self.session.compile_text(self.text())
 
     def _save_recovery(self) -> None:
-        if self.recovery is None or not self.session.path or not self.dirty:
+        if self.recovery is None or not self.session.path:
+            return
+        if not self.dirty:
+            self.recovery.clear(self.session.path)
             return
         try:
             self.recovery.save(self.session.path, self.text())
