@@ -394,6 +394,8 @@ class Session(QObject):
         if kernel is not None and self.result is not None:
             result, maps = self._merged(kernel, result, maps)
             first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
+        else:
+            first = self._same_kernel_index(result)
         kept = self._last_good(result)
         self._failed_note = ""
         compiled_text = self._texts.pop(generation, None)
@@ -423,12 +425,26 @@ class Session(QObject):
             f"{'capture (cached: printed when first run)' if result.from_cache else 'capture'} of "
             f"{os.path.basename(result.file)} for {result.target.spec}",
             result.output,
+            caveat=result.output_caveat,
         )
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
+
+    def _same_kernel_index(self, result: CompileResult) -> int:
+        """The record of a rebuild of the same file that is the one selected now (same
+        kernel, config and specialization), so an edit or F5 keeps the config looked at;
+        else the first."""
+        k = self.kernel
+        if k is None or self.result is None or self.result.file != result.file:
+            return 0
+        for key in (lambda r: (r.display_name, r.specialization), lambda r: r.display_name):
+            for i, r in enumerate(result.kernels):
+                if key(r) == key(k):
+                    return i
+        return 0
 
     def _read_open_file(self) -> str | None:
         try:

@@ -226,6 +226,8 @@ class AutotunePane(LazyPages, Pane):
         if row is not None:
             self._select_row(row)
             self.show_curves(row)
+        else:
+            self._clear_curves()
         measured = [(r.modeled_us, r.measured_us) for r in self.rows if r.measured_us is not None]
         self.scatter.setData([p for p, _ in measured], [m for _, m in measured])
         self.scatter_plot.setVisible(bool(measured))
@@ -278,6 +280,24 @@ class AutotunePane(LazyPages, Pane):
         if rows:
             config = self.table.item(rows[0].row(), 0).text()
             self.show_curves(next(r for r in self.rows if r.config == config))
+
+    def _clear_curves(self) -> None:
+        """No config of this build to draw: the curves of another build must not stay (a
+        C++ file opened after a Triton one kept the Triton kernel's curves)."""
+        self._curve_row = None
+        self.curves = {}
+        if not self._lazy_pages[0].built:
+            return
+        for plot in self.curve_plots.values():
+            plot.clear()
+        result = self.session.result
+        if result is not None and result.target.backend == "cpu":
+            why = f"occupancy is a GPU figure: this build is for {result.target.spec}"
+        elif result is None or not any(k.status == "compiled" for k in result.kernels):
+            why = "no compiled GPU kernel in this build"
+        else:
+            why = "pick a kernel above"
+        self.curve_info.setText(why)
 
     def show_curves(self, row: ConfigRow) -> bool:
         """Occupancy against threads, registers and shared memory through one config."""

@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 
+NOTE = "stdout + stderr"
+NOTE_TIP = "stdout and stderr, interleaved as the file printed them; the last 64 kB of each run"
 EMPTY = "nothing has run yet: what the file prints when kx runs it (compile, Bench, Profile) shows here"
 
 
@@ -22,10 +24,9 @@ class OutputPane(Pane):
         super().__init__(session, parent)
         self.runs = QComboBox()
         self.runs.setToolTip("each run of the file, latest first")
-        self.note = QLabel("stdout + stderr")
-        self.note.setToolTip(
-            "stdout and stderr, interleaved as the file printed them; the last 64 kB of each run"
-        )
+        self.note = QLabel(NOTE)
+        self.note.setToolTip(NOTE_TIP)
+        self.note.setWordWrap(True)
         self.view = CodeView()
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
@@ -60,10 +61,23 @@ class OutputPane(Pane):
         if not 0 <= i < len(runs):
             self._shown_key = None
             self.view.set_content(EMPTY)
+            self._show_caveat("")
             return
         run = runs[i]
+        self._show_caveat(run.caveat)
         text = run.text if run.text.strip() else "(the run printed nothing)"
         if run.key != self._shown_key or self.view.toPlainText() != text:
             self._shown_key = run.key
             self.view.set_content(text)
             self.view.scroll_to_line(max(1, text.count("\n")))  # the latest lines
+
+    def _show_caveat(self, caveat: str) -> None:
+        """A run that is not a real one (a capture's placeholders) says so above its text."""
+        if caveat:
+            self.note.setText(f"⚠ {caveat}")
+            self.note.setStyleSheet("color: #e65100")
+            self.note.setToolTip(f"{caveat}\n{NOTE_TIP}")
+        else:
+            self.note.setText(NOTE)
+            self.note.setStyleSheet("")
+            self.note.setToolTip(NOTE_TIP)

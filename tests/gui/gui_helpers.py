@@ -31,7 +31,9 @@ def hover_line(qtbot, view, line: int) -> str:
     rect = view.blockBoundingGeometry(block).translated(view.contentOffset())
     pos = QPoint(40, int(rect.center().y()))
     QToolTip.hideText()
-    QApplication.sendEvent(view.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos, view.viewport().mapToGlobal(pos)))
+    QApplication.sendEvent(
+        view.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos, view.viewport().mapToGlobal(pos))
+    )
     return QToolTip.text() if QToolTip.isVisible() else ""
 
 

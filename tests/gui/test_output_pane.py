@@ -40,3 +40,9 @@ def test_a_check_run_prints_to_the_output_pane_not_the_status_line(qtbot, make_w
     assert "checking now" in w.output_pane.view.toPlainText()
     w.output_pane.runs.setCurrentIndex(1)  # the capture before it
     assert "capture" in w.output_pane.runs.currentText()
+    # the capture ran on tensors without data: what it printed about values is marked
+    assert "not a real run" in w.output_pane.runs.currentText()
+    assert w.output_pane.note.text().startswith("⚠ a capture run")
+    w.output_pane.runs.setCurrentIndex(0)  # the check ran the file for real
+    assert "not a real run" not in w.output_pane.runs.currentText()
+    assert w.output_pane.note.text() == "stdout + stderr"

@@ -137,6 +137,42 @@ def test_occupancy_follows_the_config_selected_in_kernels(qtbot, make_window):
         assert pane._curve_row is not None and pane._curve_row.config == k.config.label
 
 
+def test_occupancy_draws_nothing_of_a_triton_kernel_once_a_cpp_file_is_open(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "matmul_autotune.py")
+    assert w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.tabs.setCurrentIndex(1)  # Occupancy: built when first shown
+    qtbot.waitUntil(
+        lambda: pane._curve_row is not None and "CTAs/SM" in pane.curve_info.text(), timeout=10_000
+    )
+    result = open_and_wait(qtbot, w, EXAMPLES / "cpu" / "rmsnorm_avx2.cpp")
+    assert result.target.backend == "cpu"
+    w.show_pane("autotune")
+    qtbot.waitUntil(lambda: pane._curve_row is None, timeout=10_000)
+    assert "GPU figure" in pane.curve_info.text() and "matmul" not in pane.curve_info.text()
+    assert all(not plot.getPlotItem().listDataItems() for plot in pane.curve_plots.values())
+
+
+def test_a_rebuild_keeps_the_config_selected_in_kernels(qtbot, make_window, tmp_path):
+    path = tmp_path / "matmul_autotune.py"
+    text = (EXAMPLES / "matmul_autotune.py").read_text()
+    path.write_text(text)
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, path)
+    configs = [i for i, k in enumerate(result.kernels) if k.status == "compiled" and k.config]
+    assert len(configs) >= 2
+    w.session.select_kernel(configs[-1])
+    chosen = w.session.kernel.display_name
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text(text + "\n")  # an edit: a rebuild, live
+    qtbot.waitUntil(lambda: w.session.kernel is not None, timeout=10_000)
+    qtbot.wait(50)
+    assert w.session.kernel.display_name == chosen
+    rows = w.kernels_pane.table.selectionModel().selectedRows()
+    assert rows and chosen.startswith(w.kernels_pane.table.item(rows[0].row(), 0).text().split("[")[0])
+
+
 def test_the_window_keeps_its_1280x800_in_every_workspace(qtbot, make_window):
     """It grew to 1280x946 at show (every dock stacked before the workspace tabbed them),
     and the Occupancy page widened it to 1304."""
