@@ -83,6 +83,9 @@ class DiffView(QWidget):
         self.diff = None
         self.left.set_content("")
         self.right.set_content("")
+        for label in (self.left_title, self.right_title):  # titles of what is gone
+            label.setText("")
+            label.setToolTip("")
         self.summary.setText(message)
 
     def _sync(self, source: CodeView, other: CodeView, value: int) -> None:

@@ -21,6 +21,11 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     assert w.session.result.kernels[0].stages == before.kernels[0].stages
     assert w.session.result.diagnostics == before.diagnostics
     assert pane.table.rowCount() == len(passes) > 50
+    # the diff shows the first pass that changed the IR, not "no passes captured"
+    first = next(j for j, p in enumerate(passes) if p.changed)
+    assert pane.selected_index() == first
+    assert pane.diff.left_title.text().startswith(f"before {passes[first].name} ")
+    assert "no passes captured" not in pane.diff.summary.text()
     i = next(i for i, p in enumerate(passes) if p.argument == "tritongpu-accelerate-matmul")
     assert pane.select_pass(i)
     right = pane.diff.right.text().splitlines()
@@ -40,6 +45,11 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
         assert shown is not None and shown >= unchanged or not only
         assert pane.table.item(pane.table.currentRow(), 0).text() == str(shown)
         assert pane.diff.left_title.text().startswith(f"before {passes[shown].name} ")
+    # another file: no pass, and no title of the last one's before/after
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    assert pane.table.rowCount() == 0
+    assert pane.diff.left_title.text() == pane.diff.right_title.text() == ""
+    assert "no passes captured" in pane.diff.summary.text()
 
 
 def test_passes_of_every_config_side_by_side(qtbot, make_window):
