@@ -365,6 +365,8 @@ class AutotunePane(LazyPages, Pane):
             ]
             for c, value in enumerate(cells):
                 self.t3_table.setItem(r, c, _item(value))
+        # the header's titles name their models: never cut (they were, at 1920x1080)
+        self.t3_table.resizeColumnsToContents()
         return True
 
     def csv_text(self) -> str:

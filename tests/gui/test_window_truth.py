@@ -75,6 +75,11 @@ def test_open_without_running_leaves_nothing_of_the_last_file(qtbot, make_window
     assert badge.isVisible() and "without running" in badge.text()
     assert w.pane("summary").badge.text() == badge.text()
     assert not w.pane("source").badge  # the editor shows the file itself
+    # a row of its own: it covers neither the Kernels header nor the first Problems row
+    for pane, covered in ((w.kernels_pane, w.kernels_pane.table), (w.problems_pane, w.problems_pane.list)):
+        w.show_pane(pane.name)
+        top = covered.mapTo(pane, covered.rect().topLeft()).y()
+        assert pane.badge.isVisible() and pane.badge.geometry().bottom() < top, pane.name
 
 
 def test_cancel_of_a_hanging_file_leaves_no_other_results(qtbot, make_window, tmp_path):
