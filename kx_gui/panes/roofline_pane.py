@@ -221,7 +221,8 @@ class RooflinePane(Pane):
         used = {m.work.precision for m in self.models}
         for p in used:
             ridge = peaks.get(p, gpu.peak(p)) / bw
-            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(1.05, 0))
+            # right of the ridge, under its roof: left of it, the label ran into the legend
+            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(-0.02, -0.1))
             label.setPos(np.log10(ridge), np.log10(peaks.get(p, gpu.peak(p))))
             self.plot.addItem(label)
 
@@ -273,7 +274,8 @@ class RooflinePane(Pane):
 
     def _label_points(self, pred: list[dict]) -> None:
         """Each point's short name beside it. Points closer than a label's height (configs
-        the model puts on or near the same spot: 64x128 and 128x64 tiles often) share one
+        the model puts on or near the same spot: 64x128 and 128x64 tiles often, or a point
+        right of another at its height, where their labels would overlap) share one
         label listing them all, right of the cluster, with a thin leader from each point to
         it, so no name hides another and each name says which point is its. Two records
         of one name (two specializations) are told apart as the Kernels table does."""
@@ -288,8 +290,10 @@ class RooflinePane(Pane):
             if row in apart:
                 name = f"{name} ({apart[row]})"
             name = f'<span style="color:{p["pen"].color().name()}">{html.escape(name)}</span>'
+            # a point under a label already placed (at its height, up to ~1.2 decades to the
+            # right: a name's length) joins it; two labels there stacked over each other
             near = next(
-                (c for c in clusters if abs(x - c["x"]) < 0.25 and abs(y - c["points"][0][1]) < 0.15), None
+                (c for c in clusters if -0.25 < x - c["x"] < 1.2 and abs(y - c["points"][0][1]) < 0.15), None
             )
             if near is None:
                 clusters.append({"x": x, "points": [(x, y)], "names": [name]})
