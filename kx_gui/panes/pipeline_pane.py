@@ -184,7 +184,11 @@ class PipelinePane(Pane):
             # the selected pass, else (passes just captured, or another kernel) the first
             # that changed the IR: the diff below is never left saying "no passes captured"
             first_changed = next((i for i in self._rows if passes[i].changed), self._rows[0])
-            target = next((i for i in self._rows if i >= keep), self._rows[-1]) if keep is not None else first_changed
+            target = (
+                next((i for i in self._rows if i >= keep), self._rows[-1])
+                if keep is not None
+                else first_changed
+            )
             self.table.blockSignals(True)  # one show_pass below, for the row highlighted
             self.table.selectRow(self._rows.index(target))
             self.table.blockSignals(False)

@@ -37,6 +37,27 @@ def test_a_target_switch_from_the_sass_tab_fills_every_stage(qtbot, make_window)
             assert marker in text, (target, name)
 
 
+def test_a_target_switch_lands_on_the_machine_code_chosen_and_links_it(qtbot, make_window):
+    """From SASS, hip:gfx942 shows AMDGCN, linked like every stage; back on cuda:90 it is
+    SASS again (it was PTX: the tab at AMDGCN's index)."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    stages = w.stage_pane
+    assert stages.select_stage("sass")
+    load = next(
+        i for i, t in enumerate((EXAMPLES / "two_kernels.py").read_text().splitlines(), 1) if "tl.load" in t
+    )
+    _switch_and_wait(qtbot, w, "hip:gfx942")
+    qtbot.waitUntil(lambda: w.session.kernel is not None, timeout=10_000)
+    assert stages.current_stage() == "amdgcn"
+    links = w.session.select_source_line(load)
+    assert links.get("amdgcn") and stages.views["amdgcn"].emphasis == set(stages.shown_links("amdgcn"))
+    _switch_and_wait(qtbot, w, "cuda:90")
+    qtbot.waitUntil(lambda: w.session.kernel is not None, timeout=10_000)
+    assert stages.current_stage() == "sass"
+    assert stages.views["sass"].emphasis  # the selected line stays linked
+
+
 def test_stage_option_raises_stages_from_any_workspace(qtbot, make_window):
     """`main.py FILE --stage ttgir` on a window left in the Labs workspace (no Stages)."""
     from kx_gui.app import apply_view_options, parse_args
