@@ -30,6 +30,10 @@ PRECISION_PENS = {
 }
 
 
+CPU_TEXT = (
+    "The roofline places GPU kernels against a GPU's roofs.\nThis is a C++ build for the CPU: "
+    "Bench times it,\nand Summary counts its vector instructions."
+)
 EMPTY_TEXT = (
     "No kernel to place yet.\nOpen a kernel file: every kernel and autotune config it launches\n"
     "appears here against the GPU's roofs (hollow: the model; filled: measured by Bench)."
@@ -140,9 +144,14 @@ class RooflinePane(Pane):
             self.models = []
             self.predicted.setData([])
             self.measured.setData([])
-            self.info.setText("no compiled, launched kernel to place")
+            cpu = result is not None and result.target.backend == "cpu"
+            self.info.setText(
+                f"a C++ build for {result.target.spec}: the roofline places GPU kernels (Bench times this one)"
+                if cpu
+                else "no compiled, launched kernel to place"
+            )
             # an empty chart says what would be on it, not bare axes
-            empty = pg.TextItem(EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
+            empty = pg.TextItem(CPU_TEXT if cpu else EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
             self.plot.addItem(empty)
             self.plot.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)
             return
