@@ -766,9 +766,20 @@ def _compile_output(args: argparse.Namespace, result: CompileResult) -> int:
 
 
 def _summary_output(args: argparse.Namespace, result: CompileResult) -> int:
-    from kx_core.ir.summary import format_summaries, summarize
+    from kx_core.ir.summary import format_rows, format_summaries, summarize
 
-    summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]
+    compiled = [k for k in result.kernels if k.status == "compiled"]
+    if result.target.backend == "cpu":  # a C++ build: each function's x86 mix
+        from kx_core.cpu.asm_mix import asm_mix, mix_rows, short_function_name
+
+        mixes = [asm_mix(k.name, k.stages.get("asm", "")) for k in compiled]
+        if args.json:
+            json.dump([m.to_json() for m in mixes], sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            print(format_rows([short_function_name(m.function) for m in mixes], mix_rows(mixes)))
+        return result.exit_status
+    summaries = [summarize(k) for k in compiled]
     if args.json:
         json.dump([x.to_json() for x in summaries], sys.stdout, indent=1)
         sys.stdout.write("\n")

@@ -66,3 +66,22 @@ def test_counts_equal_objdumps_disassembly(name, tier, tmp_path):
             assert mix.by_width.get(bits, 0) == n, (k.name, reg)
         checked += 1
     assert checked >= 2
+
+
+def test_kx_summary_of_a_cpp_file_prints_the_x86_mix():
+    import json
+
+    from kx_testing import run_kx
+
+    path = CPU / "rmsnorm_avx512.cpp"
+    proc = run_kx("summary", str(path), "--target", "cpu:avx512", "--json")
+    assert proc.returncode == 0, proc.stderr
+    mixes = json.loads(proc.stdout)
+    result = compile_cpp(str(path), "cpu:avx512")
+    assert [m["function"] for m in mixes] == [k.name for k in result.kernels]
+    assert [m["by_width"].get("512", 0) for m in mixes] == [
+        asm_mix(k.name, k.stages["asm"]).by_width.get(512, 0) for k in result.kernels
+    ]
+    assert any(m["by_width"].get("512", 0) for m in mixes)  # the AVX-512 variant uses zmm
+    text = run_kx("summary", str(path), "--target", "cpu:avx512").stdout
+    assert text.splitlines()[1].startswith("instructions") and "registers" not in text
