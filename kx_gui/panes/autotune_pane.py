@@ -60,6 +60,19 @@ def _item(value) -> QTableWidgetItem:
     return item
 
 
+def staircase(xs: list, ys: list) -> tuple[list, list]:
+    """Occupancy is a step function: a value sampled at x_i (registers, threads, shared
+    memory rounded up to the allocation step) holds over (x_(i-1), x_i]. Joined point to
+    point, the curves were slopes that no kernel can sit on."""
+    if not xs:
+        return [], []
+    out_x, out_y = [xs[0]], [ys[0]]
+    for i in range(1, len(xs)):
+        out_x += [xs[i - 1], xs[i]]
+        out_y += [ys[i], ys[i]]
+    return out_x, out_y
+
+
 class AutotunePane(LazyPages, Pane):
     title = "Autotune"
     name = "autotune"
@@ -325,8 +338,8 @@ class AutotunePane(LazyPages, Pane):
             return True  # drawn when the Occupancy tab is first shown
         for key, plot in self.curve_plots.items():
             plot.clear()
-            xs, ys = self.curves[key]
-            plot.plot(xs, ys, pen=pg.mkPen("#1e88e5", width=2), stepMode=None)
+            xs, ys = staircase(*self.curves[key])
+            plot.plot(xs, ys, pen=pg.mkPen("#1e88e5", width=2))
             plot.plot(
                 [point[key]], [current.fraction], pen=None, symbol="o", symbolBrush="#e53935", symbolSize=10
             )

@@ -172,6 +172,11 @@ def test_occupancy_draws_nothing_of_a_triton_kernel_once_a_cpp_file_is_open(qtbo
     qtbot.waitUntil(
         lambda: pane._curve_row is not None and "CTAs/SM" in pane.curve_info.text(), timeout=10_000
     )
+    # steps, not slopes: each segment of a curve is level or vertical
+    for plot in pane.curve_plots.values():
+        xs, ys = plot.getPlotItem().listDataItems()[0].getData()
+        assert len(xs) > 2
+        assert all(xs[i] == xs[i + 1] or ys[i] == ys[i + 1] for i in range(len(xs) - 1))
     result = open_and_wait(qtbot, w, EXAMPLES / "cpu" / "rmsnorm_avx2.cpp")
     assert result.target.backend == "cpu"
     w.show_pane("autotune")
