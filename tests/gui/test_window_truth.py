@@ -147,6 +147,11 @@ def test_find_count_and_layout_go_with_the_text_they_were_of(qtbot, make_window)
     w.session.select_kernel(1)  # the other kernel of the file
     assert layout.ownership is None and "another kernel" in layout.info.text()
     assert stages.find_bar.status.text() == ""
+    # another file: the layout field held the last file's layout (Find's text stays, as in
+    # an editor: a search is the user's, not the file's; its count went above)
+    assert layout.layout_field.text()
+    open_and_wait(qtbot, w, EXAMPLES / "vector_add.py")
+    assert layout.layout_field.text() == ""
 
 
 def test_occupancy_follows_the_config_selected_in_kernels(qtbot, make_window):
