@@ -29,8 +29,8 @@ from kx_core.luminal import arena as l4
 from kx_core.luminal import graph as l1
 from kx_core.luminal import search as l3
 from kx_gui.panes.base import Pane
-from kx_gui.widgets.integer_axis import IntegerAxis
 from kx_gui.widgets.colors import distinct_colors
+from kx_gui.widgets.integer_axis import IntegerAxis
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
 from kx_gui.widgets.log_axis import LogAxis
 from kx_gui.widgets.tables import row_table
