@@ -22,6 +22,7 @@ import sys
 from typing import Any
 
 from kx_core.cli import args as cli_args
+from kx_core.cli.compiling import compile_from_args as _compile
 from kx_core.compile.jobs.source_file import KernelFileError
 from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult, RequestError
@@ -205,28 +206,6 @@ def _add_layout_verbs(sub) -> None:
     co.add_argument("--json", action="store_true")
 
 
-def request_from_args(args: argparse.Namespace) -> CompileRequest:
-    return CompileRequest(
-        file=args.file,
-        target=args.target,
-        kernel=args.kernel,
-        signature=args.signature,
-        constexprs=dict(args.constexpr),
-        num_warps=args.num_warps,
-        num_stages=args.num_stages,
-        maxnreg=args.maxnreg,
-        passes=args.passes,
-        timeout_s=args.timeout,
-        jobs=args.jobs,
-        gpu=args.gpu,
-        stop_at_data=args.stop_at_data,
-        python=args.python,
-        args=dict(args.arg),
-        grid=args.grid,
-        memory_limit_mb=args.memory_limit,
-    )
-
-
 # ----------------------------------------------------------------- JSON shape
 
 
@@ -351,23 +330,6 @@ def write_stages(r: CompileResult, out_dir: str) -> list[str]:
                 f.write(text)
             written.append(path)
     return written
-
-
-def _compile(args: argparse.Namespace) -> CompileResult:
-    from kx_core.cpu.targets import CPP_SOURCES
-
-    if args.file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC, not Triton (the runner routes it)
-        from kx_core.cpu.targets import is_cpu_spec
-
-        if not is_cpu_spec(args.target):
-            if args.target not in (None, "default"):
-                raise TargetError(
-                    f"{args.file} is a C++ CPU kernel: use --target cpu:avx2, cpu:avx512 or cpu:native"
-                )
-            args.target = "cpu:avx2"
-    from kx_core.compile.jobs.runner import compile_file
-
-    return compile_file(request_from_args(args), use_cache=not args.no_cache)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ def add_compare_verb(sub, add_compile_options) -> None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from kx_core.cli.commands import _compile
+    from kx_core.cli.compiling import compile_from_args as _compile
     from kx_core.compare.report import compare_results, format_comparison
     from kx_core.compare.sides import SideError, parse_side
     from kx_core.compile.jobs.source_file import KernelFileError
