@@ -245,6 +245,9 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self._action(file_menu, "&Open…", self.choose_file, QKeySequence.StandardKey.Open)
+        # the trust question's second answer as a menu entry: reading a file someone sent,
+        # without running its code, should not need a folder kx has never seen
+        self._action(file_menu, "Open &Without Running…", self.choose_file_without_running)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._fill_recent()
         self.examples_menu = file_menu.addMenu("&Examples")
@@ -526,6 +529,27 @@ class MainWindow(QMainWindow):
         )
         if path:
             self.open_file(path)
+
+    def choose_file_without_running(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a kernel file without running it", "", "Python (*.py);;All files (*)"
+        )
+        if path:
+            self.open_without_running(path)
+
+    def open_without_running(self, path: str) -> bool:
+        """Show a file's source and run none of its code, whatever its folder's trust."""
+        if self.editor.dirty and not self._confirm_discard():
+            return False
+        if path.endswith(CPP_SOURCES):  # g++ -S runs nothing of the file: compiled as usual
+            return self._open_trusted(path, True)
+        opened = self.session.open_file(path, run=False)
+        if opened:
+            self.status_label.setText(
+                "shown without running it (File ▸ Open Without Running): F5 runs it once its "
+                "folder is trusted (File ▸ Trust This Folder)"
+            )
+        return opened
 
     def choose_bundle_to_export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export a bundle", "kernel.kxb", "kx bundles (*.kxb)")

@@ -103,6 +103,19 @@ def test_open_without_running_leaves_nothing_of_the_last_file(qtbot, make_window
         assert pane.badge.isVisible() and pane.badge.geometry().bottom() < top, pane.name
 
 
+def test_file_menu_opens_without_running_even_a_trusted_file(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    entries = [a.text() for a in w.menuBar().actions()[0].menu().actions()]
+    assert "Open &Without Running…" in entries
+    generation = w.session.generation
+    assert w.open_without_running(str(EXAMPLES / "vector_add.py"))
+    assert not w.session.running and w.session.generation == generation and not w.session.compiling
+    _nothing_of_the_last_file(w)
+    assert "without running" in w.stage_pane.badge.text()
+    assert "add_kernel" in w.source_pane.text()
+
+
 def test_cancel_of_a_hanging_file_leaves_no_other_results(qtbot, make_window, tmp_path):
     w = make_window("cuda:90")
     open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
