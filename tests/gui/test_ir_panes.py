@@ -124,3 +124,40 @@ def test_diff_pane_compares_targets(qtbot, make_window):
     assert ".target sm_90a" in left and ".target sm_80" in right
     changed = [right.splitlines()[n - 1] for n in pane.diff.diff.changed_right]
     assert any(".target sm_80" in line for line in changed)
+
+
+def test_the_compare_page_explains_two_configs(qtbot, make_window):
+    """The Diff pane's compare page (issue 32): two configs of the autotuned matmul, each
+    delta equal to the records' own figures (ptxas's, through the cubin), then the first
+    divergent pass once both sides' passes are captured."""
+    from gui_helpers import finished
+    from kx_core.compare.pipelines import first_divergence
+
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    assert w.show_pane("diff")
+    pane = w.diff_pane
+    pane.compare(0, "ttgir", 3, "ttgir")
+    qtbot.waitUntil(lambda: pane.comparison is not None, timeout=30_000)
+    a, b = result.kernels[0], result.kernels[3]
+    figures = {
+        pane.figures.item(r, 0).text(): (pane.figures.item(r, 1).text(), pane.figures.item(r, 2).text())
+        for r in range(pane.figures.rowCount())
+    }
+    assert figures["registers"] == (str(a.metadata.registers), str(b.metadata.registers))
+    assert figures["spills"] == (str(a.metadata.spills), str(b.metadata.spills))
+    assert a.short_name in pane.explain.text() and b.short_name in pane.explain.text()
+    assert "asked differently" in pane.explain.text()  # the configs' block sizes
+    assert not pane.pass_button.isEnabled() and pane.capture_button.isEnabled()
+    captured = []
+    w.session.pass_captures.captured.connect(lambda name, error: captured.append((name, error)))
+    assert pane.capture_both() == 2
+    qtbot.waitUntil(lambda: len(captured) == 2, timeout=600_000)
+    assert all(error == "" for _, error in captured)
+    qtbot.waitUntil(lambda: pane.pass_button.isEnabled(), timeout=30_000)
+    fresh = w.session.result.kernels
+    truth = first_divergence(fresh[0].passes, fresh[3].passes)
+    assert pane.comparison.divergence == truth and truth is not None
+    assert pane.show_divergence()
+    assert pane.diff.left.text() == truth.after_a and pane.diff.right.text() == truth.after_b
+    assert finished(qtbot, pane.jobs.submit("noop", lambda: None, lambda _v: True))
