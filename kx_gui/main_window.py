@@ -314,6 +314,9 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, k=key: self.set_gpu(k or None))
             self.gpu_group.addAction(action)
             gpu_menu.addAction(action)
+        self.versions_menu = target_menu.addMenu("&Triton Version")
+        # filled when opened: `kx versions add` in a terminal shows here without a restart
+        self.versions_menu.aboutToShow.connect(self._fill_versions)
         self._action(target_menu, "Python &Interpreter…", self.choose_python)
         self._action(target_menu, "Worker &Memory Limit…", self.choose_memory_limit)
 
@@ -667,6 +670,33 @@ class MainWindow(QMainWindow):
             self.set_target(target_for_gpu(key).spec)
         elif self.session.path:
             self.session.compile()
+
+    def _fill_versions(self) -> None:
+        """kx's own Triton, then each version kx manages (kx_core/base/triton_envs.py):
+        choosing one compiles with that version's environment (its interpreter)."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        from kx_core.base import triton_envs
+
+        try:
+            own = version("triton")  # its metadata: importing triton here costs the UI thread
+        except PackageNotFoundError:
+            own = "not installed"
+        menu = self.versions_menu
+        menu.clear()
+        group = QActionGroup(menu)
+        choices = [(None, f"kx's own (triton {own})")]
+        choices += [(e.python, f"triton {e.triton} (torch {e.torch})") for e in triton_envs.installed()]
+        for python, label in choices:
+            action = QAction(label, menu, checkable=True)
+            action.setChecked(python == self.session.python)
+            action.triggered.connect(lambda _=False, p=python: self.set_python(p))
+            group.addAction(action)
+            menu.addAction(action)
+        menu.addSeparator()
+        hint = menu.addAction("Add one: kx versions add 3.6.0 (in a terminal)")
+        hint.setEnabled(False)
+        self._version_actions = group  # kept alive with the menu
 
     def choose_python(self) -> None:
         """Run the file with another Python (the user's environment); Cancel keeps it,

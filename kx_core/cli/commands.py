@@ -21,6 +21,7 @@ import re
 import sys
 from typing import Any
 
+from kx_core.base.triton_envs import VersionError
 from kx_core.cli import args as cli_args
 from kx_core.cli.compiling import compile_from_args as _compile
 from kx_core.compile.jobs.source_file import KernelFileError
@@ -79,6 +80,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--python", metavar="PATH", help="run the file with this interpreter (your environment)")
     p.add_argument(
+        "--triton",
+        metavar="VERSION",
+        help="compile with a Triton version kx manages (kx versions add VERSION): its own environment",
+    )
+    p.add_argument(
         "--arg",
         action="append",
         type=_constexpr_pair,
@@ -112,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
+    from kx_core.cli.versions import add_versions_verb
 
     add_links_verb(sub, _add_compile_options)
     add_compare_verb(sub, _add_compile_options)
@@ -121,6 +128,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_command(sub)
     add_luminal_commands(sub)
     add_lit_commands(sub)
+    add_versions_verb(sub)
     return parser
 
 
@@ -659,6 +667,7 @@ STANDALONE_VERBS = {
     "opt": "kx_core.cli.egraph_lit:opt_command",
     "egraph": "kx_core.cli.egraph_lit:egraph_command",
     "compare": "kx_core.cli.compare:compare_command",
+    "versions": "kx_core.cli.versions:versions_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {
@@ -691,7 +700,7 @@ def _main(argv: list[str] | None) -> int:
     args.passes = getattr(args, "passes", False) or args.command == "passes"
     try:
         result = _compile(args)
-    except (TargetError, KernelFileError, RequestError) as e:
+    except (TargetError, KernelFileError, RequestError, VersionError) as e:
         print(f"kx: {e}", file=sys.stderr)
         return 2
     except FileNotFoundError as e:

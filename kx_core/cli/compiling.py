@@ -33,7 +33,11 @@ def request_from_args(args: argparse.Namespace) -> CompileRequest:
 
 
 def compile_from_args(args: argparse.Namespace) -> CompileResult:
-    """Compile what a compile verb's arguments ask for (a C++ file through g++)."""
+    """Compile what a compile verb's arguments ask for (a C++ file through g++; with
+    --triton, in that managed version's environment)."""
+    from kx_core.cli.versions import resolve_triton_option
+
+    resolve_triton_option(args)
     from kx_core.cpu.targets import CPP_SOURCES
 
     if args.file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC, not Triton (the runner routes it)
