@@ -45,10 +45,25 @@ class TritonEnv(Jsonable):
     torch: str = ""
     installer: str = ""  # "uv", "pip", or "linked" (over the packages of the interpreter it was made from)
     add_s: float = 0.0  # seconds `kx versions add` took
+    # the Triton the environment's torch pins ("" : none, a CPU build of torch, which
+    # any Triton serves; said, since such a torch is not the one a CUDA user pairs with it)
+    torch_pins: str = ""
+
+    @property
+    def matched(self) -> bool:
+        # '~=3.8.0' and '==3.8.0' both name the 3.8 series
+        return bool(self.torch_pins) and self.torch_pins.split(".")[:2] == self.triton.split(".")[:2]
 
     def line(self) -> str:
+        pin = (
+            ""
+            if self.matched
+            else "  (this torch pins no Triton: a CPU build)"
+            if not self.torch_pins
+            else f"  (this torch pins triton {self.torch_pins}: not matched)"
+        )
         return (
-            f"triton {self.triton or self.version}  torch {self.torch or '?'}  {self.python}"
+            f"triton {self.triton or self.version}  torch {self.torch or '?'}{pin}  {self.python}"
             f"  (added with {self.installer or '?'} in {self.add_s:.0f} s)"
         )
 
@@ -111,11 +126,20 @@ def _installer() -> str | None:
         return None
 
 
-def _read_back(python: Path) -> tuple[str, str]:
-    code = "import importlib.metadata as m; print(m.version('triton')); print(m.version('torch'))"
+def _read_back(python: Path) -> tuple[str, str, str]:
+    """(triton, torch, the triton torch's metadata pins) as the interpreter sees them."""
+    # Example requirements: 'triton==3.6.0; platform_system == "Linux"', 'triton~=3.8.0; ...'
+    code = (
+        "import importlib.metadata as m, re\n"
+        "print(m.version('triton')); print(m.version('torch'))\n"
+        "pins = [re.match(r'triton[=~]=([^;\\s]+)', r) for r in (m.requires('torch') or [])]\n"
+        "print(next((p.group(1) for p in pins if p), '-'))"
+    )
     out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, timeout=120)
     lines = out.stdout.split()
-    return (lines[0], lines[1]) if out.returncode == 0 and len(lines) == 2 else ("", "")
+    if out.returncode or len(lines) != 3:
+        return "", "", ""
+    return lines[0], lines[1], "" if lines[2] == "-" else lines[2]
 
 
 def _site_dirs(python: Path) -> list[str]:
@@ -176,7 +200,7 @@ def add(version: str, python: str | None = None, log=print, timeout_s: float = 3
             )
     if linked:
         _link_packages(Path(base), py)
-    triton, torch = _read_back(py)
+    triton, torch, pins = _read_back(py)
     if triton != version and not triton.startswith(version):
         raise VersionError(f"the environment at {path} has triton {triton or 'none'}, not {version}")
     env = TritonEnv(
@@ -187,6 +211,7 @@ def add(version: str, python: str | None = None, log=print, timeout_s: float = 3
         torch,
         "linked" if linked else "uv" if uv else "pip",
         round(time.perf_counter() - started, 1),
+        pins,
     )
     (path / RECORD).write_text(json.dumps(env.to_json(), indent=1))  # last: the env is complete
     return env

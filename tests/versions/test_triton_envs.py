@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-from importlib.metadata import version
+from importlib.metadata import requires, version
 
 import pytest
 
@@ -29,6 +29,9 @@ def test_add_list_compile_and_remove_a_version(versions_dir):
     assert proc.returncode == 0, proc.stderr
     env = json.loads(proc.stdout)
     assert env["triton"] == OWN and env["installer"] == "linked"
+    # the torch pin as torch's own metadata states it (none for a CPU build)
+    pins = [r for r in requires("torch") or [] if r.startswith(("triton==", "triton~="))]
+    assert env["torch_pins"] == (pins[0].split(";")[0].split("=")[-1].strip() if pins else "")
     assert os.path.exists(env["python"]) and env["python"].startswith(str(versions_dir))
     listed = json.loads(run_kx("versions", "list", "--json").stdout)
     assert [e["version"] for e in listed] == [OWN]
