@@ -228,7 +228,7 @@ def time_pair(
         reps, warm = [], []
         for w, name in zip(sides, names):
             est = _median(w.ask({"round": name, "reps": 5})["samples_ms"])
-            reps.append(max(5, min(4000, int(round_ms / max(est, 1e-4)))))
+            reps.append(max(5, min(1000, int(round_ms / max(est, 1e-4)))))
             warm.append(max(0, min(1000, int(warmup_ms / max(est, 1e-4)))))
             w.ask({"round": name, "reps": reps[-1]})  # warm-up at the round's size
         per_round: tuple[list[float], list[float]] = ([], [])
