@@ -1,7 +1,8 @@
 """`kx compare` on real pairs: every delta it states equals the one computed from the two
 builds' own artifacts (cuobjdump on each cubin, each side's PTX text, each side's pass
 dumps), for two configs of an autotuned matmul, an edit that unrolls a loop with
-`tl.static_range`, and cuda:80 vs cuda:90."""
+`tl.static_range`, cuda:80 vs cuda:90, and Triton 3.6.0 (managed: kx versions) vs 3.8.0
+on the fused softmax and matmul."""
 
 from __future__ import annotations
 
