@@ -548,10 +548,7 @@ class MainWindow(QMainWindow):
             return self._open_trusted(path, True)
         opened = self.session.open_file(path, run=False)
         if opened:
-            self.status_label.setText(
-                "shown without running it (File ▸ Open Without Running): F5 runs it once its "
-                "folder is trusted (File ▸ Trust This Folder)"
-            )
+            self.status_label.setText("shown without running it (File ▸ Open Without Running): F5 runs it")
         return opened
 
     def choose_bundle_to_export(self) -> None:
@@ -781,7 +778,15 @@ class MainWindow(QMainWindow):
     def recompile(self) -> None:
         """F5: compile what the editor shows. Unsaved edits are saved first (through the
         same check as Ctrl+S: a change on disk is never overwritten unseen); without
-        edits, the file is compiled for real even when a result is cached."""
+        edits, the file is compiled for real even when a result is cached. A file shown
+        without running runs now, once its folder is trusted (the question is asked where
+        it is not: F5 did nothing, silently)."""
+        if not self.session.running and self.session.path:
+            run = self._may_run(self.session.path)
+            if not run:
+                self.status_label.setText("not run: its folder is not trusted (File ▸ Trust This Folder)")
+                return
+            self.session.running = True
         if self.editor.dirty:
             self.editor.save()
         else:

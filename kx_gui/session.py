@@ -76,6 +76,7 @@ class Session(QObject):
         # screen, and its lines against the editor's while a broken edit keeps that build
         self._texts: dict[int, str | None] = {}
         self.build_text: str | None = None
+        self.requested_text: str | None = None  # the text of the latest compile asked for
         self.line_shift = LineShift()
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
@@ -120,9 +121,7 @@ class Session(QObject):
         self._switch_document(
             path,
             run,
-            ("" if run else "shown without running (its folder is not trusted): nothing is compiled")
-            if another
-            else None,
+            ("" if run else "shown without running: nothing is compiled (F5 runs it)") if another else None,
         )
         self.document_opened.emit(path, text)
         if run:
@@ -338,6 +337,7 @@ class Session(QObject):
         self.generation += 1
         generation = self.generation
         self._texts = {generation: request.text if request.text is not None else self._read_open_file()}
+        self.requested_text = self._texts[generation]
         job = CompileJob(request, generation, self, use_cache)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)

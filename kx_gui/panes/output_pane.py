@@ -38,6 +38,7 @@ class OutputPane(Pane):
         layout.addWidget(self.view, 1)
         self.runs.currentIndexChanged.connect(lambda *_: self._show_run())
         self._shown_key: str | None = None
+        self._newest_key: str | None = None  # the newest run when last drawn
         self.render()
 
     def render(self) -> None:
@@ -47,10 +48,13 @@ class OutputPane(Pane):
         self.runs.clear()
         for run in runs:
             self.runs.addItem(run.heading, run.key)
-        # the run looked at stays in view while it is still listed; else the latest
+        # the run looked at stays in view while it is still listed, until a newer run
+        # comes (finished at once, as a capture's does, or running): then the newest.
+        # Following only running ones left another file's output on screen.
         at = next((i for i, r in enumerate(runs) if r.key == keep), 0)
-        if runs and keep is not None and runs[0].key != keep and not runs[0].finished:
-            at = 0  # a new run started: follow it
+        if runs and runs[0].key != self._newest_key:
+            at = 0
+        self._newest_key = runs[0].key if runs else None
         self.runs.setCurrentIndex(at if runs else -1)
         self.runs.blockSignals(False)
         self._show_run()

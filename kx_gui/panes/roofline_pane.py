@@ -97,8 +97,12 @@ class RooflinePane(Pane):
         )
         self.plot.setLabel("left", "FLOP/s")
         self.plot.addLegend(offset=(10, 10))
-        self.predicted = pg.ScatterPlotItem(size=12, hoverable=True, pen=pg.mkPen(width=2), brush=None)
-        self.measured = pg.ScatterPlotItem(size=12, hoverable=True, symbol="o")
+        # tip=None: pyqtgraph's own hover tip ("x: 1.76 y: 13.7 data=0", log10 coordinates
+        # and an index) showed instead of _hovered's figures with a real mouse
+        self.predicted = pg.ScatterPlotItem(
+            size=12, hoverable=True, pen=pg.mkPen(width=2), brush=None, tip=None
+        )
+        self.measured = pg.ScatterPlotItem(size=12, hoverable=True, symbol="o", tip=None)
         for item in (self.predicted, self.measured):
             item.sigHovered.connect(self._hovered)
             item.sigClicked.connect(self._clicked)

@@ -199,12 +199,21 @@ class SourcePane(Pane):
         # also when the edit made the text clean again (undone to the saved text): the
         # autosave then removes the backup, or the next start offers a stale "restore"
         self._autosave.start()
-        if self.dirty and self.live:
-            self._live.start()
+        if self.live:
+            self._live.start()  # also an undo back to the saved text: the build is of a broken one
 
     def _compile_live(self) -> None:
-        if self.live and self.dirty:
-            self.session.compile_text(self.text())
+        if not self.live:
+            return
+        text = self.text()
+        if text == self.session.requested_text:
+            return  # what is on screen (or compiling) is of this text already
+        if self.dirty:
+            self.session.compile_text(text)
+        else:
+            # undone back to the saved text: the file's own build (a cached one, at once),
+            # not the last good build kept beside a broken text that is gone
+            self.session.compile()
 
     def _save_recovery(self) -> None:
         if self.recovery is None or not self.session.path:

@@ -114,6 +114,10 @@ def test_file_menu_opens_without_running_even_a_trusted_file(qtbot, make_window,
     _nothing_of_the_last_file(w)
     assert "without running" in w.stage_pane.badge.text()
     assert "add_kernel" in w.source_pane.text()
+    assert "not trusted" not in w.status_label.text()  # it was opened so, not for its folder
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.recompile()  # F5 runs it (it did nothing)
+    assert w.session.running and w.session.result.kernels[0].name == "add_kernel"
 
 
 def test_cancel_of_a_hanging_file_leaves_no_other_results(qtbot, make_window, tmp_path):
@@ -342,6 +346,30 @@ def test_links_follow_the_editor_lines_while_the_last_good_build_is_kept(qtbot, 
     # the text compiles again: its own lines
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         w.source_pane.replace_text(original + "\n")
+    assert w.session.select_source_line(load) == before
+
+
+def test_undoing_a_broken_edit_back_to_the_saved_text_is_current_again(qtbot, make_window, tmp_path):
+    """Typed a broken line, then undone to the saved text without saving: the badge, the
+    error and links shifted by the gone line stayed until F5 (first-user run)."""
+    path = tmp_path / "two_kernels.py"
+    original = (EXAMPLES / "two_kernels.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    load = next(i for i, t in enumerate(original.splitlines(), 1) if "tl.load" in t)
+    before = w.session.select_source_line(load)
+    view = w.source_pane.view
+    cursor = view.textCursor()
+    cursor.movePosition(cursor.MoveOperation.Start)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        cursor.insertText("x = )\n")  # typed: live recompile
+    assert "last good build" in w.stage_pane.badge.text()
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        view.undo()
+        assert not w.source_pane.dirty
+    assert not w.stage_pane.badge.isVisible()
+    assert not any(p.fatal for p in w.session.result.diagnostics)
     assert w.session.select_source_line(load) == before
 
 

@@ -94,6 +94,9 @@ def test_roofline_tells_two_specializations_apart_in_its_labels(qtbot, make_wind
     qtbot.waitUntil(lambda: bool(pane.models), timeout=10_000)
     labels = [line for item in pane.point_labels for line in item.toPlainText().splitlines()]
     assert len(labels) == len(set(labels)) == len(pane.models)
+    # hovering a point gives kx's figures, not pyqtgraph's own tip of log10 coordinates
+    assert pane.predicted.opts["tip"] is None and pane.measured.opts["tip"] is None
+    assert "FLOP/s" in pane.describe(0, measured=False)
     for words in telling_apart(result.kernels).values():
         assert any(words in line for line in labels), words
 
