@@ -155,6 +155,7 @@ class AutotunePane(LazyPages, Pane):
         self.t3_info = QLabel()
         self.t3_info.setWordWrap(True)
         self.t3_table = row_table(T3_COLUMNS, len(T3_COLUMNS) - 1)
+        self.t3_table.resizeColumnsToContents()  # the titles whole before a first run too
         t3_page = QWidget()
         t_layout = QVBoxLayout(t3_page)
         t_bar = QHBoxLayout()

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 )
 
 from kx_core.compare.report import PairComparison, compare_pair, summary_lines
+from kx_core.ir.display_filters import filter_stage
 from kx_core.ir.lexers import lexer_for_syntax
 from kx_core.model.kernel import gpu_for
 from kx_core.records.backends import ALL_STAGES
@@ -48,7 +49,7 @@ ANOTHER_PYTHON = "another Python…"
 class DiffPane(Pane):
     title = "Diff"
     name = "diff"
-    listens = {"result_changed": "set_result"}
+    listens = {"result_changed": "set_result", "display_filters_changed": "refresh"}
 
     other_compiled = Signal(object)  # the CompileResult for the other target
 
@@ -152,8 +153,20 @@ class DiffPane(Pane):
             return  # another pair was picked meanwhile
         self.comparison = pair
         a, b = sides
-        head = f"A {a.short_name} → B {b.short_name}" if a.display_name != b.display_name else a.short_name
-        self.explain.setText(head + "\n" + "\n".join("• " + line for line in summary_lines(pair)))
+        if a is b:
+            # one record on both sides (the default: what its TTIR became in TTGIR): no
+            # build difference to explain, and "every stage is the same" above a diff of
+            # two stages read as a contradiction
+            self.explain.setText(
+                f"{a.short_name} on both sides: the diff below is of its own stages. To compare "
+                "builds, pick another config on the right, or 'the previous compile' (Ctrl+D), "
+                "another target or another Python."
+            )
+        else:
+            head = (
+                f"A {a.short_name} → B {b.short_name}" if a.display_name != b.display_name else a.short_name
+            )
+            self.explain.setText(head + "\n" + "\n".join("• " + line for line in summary_lines(pair)))
         rows = [*pair.resources, *pair.instructions]
         self.figures.setRowCount(len(rows))
         for r, d in enumerate(rows):
@@ -190,11 +203,14 @@ class DiffPane(Pane):
             return 0
         started = sum(self.session.capture_passes(k) for k in {id(a): a, id(b): b}.values() if not k.passes)
         if started:
-            self.explain.setText(self.explain.text() + f"\n(capturing the passes of {started} kernel(s)…)")
+            # a capture takes seconds per side: said on the button, which waits for it
+            self.capture_button.setEnabled(False)
+            self.capture_button.setText(f"capturing the passes of {started} kernel(s)…")
         return started
 
     def _recompare(self) -> None:
         """Passes joined a kernel record: compare the same two records again, now with them."""
+        self.capture_button.setText("Capture both sides' passes")
         a, b = self._sides
         result = self.session.result
         if a is None or result is None:
@@ -297,8 +313,16 @@ class DiffPane(Pane):
         self._target_changed(ask=False)
 
     def compare_previous(self) -> None:
-        """Compare with the compile before the last edit (and keep comparing after each)."""
-        self.right_target.setCurrentText(PREVIOUS_COMPILE)
+        """Compare with the compile before the last edit (and keep comparing after each),
+        of the kernel selected in Kernels."""
+        if self.session.kernel_index >= 0:
+            self._filling = True
+            self.left_kernel.setCurrentIndex(self.session.kernel_index)
+            self._filling = False
+        if self.right_target.currentText() == PREVIOUS_COMPILE:
+            self._target_changed()  # already chosen: no index change to redo it
+        else:
+            self.right_target.setCurrentText(PREVIOUS_COMPILE)
 
     def set_result(self, result) -> None:
         if result is None:  # nothing on screen: no sides to compare
@@ -317,6 +341,10 @@ class DiffPane(Pane):
             self.other_result = self.session.previous_result
         elif self.right_target.currentText() != THIS_COMPILE:
             self._target_changed(ask=False)  # the file changed: recompile the other side too
+        # the sides chosen survive a rebuild of the same file (an edit reset both to the
+        # first config): kept by their names and stages where the new result has them
+        chosen = [box.currentText() for box in (self.left_kernel, self.right_kernel)]
+        chosen_stages = [box.currentText() for box in (self.left_stage, self.right_stage)]
         self._filling = True
         stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
         for box in (self.left_kernel, self.right_kernel):
@@ -328,6 +356,13 @@ class DiffPane(Pane):
         # default: what the first kernel's TTIR became in TTGIR
         if "ttgir" in stages and not previous:
             self.right_stage.setCurrentText("ttgir")
+        if any(chosen):
+            for box, text in zip((self.left_kernel, self.right_kernel), chosen):
+                if text and box.findText(text) >= 0:
+                    box.setCurrentText(text)
+            for box, text in zip((self.left_stage, self.right_stage), chosen_stages):
+                if text in stages:
+                    box.setCurrentText(text)
         self._filling = False
         if previous and self.other_result is not None:
             self._fill_right(self.other_result)  # its kernels, the same stage as the left
@@ -359,9 +394,18 @@ class DiffPane(Pane):
             return
         left, right = result.kernels[lk], right_result.kernels[rk]
         syntax = ALL_STAGES[ls].syntax if ls == rs else None
+        # the stage views' display filters (locations, SASS line comments, directives)
+        # apply here too: a SASS diff counted every '//## File' line and buried the change
+        filters = self.session.display_filters
         sides = [
-            (left.stages.get(ls, ""), _header(left, ls, result)),
-            (right.stages.get(rs, ""), _header(right, rs, right_result)),
+            (
+                filter_stage(left.stages.get(ls, ""), ALL_STAGES[ls].syntax, filters).text,
+                _header(left, ls, result),
+            ),
+            (
+                filter_stage(right.stages.get(rs, ""), ALL_STAGES[rs].syntax, filters).text,
+                _header(right, rs, right_result),
+            ),
         ]
         if self.right_target.currentText() == PREVIOUS_COMPILE and self.other_result is not None:
             # before an edit and after it: the old build on the left, each side named

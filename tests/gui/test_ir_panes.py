@@ -89,8 +89,15 @@ def test_diff_pane_compares_configs(qtbot, make_window):
     result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
     pane = w.diff_pane
     pane.compare(0, "ttgir", 3, "ttgir")
-    assert pane.diff.left.text() == result.kernels[0].stages["ttgir"]
-    assert pane.diff.right.text() == result.kernels[3].stages["ttgir"]
+    # as the stage views show them: the display filters apply (locations hidden by default)
+    from kx_core.ir.display_filters import filter_stage
+
+    shown = [
+        filter_stage(result.kernels[i].stages["ttgir"], "mlir", w.session.display_filters).text
+        for i in (0, 3)
+    ]
+    assert [pane.diff.left.text(), pane.diff.right.text()] == shown
+    assert "#loc" not in shown[0] and "#loc" in result.kernels[0].stages["ttgir"]
     changed = [pane.diff.right.text().splitlines()[n - 1] for n in pane.diff.diff.changed_right]
     assert any("64" in line for line in changed)  # BLOCK_M 128 vs 64 shows in the types
     pane.compare(1, "ttgir", 1, "ttgir")
@@ -161,3 +168,25 @@ def test_the_compare_page_explains_two_configs(qtbot, make_window):
     assert pane.show_divergence()
     assert pane.diff.left.text() == truth.after_a and pane.diff.right.text() == truth.after_b
     assert finished(qtbot, pane.jobs.submit("noop", lambda: None, lambda _v: True))
+
+
+def test_the_compare_page_keeps_its_sides_and_ctrl_d_takes_the_selected_config(qtbot, make_window, tmp_path):
+    path = tmp_path / "matmul_autotune.py"
+    text = (KERNELS / "matmul_autotune.py").read_text()
+    path.write_text(text)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    pane = w.diff_pane
+    pane.compare(0, "ttgir", 0, "ttgir")  # one record on both sides: nothing to explain
+    qtbot.waitUntil(lambda: "on both sides" in pane.explain.text(), timeout=30_000)
+    assert "every stage" not in pane.explain.text()
+    pane.compare(1, "ptx", 3, "ptx")
+    w.session.select_kernel(2)
+    path.write_text(text + "\n")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.recompile()  # a rebuild of the same file
+    assert (pane.left_kernel.currentIndex(), pane.right_kernel.currentIndex()) == (1, 3)
+    assert pane.left_stage.currentText() == pane.right_stage.currentText() == "ptx"
+    w.pane_action("diff", "compare_previous")  # Ctrl+D
+    assert pane.left_kernel.currentIndex() == pane.right_kernel.currentIndex() == w.session.kernel_index == 2
+    assert pane.diff.left_title.text().startswith("previous compile")

@@ -81,6 +81,10 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     xs, ys = pane.curves["regs"]
     assert f"{row.blocks_per_sm} CTAs/SM" in pane.curve_info.text()
     assert ys[xs.index(row.registers - row.registers % 8)] >= row.occupancy
+    header = pane.t3_table.horizontalHeader()
+    assert all(
+        header.sectionSize(c) >= header.sectionSizeHint(c) for c in range(header.count())
+    )  # before a run
     assert pane.run_t3()
     best, rows, pruned = t3.autotune(
         H100_SXM, 4096, 4096, 4096, lambda c: t3.perf_model(H100_SXM, 4096, 4096, 4096, c), repeats=1
