@@ -527,7 +527,7 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(
             self,
             "Open a kernel file",
-            "",
+            os.path.dirname(self.session.path) if self.session.path else "",  # beside the open file
             "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;All files (*)",
         )
         if path:

@@ -150,7 +150,10 @@ class EgraphPane(Pane):
         """The e-graph drawing; beside it the growth per iteration and the rule profile."""
         self.scene = QGraphicsScene(self)
         self.view = GraphView(self.scene)
-        self.growth = pg.PlotWidget(background="w", axisItems={"bottom": IntegerAxis("bottom")})
+        # both axes count (iterations; e-nodes and e-classes): whole-number ticks
+        self.growth = pg.PlotWidget(
+            background="w", axisItems={"bottom": IntegerAxis("bottom"), "left": IntegerAxis("left")}
+        )
         self.growth.setLabel("bottom", "iteration")
         self.growth.addLegend(offset=(5, 5))
         self.profile = row_table(("rule", "matches", "ms"), 0)
