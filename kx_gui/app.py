@@ -143,10 +143,12 @@ def main(argv: list[str] | None = None) -> int:
 
         window.result_shown.connect(first_result)
     window.show()
-    restored = False if headless else window.offer_recovery()
-    if args.file and not restored:
-        if not window.open_file(args.file, trusted=True) and headless:
-            return 2
+    # the file named on the command line opens first, so it is on screen while the
+    # recovery question (if any) is asked; restoring then replaces it
+    if args.file and not window.open_file(args.file, trusted=True) and headless:
+        return 2
+    if not headless:
+        QTimer.singleShot(0, window.offer_recovery)
     if headless and not args.file:
         print("kx: --screenshot needs a FILE", file=sys.stderr)
         return 2

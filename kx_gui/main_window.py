@@ -247,6 +247,9 @@ class MainWindow(QMainWindow):
         bar = self.menuBar()
         file_menu = bar.addMenu("&File")
         self._action(file_menu, "&Open…", self.choose_file, QKeySequence.StandardKey.Open)
+        # the trust question's second answer as a menu entry: reading a file someone sent,
+        # without running its code, should not need a folder kx has never seen
+        self._action(file_menu, "Open &Without Running…", self.choose_file_without_running)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._fill_recent()
         self.examples_menu = file_menu.addMenu("&Examples")
@@ -317,6 +320,9 @@ class MainWindow(QMainWindow):
             action.triggered.connect(lambda _=False, k=key: self.set_gpu(k or None))
             self.gpu_group.addAction(action)
             gpu_menu.addAction(action)
+        self.versions_menu = target_menu.addMenu("&Triton Version")
+        # filled when opened: `kx versions add` in a terminal shows here without a restart
+        self.versions_menu.aboutToShow.connect(self._fill_versions)
         self._action(target_menu, "Python &Interpreter…", self.choose_python)
         self._action(target_menu, "Worker &Memory Limit…", self.choose_memory_limit)
 
@@ -531,11 +537,29 @@ class MainWindow(QMainWindow):
         path, _ = QFileDialog.getOpenFileName(
             self,
             "Open a kernel file",
-            "",
+            os.path.dirname(self.session.path) if self.session.path else "",  # beside the open file
             "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;All files (*)",
         )
         if path:
             self.open_file(path)
+
+    def choose_file_without_running(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open a kernel file without running it", "", "Python (*.py);;All files (*)"
+        )
+        if path:
+            self.open_without_running(path)
+
+    def open_without_running(self, path: str) -> bool:
+        """Show a file's source and run none of its code, whatever its folder's trust."""
+        if self.editor.dirty and not self._confirm_discard():
+            return False
+        if path.endswith(CPP_SOURCES):  # g++ -S runs nothing of the file: compiled as usual
+            return self._open_trusted(path, True)
+        opened = self.session.open_file(path, run=False)
+        if opened:
+            self.status_label.setText("shown without running it (File ▸ Open Without Running): F5 runs it")
+        return opened
 
     def choose_bundle_to_export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export a bundle", "kernel.kxb", "kx bundles (*.kxb)")
@@ -654,6 +678,33 @@ class MainWindow(QMainWindow):
         elif self.session.path:
             self.session.compile()
 
+    def _fill_versions(self) -> None:
+        """kx's own Triton, then each version kx manages (kx_core/base/triton_envs.py):
+        choosing one compiles with that version's environment (its interpreter)."""
+        from importlib.metadata import PackageNotFoundError, version
+
+        from kx_core.base import triton_envs
+
+        try:
+            own = version("triton")  # its metadata: importing triton here costs the UI thread
+        except PackageNotFoundError:
+            own = "not installed"
+        menu = self.versions_menu
+        menu.clear()
+        group = QActionGroup(menu)
+        choices = [(None, f"kx's own (triton {own})")]
+        choices += [(e.python, f"triton {e.triton} (torch {e.torch})") for e in triton_envs.installed()]
+        for python, label in choices:
+            action = QAction(label, menu, checkable=True)
+            action.setChecked(python == self.session.python)
+            action.triggered.connect(lambda _=False, p=python: self.set_python(p))
+            group.addAction(action)
+            menu.addAction(action)
+        menu.addSeparator()
+        hint = menu.addAction("Add one: kx versions add 3.6.0 (in a terminal)")
+        hint.setEnabled(False)
+        self._version_actions = group  # kept alive with the menu
+
     def choose_python(self) -> None:
         """Run the file with another Python (the user's environment); Cancel keeps it,
         an empty choice goes back to kx's own."""
@@ -737,7 +788,15 @@ class MainWindow(QMainWindow):
     def recompile(self) -> None:
         """F5: compile what the editor shows. Unsaved edits are saved first (through the
         same check as Ctrl+S: a change on disk is never overwritten unseen); without
-        edits, the file is compiled for real even when a result is cached."""
+        edits, the file is compiled for real even when a result is cached. A file shown
+        without running runs now, once its folder is trusted (the question is asked where
+        it is not: F5 did nothing, silently)."""
+        if not self.session.running and self.session.path:
+            run = self._may_run(self.session.path)
+            if not run:
+                self.status_label.setText("not run: its folder is not trusted (File ▸ Trust This Folder)")
+                return
+            self.session.running = True
         if self.editor.dirty:
             self.editor.save()
         else:
@@ -863,10 +922,22 @@ class MainWindow(QMainWindow):
             self.recovery.clear(self.session.path)
         return choice == "discard"
 
+    def _same_as_on_disk(self, edit) -> bool:
+        """An autosave whose text is the file's (the edit was undone, or saved elsewhere):
+        nothing to recover, and it is removed."""
+        try:
+            with open(edit.path, encoding="utf-8", errors="replace") as f:
+                same = f.read() == edit.text
+        except OSError:
+            return False
+        if same:
+            self.recovery.clear(edit.path)
+        return same
+
     def offer_recovery(self, ask=None) -> bool:
         """Offer the newest autosave left by a session that died; True if restored.
         `ask(edit) -> bool` decides (default: a dialog)."""
-        pending = self.recovery.pending()
+        pending = [e for e in self.recovery.pending() if not self._same_as_on_disk(e)]
         if not pending:
             return False
         edit = pending[0]
@@ -921,6 +992,8 @@ class MainWindow(QMainWindow):
             self.settings.setValue(f"workspace/{name}", state)
             self.settings.setValue(f"workspace/{name}/panes", ",".join(self.docks))
         self.settings.sync()
+        if self.session.path:  # a clean close: nothing of this file is left to recover
+            self.recovery.clear(self.session.path)
         for pane in self.panes.values():
             pane.cleanup()
         self.session.shutdown()

@@ -21,13 +21,17 @@ class RunOutput:
     text: str
     finished: bool
     started: float  # time.time() of its first put
+    # what the text is not (a capture ran the file on tensors without data: a check it
+    # printed, "matches torch", is of placeholders, not of a kernel's output)
+    caveat: str = ""
 
     @property
     def heading(self) -> str:
         clock = time.strftime("%H:%M:%S", time.localtime(self.started))
         state = "" if self.finished else " (running)"
         printed = "" if self.text.strip() else ": printed nothing"
-        return f"{clock} {self.title}{state}{printed}"
+        marked = " ⚠ not a real run" if self.caveat else ""
+        return f"{clock} {self.title}{state}{printed}{marked}"
 
 
 class Outputs(QObject):
@@ -37,13 +41,15 @@ class Outputs(QObject):
         super().__init__(session)
         self.runs: list[RunOutput] = []  # latest first
 
-    def put(self, key: str, title: str, text: str, finished: bool = True) -> None:
+    def put(self, key: str, title: str, text: str, finished: bool = True, caveat: str = "") -> None:
         old = next((r for r in self.runs if r.key == key), None)
         if old is not None:
-            if (old.text, old.finished, old.title) == (text, finished, title):
+            if (old.text, old.finished, old.title, old.caveat) == (text, finished, title, caveat):
                 return  # a poll with nothing new: no repaint
-            self.runs[self.runs.index(old)] = replace(old, title=title, text=text, finished=finished)
+            self.runs[self.runs.index(old)] = replace(
+                old, title=title, text=text, finished=finished, caveat=caveat
+            )
         else:
-            self.runs.insert(0, RunOutput(key, title, text, finished, time.time()))
+            self.runs.insert(0, RunOutput(key, title, text, finished, time.time(), caveat))
             del self.runs[KEPT_RUNS:]
         self.changed.emit()

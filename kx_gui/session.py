@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
+from kx_core.base.line_shift import LineShift
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
@@ -71,6 +72,12 @@ class Session(QObject):
         self.display_filters = DisplayFilters()  # what the stage views hide
         self.generation = 0
         self._source_maps: list[SourceMap] = []
+        # the text each request compiles (generation -> text), the text of the build on
+        # screen, and its lines against the editor's while a broken edit keeps that build
+        self._texts: dict[int, str | None] = {}
+        self.build_text: str | None = None
+        self.requested_text: str | None = None  # the text of the latest compile asked for
+        self.line_shift = LineShift()
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
         self.running = True  # False: the file is shown, not run (its folder is not trusted)
@@ -114,9 +121,7 @@ class Session(QObject):
         self._switch_document(
             path,
             run,
-            ("" if run else "shown without running (its folder is not trusted): nothing is compiled")
-            if another
-            else None,
+            ("" if run else "shown without running: nothing is compiled (F5 runs it)") if another else None,
         )
         self.document_opened.emit(path, text)
         if run:
@@ -331,6 +336,8 @@ class Session(QObject):
             self.job.deleteLater()
         self.generation += 1
         generation = self.generation
+        self._texts = {generation: request.text if request.text is not None else self._read_open_file()}
+        self.requested_text = self._texts[generation]
         job = CompileJob(request, generation, self, use_cache)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
@@ -387,8 +394,16 @@ class Session(QObject):
         if kernel is not None and self.result is not None:
             result, maps = self._merged(kernel, result, maps)
             first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
+        else:
+            first = self._same_kernel_index(result)
         kept = self._last_good(result)
         self._failed_note = ""
+        compiled_text = self._texts.pop(generation, None)
+        if kept is None:
+            self.build_text, self.line_shift = compiled_text, LineShift()
+        elif self.build_text is not None and compiled_text is not None:
+            # the build's lines are the old text's: links and bands go through the shift
+            self.line_shift = LineShift.between(self.build_text, compiled_text)
         if kept is not None:
             # nothing compiled: the last good build stays on screen, marked, with the new
             # text's problems (a syntax error typed mid-edit blanked every stage)
@@ -410,12 +425,41 @@ class Session(QObject):
             f"{'capture (cached: printed when first run)' if result.from_cache else 'capture'} of "
             f"{os.path.basename(result.file)} for {result.target.spec}",
             result.output,
+            caveat=result.output_caveat,
         )
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
+
+    def _same_kernel_index(self, result: CompileResult) -> int:
+        """The record of a rebuild of the same file that is the one selected now (same
+        kernel, config and specialization), so an edit or F5 keeps the config looked at;
+        else the first."""
+        k = self.kernel
+        if k is None or self.result is None or self.result.file != result.file:
+            return 0
+        for key in (lambda r: (r.display_name, r.specialization), lambda r: r.display_name):
+            for i, r in enumerate(result.kernels):
+                if key(r) == key(k):
+                    return i
+        return 0
+
+    def _read_open_file(self) -> str | None:
+        try:
+            with open(self.path or "", encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError:
+            return None
+
+    def build_line(self, editor_line: int) -> int | None:
+        """The build's source line for a line of the editor's text (None: edited since)."""
+        return self.line_shift.old_line(editor_line)
+
+    def editor_line(self, build_line: int) -> int | None:
+        """The editor's line for a source line of the build on screen (None: edited since)."""
+        return self.line_shift.new_line(build_line)
 
     def _last_good(self, result: CompileResult) -> CompileResult | None:
         """The result on screen with `result`'s diagnostics and output, when `result`
@@ -497,7 +541,8 @@ class Session(QObject):
         """Link a source line to the IR lines it became; returns stage -> lines."""
         self.selected_line = line
         self.link_origin = None
-        links = self.source_map.ir_lines(line) if self.source_map else {}
+        built = self.build_line(line)
+        links = self.source_map.ir_lines(built) if self.source_map and built else {}
         self.link_changed.emit(line, links)
         return links
 
@@ -513,7 +558,7 @@ class Session(QObject):
         links = self.source_map.counterparts(stage, line)
         if not links:
             links = {stage: (line,)}
-        source = sources[0] if sources else None
+        source = self.editor_line(sources[0]) if sources else None
         if source is not None:
             self.selected_line = source
         # the line clicked: its own view is not scrolled away from it to the links' main line

@@ -21,7 +21,9 @@ import re
 import sys
 from typing import Any
 
+from kx_core.base.triton_envs import VersionError
 from kx_core.cli import args as cli_args
+from kx_core.cli.compiling import compile_from_args as _compile
 from kx_core.cli.cpp_filters import add_filter_option, filtered_result, hidden_note
 from kx_core.compile.jobs.source_file import KernelFileError
 from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
@@ -79,6 +81,11 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--python", metavar="PATH", help="run the file with this interpreter (your environment)")
     p.add_argument(
+        "--triton",
+        metavar="VERSION",
+        help="compile with a Triton version kx manages (kx versions add VERSION): its own environment",
+    )
+    p.add_argument(
         "--arg",
         action="append",
         type=_constexpr_pair,
@@ -112,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
+    from kx_core.cli.versions import add_versions_verb
 
     add_links_verb(sub, _add_compile_options)
     add_compare_verb(sub, _add_compile_options)
@@ -121,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_profile_command(sub)
     add_luminal_commands(sub)
     add_lit_commands(sub)
+    add_versions_verb(sub)
     return parser
 
 
@@ -206,28 +215,6 @@ def _add_layout_verbs(sub) -> None:
     )
     co.add_argument("--num-warps", type=cli_args.power_of_two_upto(MAX_WARPS), default=4)
     co.add_argument("--json", action="store_true")
-
-
-def request_from_args(args: argparse.Namespace) -> CompileRequest:
-    return CompileRequest(
-        file=args.file,
-        target=args.target,
-        kernel=args.kernel,
-        signature=args.signature,
-        constexprs=dict(args.constexpr),
-        num_warps=args.num_warps,
-        num_stages=args.num_stages,
-        maxnreg=args.maxnreg,
-        passes=args.passes,
-        timeout_s=args.timeout,
-        jobs=args.jobs,
-        gpu=args.gpu,
-        stop_at_data=args.stop_at_data,
-        python=args.python,
-        args=dict(args.arg),
-        grid=args.grid,
-        memory_limit_mb=args.memory_limit,
-    )
 
 
 # ----------------------------------------------------------------- JSON shape
@@ -356,25 +343,6 @@ def write_stages(r: CompileResult, out_dir: str) -> list[str]:
                 f.write(text)
             written.append(path)
     return written
-
-
-def _compile(args: argparse.Namespace) -> CompileResult:
-    from kx_core.cpu.targets import CPP_SOURCES
-
-    if args.file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC, not Triton (the runner routes it)
-        from kx_core.cpu.targets import is_cpu_spec
-
-        if not is_cpu_spec(args.target):
-            if args.target not in (None, "default"):
-                raise TargetError(
-                    f"{args.file} is a C++ CPU kernel: use --target cpu:avx2, cpu:avx512 or cpu:native"
-                )
-            from kx_core.cpu.targets import tier_of_file
-
-            args.target = f"cpu:{tier_of_file(args.file) or 'avx2'}"
-    from kx_core.compile.jobs.runner import compile_file
-
-    return compile_file(request_from_args(args), use_cache=not args.no_cache)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -704,6 +672,7 @@ STANDALONE_VERBS = {
     "opt": "kx_core.cli.egraph_lit:opt_command",
     "egraph": "kx_core.cli.egraph_lit:egraph_command",
     "compare": "kx_core.cli.compare:compare_command",
+    "versions": "kx_core.cli.versions:versions_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {
@@ -736,7 +705,7 @@ def _main(argv: list[str] | None) -> int:
     args.passes = getattr(args, "passes", False) or args.command == "passes"
     try:
         result = _compile(args)
-    except (TargetError, KernelFileError, RequestError) as e:
+    except (TargetError, KernelFileError, RequestError, VersionError) as e:
         print(f"kx: {e}", file=sys.stderr)
         return 2
     except FileNotFoundError as e:
@@ -789,9 +758,20 @@ def _compile_output(args: argparse.Namespace, result: CompileResult) -> int:
 
 
 def _summary_output(args: argparse.Namespace, result: CompileResult) -> int:
-    from kx_core.ir.summary import format_summaries, summarize
+    from kx_core.ir.summary import format_rows, format_summaries, summarize
 
-    summaries = [summarize(k) for k in result.kernels if k.status == "compiled"]
+    compiled = [k for k in result.kernels if k.status == "compiled"]
+    if result.target.backend == "cpu":  # a C++ build: each function's x86 mix
+        from kx_core.cpu.asm_mix import asm_mix, mix_rows, short_function_name
+
+        mixes = [asm_mix(k.name, k.stages.get("asm", "")) for k in compiled]
+        if args.json:
+            json.dump([m.to_json() for m in mixes], sys.stdout, indent=1)
+            sys.stdout.write("\n")
+        else:
+            print(format_rows([short_function_name(m.function) for m in mixes], mix_rows(mixes)))
+        return result.exit_status
+    summaries = [summarize(k) for k in compiled]
     if args.json:
         json.dump([x.to_json() for x in summaries], sys.stdout, indent=1)
         sys.stdout.write("\n")

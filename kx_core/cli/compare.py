@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import dataclasses
 import json
 import sys
 
@@ -28,7 +29,8 @@ def add_compare_verb(sub, add_compile_options) -> None:
 
 
 def compare_command(args: argparse.Namespace) -> int:
-    from kx_core.cli.commands import _compile
+    from kx_core.base.triton_envs import VersionError
+    from kx_core.cli.compiling import compile_from_args as _compile
     from kx_core.compare.report import compare_results, format_comparison
     from kx_core.compare.sides import SideError, parse_side
     from kx_core.compile.jobs.source_file import KernelFileError
@@ -40,16 +42,18 @@ def compare_command(args: argparse.Namespace) -> int:
     except SideError as e:
         print(f"kx compare: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
-    results = []
+    results, sides = [], []
     for side in (side_a, side_b):
         one = copy.copy(args)
         one.file = side.file
         one.target = side.target or args.target
         one.gpu = side.gpu or args.gpu
-        one.python = side.python or args.python
+        one.python = side.python or (None if side.triton else args.python)
+        one.triton = side.triton or (None if side.python else getattr(args, "triton", None))
         try:
-            result = _compile(one)
-        except (TargetError, KernelFileError, RequestError) as e:
+            result = _compile(one)  # resolves ,triton= to its environment's interpreter
+            side = dataclasses.replace(side, python=one.python)
+        except (TargetError, KernelFileError, RequestError, VersionError) as e:
             print(f"kx compare: {side.label}: {e}", file=sys.stderr)
             return cli_args.EXIT_USAGE
         except FileNotFoundError as e:
@@ -61,6 +65,8 @@ def compare_command(args: argparse.Namespace) -> int:
         from kx_core.compile.artifacts.derived import with_derived
 
         results.append(with_derived(result, args.jobs))
+        sides.append(side)
+    side_a, side_b = sides
     try:
         comparison = compare_results(results[0], results[1], side_a, side_b)
     except SideError as e:

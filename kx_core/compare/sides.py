@@ -1,11 +1,12 @@
 """One side of a comparison, as the command line spells it, and the kernel it picks.
 
-    FILE[@TARGET][#KERNEL][,gpu=G][,python=PATH]
+    FILE[@TARGET][#KERNEL][,gpu=G][,python=PATH][,triton=VERSION]
 
     matmul_autotune.py#0                 the first compiled kernel/config of the file
     matmul_autotune.py#BLOCK_N=128       the one whose name holds that text
     softmax.py@cuda:80                   the file compiled for sm_80
     softmax.py,python=/venvs/t36/bin/python   compiled by another interpreter (its Triton)
+    softmax.py,triton=3.6.0              compiled by a Triton version kx manages (kx versions)
 
 Without #KERNEL a side is every kernel of the file, paired with the other side's by name.
 """
@@ -26,7 +27,7 @@ class SideError(ValueError):
 _SIDE_RE = re.compile(
     r"^(?P<file>[^@#,]+)(?:@(?P<target>[^#,]+))?(?:#(?P<kernel>[^,]+))?(?P<rest>(?:,[^,]*)*)$"
 )
-_KEYS = ("gpu", "python")
+_KEYS = ("gpu", "python", "triton")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class Side:
     kernel: str | None = None
     gpu: str | None = None
     python: str | None = None
+    triton: str | None = None  # a managed version (kx versions add): its environment's python
 
     @property
     def label(self) -> str:
@@ -51,7 +53,7 @@ class Side:
 def parse_side(text: str) -> Side:
     m = _SIDE_RE.match(text.strip())
     if not m:
-        raise SideError(f"{text!r}: expected FILE[@TARGET][#KERNEL][,gpu=G][,python=PATH]")
+        raise SideError(f"{text!r}: expected FILE[@TARGET][#KERNEL][,gpu=G][,python=PATH][,triton=V]")
     extra: dict[str, str] = {}
     for item in filter(None, m.group("rest").split(",")):
         key, eq, value = item.partition("=")

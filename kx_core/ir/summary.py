@@ -230,10 +230,16 @@ def format_summaries(summaries: list[InstructionSummary]) -> str:
     """A table with one column per kernel/config, for comparing them."""
     if not summaries:
         return "no compiled kernels"
-    rows = summary_rows(summaries)
+    return format_rows([s.kernel for s in summaries], summary_rows(summaries))
+
+
+def format_rows(names: list[str], rows: list[tuple[str, list[str]]]) -> str:
+    """Rows of (label, one cell per name) as a text table, a column per name."""
+    if not names:
+        return "no compiled kernels"
     width = max(len(r[0]) for r in rows)
-    cols = [max([len(s.kernel)] + [len(r[1][i]) for r in rows]) for i, s in enumerate(summaries)]
-    lines = [" " * width + "  " + "  ".join(s.kernel.ljust(c) for s, c in zip(summaries, cols))]
+    cols = [max([len(name)] + [len(r[1][i]) for r in rows]) for i, name in enumerate(names)]
+    lines = [" " * width + "  " + "  ".join(name.ljust(c) for name, c in zip(names, cols))]
     lines += [
         name.ljust(width) + "  " + "  ".join(v.ljust(c) for v, c in zip(vals, cols)) for name, vals in rows
     ]

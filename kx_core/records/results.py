@@ -442,6 +442,21 @@ class CompileResult(Jsonable):
         return self.build.of_kernel(kernel) if self.build else None
 
     @property
+    def output_caveat(self) -> str:
+        """What the file's printed output is not: a capture runs a GPU file with tensors
+        that hold no data and compiles its launches without running them, so what it
+        printed about values (a check's "matches torch") is not of a kernel's output.
+        Empty for a C++ build (g++ compiled it; nothing of the file ran)."""
+        if self.target.backend == "cpu" or not self.output.strip():
+            return ""
+        reads = sum(1 for d in self.diagnostics if d.kind == "placeholder")
+        answered = f"; {reads} read(s) of tensor data got placeholders (Problems)" if reads else ""
+        return (
+            "a capture run: kernels compiled, not run, on tensors without data"
+            f"{answered}: values it printed are not results (Bench runs it for real)"
+        )
+
+    @property
     def stopped_before_launch(self) -> bool:
         """The file stopped (raised) before launching any kernel: whatever it would have
         launched, kx has none of it (kernels it defines or not: a driver of a library

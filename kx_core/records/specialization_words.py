@@ -22,28 +22,32 @@ def _facts(kernel: CompiledKernel) -> dict[str, str]:
     facts = {f"{name}:": ty for name, ty in spec.signature.items() if ty != "constexpr"}
     facts |= {f"{name}=": str(value) for name, value in spec.constexprs.items()}
     for name, attrs in spec.attrs.items():
-        words = []
+        # one fact per attribute, so only the attributes that differ are named: ['tt.divisibility',
+        # 16] and ['tt.pointer_range', 32] as Triton's attrs list them (hip has both on a
+        # pointer; one joined fact read "x_ptrpointer_range" against "x_ptr%16,pointer_range")
         for attr in attrs:
-            # ['tt.divisibility', 16] as Triton's attrs list them
-            if isinstance(attr, (list, tuple)) and len(attr) == 2 and str(attr[0]).endswith("divisibility"):
-                words.append(f"%{attr[1]}")
-            elif isinstance(attr, (list, tuple)) and attr:
-                words.append(str(attr[0]).split(".")[-1])
-        facts[f"{name}@"] = ",".join(words)
+            if not (isinstance(attr, (list, tuple)) and attr):
+                continue
+            short = str(attr[0]).split(".")[-1]
+            if short == "divisibility" and len(attr) == 2:
+                facts[f"{name}@%"] = f"%{attr[1]}"
+            else:
+                facts[f"{name}@{short}"] = short if len(attr) < 2 else f"{short}={attr[1]}"
     return facts
 
 
 def _word(key: str, value: str, others: set[str]) -> str:
     """One difference: 'x_ptr:fp16', 'BLOCK=256', 'x_ptr%16', or 'x_ptr not %16' where
     another record has the attribute and this one has none."""
+    if "@" in key:  # an attribute of an argument: 'x_ptr@%' -> 'x_ptr%16' / 'x_ptr not %16'
+        name = key.split("@", 1)[0]
+        if value:
+            return f"{name}{value}" if value.startswith("%") else f"{name} {value}"
+        return f"{name} not {'/'.join(sorted(o for o in others if o))}"
     name, kind = key[:-1], key[-1]
     if kind == ":":
         return f"{name}:{value}"
-    if kind == "=":
-        return f"{name}={value}"
-    if value:
-        return f"{name}{value}"
-    return f"{name} not {'/'.join(sorted(o for o in others if o))}"
+    return f"{name}={value}"
 
 
 def telling_apart(kernels: list[CompiledKernel] | tuple[CompiledKernel, ...]) -> dict[int, str]:

@@ -60,6 +60,19 @@ def _item(value) -> QTableWidgetItem:
     return item
 
 
+def staircase(xs: list, ys: list) -> tuple[list, list]:
+    """Occupancy is a step function: a value sampled at x_i (registers, threads, shared
+    memory rounded up to the allocation step) holds over (x_(i-1), x_i]. Joined point to
+    point, the curves were slopes that no kernel can sit on."""
+    if not xs:
+        return [], []
+    out_x, out_y = [xs[0]], [ys[0]]
+    for i in range(1, len(xs)):
+        out_x += [xs[i - 1], xs[i]]
+        out_y += [ys[i], ys[i]]
+    return out_x, out_y
+
+
 class AutotunePane(LazyPages, Pane):
     title = "Autotune"
     name = "autotune"
@@ -142,6 +155,7 @@ class AutotunePane(LazyPages, Pane):
         self.t3_info = QLabel()
         self.t3_info.setWordWrap(True)
         self.t3_table = row_table(T3_COLUMNS, len(T3_COLUMNS) - 1)
+        self.t3_table.resizeColumnsToContents()  # the titles whole before a first run too
         t3_page = QWidget()
         t_layout = QVBoxLayout(t3_page)
         t_bar = QHBoxLayout()
@@ -226,6 +240,8 @@ class AutotunePane(LazyPages, Pane):
         if row is not None:
             self._select_row(row)
             self.show_curves(row)
+        else:
+            self._clear_curves()
         measured = [(r.modeled_us, r.measured_us) for r in self.rows if r.measured_us is not None]
         self.scatter.setData([p for p, _ in measured], [m for _, m in measured])
         self.scatter_plot.setVisible(bool(measured))
@@ -279,6 +295,24 @@ class AutotunePane(LazyPages, Pane):
             config = self.table.item(rows[0].row(), 0).text()
             self.show_curves(next(r for r in self.rows if r.config == config))
 
+    def _clear_curves(self) -> None:
+        """No config of this build to draw: the curves of another build must not stay (a
+        C++ file opened after a Triton one kept the Triton kernel's curves)."""
+        self._curve_row = None
+        self.curves = {}
+        if not self._lazy_pages[0].built:
+            return
+        for plot in self.curve_plots.values():
+            plot.clear()
+        result = self.session.result
+        if result is not None and result.target.backend == "cpu":
+            why = f"occupancy is a GPU figure: this build is for {result.target.spec}"
+        elif result is None or not any(k.status == "compiled" for k in result.kernels):
+            why = "no compiled GPU kernel in this build"
+        else:
+            why = "pick a kernel above"
+        self.curve_info.setText(why)
+
     def show_curves(self, row: ConfigRow) -> bool:
         """Occupancy against threads, registers and shared memory through one config."""
         gpu = self._gpu()
@@ -305,8 +339,8 @@ class AutotunePane(LazyPages, Pane):
             return True  # drawn when the Occupancy tab is first shown
         for key, plot in self.curve_plots.items():
             plot.clear()
-            xs, ys = self.curves[key]
-            plot.plot(xs, ys, pen=pg.mkPen("#1e88e5", width=2), stepMode=None)
+            xs, ys = staircase(*self.curves[key])
+            plot.plot(xs, ys, pen=pg.mkPen("#1e88e5", width=2))
             plot.plot(
                 [point[key]], [current.fraction], pen=None, symbol="o", symbolBrush="#e53935", symbolSize=10
             )
@@ -345,6 +379,8 @@ class AutotunePane(LazyPages, Pane):
             ]
             for c, value in enumerate(cells):
                 self.t3_table.setItem(r, c, _item(value))
+        # the header's titles name their models: never cut (they were, at 1920x1080)
+        self.t3_table.resizeColumnsToContents()
         return True
 
     def csv_text(self) -> str:

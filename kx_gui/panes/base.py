@@ -6,7 +6,7 @@ from collections import deque
 
 import shiboken6
 from PySide6.QtCore import QTimer, Signal
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QBoxLayout, QLabel, QWidget
 
 from kx_gui.jobs import Jobs
 from kx_gui.session import Session
@@ -52,20 +52,28 @@ class Pane(QWidget):
     def _show_badge(self, note: str) -> None:
         self.badge.setText(note)
         self.badge.setToolTip(note)
-        self.badge.setVisible(bool(note))
         if note:
             self._place_badge()
+        self.badge.setVisible(bool(note))
 
     def _place_badge(self) -> None:
-        self.badge.adjustSize()
+        # a row of its own above the pane's content: drawn over it, the badge hid the
+        # first Problems row and the Kernels header (first-user run, 1280x800)
+        layout = self.layout()
+        if isinstance(layout, QBoxLayout):
+            if layout.indexOf(self.badge) < 0:
+                self.badge.setWordWrap(True)
+                layout.insertWidget(0, self.badge)
+            return
+        self.badge.adjustSize()  # a pane without a box layout: the top-right corner
         width = min(self.badge.sizeHint().width(), max(40, self.width() - 8))
         self.badge.setGeometry(self.width() - width - 4, 2, width, self.badge.sizeHint().height())
         self.badge.raise_()
 
     def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
         super().resizeEvent(event)
-        if self.badge is not None and self.badge.isVisible():
-            self._place_badge()
+        if self.badge is not None and self.badge.isVisible() and not isinstance(self.layout(), QBoxLayout):
+            self._place_badge()  # the corner overlay follows the pane's size
 
     def _signal(self, name: str):
         """A Session signal by name, or a feature model's ("profiles.changed")."""

@@ -2,20 +2,44 @@
 side: TTIR vs TTGIR of one kernel, one stage across two autotune configs, one stage
 across two targets or two Pythons (the right side can come from a compile for another
 target or by another interpreter, run in the background like any other), or what the
-last edit changed (the previous compile of the file, kept up to date after each save)."""
+last edit changed (the previous compile of the file, kept up to date after each save).
+
+Above the text diff, the two sides compared as `kx compare` does (kx_core.compare): what
+was asked differently, each resource and instruction count as a delta with its reason
+(measured from the artifacts, or the model's, named), the stages that differ, and the
+first pass where the two pipelines diverge, with that pass's diff a click away."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QFileDialog, QHBoxLayout, QLabel, QVBoxLayout
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QScrollArea,
+    QSplitter,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
 
+from kx_core.compare.report import PairComparison, compare_pair, summary_lines
+from kx_core.ir.display_filters import filter_stage
 from kx_core.ir.lexers import lexer_for_syntax
+from kx_core.model.kernel import gpu_for
 from kx_core.records.backends import ALL_STAGES
 from kx_core.records.target import KNOWN_TARGETS
 from kx_gui.compile_job import CompileJob
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
 from kx_gui.widgets.shrink import shrinkable
+from kx_gui.widgets.tables import row_table
+
+FIGURE_COLUMNS = ("figure", "A (left)", "B (right)", "delta", "why")
 
 THIS_COMPILE = "this compile"
 PREVIOUS_COMPILE = "the previous compile"  # of the same file: what the last edit changed
@@ -25,7 +49,7 @@ ANOTHER_PYTHON = "another Python…"
 class DiffPane(Pane):
     title = "Diff"
     name = "diff"
-    listens = {"result_changed": "set_result"}
+    listens = {"result_changed": "set_result", "display_filters_changed": "refresh"}
 
     other_compiled = Signal(object)  # the CompileResult for the other target
 
@@ -58,16 +82,160 @@ class DiffPane(Pane):
                 row.addWidget(w)
             row.addStretch(1)
         self.diff = DiffView()
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(self._compare_box())
+        split.addWidget(self.diff)
+        split.setSizes([300, 400])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(left)
         layout.addLayout(right)
-        layout.addWidget(self.diff, 1)
+        layout.addWidget(split, 1)
         for box in (self.left_kernel, self.left_stage, self.right_kernel, self.right_stage):
             box.currentIndexChanged.connect(lambda _i: self.refresh())
         self.ignore_numbering.toggled.connect(lambda _b: self.refresh())
         self.right_target.currentIndexChanged.connect(lambda _i: self._target_changed())
         self._filling = False
+
+    def _compare_box(self) -> QWidget:
+        """The explained comparison of the two sides' kernels (kx compare's page)."""
+        self.explain = QLabel("pick two kernels: the left is A, the right is B")
+        self.explain.setWordWrap(True)
+        self.explain.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.explain.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+        self.figures = row_table(FIGURE_COLUMNS, stretch=4)
+        self.pass_button = QPushButton("Show the first divergent pass")
+        self.pass_button.setToolTip("that pass's output on each side, in the diff below")
+        self.pass_button.setEnabled(False)
+        self.pass_button.clicked.connect(self.show_divergence)
+        self.capture_button = QPushButton("Capture both sides' passes")
+        self.capture_button.setToolTip(
+            "recompile each side's kernel with its passes captured (Pipeline), then find the "
+            "first pass where the two pipelines' IR diverge"
+        )
+        self.capture_button.clicked.connect(self.capture_both)
+        bar = QHBoxLayout()
+        bar.addWidget(self.pass_button)
+        bar.addWidget(self.capture_button)
+        bar.addStretch(1)
+        # the explanation and every figure as two tabs: one above the other, at 1280x800
+        # the table was squeezed to a row and a half
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.explain)
+        self.compare_tabs = QTabWidget()
+        self.compare_tabs.setDocumentMode(True)
+        self.compare_tabs.addTab(scroll, "Explained")
+        self.compare_tabs.addTab(self.figures, "Every figure")
+        box = QWidget()
+        lay = QVBoxLayout(box)
+        lay.setContentsMargins(4, 2, 4, 2)
+        lay.addWidget(self.compare_tabs, 1)
+        lay.addLayout(bar)
+        self.comparison: PairComparison | None = None
+        self._sides: tuple = (None, None)
+        self.listen(self.session.pass_captures.captured, lambda *_: self._recompare())
+        return box
+
+    def _compare_sides(self, a, b) -> None:
+        """Compare kernel records a (left, A) and b (right, B) on a job: the stage diffs of
+        a big kernel are tens of milliseconds, not for the window's thread."""
+        self._sides = (a, b)
+        self.explain.setText(f"comparing {a.short_name} with {b.short_name}…")
+
+        def compute():
+            return compare_pair(a, b, _gpu_of(a), _gpu_of(b))
+
+        self.jobs.submit("compare", compute, lambda pair, sides=(a, b): self._show_comparison(pair, sides))
+
+    def _show_comparison(self, pair: PairComparison, sides) -> None:
+        if not _same(sides, self._sides):
+            return  # another pair was picked meanwhile
+        self.comparison = pair
+        a, b = sides
+        if a is b:
+            # one record on both sides (the default: what its TTIR became in TTGIR): no
+            # build difference to explain, and "every stage is the same" above a diff of
+            # two stages read as a contradiction
+            self.explain.setText(
+                f"{a.short_name} on both sides: the diff below is of its own stages. To compare "
+                "builds, pick another config on the right, or 'the previous compile' (Ctrl+D), "
+                "another target or another Python."
+            )
+        else:
+            head = (
+                f"A {a.short_name} → B {b.short_name}" if a.display_name != b.display_name else a.short_name
+            )
+            self.explain.setText(head + "\n" + "\n".join("• " + line for line in summary_lines(pair)))
+        rows = [*pair.resources, *pair.instructions]
+        self.figures.setRowCount(len(rows))
+        for r, d in enumerate(rows):
+            change = d.change
+            cells = (
+                d.name + (f" ({d.model})" if d.kind == "model" else ""),
+                "-" if d.a is None else str(d.a),
+                "-" if d.b is None else str(d.b),
+                f"{change:+g}" if change else ("changed" if d.changed else ""),
+                d.why,
+            )
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if d.changed:
+                    font = item.font()
+                    font.setBold(True)
+                    item.setFont(font)
+                item.setToolTip(d.text())
+                self.figures.setItem(r, c, item)
+        self.figures.resizeColumnsToContents()
+        self.pass_button.setEnabled(pair.divergence is not None)
+        self.pass_button.setToolTip(pair.divergence.text() if pair.divergence else pair.divergence_note)
+        self.capture_button.setEnabled(not (a.passes and b.passes) and self._capturable(a, b))
+
+    def _capturable(self, a, b) -> bool:
+        """Both records are of the build on screen (a previous compile's cannot be
+        recompiled as it was: its text is gone)."""
+        kernels = self.session.result.kernels if self.session.result else ()
+        return all(any(k is x for k in kernels) for x in (a, b))
+
+    def capture_both(self) -> int:
+        a, b = self._sides
+        if a is None or not self._capturable(a, b):
+            return 0
+        started = sum(self.session.capture_passes(k) for k in {id(a): a, id(b): b}.values() if not k.passes)
+        if started:
+            # a capture takes seconds per side: said on the button, which waits for it
+            self.capture_button.setEnabled(False)
+            self.capture_button.setText(f"capturing the passes of {started} kernel(s)…")
+        return started
+
+    def _recompare(self) -> None:
+        """Passes joined a kernel record: compare the same two records again, now with them."""
+        self.capture_button.setText("Capture both sides' passes")
+        a, b = self._sides
+        result = self.session.result
+        if a is None or result is None:
+            return
+        fresh = {k.display_name: k for k in result.kernels}
+        a, b = fresh.get(a.display_name, a), fresh.get(b.display_name, b)
+        if not _same((a, b), self._sides):
+            self._compare_sides(a, b)
+
+    def show_divergence(self) -> bool:
+        """The first divergent pass's output on each side, in the diff below."""
+        pair = self.comparison
+        if pair is None or pair.divergence is None:
+            return False
+        d = pair.divergence
+        front = d.index_a is None  # the inputs already differ: the front end's TTIR
+        self.diff.show_texts(
+            d.after_a,
+            d.after_b,
+            "A · the pipelines' input (TTIR)" if front else f"A · after {d.name} (#{d.index_a})",
+            "B · the pipelines' input (TTIR)" if front else f"B · after {d.name} (#{d.index_b})",
+            lexer_for_syntax("mlir"),
+            self.ignore_numbering.isChecked(),
+        )
+        return True
 
     def _target_changed(self, ask: bool = True) -> None:
         target = self.right_target.currentText()
@@ -145,8 +313,16 @@ class DiffPane(Pane):
         self._target_changed(ask=False)
 
     def compare_previous(self) -> None:
-        """Compare with the compile before the last edit (and keep comparing after each)."""
-        self.right_target.setCurrentText(PREVIOUS_COMPILE)
+        """Compare with the compile before the last edit (and keep comparing after each),
+        of the kernel selected in Kernels."""
+        if self.session.kernel_index >= 0:
+            self._filling = True
+            self.left_kernel.setCurrentIndex(self.session.kernel_index)
+            self._filling = False
+        if self.right_target.currentText() == PREVIOUS_COMPILE:
+            self._target_changed()  # already chosen: no index change to redo it
+        else:
+            self.right_target.setCurrentText(PREVIOUS_COMPILE)
 
     def set_result(self, result) -> None:
         if result is None:  # nothing on screen: no sides to compare
@@ -156,11 +332,19 @@ class DiffPane(Pane):
             self._filling = False
             self.other_result = None
             self.diff.show_texts("", "", "", "", None, False)
+            self._sides, self.comparison = (None, None), None
+            self.explain.setText("nothing compiled to compare")
+            self.figures.setRowCount(0)
+            self.pass_button.setEnabled(False)
             return
         if self.right_target.currentText() == PREVIOUS_COMPILE:
             self.other_result = self.session.previous_result
         elif self.right_target.currentText() != THIS_COMPILE:
             self._target_changed(ask=False)  # the file changed: recompile the other side too
+        # the sides chosen survive a rebuild of the same file (an edit reset both to the
+        # first config): kept by their names and stages where the new result has them
+        chosen = [box.currentText() for box in (self.left_kernel, self.right_kernel)]
+        chosen_stages = [box.currentText() for box in (self.left_stage, self.right_stage)]
         self._filling = True
         stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
         for box in (self.left_kernel, self.right_kernel):
@@ -172,6 +356,13 @@ class DiffPane(Pane):
         # default: what the first kernel's TTIR became in TTGIR
         if "ttgir" in stages and not previous:
             self.right_stage.setCurrentText("ttgir")
+        if any(chosen):
+            for box, text in zip((self.left_kernel, self.right_kernel), chosen):
+                if text and box.findText(text) >= 0:
+                    box.setCurrentText(text)
+            for box, text in zip((self.left_stage, self.right_stage), chosen_stages):
+                if text in stages:
+                    box.setCurrentText(text)
         self._filling = False
         if previous and self.other_result is not None:
             self._fill_right(self.other_result)  # its kernels, the same stage as the left
@@ -203,9 +394,18 @@ class DiffPane(Pane):
             return
         left, right = result.kernels[lk], right_result.kernels[rk]
         syntax = ALL_STAGES[ls].syntax if ls == rs else None
+        # the stage views' display filters (locations, SASS line comments, directives)
+        # apply here too: a SASS diff counted every '//## File' line and buried the change
+        filters = self.session.display_filters
         sides = [
-            (left.stages.get(ls, ""), _header(left, ls, result)),
-            (right.stages.get(rs, ""), _header(right, rs, right_result)),
+            (
+                filter_stage(left.stages.get(ls, ""), ALL_STAGES[ls].syntax, filters).text,
+                _header(left, ls, result),
+            ),
+            (
+                filter_stage(right.stages.get(rs, ""), ALL_STAGES[rs].syntax, filters).text,
+                _header(right, rs, right_result),
+            ),
         ]
         if self.right_target.currentText() == PREVIOUS_COMPILE and self.other_result is not None:
             # before an edit and after it: the old build on the left, each side named
@@ -214,6 +414,10 @@ class DiffPane(Pane):
                 (sides[0][0], "this compile · " + sides[0][1]),
             ]
         (left_text, left_head), (right_text, right_head) = sides
+        old_left = self.right_target.currentText() == PREVIOUS_COMPILE and self.other_result is not None
+        a, b = (right, left) if old_left else (left, right)
+        if not _same((a, b), self._sides):
+            self._compare_sides(a, b)
         self.diff.show_texts(
             left_text,
             right_text,
@@ -237,3 +441,15 @@ def _add_kernels(box, kernels) -> None:
     for i, k in enumerate(kernels):
         box.addItem(k.short_name)
         box.setItemData(i, k.display_name, Qt.ItemDataRole.ToolTipRole)
+
+
+def _gpu_of(kernel):
+    try:
+        return gpu_for(kernel)
+    except (KeyError, ValueError):
+        return None
+
+
+def _same(x: tuple, y: tuple) -> bool:
+    """The same two records (by identity: a record's equality compares every stage's text)."""
+    return len(x) == len(y) and all(p is q for p, q in zip(x, y))

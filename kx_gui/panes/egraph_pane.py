@@ -48,6 +48,7 @@ from kx_core.luminal.egraph_layout import (
 from kx_core.luminal.egraph_run import run as run_egraph
 from kx_gui.jobs import Job
 from kx_gui.panes.base import Pane
+from kx_gui.widgets.integer_axis import IntegerAxis
 from kx_gui.widgets.tables import row_table
 
 EXAMPLES = str(data_path("egraph"))
@@ -149,7 +150,10 @@ class EgraphPane(Pane):
         """The e-graph drawing; beside it the growth per iteration and the rule profile."""
         self.scene = QGraphicsScene(self)
         self.view = GraphView(self.scene)
-        self.growth = pg.PlotWidget(background="w")
+        # both axes count (iterations; e-nodes and e-classes): whole-number ticks
+        self.growth = pg.PlotWidget(
+            background="w", axisItems={"bottom": IntegerAxis("bottom"), "left": IntegerAxis("left")}
+        )
         self.growth.setLabel("bottom", "iteration")
         self.growth.addLegend(offset=(5, 5))
         self.profile = row_table(("rule", "matches", "ms"), 0)

@@ -17,6 +17,7 @@ from kx_gui.widgets.arguments_form import ArgumentsForm
 from kx_gui.widgets.tables import row_table
 
 COLUMNS = ("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared B", "compile s", "note")
+GPU_COLUMNS = {"grid", "warps", "stages", "regs", "spills", "shared B"}
 
 # row colours: a config a real autotuner would skip, a kernel that did not compile
 STATUS_COLOURS = {"pruned": "#9e9e9e", "failed": "#c62828", "not-launched": "#6d4c41"}
@@ -143,6 +144,10 @@ class KernelsPane(Pane):
                 if col == 1 and k.after_placeholder is not None:
                     item.setText(f"{k.status} *")
                 self.table.setItem(row, col, item)
+        # a C++ build has no grid, warps, stages or GPU resources: their columns go
+        cpu = result.target.backend == "cpu"
+        for col, name in enumerate(COLUMNS):
+            self.table.setColumnHidden(col, cpu and name in GPU_COLUMNS)
         self.table.resizeColumnsToContents()
         self._filling = False
         self._filters_changed()

@@ -75,7 +75,11 @@ def as_grid(values: np.ndarray, width: int, fill) -> np.ndarray:
 class LayoutPane(Pane):
     title = "Layout"
     name = "layout"
-    listens = {"view_requested": "show_view", "kernel_changed": "_kernel_changed"}
+    listens = {
+        "view_requested": "show_view",
+        "kernel_changed": "_kernel_changed",
+        "document_opened": "_document_opened",
+    }
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -142,6 +146,11 @@ class LayoutPane(Pane):
     def _kernel_key(self) -> tuple | None:
         k = self.session.kernel
         return (self.session.build, k.display_name, k.specialization) if k is not None else None
+
+    def _document_opened(self) -> None:
+        """Another file: the layout typed or clicked was of the last one's TTGIR (an alias
+        such as #blocked1 names another layout there), so the field empties."""
+        self.layout_field.clear()
 
     def _kernel_changed(self, _kernel, _source_map) -> None:
         if self.drawn_for is not None and self.drawn_for != self._kernel_key():

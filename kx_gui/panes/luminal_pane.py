@@ -30,6 +30,7 @@ from kx_core.luminal import graph as l1
 from kx_core.luminal import search as l3
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.colors import distinct_colors
+from kx_gui.widgets.integer_axis import IntegerAxis
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
 from kx_gui.widgets.log_axis import LogAxis
 from kx_gui.widgets.tables import row_table
@@ -87,7 +88,9 @@ class LuminalPane(LazyPages, Pane):
         self.seed.valueChanged.connect(lambda *_: self.show_search())
         sl.addLayout(sbar)
         plots = QHBoxLayout()
-        self.curve = pg.PlotWidget(background="w", title="best so far")
+        self.curve = pg.PlotWidget(
+            background="w", title="best so far", axisItems={"bottom": IntegerAxis("bottom")}
+        )
         self.curve.setLabel("bottom", "measurements")
         self.curve.setLabel("left", "ns")
         self.scatter = pg.PlotWidget(

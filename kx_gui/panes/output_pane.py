@@ -9,6 +9,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView
 
+NOTE = "stdout + stderr"
+NOTE_TIP = "stdout and stderr, interleaved as the file printed them; the last 64 kB of each run"
 EMPTY = "nothing has run yet: what the file prints when kx runs it (compile, Bench, Profile) shows here"
 
 
@@ -22,10 +24,9 @@ class OutputPane(Pane):
         super().__init__(session, parent)
         self.runs = QComboBox()
         self.runs.setToolTip("each run of the file, latest first")
-        self.note = QLabel("stdout + stderr")
-        self.note.setToolTip(
-            "stdout and stderr, interleaved as the file printed them; the last 64 kB of each run"
-        )
+        self.note = QLabel(NOTE)
+        self.note.setToolTip(NOTE_TIP)
+        self.note.setWordWrap(True)
         self.view = CodeView()
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
@@ -37,6 +38,7 @@ class OutputPane(Pane):
         layout.addWidget(self.view, 1)
         self.runs.currentIndexChanged.connect(lambda *_: self._show_run())
         self._shown_key: str | None = None
+        self._newest_key: str | None = None  # the newest run when last drawn
         self.render()
 
     def render(self) -> None:
@@ -46,10 +48,13 @@ class OutputPane(Pane):
         self.runs.clear()
         for run in runs:
             self.runs.addItem(run.heading, run.key)
-        # the run looked at stays in view while it is still listed; else the latest
+        # the run looked at stays in view while it is still listed, until a newer run
+        # comes (finished at once, as a capture's does, or running): then the newest.
+        # Following only running ones left another file's output on screen.
         at = next((i for i, r in enumerate(runs) if r.key == keep), 0)
-        if runs and keep is not None and runs[0].key != keep and not runs[0].finished:
-            at = 0  # a new run started: follow it
+        if runs and runs[0].key != self._newest_key:
+            at = 0
+        self._newest_key = runs[0].key if runs else None
         self.runs.setCurrentIndex(at if runs else -1)
         self.runs.blockSignals(False)
         self._show_run()
@@ -60,10 +65,23 @@ class OutputPane(Pane):
         if not 0 <= i < len(runs):
             self._shown_key = None
             self.view.set_content(EMPTY)
+            self._show_caveat("")
             return
         run = runs[i]
+        self._show_caveat(run.caveat)
         text = run.text if run.text.strip() else "(the run printed nothing)"
         if run.key != self._shown_key or self.view.toPlainText() != text:
             self._shown_key = run.key
             self.view.set_content(text)
             self.view.scroll_to_line(max(1, text.count("\n")))  # the latest lines
+
+    def _show_caveat(self, caveat: str) -> None:
+        """A run that is not a real one (a capture's placeholders) says so above its text."""
+        if caveat:
+            self.note.setText(f"⚠ {caveat}")
+            self.note.setStyleSheet("color: #e65100")
+            self.note.setToolTip(f"{caveat}\n{NOTE_TIP}")
+        else:
+            self.note.setText(NOTE)
+            self.note.setStyleSheet("")
+            self.note.setToolTip(NOTE_TIP)

@@ -180,12 +180,21 @@ class PipelinePane(Pane):
                 item.setToolTip(f"{p.kind} pass {p.name} ({p.argument}{p.options})")
                 self.table.setItem(row, col, item)
         self.table.resizeColumnsToContents()
-        if self._rows and keep is not None:
-            target = next((i for i in self._rows if i >= keep), self._rows[-1])
+        if self._rows:
+            # the selected pass, else (passes just captured, or another kernel) the first
+            # that changed the IR: the diff below is never left saying "no passes captured"
+            first_changed = next((i for i in self._rows if passes[i].changed), self._rows[0])
+            target = (
+                next((i for i in self._rows if i >= keep), self._rows[-1])
+                if keep is not None
+                else first_changed
+            )
             self.table.blockSignals(True)  # one show_pass below, for the row highlighted
             self.table.selectRow(self._rows.index(target))
             self.table.blockSignals(False)
             self.show_pass(target)
+        elif passes:
+            self.diff.clear(f"none of the {len(passes)} passes is listed under these filters")
 
     def _row_to_index(self, row: int) -> int | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None

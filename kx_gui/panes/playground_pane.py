@@ -50,7 +50,9 @@ class PlaygroundPane(Pane):
         self.editor = CodeView(read_only=False)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.diff = DiffView()
+        self.diff = DiffView(
+            empty_titles=("input, as the passes get it", "output of the passes (Run passes)")
+        )
         split = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
         ll = QVBoxLayout(left)

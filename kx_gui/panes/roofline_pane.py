@@ -6,6 +6,8 @@ its name, config, FLOP/s, bytes/s and percent of roof."""
 
 from __future__ import annotations
 
+import html
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
@@ -15,6 +17,7 @@ from kx_core.model.gpu import GPU, SPECS, local_gpu
 from kx_core.model.kernel import KernelModel, bandwidth_text, gpu_for, model_kernel
 from kx_core.model.matrix import models
 from kx_core.model.roofline import roofs
+from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.colors import distinct_colors
 
@@ -27,6 +30,10 @@ PRECISION_PENS = {
 }
 
 
+CPU_TEXT = (
+    "The roofline places GPU kernels against a GPU's roofs.\nThis is a C++ build for the CPU: "
+    "Bench times it,\nand Summary counts its vector instructions."
+)
 EMPTY_TEXT = (
     "No kernel to place yet.\nOpen a kernel file: every kernel and autotune config it launches\n"
     "appears here against the GPU's roofs (hollow: the model; filled: measured by Bench)."
@@ -90,14 +97,19 @@ class RooflinePane(Pane):
         )
         self.plot.setLabel("left", "FLOP/s")
         self.plot.addLegend(offset=(10, 10))
-        self.predicted = pg.ScatterPlotItem(size=12, hoverable=True, pen=pg.mkPen(width=2), brush=None)
-        self.measured = pg.ScatterPlotItem(size=12, hoverable=True, symbol="o")
+        # tip=None: pyqtgraph's own hover tip ("x: 1.76 y: 13.7 data=0", log10 coordinates
+        # and an index) showed instead of _hovered's figures with a real mouse
+        self.predicted = pg.ScatterPlotItem(
+            size=12, hoverable=True, pen=pg.mkPen(width=2), brush=None, tip=None
+        )
+        self.measured = pg.ScatterPlotItem(size=12, hoverable=True, symbol="o", tip=None)
         for item in (self.predicted, self.measured):
             item.sigHovered.connect(self._hovered)
             item.sigClicked.connect(self._clicked)
         # a ring around the point of the kernel selected (here or in the Kernels pane)
         self.selected_ring = pg.ScatterPlotItem(size=24, pen=pg.mkPen("#212121", width=2), brush=None)
         self.point_labels: list[pg.TextItem] = []
+        self.leaders = None
         self.kernel_rows: list[int] = []  # each model's row in the result's kernels
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -127,6 +139,7 @@ class RooflinePane(Pane):
         self.plot.addItem(self.measured)
         self.plot.addItem(self.selected_ring)
         self.point_labels = []
+        self.leaders = None  # the lines from clustered points to their shared label
         all_kernels = list(result.kernels) if result else []
         self.kernel_rows = [next(i for i, k in enumerate(all_kernels) if k is c) for c in compiled]
         for side in ("left", "bottom"):
@@ -135,9 +148,14 @@ class RooflinePane(Pane):
             self.models = []
             self.predicted.setData([])
             self.measured.setData([])
-            self.info.setText("no compiled, launched kernel to place")
+            cpu = result is not None and result.target.backend == "cpu"
+            self.info.setText(
+                f"a C++ build for {result.target.spec}: the roofline places GPU kernels (Bench times this one)"
+                if cpu
+                else "no compiled, launched kernel to place"
+            )
             # an empty chart says what would be on it, not bare axes
-            empty = pg.TextItem(EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
+            empty = pg.TextItem(CPU_TEXT if cpu else EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
             self.plot.addItem(empty)
             self.plot.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)
             return
@@ -216,7 +234,8 @@ class RooflinePane(Pane):
         used = {m.work.precision for m in self.models}
         for p in used:
             ridge = peaks.get(p, gpu.peak(p)) / bw
-            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(1.05, 0))
+            # right of the ridge, under its roof: left of it, the label ran into the legend
+            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(-0.02, -0.1))
             label.setPos(np.log10(ridge), np.log10(peaks.get(p, gpu.peak(p))))
             self.plot.addItem(label)
 
@@ -268,29 +287,50 @@ class RooflinePane(Pane):
 
     def _label_points(self, pred: list[dict]) -> None:
         """Each point's short name beside it. Points closer than a label's height (configs
-        the model puts on or near the same spot: 64x128 and 128x64 tiles often) share one
-        label listing them all, right of the cluster, so no name hides another."""
+        the model puts on or near the same spot: 64x128 and 128x64 tiles often, or a point
+        right of another at its height, where their labels would overlap) share one
+        label listing them all, right of the cluster, with a thin leader from each point to
+        it, so no name hides another and each name says which point is its. Two records
+        of one name (two specializations) are told apart as the Kernels table does."""
         result = self.session.result
-        clusters: list[dict] = []  # {"x": rightmost x, "ys": [...], "names": [...]}
+        apart = telling_apart(result.kernels)
+        clusters: list[dict] = []  # {"x": rightmost x, "points": [(x, y)], "names": [...]}
         for p in sorted(pred, key=lambda p: p["pos"]):
             x, y = p["pos"]
-            kernel = result.kernels[self.kernel_rows[p["data"]]]
+            row = self.kernel_rows[p["data"]]
+            kernel = result.kernels[row]
             name = kernel.config.short_label if kernel.config else kernel.name
-            # each name in its point's colour
-            name = f'<span style="color:{p["pen"].color().name()}">{name}</span>'
-            near = next((c for c in clusters if abs(x - c["x"]) < 0.25 and abs(y - c["ys"][0]) < 0.15), None)
+            if row in apart:
+                name = f"{name} ({apart[row]})"
+            name = f'<span style="color:{p["pen"].color().name()}">{html.escape(name)}</span>'
+            # a point under a label already placed (at its height, up to ~1.2 decades to the
+            # right: a name's length) joins it; two labels there stacked over each other
+            near = next(
+                (c for c in clusters if -0.25 < x - c["x"] < 1.2 and abs(y - c["points"][0][1]) < 0.15), None
+            )
             if near is None:
-                clusters.append({"x": x, "ys": [y], "names": [name]})
+                clusters.append({"x": x, "points": [(x, y)], "names": [name]})
             else:
                 near["x"] = max(near["x"], x)
-                near["ys"].append(y)
-                near["names"].append(name)
+                near["points"].append((x, y))
+                if name not in near["names"]:
+                    near["names"].append(name)
+        leaders_x, leaders_y = [], []
         for c in clusters:
-            item = pg.TextItem(anchor=(-0.1, 0.5))
+            at = (c["x"] + 0.08, sum(y for _, y in c["points"]) / len(c["points"]))
+            item = pg.TextItem(anchor=(0, 0.5))
             item.setHtml("<br>".join(c["names"]))
-            item.setPos(c["x"], sum(c["ys"]) / len(c["ys"]))
+            item.setPos(*at)
             self.plot.addItem(item)
             self.point_labels.append(item)
+            if len(c["points"]) > 1:
+                for x, y in c["points"]:
+                    leaders_x += [x, at[0]]
+                    leaders_y += [y, at[1]]
+        if leaders_x:
+            self.leaders = self.plot.plot(
+                leaders_x, leaders_y, pen=pg.mkPen("#9e9e9e", width=1), connect="pairs"
+            )
 
     def _clicked(self, item, points, event=None) -> None:
         """A click on a point selects its kernel, as the Kernels pane does."""

@@ -194,17 +194,32 @@ class SourcePane(Pane):
         return True
 
     def _edited(self) -> None:
-        if not self._loading and self.dirty:
-            self._autosave.start()
-            if self.live:
-                self._live.start()
+        if self._loading:
+            return
+        # also when the edit made the text clean again (undone to the saved text): the
+        # autosave then removes the backup, or the next start offers a stale "restore"
+        self._autosave.start()
+        if self.live:
+            self._live.start()  # also an undo back to the saved text: the build is of a broken one
 
     def _compile_live(self) -> None:
-        if self.live and self.dirty:
-            self.session.compile_text(self.text())
+        if not self.live:
+            return
+        text = self.text()
+        if text == self.session.requested_text:
+            return  # what is on screen (or compiling) is of this text already
+        if self.dirty:
+            self.session.compile_text(text)
+        else:
+            # undone back to the saved text: the file's own build (a cached one, at once),
+            # not the last good build kept beside a broken text that is gone
+            self.session.compile()
 
     def _save_recovery(self) -> None:
-        if self.recovery is None or not self.session.path or not self.dirty:
+        if self.recovery is None or not self.session.path:
+            return
+        if not self.dirty:
+            self.recovery.clear(self.session.path)
             return
         try:
             self.recovery.save(self.session.path, self.text())
@@ -236,14 +251,23 @@ class SourcePane(Pane):
     def _show_heat(self, _result=None) -> None:
         """The selected kernel's sampled source lines, as gutter bars."""
         heat, total = self.session.profiles.heat()
-        self.view.set_heat(view_heat(heat.get("source", {}), total))
+        self.view.set_heat(view_heat(heat.get("source", {}), total, self.session.editor_line))
 
     def _kernel_changed(self, kernel, source_map) -> None:
         self._show_heat()
         if source_map is None:
             self.view.set_bands({})
             return
-        self.view.set_bands({line: band_color(line) for line in source_map.mapped_source_lines()})
+        # in the editor's lines, coloured as the build's (the stages' bands): they differ
+        # while a broken edit keeps the last good build on screen
+        editor = self.session.editor_line
+        self.view.set_bands(
+            {
+                editor(line): band_color(line)
+                for line in source_map.mapped_source_lines()
+                if editor(line) is not None
+            }
+        )
         self.view.set_emphasis(())
 
     def _line_clicked(self, line: int) -> None:

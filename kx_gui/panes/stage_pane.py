@@ -30,6 +30,10 @@ from kx_gui.widgets.token_styles import band_color
 FOLLOWED_MARK = QColor("#ef6c00")
 
 
+# a target switch from one backend's machine code lands on the other's
+_ISA_FOR = {"sass": "amdgcn", "ptx": "amdgcn", "amdgcn": "sass"}
+
+
 class StagePane(Pane):
     title = "Stages"
     name = "stages"
@@ -58,7 +62,11 @@ class StagePane(Pane):
         self._kernel_serial = 0
         self._links: dict[str, tuple[int, ...]] = {}
         self._source_line: int | None = None  # the source line the links are of
-        self.tabs.currentChanged.connect(self._tab_shown)
+        # the stage the user last chose (a click on a tab, --stage): a target switch that
+        # picks another tab on its own (SASS -> AMDGCN) leaves it, so switching back lands
+        # on it again (it landed on PTX, the tab at AMDGCN's index)
+        self._chosen: str | None = None
+        self.tabs.currentChanged.connect(self._tab_chosen)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
         self._build_tabs(CUDA.stages)
 
@@ -96,6 +104,8 @@ class StagePane(Pane):
         for i, d in enumerate(self.descriptors):
             if name.lower() in (d.name, d.display_name.lower(), d.extension):
                 self.tabs.setCurrentIndex(i)
+                if not self.tabs.signalsBlocked():
+                    self._chosen = d.name
                 return True
         return False
 
@@ -118,9 +128,16 @@ class StagePane(Pane):
                 view.line_clicked.connect(lambda line, s=d.name: self._line_clicked(s, line))
                 self.views[d.name] = view
                 self.tabs.addTab(view, d.display_name)
-            # the same stage, else the one as deep in the pipeline (SASS -> AMDGCN)
-            if not (current and self.select_stage(current)) and index >= 0:
-                self.tabs.setCurrentIndex(min(index, len(descriptors) - 1))
+            # the stage chosen, else the same stage, else the machine code for machine
+            # code (SASS <-> AMDGCN), else the one as deep in the pipeline
+            names = [d.name for d in descriptors]
+            for want in (self._chosen, current, _ISA_FOR.get(self._chosen), _ISA_FOR.get(current)):
+                if want in names:
+                    self.tabs.setCurrentIndex(names.index(want))
+                    break
+            else:
+                if index >= 0:
+                    self.tabs.setCurrentIndex(min(index, len(descriptors) - 1))
         finally:
             self.tabs.blockSignals(False)
 
@@ -145,6 +162,12 @@ class StagePane(Pane):
             return
         self._build_tabs(stages_for(kernel.target))
         self._tab_shown(self.tabs.currentIndex())
+
+    def _tab_chosen(self, index: int) -> None:
+        """A tab change the user (or --stage) made: _build_tabs blocks its own."""
+        if 0 <= index < len(self.descriptors):
+            self._chosen = self.descriptors[index].name
+        self._tab_shown(index)
 
     def _tab_shown(self, index: int) -> None:
         self.find_bar.forget()

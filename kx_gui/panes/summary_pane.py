@@ -1,11 +1,13 @@
 """Summary pane: what each kernel/config is made of, side by side (one column each):
-resources, MMA shapes, async copies, barriers, vector widths, SASS mix by family."""
+resources, MMA shapes, async copies, barriers, vector widths, SASS mix by family; for a
+C++ build, each function's x86 mix (vector widths, FMAs, loads and stores)."""
 
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem, QVBoxLayout
 
+from kx_core.cpu.asm_mix import AsmMix, asm_mix, mix_rows, short_function_name
 from kx_core.ir.summary import InstructionSummary, summarize, summary_rows
 from kx_gui.panes.base import Pane
 
@@ -23,19 +25,29 @@ class SummaryPane(Pane):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.table)
         self.summaries: list[InstructionSummary] = []
+        self.mixes: list[AsmMix] = []  # a C++ build's, one per function
 
     def render(self) -> None:
         self.set_result(self.session.result)
 
     def set_result(self, result) -> None:
         compiled = [k for k in (result.kernels if result else ()) if k.status == "compiled"]
-        self.summaries = [summarize(k) for k in compiled]
-        rows = summary_rows(self.summaries) if self.summaries else []
+        if result is not None and result.target.backend == "cpu":
+            # a C++ build: its x86 instruction mix, not a GPU's rows left empty
+            self.summaries = []
+            self.mixes = [asm_mix(k.name, k.stages.get("asm", "")) for k in compiled]
+            rows = mix_rows(self.mixes) if self.mixes else []
+        else:
+            self.mixes = []
+            self.summaries = [summarize(k) for k in compiled]
+            rows = summary_rows(self.summaries) if self.summaries else []
         self.table.clear()
-        self.table.setColumnCount(len(self.summaries))
+        self.table.setColumnCount(len(compiled))
         self.table.setRowCount(len(rows))
         # short names as headers (a column per config fits), the full name on hover
-        self.table.setHorizontalHeaderLabels([k.short_name for k in compiled])
+        self.table.setHorizontalHeaderLabels(
+            [short_function_name(k.name) if self.mixes else k.short_name for k in compiled]
+        )
         for c, k in enumerate(compiled):
             self.table.horizontalHeaderItem(c).setToolTip(k.display_name)
         self.table.setVerticalHeaderLabels([name for name, _ in rows])

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import QRect, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import (
     QBrush,
     QColor,
@@ -286,13 +286,26 @@ class CodeView(QPlainTextEdit):
             self._last_line = self.current_line()
             self.line_clicked.emit(self._last_line)
 
-    def mouseMoveEvent(self, event) -> None:  # noqa: N802
-        super().mouseMoveEvent(event)
-        line = self.line_at_y(int(event.position().y()))
+    def viewportEvent(self, event) -> bool:  # noqa: N802
+        # Hover help through the viewport's ToolTip event, not mouseMoveEvent: a button-less
+        # mouse move reaches the view only with mouse tracking on, which a real mouse in the
+        # first-user run showed was off (the help never appeared); Qt sends ToolTip events
+        # after the hover delay whatever the tracking.
+        if event.type() == QEvent.Type.ToolTip:
+            tip = self.tip_for_text_line(self.line_at_y(event.pos().y()))
+            if tip:
+                QToolTip.showText(event.globalPos(), tip, self.viewport())
+            else:
+                QToolTip.hideText()
+                event.ignore()
+            return True
+        return super().viewportEvent(event)
+
+    def tip_for_text_line(self, line: int) -> str | None:
+        """What hovering a line of the text shows: its mark's note (a diagnostic, or where
+        kx followed an operation), then its instruction's help."""
         mark = self.mark_at(line)
-        tip = mark[1] if mark else self.help_at(line)
-        if tip and not event.buttons():
-            QToolTip.showText(event.globalPosition().toPoint(), tip, self.viewport())
+        return "\n".join(t for t in (mark[1] if mark else None, self.help_at(line)) if t) or None
 
     def help_at(self, line: int) -> str | None:
         """The hover help of a line (a PTX or SASS instruction's: set `hover_help`)."""

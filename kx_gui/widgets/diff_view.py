@@ -18,8 +18,11 @@ CHANGED_CHARS_RIGHT = QColor("#a5d6a7")
 
 
 class DiffView(QWidget):
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(self, parent: QWidget | None = None, empty_titles: tuple[str, str] = ("", "")) -> None:
         super().__init__(parent)
+        # what each side will hold, shown while it holds nothing (the Playground's two
+        # views stood untitled until the first run)
+        self.empty_titles = empty_titles
         self.left = CodeView()
         self.right = CodeView()
         # long titles are clipped, not allowed to widen the pane (full text on hover)
@@ -40,6 +43,8 @@ class DiffView(QWidget):
         layout.addWidget(split, 1)
         layout.addWidget(self.summary)
         self.diff: TextDiff | None = None
+        for label, text in zip((self.left_title, self.right_title), empty_titles):
+            label.setText(text)
         self._row_of_left: dict[int, int] = {}
         self._syncing = False
         self.left.verticalScrollBar().valueChanged.connect(lambda v: self._sync(self.left, self.right, v))
@@ -83,6 +88,9 @@ class DiffView(QWidget):
         self.diff = None
         self.left.set_content("")
         self.right.set_content("")
+        for label, text in zip((self.left_title, self.right_title), self.empty_titles):
+            label.setText(text)  # not the titles of what is gone
+            label.setToolTip(text)
         self.summary.setText(message)
 
     def _sync(self, source: CodeView, other: CodeView, value: int) -> None:

@@ -13,6 +13,8 @@ def view_heat(lines: dict, total: int, shown_line=None) -> dict[int, tuple[float
     out: dict[int, tuple[float, str]] = {}
     for line, heat in lines.items():
         shown = shown_line(line) if shown_line else line
+        if shown is None:  # a line the view no longer has (edited since the build)
+            continue
         if hottest and (shown not in out or out[shown][0] < heat.samples / hottest):
             out[shown] = (heat.samples / hottest, heat_tip(heat, total))
     return out

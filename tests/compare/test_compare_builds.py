@@ -1,7 +1,8 @@
 """`kx compare` on real pairs: every delta it states equals the one computed from the two
 builds' own artifacts (cuobjdump on each cubin, each side's PTX text, each side's pass
 dumps), for two configs of an autotuned matmul, an edit that unrolls a loop with
-`tl.static_range`, and cuda:80 vs cuda:90."""
+`tl.static_range`, cuda:80 vs cuda:90, and Triton 3.6.0 (managed: kx versions) vs 3.8.0
+on the fused softmax and matmul."""
 
 from __future__ import annotations
 
@@ -157,3 +158,35 @@ def test_compare_command_json(capture):
     assert (regs["a"], regs["b"]) == (a.metadata.registers, b.metadata.registers)
     text = run_kx("compare", f"{path}#0", f"{path}#1", "--target", "cuda:90").stdout
     assert text.splitlines()[0].startswith("A  ") and "asked differently:" in text
+
+
+def _other_triton():
+    """The managed Triton version the comparison across versions uses: KX_TEST_TRITON_OTHER
+    (CI adds it first: .ci/run), else 3.6.0 when `kx versions add 3.6.0` was run here."""
+    import os
+
+    from kx_core.base import triton_envs
+
+    wanted = os.environ.get("KX_TEST_TRITON_OTHER")
+    try:
+        return triton_envs.find(wanted or "3.6.0")
+    except triton_envs.VersionError as e:
+        if wanted:  # CI asked for it: a missing environment is a failure, not a skip
+            raise
+        pytest.skip(str(e))
+
+
+@pytest.mark.parametrize("name", ["fused_softmax.py", "matmul.py"])
+def test_triton_36_against_38(capture, name):
+    """The tutorials' fused softmax and matmul under two Triton versions: every delta
+    from each version's own cubin (cuobjdump) and PTX; the pipelines diverge where the
+    two versions' passes differ (the pass dumps)."""
+    env = _other_triton()
+    old = capture(name, python=env.python, passes=True)
+    new = capture(name, passes=True)
+    assert old.triton_version == env.triton and new.triton_version != env.triton
+    a, b = old.kernels[0], new.kernels[0]
+    _check_deltas(a, b)
+    pair = compare_pair(a, b, gpu_for(a), gpu_for(b))
+    assert pair.divergence == first_divergence(a.passes, b.passes)
+    assert pair.divergence is not None  # two releases' pipelines are not one

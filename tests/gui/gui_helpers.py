@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QEvent, QPoint, Qt
+from PySide6.QtGui import QHelpEvent
+from PySide6.QtWidgets import QApplication, QToolTip
 
 
 def open_and_wait(qtbot, window, path, timeout_ms: int = 300_000):
@@ -18,6 +20,21 @@ def click_line(qtbot, view, line: int) -> None:
     block = view.document().findBlockByNumber(line - 1)
     rect = view.blockBoundingGeometry(block).translated(view.contentOffset())
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(40, int(rect.center().y())))
+
+
+def hover_line(qtbot, view, line: int) -> str:
+    """The tooltip a hover over a line of a CodeView shows: the ToolTip event Qt sends
+    after the hover delay, to the viewport, whatever its mouse tracking."""
+    view.scroll_to_line(line)
+    qtbot.wait(10)
+    block = view.document().findBlockByNumber(line - 1)
+    rect = view.blockBoundingGeometry(block).translated(view.contentOffset())
+    pos = QPoint(40, int(rect.center().y()))
+    QToolTip.hideText()
+    QApplication.sendEvent(
+        view.viewport(), QHelpEvent(QEvent.Type.ToolTip, pos, view.viewport().mapToGlobal(pos))
+    )
+    return QToolTip.text() if QToolTip.isVisible() else ""
 
 
 def finished(qtbot, job, timeout_ms: int = 60_000) -> bool:

@@ -105,3 +105,33 @@ def test_the_bench_pane_builds_times_and_saves_a_cpp_kernel_as_a_trial(qtbot, ma
     trial = dict((t, v) for _, t, v in store.tree())[tid]
     assert trial["correctness"] == "pass" and trial["speedup"] == pytest.approx(r.speedup)
     assert (store.dir / tid / "binding.cpp").exists()  # the whole folder, binding included
+
+
+def test_a_cpp_build_shows_its_own_figures_not_a_gpus(qtbot, make_window):
+    """Summary counts the x86 mix (it showed empty GPU rows); Kernels hides the grid,
+    warps, stages and GPU resources; Roofline says it places GPU kernels."""
+    from kx_core.cpu.asm_mix import asm_mix
+
+    w = make_window("cpu:avx2")
+    result = open_and_wait(qtbot, w, RMSNORM)
+    assert w.show_pane("summary")
+    table = w.summary_pane.table
+    rows = [table.verticalHeaderItem(r).text() for r in range(table.rowCount())]
+    assert rows[:4] == ["instructions", "512-bit (zmm)", "256-bit (ymm)", "128-bit (xmm)"]
+    assert "registers" not in rows and "SASS instructions" not in rows
+    for c, k in enumerate(result.kernels):
+        mix = asm_mix(k.name, k.stages["asm"])
+        assert table.item(rows.index("instructions"), c).text() == str(mix.instructions) != "0"
+        assert table.item(rows.index("FMA"), c).text() == str(mix.fma)
+    assert (
+        "rmsnorm" in table.horizontalHeaderItem(0).text() and "(" not in table.horizontalHeaderItem(0).text()
+    )
+    kernels = w.kernels_pane.table
+    shown = [
+        kernels.horizontalHeaderItem(c).text()
+        for c in range(kernels.columnCount())
+        if not kernels.isColumnHidden(c)
+    ]
+    assert "warps" not in shown and "regs" not in shown and "kernel" in shown
+    assert w.show_pane("roofline")
+    qtbot.waitUntil(lambda: "C++ build" in w.roofline_pane.info.text(), timeout=10_000)

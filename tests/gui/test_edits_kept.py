@@ -107,3 +107,38 @@ def test_restoring_an_autosave_asks_the_trust_question(qtbot, make_window, tmp_p
     assert asked == [str(tmp_path)]
     assert not w2.session.running and w2.session.generation == generation and not w2.session.compiling
     assert w2.source_pane.text().endswith("# typed before the crash")
+
+
+def test_an_undone_edit_leaves_nothing_to_recover(qtbot, make_window, tmp_path):
+    """Typed, autosaved, then undone back to the saved text: the next start asked to
+    restore 'unsaved edits' that were the file itself (first-user run under Xvfb)."""
+    path = _copy(tmp_path)
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    view = w.source_pane.view
+    view.appendPlainText("# typed")
+    qtbot.waitUntil(lambda: bool(w.recovery.pending()), timeout=5_000)
+    view.undo()
+    assert not w.source_pane.dirty
+    qtbot.waitUntil(lambda: not w.recovery.pending(), timeout=5_000)
+    asked = []
+    assert not make_window().offer_recovery(ask=lambda e: asked.append(e) or True)
+    assert asked == []
+
+
+def test_an_autosave_equal_to_the_file_is_not_offered(qtbot, make_window, tmp_path):
+    path = _copy(tmp_path)
+    w = make_window()
+    w.recovery.save(str(path), path.read_text())  # e.g. left by an older kx
+    asked = []
+    assert not w.offer_recovery(ask=lambda e: asked.append(e) or True)
+    assert asked == [] and not w.recovery.pending()
+
+
+def test_a_clean_close_removes_the_files_autosave(qtbot, make_window, tmp_path):
+    path = _copy(tmp_path)
+    w = make_window()
+    open_and_wait(qtbot, w, path)
+    w.recovery.save(str(path), "# an older session's text\n")
+    w.close()
+    assert not w.recovery.pending()

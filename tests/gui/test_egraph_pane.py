@@ -29,6 +29,11 @@ def test_stepping_marks_new_nodes_and_the_extraction(qtbot, make_window):
     # at the end, the cheapest program is x * (y + z): one '*' and one '+' highlighted
     ops = sorted(key[1][0] for key in pane.chosen if len(key[1]) > 1)
     assert ops == ["*", "+"]
+    # the growth plot's iterations are whole numbers (it labelled 0.5, 1.5, ...)
+    for side, span in (("bottom", len(snaps) - 1), ("left", 3)):
+        axis = pane.growth.getPlotItem().getAxis(side)
+        ticks = [v for _, values in axis.tickValues(0, span, 300) for v in values]
+        assert ticks and all(float(v).is_integer() for v in ticks), side
     pane.cost.setCurrentText("AST size")  # extracted again on a job
     settled(qtbot, pane)
     assert "AST size" in pane.info.text()

@@ -21,6 +21,11 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
     assert w.session.result.kernels[0].stages == before.kernels[0].stages
     assert w.session.result.diagnostics == before.diagnostics
     assert pane.table.rowCount() == len(passes) > 50
+    # the diff shows the first pass that changed the IR, not "no passes captured"
+    first = next(j for j, p in enumerate(passes) if p.changed)
+    assert pane.selected_index() == first
+    assert pane.diff.left_title.text().startswith(f"before {passes[first].name} ")
+    assert "no passes captured" not in pane.diff.summary.text()
     i = next(i for i, p in enumerate(passes) if p.argument == "tritongpu-accelerate-matmul")
     assert pane.select_pass(i)
     right = pane.diff.right.text().splitlines()
@@ -40,6 +45,11 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
         assert shown is not None and shown >= unchanged or not only
         assert pane.table.item(pane.table.currentRow(), 0).text() == str(shown)
         assert pane.diff.left_title.text().startswith(f"before {passes[shown].name} ")
+    # another file: no pass, and no title of the last one's before/after
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    assert pane.table.rowCount() == 0
+    assert pane.diff.left_title.text() == pane.diff.right_title.text() == ""
+    assert "no passes captured" in pane.diff.summary.text()
 
 
 def test_passes_of_every_config_side_by_side(qtbot, make_window):
@@ -79,8 +89,15 @@ def test_diff_pane_compares_configs(qtbot, make_window):
     result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
     pane = w.diff_pane
     pane.compare(0, "ttgir", 3, "ttgir")
-    assert pane.diff.left.text() == result.kernels[0].stages["ttgir"]
-    assert pane.diff.right.text() == result.kernels[3].stages["ttgir"]
+    # as the stage views show them: the display filters apply (locations hidden by default)
+    from kx_core.ir.display_filters import filter_stage
+
+    shown = [
+        filter_stage(result.kernels[i].stages["ttgir"], "mlir", w.session.display_filters).text
+        for i in (0, 3)
+    ]
+    assert [pane.diff.left.text(), pane.diff.right.text()] == shown
+    assert "#loc" not in shown[0] and "#loc" in result.kernels[0].stages["ttgir"]
     changed = [pane.diff.right.text().splitlines()[n - 1] for n in pane.diff.diff.changed_right]
     assert any("64" in line for line in changed)  # BLOCK_M 128 vs 64 shows in the types
     pane.compare(1, "ttgir", 1, "ttgir")
@@ -114,3 +131,62 @@ def test_diff_pane_compares_targets(qtbot, make_window):
     assert ".target sm_90a" in left and ".target sm_80" in right
     changed = [right.splitlines()[n - 1] for n in pane.diff.diff.changed_right]
     assert any(".target sm_80" in line for line in changed)
+
+
+def test_the_compare_page_explains_two_configs(qtbot, make_window):
+    """The Diff pane's compare page (issue 32): two configs of the autotuned matmul, each
+    delta equal to the records' own figures (ptxas's, through the cubin), then the first
+    divergent pass once both sides' passes are captured."""
+    from gui_helpers import finished
+    from kx_core.compare.pipelines import first_divergence
+
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    assert w.show_pane("diff")
+    pane = w.diff_pane
+    pane.compare(0, "ttgir", 3, "ttgir")
+    qtbot.waitUntil(lambda: pane.comparison is not None, timeout=30_000)
+    a, b = result.kernels[0], result.kernels[3]
+    figures = {
+        pane.figures.item(r, 0).text(): (pane.figures.item(r, 1).text(), pane.figures.item(r, 2).text())
+        for r in range(pane.figures.rowCount())
+    }
+    assert figures["registers"] == (str(a.metadata.registers), str(b.metadata.registers))
+    assert figures["spills"] == (str(a.metadata.spills), str(b.metadata.spills))
+    assert a.short_name in pane.explain.text() and b.short_name in pane.explain.text()
+    assert "asked differently" in pane.explain.text()  # the configs' block sizes
+    assert not pane.pass_button.isEnabled() and pane.capture_button.isEnabled()
+    captured = []
+    w.session.pass_captures.captured.connect(lambda name, error: captured.append((name, error)))
+    assert pane.capture_both() == 2
+    qtbot.waitUntil(lambda: len(captured) == 2, timeout=600_000)
+    assert all(error == "" for _, error in captured)
+    qtbot.waitUntil(lambda: pane.pass_button.isEnabled(), timeout=30_000)
+    fresh = w.session.result.kernels
+    truth = first_divergence(fresh[0].passes, fresh[3].passes)
+    assert pane.comparison.divergence == truth and truth is not None
+    assert pane.show_divergence()
+    assert pane.diff.left.text() == truth.after_a and pane.diff.right.text() == truth.after_b
+    assert finished(qtbot, pane.jobs.submit("noop", lambda: None, lambda _v: True))
+
+
+def test_the_compare_page_keeps_its_sides_and_ctrl_d_takes_the_selected_config(qtbot, make_window, tmp_path):
+    path = tmp_path / "matmul_autotune.py"
+    text = (KERNELS / "matmul_autotune.py").read_text()
+    path.write_text(text)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    pane = w.diff_pane
+    pane.compare(0, "ttgir", 0, "ttgir")  # one record on both sides: nothing to explain
+    qtbot.waitUntil(lambda: "on both sides" in pane.explain.text(), timeout=30_000)
+    assert "every stage" not in pane.explain.text()
+    pane.compare(1, "ptx", 3, "ptx")
+    w.session.select_kernel(2)
+    path.write_text(text + "\n")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.recompile()  # a rebuild of the same file
+    assert (pane.left_kernel.currentIndex(), pane.right_kernel.currentIndex()) == (1, 3)
+    assert pane.left_stage.currentText() == pane.right_stage.currentText() == "ptx"
+    w.pane_action("diff", "compare_previous")  # Ctrl+D
+    assert pane.left_kernel.currentIndex() == pane.right_kernel.currentIndex() == w.session.kernel_index == 2
+    assert pane.diff.left_title.text().startswith("previous compile")

@@ -275,3 +275,26 @@ def test_an_untrusted_folder_asks_before_running(qtbot, make_window, tmp_path):
     h = other / "third.py"
     h.write_text(f.read_text())
     assert not w.open_file(str(h)) and w.session.path == str(g)
+
+
+def test_target_menu_lists_the_triton_versions_kx_manages(qtbot, make_window, tmp_path, monkeypatch):
+    """Target ▸ Triton Version: kx's own, then each managed version (kx versions add);
+    choosing one compiles with that version's interpreter."""
+    from importlib.metadata import version
+
+    from kx_core.base import triton_envs
+
+    monkeypatch.setenv("KX_VERSIONS_DIR", str(tmp_path / "versions"))
+    env = triton_envs.add(version("triton"), log=lambda _line: None)  # linked: no download
+    w = make_window()
+    w._fill_versions()
+    actions = [a for a in w.versions_menu.actions() if a.isCheckable()]
+    assert [a.text() for a in actions] == [
+        f"kx's own (triton {version('triton')})",
+        f"triton {env.triton} (torch {env.torch})",
+    ]
+    assert actions[0].isChecked()
+    actions[1].trigger()
+    assert w.session.python == env.python
+    w._fill_versions()
+    assert [a.isChecked() for a in w.versions_menu.actions() if a.isCheckable()] == [False, True]

@@ -81,6 +81,10 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     xs, ys = pane.curves["regs"]
     assert f"{row.blocks_per_sm} CTAs/SM" in pane.curve_info.text()
     assert ys[xs.index(row.registers - row.registers % 8)] >= row.occupancy
+    header = pane.t3_table.horizontalHeader()
+    assert all(
+        header.sectionSize(c) >= header.sectionSizeHint(c) for c in range(header.count())
+    )  # before a run
     assert pane.run_t3()
     best, rows, pruned = t3.autotune(
         H100_SXM, 4096, 4096, 4096, lambda c: t3.perf_model(H100_SXM, 4096, 4096, 4096, c), repeats=1
@@ -93,6 +97,9 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     assert {pane.t3_table.item(r, roof).text() for r in range(len(rows))} == {"compute"}
     assert {pane.t3_table.item(r, tiled).text() for r in range(len(rows))} == {"memory"}
     assert "no L2" in headers[5] and "median" not in " ".join(headers)
+    header = pane.t3_table.horizontalHeader()
+    cut = [headers[c] for c in range(len(headers)) if header.sectionSize(c) < header.sectionSizeHint(c)]
+    assert cut == []  # every title whole
     floor_s, bound = t3.floor_bound(H100_SXM, 4096, 4096, 4096)
     assert bound == "compute" and floor_s == pytest.approx(2 * 4096**3 / H100_SXM.peak_flops)
     assert f"{floor_s * 1e6:.1f} µs, compute-bound" in pane.t3_info.text()

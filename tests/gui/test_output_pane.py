@@ -40,3 +40,24 @@ def test_a_check_run_prints_to_the_output_pane_not_the_status_line(qtbot, make_w
     assert "checking now" in w.output_pane.view.toPlainText()
     w.output_pane.runs.setCurrentIndex(1)  # the capture before it
     assert "capture" in w.output_pane.runs.currentText()
+    # the capture ran on tensors without data: what it printed about values is marked
+    assert "not a real run" in w.output_pane.runs.currentText()
+    assert w.output_pane.note.text().startswith("⚠ a capture run")
+    w.output_pane.runs.setCurrentIndex(0)  # the check ran the file for real
+    assert "not a real run" not in w.output_pane.runs.currentText()
+    assert w.output_pane.note.text() == "stdout + stderr"
+
+
+def test_a_newer_run_replaces_the_one_shown(qtbot, make_window, tmp_path):
+    """Another file's capture came finished at once and the pane stayed on the last
+    file's output (first-user run)."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, _printing_copy(tmp_path, "vector_add.py", "first file"))
+    assert w.show_pane("output")
+    assert "first file" in w.output_pane.view.toPlainText()
+    w.output_pane.runs.setCurrentIndex(0)  # the user looked at it
+    other = tmp_path / "other"
+    other.mkdir()
+    open_and_wait(qtbot, w, _printing_copy(other, "vector_add.py", "second file"))
+    qtbot.waitUntil(lambda: "second file" in w.output_pane.view.toPlainText(), timeout=10_000)
+    assert w.output_pane.runs.currentIndex() == 0

@@ -11,6 +11,8 @@ def test_passes_run_lines_and_marks(qtbot, make_window):
     pane = w.playground_pane
     assert pane.load(str(ROOT / "kx_core" / "data" / "lit" / "coalesce.mlir"))
     assert "-tritongpu-coalesce" in pane.flags.text()
+    # before any run, each view says what it will hold
+    assert pane.diff.left_title.text().startswith("input") and "output" in pane.diff.right_title.text()
     assert pane.run_passes()
     pane.wait()
     assert pane.result.ok and not pane.diff.diff.identical

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui_helpers import open_and_wait
+from gui_helpers import hover_line, open_and_wait
 from kx_testing import ROOT
 
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
@@ -35,6 +35,27 @@ def test_a_target_switch_from_the_sass_tab_fills_every_stage(qtbot, make_window)
             assert text.strip() and text == stages.filtered[name].text, (target, name)
             marker = {"ttir": "tt.func", "ttgir": "#ttg.", "llir": "define "}.get(name, "")
             assert marker in text, (target, name)
+
+
+def test_a_target_switch_lands_on_the_machine_code_chosen_and_links_it(qtbot, make_window):
+    """From SASS, hip:gfx942 shows AMDGCN, linked like every stage; back on cuda:90 it is
+    SASS again (it was PTX: the tab at AMDGCN's index)."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    stages = w.stage_pane
+    assert stages.select_stage("sass")
+    load = next(
+        i for i, t in enumerate((EXAMPLES / "two_kernels.py").read_text().splitlines(), 1) if "tl.load" in t
+    )
+    _switch_and_wait(qtbot, w, "hip:gfx942")
+    qtbot.waitUntil(lambda: w.session.kernel is not None, timeout=10_000)
+    assert stages.current_stage() == "amdgcn"
+    links = w.session.select_source_line(load)
+    assert links.get("amdgcn") and stages.views["amdgcn"].emphasis == set(stages.shown_links("amdgcn"))
+    _switch_and_wait(qtbot, w, "cuda:90")
+    qtbot.waitUntil(lambda: w.session.kernel is not None, timeout=10_000)
+    assert stages.current_stage() == "sass"
+    assert stages.views["sass"].emphasis  # the selected line stays linked
 
 
 def test_stage_option_raises_stages_from_any_workspace(qtbot, make_window):
@@ -75,6 +96,28 @@ def test_open_without_running_leaves_nothing_of_the_last_file(qtbot, make_window
     assert badge.isVisible() and "without running" in badge.text()
     assert w.pane("summary").badge.text() == badge.text()
     assert not w.pane("source").badge  # the editor shows the file itself
+    # a row of its own: it covers neither the Kernels header nor the first Problems row
+    for pane, covered in ((w.kernels_pane, w.kernels_pane.table), (w.problems_pane, w.problems_pane.list)):
+        w.show_pane(pane.name)
+        top = covered.mapTo(pane, covered.rect().topLeft()).y()
+        assert pane.badge.isVisible() and pane.badge.geometry().bottom() < top, pane.name
+
+
+def test_file_menu_opens_without_running_even_a_trusted_file(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "two_kernels.py")
+    entries = [a.text() for a in w.menuBar().actions()[0].menu().actions()]
+    assert "Open &Without Running…" in entries
+    generation = w.session.generation
+    assert w.open_without_running(str(EXAMPLES / "vector_add.py"))
+    assert not w.session.running and w.session.generation == generation and not w.session.compiling
+    _nothing_of_the_last_file(w)
+    assert "without running" in w.stage_pane.badge.text()
+    assert "add_kernel" in w.source_pane.text()
+    assert "not trusted" not in w.status_label.text()  # it was opened so, not for its folder
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.recompile()  # F5 runs it (it did nothing)
+    assert w.session.running and w.session.result.kernels[0].name == "add_kernel"
 
 
 def test_cancel_of_a_hanging_file_leaves_no_other_results(qtbot, make_window, tmp_path):
@@ -121,6 +164,11 @@ def test_find_count_and_layout_go_with_the_text_they_were_of(qtbot, make_window)
     w.session.select_kernel(1)  # the other kernel of the file
     assert layout.ownership is None and "another kernel" in layout.info.text()
     assert stages.find_bar.status.text() == ""
+    # another file: the layout field held the last file's layout (Find's text stays, as in
+    # an editor: a search is the user's, not the file's; its count went above)
+    assert layout.layout_field.text()
+    open_and_wait(qtbot, w, EXAMPLES / "vector_add.py")
+    assert layout.layout_field.text() == ""
 
 
 def test_occupancy_follows_the_config_selected_in_kernels(qtbot, make_window):
@@ -135,6 +183,47 @@ def test_occupancy_follows_the_config_selected_in_kernels(qtbot, make_window):
         w.session.select_kernel(index)
         k = result.kernels[index]
         assert pane._curve_row is not None and pane._curve_row.config == k.config.label
+
+
+def test_occupancy_draws_nothing_of_a_triton_kernel_once_a_cpp_file_is_open(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, EXAMPLES / "matmul_autotune.py")
+    assert w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.tabs.setCurrentIndex(1)  # Occupancy: built when first shown
+    qtbot.waitUntil(
+        lambda: pane._curve_row is not None and "CTAs/SM" in pane.curve_info.text(), timeout=10_000
+    )
+    # steps, not slopes: each segment of a curve is level or vertical
+    for plot in pane.curve_plots.values():
+        xs, ys = plot.getPlotItem().listDataItems()[0].getData()
+        assert len(xs) > 2
+        assert all(xs[i] == xs[i + 1] or ys[i] == ys[i + 1] for i in range(len(xs) - 1))
+    result = open_and_wait(qtbot, w, EXAMPLES / "cpu" / "rmsnorm_avx2.cpp")
+    assert result.target.backend == "cpu"
+    w.show_pane("autotune")
+    qtbot.waitUntil(lambda: pane._curve_row is None, timeout=10_000)
+    assert "GPU figure" in pane.curve_info.text() and "matmul" not in pane.curve_info.text()
+    assert all(not plot.getPlotItem().listDataItems() for plot in pane.curve_plots.values())
+
+
+def test_a_rebuild_keeps_the_config_selected_in_kernels(qtbot, make_window, tmp_path):
+    path = tmp_path / "matmul_autotune.py"
+    text = (EXAMPLES / "matmul_autotune.py").read_text()
+    path.write_text(text)
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, path)
+    configs = [i for i, k in enumerate(result.kernels) if k.status == "compiled" and k.config]
+    assert len(configs) >= 2
+    w.session.select_kernel(configs[-1])
+    chosen = w.session.kernel.display_name
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text(text + "\n")  # an edit: a rebuild, live
+    qtbot.waitUntil(lambda: w.session.kernel is not None, timeout=10_000)
+    qtbot.wait(50)
+    assert w.session.kernel.display_name == chosen
+    rows = w.kernels_pane.table.selectionModel().selectedRows()
+    assert rows and chosen.startswith(w.kernels_pane.table.item(rows[0].row(), 0).text().split("[")[0])
 
 
 def test_the_window_keeps_its_1280x800_in_every_workspace(qtbot, make_window):
@@ -229,6 +318,61 @@ def test_a_text_that_does_not_compile_keeps_the_last_good_build_marked(qtbot, ma
     assert not w.stage_pane.badge.isVisible()
 
 
+def test_links_follow_the_editor_lines_while_the_last_good_build_is_kept(qtbot, make_window, tmp_path):
+    """Three lines typed above the kernels, the first a syntax error: the build on screen
+    is the old text's, so its links move down three lines with the text, and the new
+    lines link to nothing (they linked the old text's lines 1-3 before)."""
+    from kx_gui.widgets.token_styles import band_color
+
+    path = tmp_path / "two_kernels.py"
+    original = (EXAMPLES / "two_kernels.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    load = next(i for i, t in enumerate(original.splitlines(), 1) if "tl.load" in t)
+    before = w.session.select_source_line(load)
+    assert before.get("ttgir")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text("x = )\n\n\n" + original)
+    assert "last good build" in w.stage_pane.badge.text()
+    assert w.session.select_source_line(load + 3) == before
+    assert w.session.select_source_line(load) != before
+    assert w.session.select_source_line(1) == {}
+    stage_line = before["ttgir"][0]
+    source, _ = w.session.select_ir_line("ttgir", stage_line)
+    assert source == load + 3
+    view = w.source_pane.view
+    assert view.band_of(load + 3) == band_color(load)
+    # the text compiles again: its own lines
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.source_pane.replace_text(original + "\n")
+    assert w.session.select_source_line(load) == before
+
+
+def test_undoing_a_broken_edit_back_to_the_saved_text_is_current_again(qtbot, make_window, tmp_path):
+    """Typed a broken line, then undone to the saved text without saving: the badge, the
+    error and links shifted by the gone line stayed until F5 (first-user run)."""
+    path = tmp_path / "two_kernels.py"
+    original = (EXAMPLES / "two_kernels.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    load = next(i for i, t in enumerate(original.splitlines(), 1) if "tl.load" in t)
+    before = w.session.select_source_line(load)
+    view = w.source_pane.view
+    cursor = view.textCursor()
+    cursor.movePosition(cursor.MoveOperation.Start)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        cursor.insertText("x = )\n")  # typed: live recompile
+    assert "last good build" in w.stage_pane.badge.text()
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        view.undo()
+        assert not w.source_pane.dirty
+    assert not w.stage_pane.badge.isVisible()
+    assert not any(p.fatal for p in w.session.result.diagnostics)
+    assert w.session.select_source_line(load) == before
+
+
 def test_two_specializations_of_a_kernel_are_told_apart_in_kernels(qtbot, make_window):
     """two_kernels.py calls row_sum_of_squares with a 16-aligned pointer and with one
     that is not: Triton compiles it twice."""
@@ -278,4 +422,7 @@ def test_hovering_a_ptx_or_sass_instruction_gives_its_help(qtbot, make_window):
         lines = view.toPlainText().splitlines()
         line = next(i for i, t in enumerate(lines, 1) if op in t)
         assert view.help_at(line).startswith(op)
+        # what a real mouse gets: the viewport's ToolTip event, with tracking as it is
+        assert view.help_at(line) in hover_line(qtbot, view, line).splitlines()
     assert stages.views["ttir"].help_at(1) is None
+    assert stages.views["ttir"].tip_for_text_line(1) is None

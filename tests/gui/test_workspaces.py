@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QTabBar
 
 from gui_helpers import click_line, finished, open_and_wait
 from kx_gui.pane_registry import WORKSPACES
-from kx_testing import KERNELS, line_of
+from kx_testing import KERNELS, ROOT, line_of
 
 
 def _visible(w) -> set[str]:
@@ -82,6 +82,25 @@ def test_configs_go_by_short_labels_with_full_names_on_hover(qtbot, make_window)
     assert header.text() == configs[0].short_name and header.toolTip() == configs[0].display_name
 
 
+def test_roofline_tells_two_specializations_apart_in_its_labels(qtbot, make_window):
+    """two_kernels.py launches row_sum_of_squares twice (16-aligned and not): the two
+    points had the same name, twice in one label."""
+    from kx_core.records.specialization_words import telling_apart
+
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, ROOT / "kx_core" / "data" / "examples" / "two_kernels.py")
+    assert w.show_pane("roofline")
+    pane = w.roofline_pane
+    qtbot.waitUntil(lambda: bool(pane.models), timeout=10_000)
+    labels = [line for item in pane.point_labels for line in item.toPlainText().splitlines()]
+    assert len(labels) == len(set(labels)) == len(pane.models)
+    # hovering a point gives kx's figures, not pyqtgraph's own tip of log10 coordinates
+    assert pane.predicted.opts["tip"] is None and pane.measured.opts["tip"] is None
+    assert "FLOP/s" in pane.describe(0, measured=False)
+    for words in telling_apart(result.kernels).values():
+        assert any(words in line for line in labels), words
+
+
 def test_roofline_labels_every_point_and_selects_with_the_kernels_pane(qtbot, make_window):
     w = make_window()
     result = open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
@@ -91,6 +110,11 @@ def test_roofline_labels_every_point_and_selects_with_the_kernels_pane(qtbot, ma
     labels = "\n".join(item.toPlainText() for item in pane.point_labels)
     for k in result.kernels:
         assert k.config.short_label in labels  # shared spots share a label: none hidden
+    # a shared label has a leader from each of its points
+    shared = len(result.kernels) - len(pane.point_labels)
+    if shared:
+        xs, _ = pane.leaders.getData()
+        assert len(xs) >= 2 * (shared + 1)
     points = pane.predicted.points()
     pane._clicked(pane.predicted, [points[2]])
     assert w.session.kernel_index == pane.kernel_rows[2]
