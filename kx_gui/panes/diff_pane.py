@@ -399,11 +399,11 @@ class DiffPane(Pane):
         filters = self.session.display_filters
         sides = [
             (
-                filter_stage(left.stages.get(ls, ""), ALL_STAGES[ls].syntax, filters).text,
+                filter_stage(left.stages.get(ls, ""), ALL_STAGES[ls].syntax, filters, left.demangled).text,
                 _header(left, ls, result),
             ),
             (
-                filter_stage(right.stages.get(rs, ""), ALL_STAGES[rs].syntax, filters).text,
+                filter_stage(right.stages.get(rs, ""), ALL_STAGES[rs].syntax, filters, right.demangled).text,
                 _header(right, rs, right_result),
             ),
         ]
