@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import replace
+from pathlib import Path
 
 from PySide6.QtCore import QByteArray, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QActionGroup, QKeySequence
@@ -134,7 +135,7 @@ class MainWindow(QMainWindow):
         self.welcome = WelcomePage(
             recent_files(self.settings), examples() + cpp_examples(), self._target_text()
         )
-        self.welcome.open_requested.connect(self.open_file)
+        self.welcome.open_requested.connect(self.open_example)  # an example: a copy; else as it is
         self.welcome.choose_requested.connect(self.choose_file)
         self.source_stack = QStackedWidget()
         self.source_stack.addWidget(self.welcome)
@@ -254,11 +255,11 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         self.examples_menu = file_menu.addMenu("&Examples")
         for path in examples():
-            self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_file(p))
+            self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_example(p))
         self.examples_menu.addSection("C++ CPU kernels")
         for path in cpp_examples():
             label = f"{path.parent.name}/{path.name}"
-            self._action(self.examples_menu, label, lambda _=False, p=str(path): self.open_file(p))
+            self._action(self.examples_menu, label, lambda _=False, p=str(path): self.open_example(p))
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Export &Bundle…", self.choose_bundle_to_export)
         self._action(file_menu, "Open B&undle…", self.choose_bundle_to_open)
@@ -542,6 +543,36 @@ class MainWindow(QMainWindow):
         )
         if path:
             self.open_file(path)
+
+    def open_example(self, path: str) -> bool:
+        """A shipped example opens as the user's own copy (in kx's state folder, beside
+        the files it includes), so an edit and Ctrl+S never write kx's file (a first
+        user's save did). The copy is made once: opening it again keeps the user's edits."""
+        import shutil
+
+        from kx_core.base.data import data_path
+        from kx_gui.recovery import state_dir
+
+        src = Path(path)
+        try:
+            rel = src.resolve().relative_to(Path(data_path("examples")).resolve())
+        except ValueError:  # not one of kx's examples: as it is
+            return self.open_file(path)
+        copies = state_dir() / "examples"
+        folder = copies / rel.parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            for f in src.parent.iterdir():  # its siblings: a header it includes, a baseline
+                if f.is_file() and not (folder / f.name).exists():
+                    shutil.copy2(f, folder / f.name)
+        except OSError as e:
+            self._show_error(f"cannot copy the example to {folder}: {e.strerror or e}; opened kx's own")
+            return self.open_file(path, trusted=True)
+        trust(str(copies))  # kx's own examples
+        opened = self.open_file(str(copies / rel), trusted=True)
+        if opened:
+            self.status_label.setText(f"your copy of the example: {copies / rel} (kx's own stays as shipped)")
+        return opened
 
     def choose_file_without_running(self) -> None:
         path, _ = QFileDialog.getOpenFileName(

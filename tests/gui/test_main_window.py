@@ -298,3 +298,30 @@ def test_target_menu_lists_the_triton_versions_kx_manages(qtbot, make_window, tm
     assert w.session.python == env.python
     w._fill_versions()
     assert [a.isChecked() for a in w.versions_menu.actions() if a.isCheckable()] == [False, True]
+
+
+def test_an_example_opens_as_the_users_copy(qtbot, make_window):
+    """Ctrl+S on an example from File ▸ Examples wrote kx's shipped file (first-user run):
+    the menu opens a copy in kx's state folder, with the files beside it, once."""
+    from kx_core.base.data import data_path
+
+    w = make_window()
+    shipped = data_path("examples", "vector_add.py")
+    original = shipped.read_text()
+    action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        action.trigger()
+    copy = w.session.path
+    assert copy != str(shipped) and copy.endswith("vector_add.py") and "examples" in copy
+    w.source_pane.view.appendPlainText("# mine")
+    assert w.save()
+    assert shipped.read_text() == original  # kx's file untouched
+    assert open(copy).read().endswith("# mine\n") or open(copy).read().endswith("# mine")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        action.trigger()  # again: the user's copy, edits kept
+    assert w.session.path == copy and "# mine" in w.source_pane.text()
+    cpp = next(a for a in w.examples_menu.actions() if a.text() == "cpu/rmsnorm_avx2.cpp")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        cpp.trigger()
+    assert os.path.exists(os.path.join(os.path.dirname(w.session.path), "kernels.hpp"))
+    assert w.session.result.kernels  # its include found beside it
