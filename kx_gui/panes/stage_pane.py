@@ -83,6 +83,8 @@ class StagePane(Pane):
         self.block_label = QLabel("click a source or stage line to link it")
         # a long note is cut, never widens the window; the whole of it is the tooltip
         self.block_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        for button in (self.prev_button, self.next_button):
+            button.setEnabled(False)  # nothing linked yet (they were enabled with no file open)
         self.prev_button.clicked.connect(lambda: self.step_block(-1))
         self.next_button.clicked.connect(lambda: self.step_block(1))
         bar = QHBoxLayout()

@@ -104,3 +104,9 @@ def test_followed_operations_are_linked_and_the_debug_infos_claim_is_said(qtbot,
     click_line(qtbot, view, f.shown_line(ldg[0]))  # the LDG itself: the source goes to the load
     assert w.source_pane.view.emphasis == {load}
     assert f"names line {other}" in pane.block_label.text()
+
+
+def test_block_steps_wait_for_a_link(qtbot, make_window):
+    """No file, nothing linked: Previous / Next linked were enabled (first-user run)."""
+    w = make_window("cuda:90")
+    assert not w.stage_pane.prev_button.isEnabled() and not w.stage_pane.next_button.isEnabled()
