@@ -266,9 +266,15 @@ class PlaygroundPane(Pane):
                 for r in results
             )
         )
-        failing = next((r for r in results if r.status == "FAIL" and r.output), None)
-        if failing is not None:
-            self.diff.show_texts(text, failing.output, "input", "output FileCheck saw", MlirLexer())
+        # the failing RUN line's output, else the first one's: the views stayed empty after a
+        # run that passed (first-user run), where what FileCheck read is still worth seeing
+        shown = next((r for r in results if r.status == "FAIL" and r.output), None) or next(
+            (r for r in results if r.output), None
+        )
+        if shown is not None:
+            self.diff.show_texts(
+                text, shown.output, "input", f"output FileCheck saw (RUN line {shown.line})", MlirLexer()
+            )
 
     def minimize(self) -> bool:
         text = self.editor.toPlainText()

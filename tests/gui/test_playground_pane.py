@@ -20,6 +20,11 @@ def test_passes_run_lines_and_marks(qtbot, make_window):
     assert pane.run_lit()
     pane.wait()
     assert [r.status for r in pane.lit_results] == ["PASS"]
+    # what FileCheck read is shown beside the input, a passing line's too
+    assert (
+        pane.diff.right.text() == pane.lit_results[0].output
+        and "FileCheck saw" in pane.diff.right_title.text()
+    )
     text = pane.editor.toPlainText()
     assert set(pane.marks) == {c.line for c in checks_of(text)}
     assert all(color.name() == "#2e7d32" for color, _ in pane.marks.values())
