@@ -396,6 +396,7 @@ class Session(QObject):
             first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
         else:
             first = self._same_kernel_index(result)
+        result = self._with_captured_passes(result)
         kept = self._last_good(result)
         self._failed_note = ""
         compiled_text = self._texts.pop(generation, None)
@@ -432,6 +433,25 @@ class Session(QObject):
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
+
+    def _with_captured_passes(self, result: CompileResult) -> CompileResult:
+        """A rebuild of the same build (a save that changed nothing kx compiles, a cached
+        result) keeps the passes captured on screen: they are that build's (a save dropped
+        them)."""
+        old = self.result
+        if old is None or result.build is None or old.build != result.build:
+            return result
+        # compared, not hashed: a specialization holds dicts
+        captured = [((k.display_name, k.specialization), k.passes) for k in old.kernels if k.passes]
+        if not captured:
+            return result
+
+        def passes_of(k):
+            key = (k.display_name, k.specialization)
+            return next((passes for their, passes in captured if their == key), ())
+
+        kernels = tuple(k if k.passes else replace(k, passes=passes_of(k)) for k in result.kernels)
+        return replace(result, kernels=kernels)
 
     def _same_kernel_index(self, result: CompileResult) -> int:
         """The record of a rebuild of the same file that is the one selected now (same

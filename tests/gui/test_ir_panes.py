@@ -45,6 +45,10 @@ def test_pipeline_pane_captures_and_diffs_passes(qtbot, make_window):
         assert shown is not None and shown >= unchanged or not only
         assert pane.table.item(pane.table.currentRow(), 0).text() == str(shown)
         assert pane.diff.left_title.text().startswith(f"before {passes[shown].name} ")
+    # a rebuild of the same build (a save that changed nothing): the passes stay
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        w.session.compile()
+    assert w.session.kernel.passes == passes and pane.table.rowCount() > 0
     # another file: no pass, and no title of the last one's before/after
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
     assert pane.table.rowCount() == 0
