@@ -72,7 +72,7 @@ def _int(text: str) -> int:
     return int(text, 16) if text.startswith("0x") else int(text)
 
 
-def _files(lines: list[str]) -> dict[str, str]:
+def file_table(lines: list[str]) -> dict[str, str]:
     """File id -> absolute path (a relative name is joined to `.file 0`'s directory)."""
     out, base = {}, ""
     for raw in lines:
@@ -148,7 +148,7 @@ def _inlines(lines: list[str], user: set[str]) -> list[_Inline]:
 def split_functions(asm: str, source: str) -> list[AsmFunction]:
     """The functions of a `g++ -S -g -dA` output, each with its call sites annotated."""
     lines = asm.split("\n")
-    files = _files(lines)
+    files = file_table(lines)
     user_ids = {fid for fid, path in files.items() if os.path.realpath(path) == os.path.realpath(source)}
     user_names = {os.path.basename(source)}
     inlines = _inlines(

@@ -18,6 +18,8 @@ import os
 import re
 from dataclasses import dataclass, replace
 
+from kx_core.cpu.assembly import file_table
+
 # Example: "\t.uleb128 0x320\t# (DIE (0x24552c) DW_TAG_subprogram)"
 _DIE_RE = re.compile(r"#\s*\(DIE \((0x[0-9a-f]+)\) (DW_TAG_\w+)\)")
 # Examples: "\t.byte\t0x7\t# DW_AT_decl_file (/work/k/silu_mul_ext.cpp)",
@@ -42,8 +44,6 @@ _LOC_RE = re.compile(r"^\s*\.loc\s+(\d+)\s")
 _PART_RE = re.compile(r"(?:\.cold|\._omp_fn\.\d+)+$")
 # Examples: "_Z3fooi.constprop.0.isra.0", "_ZN2at8internal15invoke_parallelI...EvlllSQ_._omp_fn.0"
 _CLONE_RE = re.compile(r"(?:\.(?:cold|constprop|isra|part|_omp_fn)(?:\.\d+)?)+$")
-# Example: '\t.file 7 "/work/k/silu_mul_ext.cpp"', '\t.file 0 "/tmp/cpu" "add.cpp"'
-_FILE_RE = re.compile(r'^\s*\.file\s+(\d+)\s+"([^"]*)"(?:\s+"([^"]*)")?')
 
 
 @dataclass(frozen=True)
@@ -108,26 +108,12 @@ def _name(dies: dict[str, _Die], die: _Die) -> str | None:
     return die.name
 
 
-def _line_table_files(lines: list[str]) -> dict[str, str]:
-    out, base = {}, ""
-    for raw in lines:
-        m = _FILE_RE.match(raw)
-        if not m:
-            continue
-        if m.group(3) is not None:  # .file 0 "dir" "name"
-            base = m.group(2)
-            out[m.group(1)] = os.path.join(m.group(2), m.group(3))
-        else:
-            out[m.group(1)] = m.group(2) if os.path.isabs(m.group(2)) else os.path.join(base, m.group(2))
-    return out
-
-
 def function_definitions(asm: str) -> dict[str, Definition]:
     """Every function of a `g++ -S -g -dA` output -> where it is defined."""
     lines = asm.split("\n")
     dies = _dies(lines)
     by_low_pc = {d.low_pc: d for d in dies.values() if d.low_pc}
-    files = _line_table_files(lines)
+    files = file_table(lines)  # the line table assembly.split_functions reads too
     functions = {m.group(1) for raw in lines if (m := _TYPE_FUNC_RE.match(raw))}
     out: dict[str, Definition] = {}
     symbol: str | None = None
