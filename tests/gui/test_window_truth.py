@@ -13,6 +13,16 @@ from kx_testing import ROOT
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
 
 
+def _open_a_copy(qtbot, make_window, tmp_path, name: str = "two_kernels.py"):
+    """A window on a copy of an example (the test edits it); the window and its text."""
+    path = tmp_path / name
+    original = (EXAMPLES / name).read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    return w, original
+
+
 def _switch_and_wait(qtbot, w, target: str):
     with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
         w.set_target(target)
@@ -298,11 +308,7 @@ def test_the_roofline_names_its_bytes_and_draws_the_launch_floor(qtbot, make_win
 
 
 def test_a_text_that_does_not_compile_keeps_the_last_good_build_marked(qtbot, make_window, tmp_path):
-    path = tmp_path / "two_kernels.py"
-    original = (EXAMPLES / "two_kernels.py").read_text()
-    path.write_text(original)
-    w = make_window("cuda:90")
-    open_and_wait(qtbot, w, path)
+    w, original = _open_a_copy(qtbot, make_window, tmp_path)
     ttir = w.stage_pane.views["ttir"].toPlainText()
     assert ttir.strip()
     broken = original.replace("mask = offs < n", "mask = offs < n)", 1)
@@ -324,11 +330,7 @@ def test_links_follow_the_editor_lines_while_the_last_good_build_is_kept(qtbot, 
     lines link to nothing (they linked the old text's lines 1-3 before)."""
     from kx_gui.widgets.token_styles import band_color
 
-    path = tmp_path / "two_kernels.py"
-    original = (EXAMPLES / "two_kernels.py").read_text()
-    path.write_text(original)
-    w = make_window("cuda:90")
-    open_and_wait(qtbot, w, path)
+    w, original = _open_a_copy(qtbot, make_window, tmp_path)
     load = next(i for i, t in enumerate(original.splitlines(), 1) if "tl.load" in t)
     before = w.session.select_source_line(load)
     assert before.get("ttgir")
@@ -352,11 +354,7 @@ def test_links_follow_the_editor_lines_while_the_last_good_build_is_kept(qtbot, 
 def test_undoing_a_broken_edit_back_to_the_saved_text_is_current_again(qtbot, make_window, tmp_path):
     """Typed a broken line, then undone to the saved text without saving: the badge, the
     error and links shifted by the gone line stayed until F5 (first-user run)."""
-    path = tmp_path / "two_kernels.py"
-    original = (EXAMPLES / "two_kernels.py").read_text()
-    path.write_text(original)
-    w = make_window("cuda:90")
-    open_and_wait(qtbot, w, path)
+    w, original = _open_a_copy(qtbot, make_window, tmp_path)
     load = next(i for i, t in enumerate(original.splitlines(), 1) if "tl.load" in t)
     before = w.session.select_source_line(load)
     view = w.source_pane.view
