@@ -72,11 +72,11 @@ class Session(QObject):
         self.display_filters = DisplayFilters()  # what the stage views hide
         self.generation = 0
         self._source_maps: list[SourceMap] = []
-        # the text each request compiles (generation -> text), the text of the build on
-        # screen, and its lines against the editor's while a broken edit keeps that build
-        self._texts: dict[int, str | None] = {}
+        # the text of the latest compile asked for (only the latest one's result is taken),
+        # the text of the build on screen, and its lines against the editor's while a
+        # broken edit keeps that build
+        self.requested_text: str | None = None
         self.build_text: str | None = None
-        self.requested_text: str | None = None  # the text of the latest compile asked for
         self.line_shift = LineShift()
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
@@ -336,8 +336,7 @@ class Session(QObject):
             self.job.deleteLater()
         self.generation += 1
         generation = self.generation
-        self._texts = {generation: request.text if request.text is not None else self._read_open_file()}
-        self.requested_text = self._texts[generation]
+        self.requested_text = request.text if request.text is not None else self._read_open_file()
         job = CompileJob(request, generation, self, use_cache)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
@@ -399,7 +398,7 @@ class Session(QObject):
         result = self._with_captured_passes(result)
         kept = self._last_good(result)
         self._failed_note = ""
-        compiled_text = self._texts.pop(generation, None)
+        compiled_text = self.requested_text  # generation is the latest (checked above)
         if kept is None:
             self.build_text, self.line_shift = compiled_text, LineShift()
         elif self.build_text is not None and compiled_text is not None:
