@@ -116,8 +116,16 @@ def fold(pc_counts: dict[str, int]) -> dict[str, int]:
 
 
 class _Profiler:
-    def __init__(self, kernel: str | None, window_ms: float, use_proton: bool, calls: int = 0):
+    def __init__(
+        self,
+        kernel: str | None,
+        window_ms: float,
+        use_proton: bool,
+        calls: int = 0,
+        config: str | None = None,
+    ):
         self.kernel, self.window_ms, self.use_proton = kernel, window_ms, use_proton
+        self.config = config  # an autotune config's label to sample instead of the chosen one
         self.calls = calls  # a fixed number of calls (kx and Proton compared on the same calls)
         self.profiles: list[KernelProfile] = []
         self.seen: set[str] = set()
@@ -154,6 +162,12 @@ class _Profiler:
         from kx_core.compile.artifacts.kernel_record import config_of
 
         chosen = getattr(tuner, "best_config", None) or tuner.configs[0]
+        if self.config is not None:
+            labels = [config_of(c, i).label for i, c in enumerate(tuner.configs)]
+            if self.config not in labels:
+                self.seen.discard(name)  # not this launch's configs: a later launch may have it
+                return result
+            chosen = tuner.configs[labels.index(self.config)]
         grid = kwargs.get("grid")
         meta = {**{k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}, **chosen.all_kwargs()}
         kernel = runs.jit(base, *args, grid=grid, warmup=True, **meta)
@@ -339,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.cuda.init()
     torch.zeros(1, device="cuda")  # the context CUPTI samples
-    profiler = _Profiler(req.kernel, req.window_ms, req.proton, req.calls)
+    profiler = _Profiler(req.kernel, req.window_ms, req.proton, req.calls, req.config)
     launch_hooks.install(profiler.on_jit_run, profiler.on_autotune_run)
     if req.proton:
         # from the start: Proton maps PCs to lines only for modules loaded in its session

@@ -130,6 +130,9 @@ class ProfileRequest(MeasureRequest):
     calls: int = 0  # a fixed number of calls (0: as many as the window takes)
     kernel: str | None = None
     proton: bool = False  # sample with Proton (the oracle)
+    # an autotuned kernel's config to sample (its label, as kx names configs), instead of
+    # the one the autotuner chose: kx compare's two configs of one kernel
+    config: str | None = None
 
     def failed(self, path: str, mode: str, d: Diagnostic) -> Any:
         return self.result_type()(path, "", "", "cupti", (), (d,))

@@ -26,6 +26,11 @@ def add_compare_verb(sub, add_compile_options) -> None:
         help="the GPU side: time both sides interleaved on the local GPU, with an interval and a verdict",
     )
     p.add_argument("--rounds", type=cli_args.positive_int, default=20, help="interleaved rounds (20)")
+    p.add_argument(
+        "--hot",
+        action="store_true",
+        help="--time, and sample both sides' instructions and show the lines whose time per call changed",
+    )
 
 
 def compare_command(args: argparse.Namespace) -> int:
@@ -73,8 +78,8 @@ def compare_command(args: argparse.Namespace) -> int:
         print(f"kx compare: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
     incomplete = False
-    if args.time:
-        comparison, incomplete = _timed(comparison, results, side_a, side_b, args.rounds)
+    if args.time or args.hot:  # --hot samples what --time measures
+        comparison, incomplete = _timed(comparison, results, side_a, side_b, args.rounds, args.hot)
     if args.json:
         json.dump(comparison.to_json(), sys.stdout, indent=1)
         sys.stdout.write("\n")
@@ -88,7 +93,7 @@ def compare_command(args: argparse.Namespace) -> int:
     return cli_args.EXIT_INCOMPLETE if incomplete else cli_args.EXIT_OK
 
 
-def _timed(comparison, results, side_a, side_b, rounds: int):
+def _timed(comparison, results, side_a, side_b, rounds: int, hot: bool = False):
     """The comparison with each pair's GPU side, or a note saying why there is none (and
     True: what was asked is incomplete)."""
     import dataclasses
@@ -127,5 +132,58 @@ def _timed(comparison, results, side_a, side_b, rounds: int):
                 "percent_of_roof": 100 * (m.roofline.flops / s) / attainable if attainable else None,
                 "gpu": m.gpu,
             }
+        if hot:
+            lines, why = _hot_lines(results, (side_a, side_b), (ka, kb))
+            if lines is None:
+                print(f"kx compare: --hot: {why}", file=sys.stderr)
+                timing["hot_lines_missing"] = why
+                incomplete = True
+            else:
+                timing["hot_lines"] = lines
         out.append(dataclasses.replace(pair, timing=timing))
     return dataclasses.replace(comparison, pairs=tuple(out)), incomplete
+
+
+def _hot_lines(results, sides, kernels, top: int = 8):
+    """(the hot-line difference of one pair as JSON, None) or (None, why not): each side's
+    kernel sampled in its own profiling worker (kx_core.bench.profile), the chosen config's
+    samples where the side names a config."""
+    from kx_core.base.textfile import text_or_empty
+    from kx_core.bench.bench import MeasureJob
+    from kx_core.bench.requests import ProfileRequest
+    from kx_core.compare.hot_diff import hot_diff
+    from kx_core.ir.hot_lines import attribute
+
+    profiles = []
+    for result, side, k in zip(results, sides, kernels):
+        if side.python:  # the profiling worker runs kx's own interpreter (its Triton)
+            return None, f"{side.label}: hot lines are sampled with kx's own Triton only"
+        request = ProfileRequest(kernel=k.name, config=k.config.label if k.config else None)
+        found = MeasureJob(request, result.file).start().wait(600.0)
+        match = [p for p in found.kernels if p.kernel == k.name and p.by_pc]
+        if not match:
+            why = "; ".join(str(d) for d in found.diagnostics) or "no samples"
+            return None, f"{side.label}: {k.display_name}: {why}"
+        profiles.append(match[0])
+    pa, pb = profiles
+    texts = [{**p.stages, "source": text_or_empty(p.source_file)} for p in profiles]
+    d = hot_diff(
+        attribute(pa), attribute(pb),
+        pa.window_ms / pa.calls * 1e3, pb.window_ms / pb.calls * 1e3, texts[0], texts[1],
+    )  # fmt: skip
+    changed = [x for x in d.lines if x.delta_us]
+    return {
+        "call_us_a": d.call_us_a,
+        "call_us_b": d.call_us_b,
+        "samples_a": pa.samples,
+        "samples_b": pb.samples,
+        "slower": {s: [x.to_json() for x in d.slower(s, top)] for s in ("source", "ttgir", "sass")},
+        "faster": {
+            s: [
+                x.to_json()
+                for x in sorted(changed, key=lambda x: x.delta_us)
+                if x.stage == s and x.delta_us < 0
+            ][:top]
+            for s in ("source", "ttgir", "sass")
+        },
+    }, None

@@ -148,6 +148,21 @@ def summary_lines(pair: PairComparison, top: int = 6) -> list[str]:
     return lines
 
 
+def hot_lines_text(hot: dict | None, n: int = 4) -> list[str]:
+    """The lines whose time per call changed most (B minus A), source then SASS."""
+    if not hot:
+        return []
+    out = [f"  hot lines: {hot['call_us_a']:.1f} -> {hot['call_us_b']:.1f} us per call (PC samples)"]
+    for stage in ("source", "sass"):
+        for kind in ("slower", "faster"):
+            for x in hot[kind].get(stage, [])[:n]:
+                line = x["line_b"] if x["line_b"] is not None else x["line_a"]
+                out.append(
+                    f"    {kind:<6} {stage}:{line:<5} {x['us_a']:8.2f} -> {x['us_b']:8.2f} us  {x['text'][:60]}"
+                )
+    return out
+
+
 def format_comparison(c: Comparison) -> str:
     out = [f"A  {c.side_a}  ({c.build_a})", f"B  {c.side_b}  ({c.build_b})"]
     for pair in c.pairs:
@@ -165,6 +180,7 @@ def format_comparison(c: Comparison) -> str:
                         f"  {tag.upper()} on the roofline ({r['gpu']}): {r['intensity_flop_per_byte']:.1f} FLOP/B "
                         f"(requested bytes), {r['achieved_tflops']:.1f} TFLOP/s achieved{pct}"
                     )
+            out += hot_lines_text(pair.timing.get("hot_lines"))
     for name in c.unpaired:
         out.append(f"unpaired: {name}")
     out += [f"note: {n}" for n in c.notes]

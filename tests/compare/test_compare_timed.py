@@ -70,3 +70,19 @@ def test_a_real_difference_has_do_benchs_sign():
     oracle = sorted(t.do_bench_ratios)[len(t.do_bench_ratios) // 2]
     assert abs(oracle - 1) > 2 * t.floor  # a real difference, by do_bench too
     assert t.verdict == ("slower" if oracle > 1 else "faster"), (t.verdict_text, t.do_bench_ratios)
+
+
+@pytest.mark.gpu
+def test_hot_lines_follow_the_measured_times():
+    """`--hot`: each side's chosen config sampled in its own worker; the per-call times the
+    two profiles give agree with the interleaved timing's ratio, and the slower side has
+    SASS lines that got slower."""
+    r = run_kx("compare", f"{TWO_TILES}#0", f"{TWO_TILES}#1", "--target", "local", "--time", "--hot", "--json")
+    assert r.returncode == 0, r.stderr
+    pair = json.loads(r.stdout)["pairs"][0]
+    timing, hot = pair["timing"], pair["timing"]["hot_lines"]
+    assert hot["samples_a"] > 1000 and hot["samples_b"] > 1000
+    sampled = hot["call_us_b"] / hot["call_us_a"]
+    assert timing["low"] * 0.85 <= sampled <= timing["high"] * 1.15, (sampled, timing)
+    slower_side = "slower" if timing["ratio"] > 1 else "faster"
+    assert hot[slower_side]["sass"], hot
