@@ -178,7 +178,7 @@ def format_comparison(c: Comparison) -> str:
                     pct = f", {r['percent_of_roof']:.0f}% of the roof" if r.get("percent_of_roof") else ""
                     out.append(
                         f"  {tag.upper()} on the roofline ({r['gpu']}): {r['intensity_flop_per_byte']:.1f} FLOP/B "
-                        f"(requested bytes), {r['achieved_tflops']:.1f} TFLOP/s achieved{pct}"
+                        f"(bytes: {r.get('bytes', 'requested')}), {r['achieved_tflops']:.1f} TFLOP/s achieved{pct}"
                     )
             out += hot_lines_text(pair.timing.get("hot_lines"))
     for name in c.unpaired:
