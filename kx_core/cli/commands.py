@@ -4,6 +4,7 @@ the slice that serves them (`kx VERB --help` for each one's options):
     compile and read a file   kernels, compile, stages, summary, passes (this module)
     layouts                   layout, coalesce (this module, kx_core.layout)
     performance models        roofline, autotune, gpu (cli.model, kx_core.model)
+    autotune at scale         sweep (cli.sweep, kx_core.sweep)
     the local GPU             bench, check, kernelbench (cli.bench, kx_core.bench)
     e-graphs and the MLIR lab egraph, lit, opt (cli.egraph_lit, kx_core.luminal, kx_core.lab)
     the app and the worker    gui, daemon (kx_gui.launcher, kx_core.compile.jobs.warm)
@@ -119,6 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
+    from kx_core.cli.sweep import add_sweep_verb
     from kx_core.cli.versions import add_versions_verb
 
     add_links_verb(sub, _add_compile_options)
@@ -130,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_luminal_commands(sub)
     add_lit_commands(sub)
     add_versions_verb(sub)
+    add_sweep_verb(sub)
     return parser
 
 
@@ -673,6 +676,7 @@ STANDALONE_VERBS = {
     "egraph": "kx_core.cli.egraph_lit:egraph_command",
     "compare": "kx_core.cli.compare:compare_command",
     "versions": "kx_core.cli.versions:versions_command",
+    "sweep": "kx_core.cli.sweep:sweep_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {

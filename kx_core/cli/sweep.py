@@ -1,0 +1,171 @@
+"""`kx sweep FILE --kernel K --shape M=...,N=...`: shapes x configs, predicted by the
+model first, the top and the uncertain measured on every local GPU (kx_core.sweep)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from kx_core.cli import args as cli_args
+
+
+def add_sweep_verb(sub) -> None:
+    p = sub.add_parser(
+        "sweep", help="autotune at scale: shapes x configs, predicted, then measured on every GPU"
+    )
+    p.add_argument("file")
+    p.add_argument("--kernel", required=True, help="the autotuned kernel (its Python name)")
+    p.add_argument(
+        "--shape", action="append", default=[], help="NAME=INT,... given to the entry function (repeat it)"
+    )
+    p.add_argument("--shapes-file", help="shapes, one NAME=INT,... per line, or a JSON list of objects")
+    p.add_argument("--entry", help="the file's function called with each shape (default: the one that fits)")
+    p.add_argument(
+        "--space",
+        help="a config grid instead of the kernel's own: KEY=V1,V2;... (BLOCK_M=64,128;num_warps=4,8)",
+    )
+    p.add_argument("--target", default="local", help="the target compiled for (default: the local GPU's)")
+    p.add_argument("--gpu", help="the GPU the model places configs on (default: the target's)")
+    p.add_argument("--measure", choices=["top-k", "all", "none"], default="top-k", help="what the GPU times")
+    p.add_argument("--top-k", type=cli_args.positive_int, default=4, help="configs measured per shape (4)")
+    p.add_argument("--gpus", type=cli_args.positive_int, help="measuring workers, GPUs 0..N-1 (default: all)")
+    p.add_argument(
+        "--simulate",
+        action="store_true",
+        help="no GPU: simulated measuring workers answer with the model's figures (the dispatch path)",
+    )
+    p.add_argument("--jobs", type=cli_args.positive_int, help="configs compiled at once (default: CPU count)")
+    p.add_argument(
+        "--versus-autotune",
+        action="store_true",
+        help="also run triton.autotune over the same configs (empty cache): its pick and wall time",
+    )
+    p.add_argument("--json", action="store_true", help="every figure as JSON on stdout")
+    p.add_argument("--csv", metavar="FILE", help="every shape x config figure as CSV")
+    p.add_argument(
+        "--tuned", metavar="FILE", help="the winners as JSON: per GPU, shape -> triton.Config keywords"
+    )
+    p.add_argument("--timeout", type=cli_args.seconds, default=600.0, help="per shape's compile (600 s)")
+
+
+def _progress(step: str, done: int, of: int, what: str) -> None:
+    width = 24
+    filled = int(width * done / of) if of else width
+    bar = "#" * filled + "." * (width - filled)
+    end = "\n" if done == of or not sys.stderr.isatty() else ""
+    sys.stderr.write(f"\r{step:>15} [{bar}] {done}/{of} {what[:50]:<50}{end}")
+    sys.stderr.flush()
+
+
+def sweep_command(args: argparse.Namespace) -> int:
+    from kx_core.model.gpu import spec
+    from kx_core.sweep.dispatch import DispatchError
+    from kx_core.sweep.result import to_csv, tuned_configs
+    from kx_core.sweep.run import SweepRequest, sweep
+    from kx_core.sweep.space import SpaceError, parse_shape, parse_space, shapes_from_file
+
+    try:
+        shapes = [parse_shape(s) for s in args.shape]
+        if args.shapes_file:
+            shapes += shapes_from_file(args.shapes_file)
+        space = tuple(parse_space(args.space)) if args.space else None
+        gpu = spec(args.gpu) if args.gpu else None
+    except (SpaceError, KeyError, ValueError, OSError) as e:
+        print(f"kx sweep: {e}", file=sys.stderr)
+        return cli_args.EXIT_USAGE
+    if not shapes:
+        print("kx sweep: no shape: give --shape NAME=INT,... (repeat it) or --shapes-file", file=sys.stderr)
+        return cli_args.EXIT_USAGE
+    req = SweepRequest(
+        args.file, args.kernel, tuple(shapes), space, args.entry, args.target, gpu, args.measure,
+        args.top_k, args.gpus, args.simulate, args.jobs, args.versus_autotune, args.timeout,
+    )  # fmt: skip
+    try:
+        result = sweep(req, progress=_progress)
+    except DispatchError as e:
+        print(f"kx sweep: {e}", file=sys.stderr)
+        return cli_args.EXIT_FAILED
+    except KeyboardInterrupt:
+        return cli_args.EXIT_INTERRUPTED
+    if args.csv:
+        with open(args.csv, "w", encoding="utf-8", newline="") as f:
+            f.write(to_csv(result))
+    if args.tuned:
+        with open(args.tuned, "w", encoding="utf-8") as f:
+            json.dump(tuned_configs(result), f, indent=1)
+    if args.json:
+        json.dump(result.to_json() | {"summary": result.summary()}, sys.stdout)
+        sys.stdout.write("\n")
+    else:
+        print(format_sweep(result))
+    if any(c.error for c in result.cases):
+        for c in result.cases:
+            if c.error:
+                print(f"kx sweep: {c.label}: {c.error}", file=sys.stderr)
+        return cli_args.EXIT_FAILED
+    if result.stopped or (args.measure != "none" and result.measured == "none"):
+        return cli_args.EXIT_INCOMPLETE
+    return cli_args.EXIT_OK
+
+
+def _pct(x: float | None) -> str:
+    return "-" if x is None else f"{100 * x:+.1f}%"
+
+
+def format_sweep(r) -> str:
+    how = {"gpu": "measured", "simulated": "SIMULATED (the model's figures, no GPU)", "none": "not measured"}
+    out = [f"{r.kernel} in {r.file}: {len(r.cases)} shape(s), {how[r.measured]}, {r.wall_s:.1f} s"]
+    for key, n in r.shares.items():
+        out.append(f"  {key}: {n} config(s) measured")
+    for c in r.cases:
+        live = [f for f in c.configs if f.pruned is None]
+        timed = [f for f in c.configs if f.measured_us is not None]
+        out.append("")
+        out.append(f"{c.label}  ({len(c.configs)} configs, {len(c.configs) - len(live)} pruned, {len(timed)} measured"
+                   f"; model on {c.model_gpu})")  # fmt: skip
+        if c.error:
+            out.append(f"  error: {c.error}")
+            continue
+        best = next((f for f in c.configs if f.label == c.winner), None)
+        if best is not None:
+            out.append(
+                f"  winner        {c.winner}  {best.measured_us:.2f} us (model rank {best.model_rank})"
+            )
+        pick = next((f for f in c.configs if f.model_rank == 1), None)
+        if pick is not None:
+            t = (
+                f"{pick.measured_us:.2f} us, regret {_pct(c.regret_model)}"
+                if pick.measured_us
+                else f"predicted {pick.predicted_us:.2f} us"
+            )
+            out.append(f"  model's pick  {pick.label}  {t}")
+        if c.default and c.regret_default is not None:
+            out.append(f"  default       {c.default}  regret {_pct(c.regret_default)}")
+        if c.spearman is not None or c.winner_in_top3 is not None:
+            rho = "-" if c.spearman is None else f"{c.spearman:.2f}"
+            out.append(
+                f"  rank accuracy Spearman {rho}, winner in the model's top 3: {'yes' if c.winner_in_top3 else 'no'}"
+            )
+        if c.triton_pick:
+            out.append(
+                f"  triton.autotune picked {c.triton_pick} in {c.triton_autotune_s:.1f} s (compiles included)"
+            )
+        for f in c.configs:
+            if f.pruned:
+                out.append(f"  pruned        {f.label}: {f.pruned}")
+        out += [f"  note: {n}" for n in c.notes]
+    s = r.summary()
+    if s["measured_cases"]:
+        out.append("")
+        out.append(
+            f"over {s['measured_cases']} measured shape(s): mean Spearman "
+            f"{'-' if s['mean_spearman'] is None else format(s['mean_spearman'], '.2f')}, winner in the top 3 in "
+            f"{100 * s['winner_in_top3']:.0f}%, mean regret of the model's pick {_pct(s['mean_regret_model'])}"
+        )
+    if r.triton_autotune_s:
+        out.append(
+            f"triton.autotune over the same configs: {r.triton_autotune_s:.1f} s; this sweep: {r.wall_s:.1f} s"
+        )
+    out += [f"note: {n}" for n in r.notes]
+    return "\n".join(out)

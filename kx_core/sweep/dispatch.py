@@ -1,0 +1,161 @@
+"""The measuring workers of a sweep and the queue they share: one worker per GPU, each
+pinned to its device (CUDA_VISIBLE_DEVICES), each taking the next job when it is free
+(not dealt round-robin: a slow shape does not hold the others back). Every result carries
+the key of the GPU that measured it (kx_core.sweep.measure.gpu_key), so a ranking is
+never drawn from two GPUs. With `simulate`, the workers are CPU processes answering with
+the model's figures: the same path, where there is no GPU."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import tempfile
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kx_core.base import workers
+
+
+class DispatchError(RuntimeError):
+    """No worker could start (no GPU, a broken environment)."""
+
+
+@dataclass(frozen=True)
+class Done:
+    job_id: int
+    worker: int  # index of the worker (its GPU, CUDA_VISIBLE_DEVICES)
+    device: str
+    key: str
+    simulated: bool
+    result: dict | None
+    error: str | None
+
+
+class _Worker:
+    """One `python -m kx_core.sweep.measure` process over a pipe pair."""
+
+    def __init__(
+        self, index: int, folder: str, simulate: bool, env_extra: dict[str, str] | None = None
+    ) -> None:
+        env = dict(os.environ)
+        if not simulate:
+            env["CUDA_VISIBLE_DEVICES"] = str(index)
+        env["KX_SWEEP_SIMULATE"] = "1" if simulate else "0"
+        env.update(env_extra or {})
+        to_child_r, to_child = os.pipe()
+        from_child, from_child_w = os.pipe()
+        self.index = index
+        self.output = os.path.join(folder, f"measure-{index}-{id(self)}.out")
+        self.proc = workers.start(
+            "kx_core.sweep.measure", [str(to_child_r), str(from_child_w)],
+            output=self.output, env=env, pass_fds=(to_child_r, from_child_w),
+        )  # fmt: skip
+        os.close(to_child_r)
+        os.close(from_child_w)
+        self._reader = os.fdopen(from_child, "r")
+        self._writer = os.fdopen(to_child, "w")
+        hello = self.read()
+        if "error" in hello:
+            self.close()
+            raise DispatchError(f"measuring worker {index}: {hello['error']}")
+        ready = hello["ready"]
+        self.device, self.key, self.simulated = ready["device"], ready["key"], ready["simulated"]
+
+    def read(self) -> dict:
+        line = self._reader.readline()
+        if not line:
+            tail = workers.read_tail(self.output, 4000).strip().splitlines()
+            return {"error": "the measuring worker ended: " + (tail[-1] if tail else "no output")}
+        return json.loads(line)
+
+    def ask(self, job: dict) -> dict:
+        try:
+            self._writer.write(json.dumps({"job": job}) + "\n")
+            self._writer.flush()
+        except OSError as e:
+            return {"error": f"the measuring worker is gone: {e}"}
+        return self.read()
+
+    def close(self) -> None:
+        try:
+            self._writer.write(json.dumps({"quit": True}) + "\n")
+            self._writer.flush()
+        except (OSError, ValueError):
+            pass
+        workers.stop(self.proc, grace_s=2.0)
+        for f in (self._reader, self._writer):
+            try:
+                f.close()
+            except OSError:
+                pass
+
+
+class Pool:
+    """N measuring workers (devices 0..N-1, or N simulated ones) and their job queue.
+    `run(jobs, on_done)` blocks until every job is answered or `stop` is set; `on_done`
+    is called from the worker threads, one Done at a time."""
+
+    def __init__(self, n: int, simulate: bool = False, env_extra: dict[str, str] | None = None) -> None:
+        self._folder = tempfile.TemporaryDirectory(prefix="kx-sweep-")
+        self.workers: list[_Worker] = []
+        try:
+            for i in range(n):
+                self.workers.append(_Worker(i, self._folder.name, simulate, env_extra))
+        except DispatchError:
+            self.close()
+            raise
+        self.stop = threading.Event()
+
+    def run(self, jobs: list[dict], on_done: Callable[[Done], None]) -> None:
+        todo: queue.Queue = queue.Queue()
+        for i, job in enumerate(jobs):
+            todo.put((i, job))
+        lock = threading.Lock()
+
+        def serve(w: _Worker) -> None:
+            while not self.stop.is_set():
+                try:
+                    i, job = todo.get_nowait()
+                except queue.Empty:
+                    return
+                answer = w.ask(job)
+                done = Done(
+                    i, w.index, w.device, w.key, w.simulated, answer.get("result"), answer.get("error")
+                )
+                with lock:
+                    on_done(done)
+
+        threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in self.workers]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+    def close(self) -> None:
+        for w in self.workers:
+            w.close()
+        self.workers = []
+        self._folder.cleanup()
+
+    def __enter__(self) -> Pool:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def local_gpu_count() -> int:
+    """NVIDIA GPUs here, by nvidia-smi (no torch in the parent)."""
+    from kx_core.base.tools import ToolFailed, find_tool, run_tool
+
+    smi = find_tool("nvidia-smi")
+    if smi is None:
+        return 0
+    try:
+        out = run_tool(smi, ["-L"], 10)
+    except ToolFailed:
+        return 0
+    # Example line: "GPU 0: NVIDIA H200 (UUID: GPU-8c0e...)"
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))

@@ -1,0 +1,143 @@
+"""Shapes and config spaces of a sweep.
+
+A shape is the keyword arguments of the file's entry function: `M=4096,N=4096,K=512`.
+A config is what `triton.Config` holds (its kwargs, num_warps, num_stages, maxnreg); a
+space is either the kernel's own autotune configs (None: the driver keeps them) or a
+grid of values per key: `BLOCK_M=64,128;BLOCK_N=64,128;num_warps=4,8;num_stages=3,4`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any
+
+from kx_core.base.jsonable import Jsonable
+
+# the triton.Config keywords that are not the kernel's meta-parameters
+LAUNCH_KEYS = ("num_warps", "num_stages", "maxnreg")
+
+
+class SpaceError(ValueError):
+    """A shape or space the user wrote that kx cannot read."""
+
+
+@dataclass(frozen=True)
+class ConfigSpec(Jsonable):
+    kwargs: dict[str, int] = field(default_factory=dict)
+    num_warps: int = 4
+    num_stages: int = 3
+    maxnreg: int | None = None
+
+    @property
+    def label(self) -> str:
+        """As kx names autotune configs (records.results.AutotuneConfig.label)."""
+        parts = [f"{k}={v}" for k, v in self.kwargs.items()]
+        parts += [f"w{self.num_warps}", f"s{self.num_stages}"]
+        if self.maxnreg:
+            parts.append(f"r{self.maxnreg}")
+        return ",".join(parts)
+
+    def triton_kwargs(self) -> dict[str, Any]:
+        """triton.Config(**this)."""
+        out: dict[str, Any] = {"kwargs": dict(self.kwargs), "num_warps": self.num_warps}
+        out["num_stages"] = self.num_stages
+        if self.maxnreg:
+            out["maxnreg"] = self.maxnreg
+        return out
+
+
+# Example: "M=4096,N=4096,K=512" (also "M=4096 N=4096")
+_PAIR_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*$")
+
+
+def parse_shape(text: str) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for part in re.split(r"[,\s]+", text.strip()):
+        if not part:
+            continue
+        m = _PAIR_RE.match(part)
+        if not m:
+            raise SpaceError(f"shape {text!r}: {part!r} is not NAME=INTEGER (as in M=4096,N=4096,K=512)")
+        out[m.group(1)] = int(m.group(2))
+    if not out:
+        raise SpaceError("an empty shape: write NAME=INTEGER,... (as in M=4096,N=4096,K=512)")
+    return out
+
+
+def shapes_from_file(path: str) -> list[dict[str, int]]:
+    """A JSON list of objects, or one shape per line (blank lines and # comments skipped)."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if text.lstrip().startswith("["):
+        try:
+            rows = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise SpaceError(f"{path}:{e.lineno}: not JSON: {e.msg}") from None
+        if not all(isinstance(r, dict) and all(isinstance(v, int) for v in r.values()) for r in rows):
+            raise SpaceError(f"{path}: a JSON list of {{name: integer}} objects is expected")
+        return rows
+    out = []
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if line:
+            try:
+                out.append(parse_shape(line))
+            except SpaceError as e:
+                raise SpaceError(f"{path}:{n}: {e}") from None
+    return out
+
+
+def shape_label(shape: dict[str, int]) -> str:
+    return ",".join(f"{k}={v}" for k, v in shape.items())
+
+
+def parse_space(text: str) -> list[ConfigSpec]:
+    """The grid `KEY=V1,V2;KEY=...` as configs, in the order the keys are written (the
+    last key varies fastest, as itertools.product)."""
+    axes: list[tuple[str, list[int]]] = []
+    for part in text.split(";"):
+        if not part.strip():
+            continue
+        key, sep, values = part.partition("=")
+        key = key.strip()
+        try:
+            vals = [int(v) for v in values.split(",") if v.strip()]
+        except ValueError:
+            vals = []
+        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", key) or not vals:
+            raise SpaceError(
+                f"space {text!r}: {part.strip()!r} is not KEY=V1,V2 (as in BLOCK_M=64,128;num_warps=4,8)"
+            )
+        axes.append((key, vals))
+    if not axes:
+        raise SpaceError("an empty space: write KEY=V1,V2;KEY=... (as in BLOCK_M=64,128;num_warps=4,8)")
+    out = []
+    for values in product(*(v for _, v in axes)):
+        picked = dict(zip((k for k, _ in axes), values))
+        launch = {k: picked.pop(k) for k in LAUNCH_KEYS if k in picked}
+        out.append(
+            ConfigSpec(picked, launch.get("num_warps", 4), launch.get("num_stages", 3), launch.get("maxnreg"))
+        )
+    return out
+
+
+def spec_of_label(label: str) -> ConfigSpec:
+    """The inverse of ConfigSpec.label: 'BLOCK_M=64,BLOCK_N=64,w4,s3' -> its spec."""
+    kwargs, warps, stages, maxnreg = {}, 4, 3, None
+    for part in label.split(","):
+        if "=" in part:
+            k, v = part.split("=", 1)
+            kwargs[k] = int(v) if re.fullmatch(r"-?\d+", v) else v
+        elif m := re.fullmatch(r"([wsr])(\d+)", part):
+            n = int(m.group(2))
+            warps, stages, maxnreg = (
+                (n, stages, maxnreg)
+                if m.group(1) == "w"
+                else (warps, n, maxnreg)
+                if m.group(1) == "s"
+                else (warps, stages, n)
+            )
+    return ConfigSpec(kwargs, warps, stages, maxnreg)
