@@ -69,10 +69,13 @@ def set_configs(module, kernel: str, specs: list[ConfigSpec] | None):
     the meta-parameters to the configs)."""
     import triton
     from triton.runtime.autotuner import Autotuner
+    from triton.runtime.jit import JITFunction
 
     obj = getattr(module, kernel, None)
     if obj is None:
         raise SpaceError(f"the file has no kernel named {kernel!r}")
+    if not isinstance(obj, Autotuner | JITFunction):
+        raise SpaceError(f"{kernel!r} is not a Triton kernel (a @triton.jit or @triton.autotune function)")
     if not isinstance(obj, Autotuner):
         if specs is None:
             raise SpaceError(f"{kernel} is not autotuned: give it a space with --space KEY=V1,V2;...")

@@ -185,6 +185,9 @@ def run_job(job: dict) -> dict:
 
 def simulated(job: dict) -> dict:
     """The model's figures as the measurement (no GPU): what the dispatch path needs."""
+    # a simulated job's duration (KX_SWEEP_SIMULATE_S): long enough that every worker of
+    # a test's pool takes jobs, as on real GPUs
+    time.sleep(float(os.environ.get("KX_SWEEP_SIMULATE_S", "0")))
     times = {s["label"]: s["predicted_us"] for s in job.get("figures", [])}
     return {"times_us": times, "rounds_us": {n: [t] for n, t in times.items()}, "remeasured": [], "failed": {},
             "compile_s": 0.0, "wall_s": 0.0}  # fmt: skip

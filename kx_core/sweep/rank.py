@@ -50,7 +50,13 @@ def figures(result: CompileResult, kernel: str, gpu: GPU | None) -> list[ConfigF
         row = rows.get(label)
         if k.status != "compiled" or row is None:
             why = k.message or (f"did not compile ({k.status})" if k.status != "compiled" else "not launched")
-            out.append(ConfigFigures(label, spec_of(k.config), pruned=why.splitlines()[0]))
+            meta = k.metadata  # a config refused for its resources still has its figures
+            out.append(
+                ConfigFigures(
+                    label, spec_of(k.config), meta.registers if meta else None, meta.spills if meta else None,
+                    meta.shared if meta else 0, pruned=why.splitlines()[0],
+                )
+            )  # fmt: skip
             continue
         pruned = None
         if row.blocks_per_sm == 0:  # the occupancy model: not even one CTA fits an SM

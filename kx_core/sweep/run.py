@@ -60,12 +60,18 @@ def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> Case
         from kx_core.model.kernel import gpu_for
 
         model_gpu = gpu_for(next(k for k in result.kernels if k.name == req.kernel)).name
+    # what the driver's run raised (a wrong kernel or entry name, the user's own error)
+    raised = [d for d in result.diagnostics if d.kind == "runtime"]
     error = None
     if not figs:
-        error = (str(fatal[0]) if fatal else f"the entry launched no autotuned {req.kernel}").replace(
+        first = (raised or fatal or [None])[0]
+        error = (first.message if first else f"the entry launched no autotuned {req.kernel}").replace(
             path, "(driver)"
         )
-    notes = tuple(str(n) for n in ([result.output_caveat] if getattr(result, "output_caveat", None) else []))
+    notes = [f"the run raised: {d.message}" for d in raised] if figs else []
+    if getattr(result, "output_caveat", None):
+        notes.append(str(result.output_caveat))
+    notes = tuple(notes)
     return CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
                       error=error, notes=notes)  # fmt: skip
 
@@ -97,6 +103,7 @@ def sweep(
     if wanted:
         cases, keys, shares = _measure(req, n, cases, wanted, progress, stop)
         measured = "simulated" if req.simulate else "gpu"
+    wall = time.perf_counter() - start  # the sweep's own: the reference below is not part of it
     total_ref = None
     if req.versus_autotune and n and not stop.is_set() and not req.simulate:
         cases, total_ref = _reference(req, cases, progress, stop)
@@ -104,7 +111,7 @@ def sweep(
     if stopped:
         notes.append("stopped: the shapes and configs not reached are missing")
     return SweepResult(
-        req.file, req.kernel, tuple(cases), time.perf_counter() - start, measured, keys, shares, total_ref,
+        req.file, req.kernel, tuple(cases), wall, measured, keys, shares, total_ref,
         stopped, tuple(notes),
     )  # fmt: skip
 
@@ -148,6 +155,12 @@ def _measure(req, n, cases, wanted, progress, stop):
             out[i] = replace(out[i], error=d.error, measured_on=d.device, gpu_key=d.key)
             continue
         r = d.result
+        unknown = set(r["times_us"]) - {f.label for f in out[i].configs}
+        if unknown:  # never judge a case on times kx cannot put on its configs
+            out[i] = replace(
+                out[i], error=f"measured configs kx did not compile: {', '.join(sorted(unknown))}"
+            )
+            continue
         shares[d.key] = shares.get(d.key, 0) + len(r["times_us"])
         notes = [f"{label} failed on the GPU: {why}" for label, why in r.get("failed", {}).items()]
         if r.get("remeasured"):
@@ -159,11 +172,12 @@ def _measure(req, n, cases, wanted, progress, stop):
 
 
 def _reference(req, cases, progress, stop):
-    """triton.autotune over each shape's same measured configs, compiles included."""
+    """triton.autotune over each shape's configs (every one kx did not prune: the space
+    Triton's autotuner would be given), compiles included."""
     jobs = {}
     for i, c in enumerate(cases):
-        timed = [f for f in c.configs if f.measured_us is not None]
-        if timed:
+        timed = [f for f in c.configs if f.pruned is None]
+        if timed and c.winner is not None:
             jobs[i] = {"file": os.path.abspath(req.file), "kernel": req.kernel, "entry": req.entry,
                        "shape": c.shape, "configs": [f.spec.to_json() for f in timed],
                        "triton_autotune": True, "fresh_cache": True}  # fmt: skip

@@ -1,0 +1,148 @@
+"""How well `kx sweep`'s model ranks configs, and its wall time against triton.autotune,
+on the local GPU (issue 34).
+
+    PYTHONPATH=. python3 benchmarks/bench_sweep.py --group gemm|rows|all [--out DIR] [--quick]
+
+Groups: gemm = the matmul (16 configs) and persistent matmul (8) of fixtures/kernels/sweep
+over their shapes; rows = softmax (12), layer norm (12), attention (8). Every config of
+every shape is measured (--measure all), so Spearman's rho of the model against the
+measured times and whether the winner was in the model's top 3 are over the whole space.
+Then the wall-time figure: `kx sweep --measure top-k` against triton.autotune over the
+same configs, both from empty Triton and kx caches, on a few shapes (--versus-autotune).
+Prints per kernel: cases, mean rho, top-3 rate, mean regret of the model's pick; and the
+ratio triton.autotune / kx sweep. Writes each kernel's JSON to DIR.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SWEEP = ROOT / "fixtures" / "kernels" / "sweep"
+
+CASES = {
+    "gemm": [
+        ("matmul.py", "matmul_kernel", [
+            "M=512,N=512,K=512", "M=1024,N=1024,K=1024", "M=2048,N=2048,K=2048", "M=4096,N=4096,K=4096",
+            "M=8192,N=8192,K=1024", "M=1024,N=4096,K=4096", "M=4096,N=1024,K=4096", "M=256,N=4096,K=4096",
+            "M=4096,N=4096,K=256", "M=8192,N=2048,K=2048", "M=3000,N=3000,K=3000", "M=128,N=8192,K=8192",
+        ]),
+        ("persistent_matmul.py", "persistent_matmul_kernel", [
+            "M=1024,N=1024,K=1024", "M=2048,N=2048,K=2048", "M=4096,N=4096,K=4096", "M=8192,N=8192,K=1024",
+            "M=1024,N=4096,K=4096", "M=4096,N=1024,K=4096", "M=512,N=8192,K=2048", "M=4096,N=4096,K=512",
+            "M=3000,N=3000,K=3000", "M=2048,N=8192,K=4096",
+        ]),
+    ],
+    "rows": [
+        ("softmax.py", "softmax_kernel", [
+            "M=4096,N=1024", "M=8192,N=512", "M=1024,N=4096", "M=2048,N=8192", "M=16384,N=256",
+            "M=512,N=16384", "M=32768,N=128", "M=4096,N=2048", "M=1000,N=3000", "M=8192,N=1024",
+        ]),
+        ("layer_norm.py", "layer_norm_kernel", [
+            "M=4096,N=1024", "M=4096,N=4096", "M=8192,N=2048", "M=1024,N=8192", "M=2048,N=16384",
+            "M=16384,N=512", "M=4096,N=768", "M=8192,N=3072", "M=512,N=4096", "M=2048,N=12288",
+        ]),
+        ("attention.py", "attention_kernel", [
+            "B=1,H=8,S=1024", "B=2,H=16,S=2048", "B=4,H=8,S=512", "B=1,H=32,S=4096", "B=8,H=16,S=256",
+            "B=1,H=16,S=8192", "B=2,H=8,S=1536", "B=4,H=4,S=3000",
+        ]),
+    ],
+}  # fmt: skip
+# the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
+VERSUS = {
+    "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
+    "softmax.py": ["M=4096,N=1024", "M=1000,N=3000"],
+}
+
+
+def sweep(
+    file: str, kernel: str, shapes: list[str], extra: list[str], env: dict, timeout: float
+) -> dict | None:
+    cmd = [sys.executable, "-m", "kx_core.cli", "sweep", str(SWEEP / file), "--kernel", kernel, "--json"]
+    for s in shapes:
+        cmd += ["--shape", s]
+    start = time.perf_counter()
+    try:
+        p = subprocess.run(cmd + extra, capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        print(f"{file}: timed out after {timeout:.0f} s", flush=True)
+        return None
+    wall = time.perf_counter() - start
+    if p.returncode not in (0, 4) or not p.stdout.strip():
+        print(f"{file}: exit {p.returncode}\n{p.stderr[-3000:]}", flush=True)
+        return None
+    out = json.loads(p.stdout)
+    out["process_wall_s"] = wall
+    return out
+
+
+def report(name: str, r: dict) -> dict:
+    cases = [c for c in r["cases"] if c.get("winner")]
+    rhos = [c["spearman"] for c in cases if c["spearman"] is not None]
+    row = {
+        "kernel": name,
+        "cases": len(cases),
+        "configs": max((len(c["configs"]) for c in r["cases"]), default=0),
+        "mean_spearman": statistics.fmean(rhos) if rhos else None,
+        "top3": sum(1 for c in cases if c["winner_in_top3"]) / len(cases) if cases else None,
+        "mean_regret_model": statistics.fmean([c["regret_model"] for c in cases]) if cases else None,
+        "errors": [c["error"] for c in r["cases"] if c.get("error")],
+    }
+    print(json.dumps(row), flush=True)
+    for c in r["cases"]:
+        print(f"   {c['shape']}: rho {c['spearman']}, top3 {c['winner_in_top3']}, winner {c['winner']}, "
+              f"pick {c['model_pick']}, regret {c['regret_model']}", flush=True)  # fmt: skip
+    return row
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--group", choices=["gemm", "rows", "all", "versus"], default="all")
+    ap.add_argument("--out", default=".")
+    ap.add_argument("--timeout", type=float, default=280.0, help="per kernel's sweep")
+    args = ap.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    groups = ["gemm", "rows"] if args.group == "all" else [] if args.group == "versus" else [args.group]
+    rows = []
+    for g in groups:
+        for file, kernel, shapes in CASES[g]:
+            r = sweep(file, kernel, shapes, ["--measure", "all"], dict(os.environ), args.timeout)
+            if r is None:
+                continue
+            Path(args.out, f"sweep_{Path(file).stem}.json").write_text(json.dumps(r))
+            rows.append(report(kernel, r))
+    if args.group in ("all", "versus"):
+        for file, shapes in VERSUS.items():
+            kernel = next(k for g in CASES.values() for f, k, _ in g if f == file)
+            with tempfile.TemporaryDirectory() as cache:  # both sides from empty caches
+                env = dict(
+                    os.environ,
+                    TRITON_CACHE_DIR=os.path.join(cache, "triton"),
+                    KX_CACHE_DIR=os.path.join(cache, "kx"),
+                )
+                r = sweep(
+                    file, kernel, shapes, ["--measure", "top-k", "--versus-autotune"], env, args.timeout
+                )
+            if r is None:
+                continue
+            Path(args.out, f"versus_{Path(file).stem}.json").write_text(json.dumps(r))
+            ref, own = r.get("triton_autotune_s"), r["wall_s"]
+            print(json.dumps({"versus": file, "shapes": len(shapes), "kx_sweep_s": own, "process_s": r["process_wall_s"],
+                              "triton_autotune_s": ref, "ratio_triton_over_kx": ref / own if ref else None,
+                              "same_winner": [c["winner"] == c["triton_pick"] for c in r["cases"]]}), flush=True)  # fmt: skip
+    if rows:
+        cases = sum(r["cases"] for r in rows)
+        print(f"{cases} cases; per kernel above", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
