@@ -46,6 +46,10 @@ def add_sweep_verb(sub) -> None:
     p.add_argument(
         "--tuned", metavar="FILE", help="the winners as JSON: per GPU, shape -> triton.Config keywords"
     )
+    p.add_argument(
+        "--triton", help="compile with this managed Triton version (kx versions add V); --measure none"
+    )
+    p.add_argument("--python", help="compile with this interpreter's Triton; --measure none")
     p.add_argument("--timeout", type=cli_args.seconds, default=600.0, help="per shape's compile (600 s)")
 
 
@@ -74,12 +78,26 @@ def sweep_command(args: argparse.Namespace) -> int:
     except (SpaceError, KeyError, ValueError, OSError) as e:
         print(f"kx sweep: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
+    from kx_core.base.triton_envs import VersionError
+    from kx_core.cli.versions import resolve_triton_option
+
+    try:
+        resolve_triton_option(args)
+    except VersionError as e:
+        print(f"kx sweep: {e}", file=sys.stderr)
+        return cli_args.EXIT_USAGE
+    if args.python and args.measure != "none":
+        # the measuring workers time what kx's own Triton builds: another version's ranking
+        # beside this one's times would be two builds in one table
+        print("kx sweep: --triton/--python compile another Triton: give --measure none", file=sys.stderr)
+        return cli_args.EXIT_USAGE
     if not shapes:
         print("kx sweep: no shape: give --shape NAME=INT,... (repeat it) or --shapes-file", file=sys.stderr)
         return cli_args.EXIT_USAGE
     req = SweepRequest(
         args.file, args.kernel, tuple(shapes), space, args.entry, args.target, gpu, args.measure,
         args.top_k, args.gpus, args.simulate, args.jobs, args.versus_autotune, args.timeout,
+        python=args.python,
     )  # fmt: skip
     try:
         result = sweep(req, progress=_progress)

@@ -20,7 +20,7 @@ The user can override both totals."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil, prod
 
 import numpy as np
@@ -91,6 +91,10 @@ class WorkEstimate(Jsonable):
     # compulsory DRAM traffic (each tensor argument once, perfect L2 reuse), from the
     # launch's tensors (kx_core.model.kernel); None where the launch has none
     dram_bytes: int | None = None
+    # global loads one program issues one after another (each tt.load or
+    # tt.descriptor_load times the trips of the loops around it): the round trips to
+    # memory a program waits on where nothing overlaps them (kx_core.model.ranking)
+    loads_per_program: int = 0
 
 
 def _divsi(a, b):
@@ -178,7 +182,7 @@ def estimate(
     numbers its arguments (%arg0, ...) instead of naming them."""
     lines = ttir.splitlines()
     env = _eval_ints(lines, _launch_args(lines, scalar_args, arg_order), _program_values(grid))
-    flops = dot_flops = nbytes = 0
+    flops = dot_flops = nbytes = loads = 0
     precisions: list[str] = []
     unknown: list[int] = []
     # a stack of (closing depth, multiplier): regions opened by scf.for multiply, a
@@ -200,11 +204,19 @@ def estimate(
         else:
             f, d, b, precision = _line_work(line)
             flops, dot_flops, nbytes = flops + mult * f, dot_flops + mult * d, nbytes + mult * b
+            if _LOAD_RE.search(line):
+                loads = loads + mult
             precisions += [precision] if precision else []
         depth += line.count("{") - line.count("}")
         while stack and depth <= stack[-1][0]:
             stack.pop()
-    return _estimate_of(flops, dot_flops, nbytes, grid, precisions, unknown)
+    out = _estimate_of(flops, dot_flops, nbytes, grid, precisions, unknown)
+    per_program = int(round(float(np.mean(loads)))) if np.ndim(loads) else int(loads)
+    return replace(out, loads_per_program=per_program)
+
+
+# Example: "%a = tt.load %a_ptrs, %mask, %cst : tensor<128x64x!tt.ptr<f16>>"
+_LOAD_RE = re.compile(r"= tt\.(?:load|descriptor_load) ")
 
 
 def _launch_args(

@@ -93,9 +93,9 @@ class _Worker:
 
 
 class Pool:
-    """N measuring workers (devices 0..N-1, or N simulated ones) and their job queue.
-    `run(jobs, on_done)` blocks until every job is answered or `stop` is set; `on_done`
-    is called from the worker threads, one Done at a time."""
+    """N measuring workers (devices 0..N-1, or N simulated ones) and their job queue:
+    `start`, `submit` as jobs come, `join`; or `run(jobs, on_done)` for a list. Setting
+    `stop` ends it after the jobs in hand."""
 
     def __init__(self, n: int, simulate: bool = False, env_extra: dict[str, str] | None = None) -> None:
         self._folder = tempfile.TemporaryDirectory(prefix="kx-sweep-")
@@ -108,18 +108,19 @@ class Pool:
             raise
         self.stop = threading.Event()
 
-    def run(self, jobs: list[dict], on_done: Callable[[Done], None]) -> None:
-        todo: queue.Queue = queue.Queue()
-        for i, job in enumerate(jobs):
-            todo.put((i, job))
+    def start(self, on_done: Callable[[Done], None]) -> None:
+        """Serve jobs as they are submitted (a sweep submits a shape as soon as it is
+        compiled, so measuring overlaps compiling); `on_done` is called from the worker
+        threads, one Done at a time."""
+        self._todo: queue.Queue = queue.Queue()
         lock = threading.Lock()
 
         def serve(w: _Worker) -> None:
-            while not self.stop.is_set():
-                try:
-                    i, job = todo.get_nowait()
-                except queue.Empty:
+            while True:
+                item = self._todo.get()
+                if item is None or self.stop.is_set():
                     return
+                i, job = item
                 answer = w.ask(job)
                 done = Done(
                     i, w.index, w.device, w.key, w.simulated, answer.get("result"), answer.get("error")
@@ -127,11 +128,26 @@ class Pool:
                 with lock:
                     on_done(done)
 
-        threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in self.workers]
-        for t in threads:
+        self._threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in self.workers]
+        for t in self._threads:
             t.start()
-        for t in threads:
+
+    def submit(self, job_id: int, job: dict) -> None:
+        self._todo.put((job_id, job))
+
+    def join(self) -> None:
+        """Wait for every submitted job (or the stop flag, after the jobs in hand)."""
+        for _ in self._threads:
+            self._todo.put(None)
+        for t in self._threads:
             t.join()
+
+    def run(self, jobs: list[dict], on_done: Callable[[Done], None]) -> None:
+        """Every job, then return."""
+        self.start(on_done)
+        for i, job in enumerate(jobs):
+            self.submit(i, job)
+        self.join()
 
     def close(self) -> None:
         for w in self.workers:

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
 from kx_core.model.gpu import GPU
+from kx_core.model.kernel import gpu_for, model_kernel
 from kx_core.model.matrix import config_matrix
+from kx_core.model.ranking import config_time
 from kx_core.records.results import CompileResult
 from kx_core.sweep.space import ConfigSpec
 
@@ -27,8 +29,9 @@ class ConfigFigures(Jsonable):
     shared: int = 0
     blocks_per_sm: int | None = None
     limiter: str | None = None
-    modeled_us: float | None = None  # the model's time without the launch floor: what ranks
+    modeled_us: float | None = None  # the roofline model's time without the launch floor
     predicted_us: float | None = None
+    rank_us: float | None = None  # what ranks configs (kx_core.model.ranking)
     pruned: str | None = None  # why the GPU would refuse it; None: it launches
     model_rank: int | None = None  # 1: the model's pick
     measured_us: float | None = None
@@ -43,7 +46,12 @@ def spec_of(config) -> ConfigSpec:
 def figures(result: CompileResult, kernel: str, gpu: GPU | None) -> list[ConfigFigures]:
     """Every config of `kernel` in the result, in the kernel's order, ranked."""
     records = [k for k in result.kernels if k.name == kernel and k.config is not None]
-    rows = {r.config: r for r in config_matrix([k for k in records if k.status == "compiled"], kernel, gpu)}
+    compiled = [k for k in records if k.status == "compiled" and k.launch is not None]
+    rows = {r.config: r for r in config_matrix(compiled, kernel, gpu)}
+    ranked = {}
+    for k in compiled:
+        on = gpu or gpu_for(k)
+        ranked[k.config.label] = config_time(model_kernel(k, on), k, on) * 1e6
     out = []
     for k in records:
         label = k.config.label
@@ -64,10 +72,10 @@ def figures(result: CompileResult, kernel: str, gpu: GPU | None) -> list[ConfigF
         out.append(
             ConfigFigures(
                 label, spec_of(k.config), row.registers, row.spills, row.shared, row.blocks_per_sm,
-                row.limiter, row.modeled_us, row.predicted_us, pruned,
+                row.limiter, row.modeled_us, row.predicted_us, ranked.get(label), pruned,
             )
         )  # fmt: skip
-    alive = sorted((i for i, f in enumerate(out) if f.pruned is None), key=lambda i: (out[i].modeled_us, i))
+    alive = sorted((i for i, f in enumerate(out) if f.pruned is None), key=lambda i: (out[i].rank_us, i))
     from dataclasses import replace
 
     for rank, i in enumerate(alive, 1):
@@ -82,8 +90,8 @@ def to_measure(figs: list[ConfigFigures], top_k: int | None) -> list[ConfigFigur
     alive = sorted((f for f in figs if f.pruned is None), key=lambda f: f.model_rank)
     if top_k is None or top_k >= len(alive):
         return alive
-    cut = alive[top_k - 1].modeled_us * (1 + UNCERTAIN)
-    chosen = [f for i, f in enumerate(alive) if i < top_k or f.modeled_us <= cut]
+    cut = alive[top_k - 1].rank_us * (1 + UNCERTAIN)
+    chosen = [f for i, f in enumerate(alive) if i < top_k or f.rank_us <= cut]
     first = next((f for f in figs if f.pruned is None), None)
     if first is not None and first not in chosen:
         chosen.append(first)

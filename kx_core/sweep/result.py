@@ -70,8 +70,8 @@ def judged(
         notes.append(
             f"the default config ({first.label}) was {first.pruned and 'pruned: ' + first.pruned or 'not measured'}"
         )
-    ranked = [f for f in timed if f.modeled_us is not None]
-    rho = spearman([f.modeled_us for f in ranked], [f.measured_us for f in ranked])
+    ranked = [f for f in timed if f.rank_us is not None]
+    rho = spearman([f.rank_us for f in ranked], [f.measured_us for f in ranked])
     return replace(
         case,
         configs=configs,
@@ -133,7 +133,7 @@ def tuned_configs(result: SweepResult) -> list[dict]:
 
 CSV_COLUMNS = (
     "shape", "config", "pruned", "registers", "spills", "shared", "blocks_per_sm", "limiter",
-    "modeled_us", "predicted_us", "model_rank", "measured_us", "winner", "measured_on",
+    "modeled_us", "predicted_us", "rank_us", "model_rank", "measured_us", "winner", "measured_on",
 )  # fmt: skip
 
 
@@ -145,6 +145,6 @@ def to_csv(result: SweepResult) -> str:
         for f in c.configs:
             w.writerow([
                 c.label, f.label, f.pruned or "", f.registers, f.spills, f.shared, f.blocks_per_sm, f.limiter,
-                f.modeled_us, f.predicted_us, f.model_rank, f.measured_us, f.label == c.winner, c.measured_on or "",
+                f.modeled_us, f.predicted_us, f.rank_us, f.model_rank, f.measured_us, f.label == c.winner, c.measured_on or "",
             ])  # fmt: skip
     return buf.getvalue()

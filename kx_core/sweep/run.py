@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from kx_core.model.gpu import GPU
-from kx_core.sweep.dispatch import Done, Pool, local_gpu_count
+from kx_core.sweep.dispatch import DispatchError, Done, Pool, local_gpu_count
 from kx_core.sweep.driver import script
 from kx_core.sweep.rank import figures, to_measure
 from kx_core.sweep.result import CaseResult, SweepResult, judged
@@ -40,6 +40,10 @@ class SweepRequest:
     versus_autotune: bool = False
     timeout_s: float = 600.0
     env: dict[str, str] = field(default_factory=dict)  # extra environment of the workers
+    # the compile side's interpreter (a managed Triton version's, `--triton`); None: kx's own.
+    # The measuring workers run kx's own: a GPU times what its own Triton builds
+    python: str | None = None
+    overlap: bool = True  # measure each shape as soon as it is compiled
 
 
 def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> CaseResult:
@@ -50,7 +54,9 @@ def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> Case
     with open(path, "w", encoding="utf-8") as f:
         f.write(script(req.file, req.kernel, req.entry, shape, list(req.space) if req.space else None))
     start = time.perf_counter()
-    result = compile_file(CompileRequest(path, target=req.target, jobs=req.jobs, timeout_s=req.timeout_s))
+    result = compile_file(
+        CompileRequest(path, target=req.target, jobs=req.jobs, timeout_s=req.timeout_s, python=req.python)
+    )
     elapsed = time.perf_counter() - start
     figs = figures(result, req.kernel, req.gpu)
     fatal = [d for d in result.diagnostics if d.fatal]
@@ -71,6 +77,14 @@ def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> Case
     notes = [f"the run raised: {d.message}" for d in raised] if figs else []
     if getattr(result, "output_caveat", None):
         notes.append(str(result.output_caveat))
+    odd = [k for k, v in shape.items() if v % 16]
+    if odd and figs:
+        # measured on the H200 (3000^3 fp16 GEMM): scalar loads at 255 registers, configs
+        # 6x apart in ways registers, occupancy and traffic do not show
+        notes.append(
+            f"{', '.join(odd)} not a multiple of 16: Triton cannot assume aligned rows, so loads are"
+            " narrow; the model ranks such shapes least well: measure them all (--measure all)"
+        )
     notes = tuple(notes)
     return CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
                       error=error, notes=notes)  # fmt: skip
@@ -79,19 +93,14 @@ def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> Case
 def sweep(
     req: SweepRequest, progress: Progress | None = None, stop: threading.Event | None = None
 ) -> SweepResult:
+    """Compile shape after shape; with `req.overlap`, each shape is measured as soon as it
+    is compiled (the pool starts while the first shape compiles), so the GPU works while
+    the CPU compiles the next shape."""
     progress = progress or (lambda *a: None)
     stop = stop or threading.Event()
     start = time.perf_counter()
     notes: list[str] = []
     cases: list[CaseResult] = []
-    with tempfile.TemporaryDirectory(prefix="kx-sweep-drivers-") as folder:
-        for i, shape in enumerate(req.shapes):
-            if stop.is_set():
-                break
-            progress("compile", i, len(req.shapes), shape_label(shape))
-            cases.append(compile_shape(req, shape, folder))
-        progress("compile", len(cases), len(req.shapes), "")
-    measured, keys, shares = "none", (), {}
     n = (
         0
         if req.measure == "none"
@@ -99,10 +108,29 @@ def sweep(
     )
     if req.measure != "none" and n == 0:
         notes.append("no local GPU: the model's ranking only, nothing measured")
-    wanted = {} if n == 0 or stop.is_set() else _jobs(req, cases)
-    if wanted:
-        cases, keys, shares = _measure(req, n, cases, wanted, progress, stop)
-        measured = "simulated" if req.simulate else "gpu"
+    measuring = _Measuring(req, n, progress, stop) if n else None
+    waiting: list[tuple[int, dict]] = []  # jobs held back until every shape is compiled (no overlap)
+    try:
+        with tempfile.TemporaryDirectory(prefix="kx-sweep-drivers-") as folder:
+            for i, shape in enumerate(req.shapes):
+                if stop.is_set():
+                    break
+                progress("compile", i, len(req.shapes), shape_label(shape))
+                cases.append(compile_shape(req, shape, folder))
+                job = _job(req, cases[-1]) if measuring else None
+                if job is not None:
+                    waiting.append((i, job))
+                    if req.overlap:
+                        measuring.submit(*waiting.pop(), cases)
+            progress("compile", len(cases), len(req.shapes), "")
+            for i, job in waiting:
+                measuring.submit(i, job, cases)
+        results, keys = measuring.finish() if measuring else ({}, ())
+    finally:
+        if measuring:
+            measuring.close()
+    cases, shares = _judged(cases, results)
+    measured = "none" if not results else "simulated" if req.simulate else "gpu"
     wall = time.perf_counter() - start  # the sweep's own: the reference below is not part of it
     total_ref = None
     if req.versus_autotune and n and not stop.is_set() and not req.simulate:
@@ -116,38 +144,86 @@ def sweep(
     )  # fmt: skip
 
 
-def _jobs(req: SweepRequest, cases: list[CaseResult]) -> dict[int, dict]:
-    out = {}
-    for i, c in enumerate(cases):
-        if c.error:
-            continue
-        chosen = to_measure(list(c.configs), None if req.measure == "all" else req.top_k)
-        if chosen:
-            out[i] = {
-                "file": os.path.abspath(req.file),
-                "kernel": req.kernel,
-                "entry": req.entry,
-                "shape": c.shape,
-                "configs": [f.spec.to_json() for f in chosen],
-                "figures": [{"label": f.label, "predicted_us": f.predicted_us} for f in chosen],
-            }
-    return out
+def _job(req: SweepRequest, c: CaseResult) -> dict | None:
+    if c.error:
+        return None
+    chosen = to_measure(list(c.configs), None if req.measure == "all" else req.top_k)
+    if not chosen:
+        return None
+    return {
+        "file": os.path.abspath(req.file),
+        "kernel": req.kernel,
+        "entry": req.entry,
+        "shape": c.shape,
+        "configs": [f.spec.to_json() for f in chosen],
+        "figures": [{"label": f.label, "predicted_us": f.predicted_us} for f in chosen],
+    }
 
 
-def _measure(req, n, cases, wanted, progress, stop):
-    order = list(wanted)
-    results: dict[int, Done] = {}
+class _Measuring:
+    """The pool, opened on a thread while the first shape compiles, fed as shapes come."""
 
-    def on_done(d: Done) -> None:
-        results[order[d.job_id]] = d
-        progress("measure", len(results), len(order), shape_label(cases[order[d.job_id]].shape))
+    def __init__(self, req: SweepRequest, n: int, progress: Progress, stop: threading.Event) -> None:
+        self.progress, self.stop = progress, stop
+        self.results: dict[int, Done] = {}
+        self.submitted: list[int] = []
+        self.pool: Pool | None = None
+        self.error: DispatchError | None = None
+        self.started = False
 
-    progress("measure", 0, len(order), "starting the measuring workers")
-    with Pool(n, simulate=req.simulate, env_extra=req.env) as pool:
-        watcher = threading.Thread(target=lambda: (stop.wait(), pool.stop.set()), daemon=True)
-        watcher.start()
-        pool.run([wanted[i] for i in order], on_done)
-        keys = tuple(w.key for w in pool.workers)
+        self.opened = threading.Event()
+        self.closing = threading.Event()
+
+        def open_pool() -> None:
+            try:
+                self.pool = Pool(n, simulate=req.simulate, env_extra=req.env)
+            except DispatchError as e:
+                self.error = e
+            self.opened.set()
+            # a worker dies with the thread that started it (its lifeline is the parent
+            # thread's death signal): this thread lives until the pool is closed
+            self.closing.wait()
+
+        self.opener = threading.Thread(target=open_pool, daemon=True)
+        self.opener.start()
+
+    def _ready(self, cases: list[CaseResult]) -> Pool:
+        if not self.started:
+            self.opened.wait()
+            if self.error:
+                raise self.error
+
+            def on_done(d: Done) -> None:
+                i = self.submitted[d.job_id]
+                self.results[i] = d
+                self.progress("measure", len(self.results), len(self.submitted), shape_label(cases[i].shape))
+
+            self.pool.start(on_done)
+            threading.Thread(target=lambda: (self.stop.wait(), self.pool.stop.set()), daemon=True).start()
+            self.started = True
+        return self.pool
+
+    def submit(self, i: int, job: dict, cases: list[CaseResult]) -> None:
+        pool = self._ready(cases)
+        self.submitted.append(i)
+        pool.submit(len(self.submitted) - 1, job)
+
+    def finish(self) -> tuple[dict[int, Done], tuple[str, ...]]:
+        if not self.started:
+            return {}, ()
+        self.pool.join()
+        return self.results, tuple(w.key for w in self.pool.workers)
+
+    def close(self) -> None:
+        self.opened.wait()
+        if self.pool is not None:
+            self.pool.close()
+        self.closing.set()
+        self.opener.join()
+
+
+def _judged(cases: list[CaseResult], results: dict[int, Done]) -> tuple[list[CaseResult], dict[str, int]]:
+    """Each case with what its worker measured (or the worker's error)."""
     shares: dict[str, int] = {}
     out = list(cases)
     for i, d in results.items():
@@ -168,7 +244,7 @@ def _measure(req, n, cases, wanted, progress, stop):
         case = replace(out[i], measured_on=d.device, gpu_key=d.key, simulated=d.simulated,
                        measure_s=r.get("wall_s", 0.0), notes=out[i].notes + tuple(notes))  # fmt: skip
         out[i] = judged(case, r["times_us"], r.get("rounds_us"))
-    return out, keys, shares
+    return out, shares
 
 
 def _reference(req, cases, progress, stop):

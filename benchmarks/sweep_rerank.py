@@ -1,0 +1,84 @@
+"""The sweep model's rank accuracy on recorded H200 measurements, without a GPU (issue 34).
+
+    python benchmarks/sweep_rerank.py [--triton 3.6.0] [--cache DIR]
+
+benchmarks/sweep_h200/sweep_*.json hold what `benchmarks/bench_sweep.py` measured on the
+H200 (every config of every shape, --measure all). This compiles each recorded shape's
+driver here for cuda:90 with the Triton version the H200 ran (a managed one: `kx versions
+add 3.6.0`), so the records are the H200's own builds, ranks the configs with kx's model
+(kx_core.sweep.rank, on the H200's spec), and prints per kernel the mean Spearman rho of
+the model against the recorded times, the share of shapes whose measured winner is in the
+model's top 3, and the mean regret of its pick. Compiles are cached in DIR (records as
+JSON), so a model change is re-judged in seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from kx_core.base.stats import spearman  # noqa: E402
+from kx_core.compile import CompileRequest, compile_file  # noqa: E402
+from kx_core.model.gpu import spec  # noqa: E402
+from kx_core.records.results import CompileResult  # noqa: E402
+from kx_core.sweep.driver import script  # noqa: E402
+from kx_core.sweep.rank import figures  # noqa: E402
+from kx_core.sweep.space import shape_label  # noqa: E402
+
+
+def compiled(file: str, kernel: str, shape: dict, python: str | None, cache: Path) -> CompileResult:
+    key = cache / f"{kernel}_{shape_label(shape).replace(',', '_').replace('=', '')}.json"
+    if key.exists():
+        return CompileResult.from_json(json.loads(key.read_text()))
+    driver = cache / f"driver_{key.stem}.py"
+    driver.write_text(script(file, kernel, None, shape, None))
+    result = compile_file(CompileRequest(str(driver), target="cuda:90", python=python, timeout_s=900))
+    key.write_text(json.dumps(result.to_json()))
+    return result
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--triton", default="3.6.0")
+    ap.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "kx-sweep-rerank"))
+    ap.add_argument("--show", action="store_true", help="every shape's figures")
+    args = ap.parse_args()
+    from kx_core.base.triton_envs import python_for
+
+    python = python_for(args.triton) if args.triton else None
+    cache = Path(args.cache) / (args.triton or "own")
+    cache.mkdir(parents=True, exist_ok=True)
+    gpu = spec("h200")
+    for recorded in sorted((ROOT / "benchmarks" / "sweep_h200").glob("sweep_*.json")):
+        r = json.loads(recorded.read_text())
+        rhos, top3, regrets = [], [], []
+        for c in r["cases"]:
+            measured = {f["label"]: f["measured_us"] for f in c["configs"] if f["measured_us"]}
+            if not measured:
+                continue
+            figs = [f for f in figures(compiled(r["file"], r["kernel"], c["shape"], python, cache), r["kernel"], gpu)
+                    if f.label in measured and f.model_rank]  # fmt: skip
+            rho = spearman([f.rank_us for f in figs], [measured[f.label] for f in figs])
+            best = min(measured.values())
+            ranked = sorted(figs, key=lambda f: f.model_rank)
+            in3 = min(measured[f.label] for f in ranked[:3]) == best
+            regret = measured[ranked[0].label] / best - 1
+            rhos.append(rho if rho is not None else 0.0)
+            top3.append(in3)
+            regrets.append(regret)
+            if args.show:
+                print(f"  {shape_label(c['shape'])}: rho {rho}, top3 {in3}, regret {regret:.3f}")
+        print(json.dumps({"kernel": r["kernel"], "cases": len(rhos), "mean_spearman": statistics.fmean(rhos),
+                          "top3": sum(top3) / len(top3), "mean_regret": statistics.fmean(regrets)}), flush=True)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,63 @@
+"""The sweep's model against what the H200 measured (benchmarks/sweep_h200, recorded by
+benchmarks/bench_sweep.py: every config of every shape timed): compiled here for cuda:90,
+the model's ranking of a few recorded shapes agrees with the recorded times, and the
+ranking model does better than the roofline time alone on them (the reason it exists)."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+import pytest
+
+from kx_core.base.stats import spearman
+from kx_core.compile import CompileRequest, compile_file
+from kx_core.model.gpu import spec
+from kx_core.sweep.driver import script
+from kx_core.sweep.rank import figures
+from kx_testing import ROOT
+
+RECORDED = ROOT / "benchmarks" / "sweep_h200"
+CASES = [  # (recording, shape): GEMMs big and small, a layer norm short and long
+    ("sweep_matmul.json", {"M": 4096, "N": 4096, "K": 4096}),
+    ("sweep_matmul.json", {"M": 512, "N": 512, "K": 512}),
+    ("sweep_matmul.json", {"M": 1024, "N": 4096, "K": 4096}),
+    ("sweep_layer_norm.json", {"M": 4096, "N": 1024}),
+    ("sweep_layer_norm.json", {"M": 1024, "N": 8192}),
+]
+
+
+@pytest.fixture(scope="module")
+def judged(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("recorded")
+    out = []
+    for name, shape in CASES:
+        rec = json.loads((RECORDED / name).read_text())
+        case = next(c for c in rec["cases"] if c["shape"] == shape)
+        measured = {f["label"]: f["measured_us"] for f in case["configs"] if f["measured_us"]}
+        driver = folder / f"{rec['kernel']}_{'_'.join(map(str, shape.values()))}.py"
+        driver.write_text(script(str(ROOT / "fixtures" / "kernels" / "sweep" / rec["file"].split("/")[-1]),
+                                 rec["kernel"], None, shape, None))  # fmt: skip
+        figs = figures(
+            compile_file(CompileRequest(str(driver), target="cuda:90")), rec["kernel"], spec("h200")
+        )
+        figs = [f for f in figs if f.label in measured and f.model_rank]
+        out.append((figs, measured))
+    return out
+
+
+def test_the_models_ranking_follows_the_h200s_times(judged):
+    rhos = []
+    for figs, measured in judged:
+        assert len(figs) >= 8
+        rhos.append(spearman([f.rank_us for f in figs], [measured[f.label] for f in figs]))
+        best = min(measured.values())
+        top3 = sorted(figs, key=lambda f: f.model_rank)[:3]
+        assert min(measured[f.label] for f in top3) <= 1.2 * best  # a top-3 config within 20%
+    assert statistics.fmean(rhos) >= 0.75, rhos
+
+
+def test_the_ranking_model_beats_the_roofline_time_alone(judged):
+    ours = [spearman([f.rank_us for f in figs], [m[f.label] for f in figs]) or 0.0 for figs, m in judged]
+    roof = [spearman([f.modeled_us for f in figs], [m[f.label] for f in figs]) or 0.0 for figs, m in judged]
+    assert statistics.fmean(ours) > statistics.fmean(roof) + 0.1, (ours, roof)
