@@ -130,6 +130,8 @@ def sweep(
         if measuring:
             measuring.close()
     cases, shares = _judged(cases, results)
+    # what the model picked, for the shapes nothing measured
+    cases = [judged(c, {}) if i not in results and c.error is None else c for i, c in enumerate(cases)]
     measured = "none" if not results else "simulated" if req.simulate else "gpu"
     wall = time.perf_counter() - start  # the sweep's own: the reference below is not part of it
     total_ref = None

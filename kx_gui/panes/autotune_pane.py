@@ -1,7 +1,8 @@
 """Autotune pane: the config matrix of one kernel (registers, spills, shared memory,
 occupancy and limiter, K1's estimate, waves and tail, work, bound, predicted and measured
 time), sortable; predicted-vs-measured scatter with Spearman's rho; CSV export; and
-drill T3's pipeline (prune -> model top-k -> measure -> pick), model-only without a GPU."""
+drill T3's pipeline (prune -> model top-k -> measure -> pick), model-only without a GPU;
+and `kx sweep` over shapes (kx_gui.panes.sweep_tab)."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, HEADERS, ConfigRow, config_matrix, rho, to_csv
 from kx_core.model.occupancy import curves, occupancy
 from kx_gui.panes.base import Pane
+from kx_gui.panes.sweep_tab import SweepTab
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
 from kx_gui.widgets.tables import row_table
 
@@ -92,6 +94,8 @@ class AutotunePane(LazyPages, Pane):
         self.tabs.addTab(self._configs_tab(), "Configs")
         self.tabs.addTab(self._lazy_pages[0], "Occupancy")
         self.tabs.addTab(self._t3_tab(), "T3 pipeline")
+        self.sweep_tab = SweepTab(self)  # kx sweep: shapes x configs, measured where it matters
+        self.tabs.addTab(self.sweep_tab, "Sweep")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(self._pick_bar())

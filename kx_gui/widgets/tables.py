@@ -15,3 +15,14 @@ def row_table(columns: tuple[str, ...], stretch: int) -> QTableWidget:
     table.verticalHeader().hide()
     table.horizontalHeader().setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
     return table
+
+
+def fill_rows(table: QTableWidget, rows: list[list[str]]) -> None:
+    """Replace the table's rows with these cells (text), then fit the columns."""
+    from PySide6.QtWidgets import QTableWidgetItem
+
+    table.setRowCount(len(rows))
+    for r, cells in enumerate(rows):
+        for c, text in enumerate(cells):
+            table.setItem(r, c, QTableWidgetItem(str(text)))
+    table.resizeColumnsToContents()

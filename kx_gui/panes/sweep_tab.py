@@ -1,0 +1,229 @@
+"""The Autotune pane's Sweep tab: `kx sweep` over the shapes the user types, run as a
+process (its compile and measuring workers below it), with its progress, a Stop button
+(the process and its workers are killed; what was measured is lost, the file is not
+touched), a heat map of time per shape x config (each shape's times over its best: 1 is
+the winner; blank where a config was not measured), and per shape the winner, the
+model's pick, its regret and rank accuracy."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import sys
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QProcess
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QProgressBar,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kx_core.sweep.result import SweepResult
+from kx_core.sweep.space import SpaceError, parse_shape
+from kx_gui.widgets.tables import fill_rows, row_table
+
+# Example progress line (stderr, \r between updates): "        compile [####....] 1/4 M=512,N=8192"
+_PROGRESS_RE = re.compile(r"^\s*(\S+) \[[#.]+\] (\d+)/(\d+)\s?(.*?)\s*$")
+RESULT_COLUMNS = ("shape", "winner", "model's pick", "regret", "Spearman", "winner in top 3", "measured on")
+
+
+def short(label: str) -> str:
+    """'BLOCK_M=128,BLOCK_N=64,w4,s3' -> '128,64,w4,s3': the heat map's column titles."""
+    return ",".join(p.split("=", 1)[-1] for p in label.split(","))
+
+
+class SweepTab(QWidget):
+    def __init__(self, pane, parent=None) -> None:
+        super().__init__(parent)
+        self.pane = pane
+        self.process: QProcess | None = None
+        self.result: SweepResult | None = None
+        self._stderr = ""
+        self.shapes = QLineEdit("M=4096,N=4096,K=4096; M=1024,N=1024,K=1024")
+        self.shapes.setToolTip("shapes given to the file's entry function, NAME=INT,... separated by ';'")
+        self.measure = QComboBox()
+        for text, mode in (
+            ("top and uncertain", "top-k"),
+            ("every config", "all"),
+            ("none (model only)", "none"),
+        ):
+            self.measure.addItem(text, mode)
+        self.top_k = QSpinBox()
+        self.top_k.setRange(1, 64)
+        self.top_k.setValue(4)
+        self.run_button = QPushButton("Sweep")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setEnabled(False)
+        self.progress = QProgressBar()
+        self.progress.setTextVisible(True)
+        self.status = QLabel(
+            "Sweep the selected kernel over shapes: every config compiled and ranked, the top measured."
+        )
+        self.status.setWordWrap(True)
+        bar = QHBoxLayout()
+        for w in (QLabel("shapes"), self.shapes, QLabel("measure"), self.measure, QLabel("top k"), self.top_k,
+                  self.run_button, self.stop_button):  # fmt: skip
+            bar.addWidget(w)
+        bar.setStretch(1, 1)
+        self.heat_plot = pg.PlotWidget(background="w")
+        self.heat_plot.setLabel("bottom", "config (numbered below)")
+        self.heat = pg.ImageItem()
+        self.heat.setColorMap(pg.colormap.get("viridis"))  # low (the best) is dark
+        self.heat_plot.addItem(self.heat)
+        self.heat_plot.invertY(True)  # the first shape on top, as in the table below
+        self.heat_plot.getAxis("left").setWidth(170)  # room for 'M=4096,N=4096,K=4096'
+        self.config_key = QLabel()  # config number -> its label: sixteen labels never fit an axis
+        self.config_key.setWordWrap(True)
+        self.config_key.setStyleSheet("color: #555; font-size: 9pt")
+        self.bar_legend = QLabel("color: time / the shape's best (darker is faster; blank: not measured)")
+        self.table = row_table(RESULT_COLUMNS, len(RESULT_COLUMNS) - 1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.status)
+        split = QSplitter()
+        split.setOrientation(pg.QtCore.Qt.Orientation.Vertical)
+        top = QWidget()
+        t_layout = QVBoxLayout(top)
+        t_layout.setContentsMargins(0, 0, 0, 0)
+        t_layout.addWidget(self.bar_legend)
+        t_layout.addWidget(self.heat_plot, 1)
+        t_layout.addWidget(self.config_key)
+        split.addWidget(top)
+        split.addWidget(self.table)
+        layout.addWidget(split, 1)
+        self.run_button.clicked.connect(self.start)
+        self.stop_button.clicked.connect(self.stop)
+        self.shapes.returnPressed.connect(self.start)
+
+    # ------------------------------------------------------------ running
+
+    def command(self) -> list[str] | None:
+        """The `kx sweep` arguments for what the tab shows, or None (and why, in status)."""
+        path, kernel = self.pane.session.path, self.pane.kernel_pick.currentText()
+        if not path or not kernel:
+            self.status.setText("Open a file with an autotuned kernel and choose it above first.")
+            return None
+        try:
+            shapes = [parse_shape(s) for s in self.shapes.text().split(";") if s.strip()]
+        except SpaceError as e:
+            self.status.setText(f"Shapes: {e}")
+            return None
+        if not shapes:
+            self.status.setText("Type at least one shape, as in M=4096,N=4096,K=512.")
+            return None
+        args = ["-m", "kx_core.cli", "sweep", path, "--kernel", kernel, "--json",
+                "--measure", self.measure.currentData(), "--top-k", str(self.top_k.value()),
+                "--target", self.pane.session.target if self.pane.session.target != "default" else "local"]  # fmt: skip
+        gpu = self.pane.gpu_pick.currentData()
+        if gpu is not None:
+            args += ["--gpu", gpu.name]
+        for s in shapes:
+            args += ["--shape", ",".join(f"{k}={v}" for k, v in s.items())]
+        return args
+
+    def start(self) -> bool:
+        if self.process is not None:
+            return False
+        args = self.command()
+        if args is None:
+            return False
+        self._stderr = ""
+        self.process = QProcess(self)
+        self.process.readyReadStandardError.connect(self._progress)
+        self.process.finished.connect(self._finished)
+        self.process.start(sys.executable, args)
+        self.run_button.setEnabled(False)
+        self.stop_button.setEnabled(True)
+        self.progress.setRange(0, 0)
+        self.status.setText(f"Sweeping {self.pane.kernel_pick.currentText()} (the saved file)…")
+        return True
+
+    def stop(self) -> None:
+        """Kill the sweep: its workers die with it (their lifeline)."""
+        if self.process is not None:
+            self.process.kill()
+            self.status.setText("Stopped: nothing of this sweep is kept.")
+
+    def _progress(self) -> None:
+        chunk = bytes(self.process.readAllStandardError()).decode(errors="replace")
+        self._stderr += chunk
+        for line in reversed(re.split(r"[\r\n]", chunk)):
+            if m := _PROGRESS_RE.match(line):
+                step, done, of, what = m.group(1), int(m.group(2)), int(m.group(3)), m.group(4)
+                self.progress.setRange(0, max(1, of))
+                self.progress.setValue(done)
+                self.progress.setFormat(f"{step} {done}/{of}")
+                self.status.setText(f"{step}: {what}" if what else step)
+                break
+
+    def _finished(self, code: int, _status) -> None:
+        process, self.process = self.process, None
+        out = bytes(process.readAllStandardOutput()).decode(errors="replace")
+        self.run_button.setEnabled(True)
+        self.stop_button.setEnabled(False)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(1 if out.strip() else 0)
+        if not out.strip():
+            errors = [ln for ln in self._stderr.splitlines() if ln.startswith("kx sweep:")]
+            if not self.status.text().startswith("Stopped"):
+                self.status.setText(
+                    errors[-1] if errors else f"The sweep ended (exit {code}) with no result."
+                )
+            return
+        data = json.loads(out)
+        self.show_result(SweepResult.from_json({k: v for k, v in data.items() if k != "summary"}))
+        errors = [ln for ln in self._stderr.splitlines() if ln.startswith("kx sweep:")]
+        if errors:
+            self.status.setText(self.status.text() + "  " + " ".join(errors))
+
+    # ------------------------------------------------------------ showing
+
+    def show_result(self, r: SweepResult) -> None:
+        self.result = r
+        labels = list(dict.fromkeys(f.label for c in r.cases for f in c.configs))
+        grid = np.full((len(labels), len(r.cases)), np.nan)
+        for j, c in enumerate(r.cases):
+            times = {f.label: f.measured_us for f in c.configs if f.measured_us}
+            if not times:  # nothing measured: the model's times, over its best
+                times = {f.label: f.rank_us for f in c.configs if f.rank_us}
+            best = min(times.values(), default=None)
+            for label, t in times.items():
+                grid[labels.index(label), j] = t / best
+        finite = grid[np.isfinite(grid)]
+        self.heat.setImage(
+            grid, levels=(1.0, float(finite.max()) if finite.size and finite.max() > 1 else 2.0)
+        )
+        self.heat_plot.getAxis("bottom").setTicks([[(i + 0.5, str(i)) for i in range(len(labels))]])
+        self.heat_plot.getAxis("left").setTicks([[(j + 0.5, c.label) for j, c in enumerate(r.cases)]])
+        self.config_key.setText("configs: " + "   ".join(f"{i}: {short(x)}" for i, x in enumerate(labels)))
+        rows = []
+        for c in r.cases:
+            rows.append([
+                c.label, short(c.winner) if c.winner else "-", short(c.model_pick) if c.model_pick else "-",
+                "-" if c.regret_model is None else f"{100 * c.regret_model:+.1f}%",
+                "-" if c.spearman is None or math.isnan(c.spearman) else f"{c.spearman:.2f}",
+                "-" if c.winner_in_top3 is None else ("yes" if c.winner_in_top3 else "no"),
+                c.error or (c.measured_on or "not measured") + (" (simulated)" if c.simulated else ""),
+            ])  # fmt: skip
+        fill_rows(self.table, rows)
+        s = r.summary()
+        how = {"gpu": "measured", "simulated": "simulated", "none": "not measured (model only)"}[r.measured]
+        text = f"{len(r.cases)} shape(s), {how}, {r.wall_s:.1f} s."
+        if s["measured_cases"]:
+            rho = "-" if s["mean_spearman"] is None else f"{s['mean_spearman']:.2f}"
+            text += (
+                f" Mean Spearman {rho}; the winner in the model's top 3 in {100 * s['winner_in_top3']:.0f}%."
+            )
+        text += "".join(f" {n}." for n in r.notes)
+        self.status.setText(text)

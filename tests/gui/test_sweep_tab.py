@@ -1,0 +1,69 @@
+"""The Autotune pane's Sweep tab: a real `kx sweep` process over a typed shape (model only
+here: no GPU), its progress and its Stop; the H200's recorded sweep shown as a heat map
+of each shape's times over its best, with the recorded winners."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+
+from gui_helpers import open_and_wait
+from kx_core.sweep.result import SweepResult
+from kx_testing import ROOT
+
+SWEEP = ROOT / "fixtures" / "kernels" / "sweep"
+RECORDED = ROOT / "benchmarks" / "sweep_h200" / "sweep_matmul.json"
+
+
+def _tab(qtbot, make_window):
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, SWEEP / "matmul.py")
+    w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.render()
+    assert pane.kernel_pick.currentText() == "matmul_kernel"
+    pane.tabs.setCurrentWidget(pane.sweep_tab)
+    return w, pane, pane.sweep_tab
+
+
+def test_a_recorded_sweep_is_a_heat_map_of_time_over_the_best(qtbot, make_window, tmp_path):
+    w, pane, tab = _tab(qtbot, make_window)
+    data = json.loads(RECORDED.read_text())
+    r = SweepResult.from_json(data)
+    tab.show_result(r)
+    grid = tab.heat.image
+    assert grid.shape == (16, 12)
+    for j, c in enumerate(r.cases):  # each shape's column: 1 at its winner, the rest over it
+        labels = [f.label for f in c.configs]
+        assert grid[labels.index(c.winner), j] == 1.0 and np.nanmin(grid[:, j]) == 1.0
+    winners = [tab.table.item(i, 1).text() for i in range(tab.table.rowCount())]
+    assert winners[3] == "128,256,64,8,w8,s3"  # 4096^3 on the H200: the 128x256 tile
+    assert "12 shape(s), measured" in tab.status.text() and "Spearman" in tab.status.text()
+    w.resize(1280, 800)
+    w.grab().save(str(tmp_path / "sweep_tab.png"))
+
+
+def test_a_sweep_runs_as_a_process_and_says_nothing_was_measured(qtbot, make_window):
+    w, pane, tab = _tab(qtbot, make_window)
+    tab.shapes.setText("M=1024,N=1024,K=512")
+    assert tab.start() and not tab.run_button.isEnabled() and tab.stop_button.isEnabled()
+    qtbot.waitUntil(lambda: tab.process is None, timeout=240_000)
+    assert tab.result is not None and len(tab.result.cases[0].configs) == 16
+    assert tab.result.measured == "none" and "no local GPU" in tab.status.text()
+    ranks = [tab.table.item(0, 2).text()]
+    assert ranks[0] != "-"  # the model's pick is named even with nothing measured
+    assert np.nanmin(tab.heat.image) == 1.0  # the model's times over its best
+
+
+def test_stop_kills_the_sweep_and_bad_shapes_say_why(qtbot, make_window):
+    w, pane, tab = _tab(qtbot, make_window)
+    tab.shapes.setText("M=4096,K")
+    assert not tab.start() and "is not NAME=INTEGER" in tab.status.text()
+    tab.shapes.setText("M=2048,N=2048,K=2048; M=512,N=512,K=512")
+    assert tab.start()
+    qtbot.wait(1500)
+    tab.stop()
+    qtbot.waitUntil(lambda: tab.process is None, timeout=30_000)
+    assert tab.run_button.isEnabled() and not tab.stop_button.isEnabled()
+    assert tab.status.text().startswith("Stopped") and tab.result is None
