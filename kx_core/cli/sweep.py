@@ -35,6 +35,13 @@ def add_sweep_verb(sub) -> None:
         action="store_true",
         help="no GPU: simulated measuring workers answer with the model's figures (the dispatch path)",
     )
+    p.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        metavar="ADDRESS",
+        help="run on a Ray cluster (pip install 'kx[ray]'); without ADDRESS a local instance on loopback",
+    )
     p.add_argument("--jobs", type=cli_args.positive_int, help="configs compiled at once (default: CPU count)")
     p.add_argument(
         "--versus-autotune",
@@ -97,7 +104,7 @@ def sweep_command(args: argparse.Namespace) -> int:
     req = SweepRequest(
         args.file, args.kernel, tuple(shapes), space, args.entry, args.target, gpu, args.measure,
         args.top_k, args.gpus, args.simulate, args.jobs, args.versus_autotune, args.timeout,
-        python=args.python,
+        python=args.python, ray=args.ray,
     )  # fmt: skip
     try:
         result = sweep(req, progress=_progress)

@@ -97,16 +97,25 @@ class Pool:
     `start`, `submit` as jobs come, `join`; or `run(jobs, on_done)` for a list. Setting
     `stop` ends it after the jobs in hand."""
 
-    def __init__(self, n: int, simulate: bool = False, env_extra: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, n: int, simulate: bool = False, env_extra: dict[str, str] | None = None, ray: str | None = None
+    ) -> None:
+        """`ray`: None for local processes; '' for a local Ray instance, or a cluster's
+        address: the workers are then Ray actors (kx_core.sweep.ray_pool)."""
         self._folder = tempfile.TemporaryDirectory(prefix="kx-sweep-")
-        self.workers: list[_Worker] = []
+        self.workers: list = []
+        self.stop = threading.Event()
         try:
-            for i in range(n):
-                self.workers.append(_Worker(i, self._folder.name, simulate, env_extra))
+            if ray is not None:
+                from kx_core.sweep.ray_pool import ray_workers
+
+                self.workers = ray_workers(n, simulate, env_extra or {}, ray)
+            else:
+                for i in range(n):
+                    self.workers.append(_Worker(i, self._folder.name, simulate, env_extra))
         except DispatchError:
             self.close()
             raise
-        self.stop = threading.Event()
 
     def start(self, on_done: Callable[[Done], None]) -> None:
         """Serve jobs as they are submitted (a sweep submits a shape as soon as it is
@@ -115,7 +124,7 @@ class Pool:
         self._todo: queue.Queue = queue.Queue()
         lock = threading.Lock()
 
-        def serve(w: _Worker) -> None:
+        def serve(w) -> None:
             while True:
                 item = self._todo.get()
                 if item is None or self.stop.is_set():

@@ -44,6 +44,9 @@ class SweepRequest:
     # The measuring workers run kx's own: a GPU times what its own Triton builds
     python: str | None = None
     overlap: bool = True  # measure each shape as soon as it is compiled
+    # None: local processes; '': a local Ray instance; else a Ray cluster's address
+    # (compiles as CPU tasks, measuring on GPU actors: kx_core.sweep.ray_pool)
+    ray: str | None = None
 
 
 def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> CaseResult:
@@ -100,35 +103,40 @@ def sweep(
     stop = stop or threading.Event()
     start = time.perf_counter()
     notes: list[str] = []
-    cases: list[CaseResult] = []
+    if req.ray is not None:  # in this thread: Ray's signal handlers want the main one
+        from kx_core.sweep.ray_pool import init
+
+        init(req.ray)
     n = (
         0
         if req.measure == "none"
         else (req.gpus if req.gpus is not None else (4 if req.simulate else local_gpu_count()))
     )
+    if req.ray is not None and req.gpus is None and not req.simulate:
+        n = _ray_gpus(req.ray)
     if req.measure != "none" and n == 0:
         notes.append("no local GPU: the model's ranking only, nothing measured")
     measuring = _Measuring(req, n, progress, stop) if n else None
+    by_index: dict[int, CaseResult] = {}
     waiting: list[tuple[int, dict]] = []  # jobs held back until every shape is compiled (no overlap)
     try:
         with tempfile.TemporaryDirectory(prefix="kx-sweep-drivers-") as folder:
-            for i, shape in enumerate(req.shapes):
-                if stop.is_set():
-                    break
-                progress("compile", i, len(req.shapes), shape_label(shape))
-                cases.append(compile_shape(req, shape, folder))
-                job = _job(req, cases[-1]) if measuring else None
+            for i, case in _compiled(req, folder, progress, stop):
+                by_index[i] = case
+                job = _job(req, case) if measuring else None
                 if job is not None:
                     waiting.append((i, job))
                     if req.overlap:
-                        measuring.submit(*waiting.pop(), cases)
-            progress("compile", len(cases), len(req.shapes), "")
+                        measuring.submit(*waiting.pop(), by_index)
+            progress("compile", len(by_index), len(req.shapes), "")
             for i, job in waiting:
-                measuring.submit(i, job, cases)
+                measuring.submit(i, job, by_index)
         results, keys = measuring.finish() if measuring else ({}, ())
     finally:
         if measuring:
             measuring.close()
+    cases = [by_index[i] for i in sorted(by_index)]
+    results = {sorted(by_index).index(i): d for i, d in results.items()}
     cases, shares = _judged(cases, results)
     # what the model picked, for the shapes nothing measured
     cases = [judged(c, {}) if i not in results and c.error is None else c for i, c in enumerate(cases)]
@@ -144,6 +152,33 @@ def sweep(
         req.file, req.kernel, tuple(cases), wall, measured, keys, shares, total_ref,
         stopped, tuple(notes),
     )  # fmt: skip
+
+
+def _compiled(req: SweepRequest, folder: str, progress: Progress, stop: threading.Event):
+    """(shape index, its compile side) as each is done: one after another here, or all at
+    once as Ray CPU tasks (in the order they finish)."""
+    if req.ray is not None:
+        from kx_core.sweep.ray_pool import compile_remote
+
+        progress("compile", 0, len(req.shapes), "on the Ray cluster")
+        for done, (i, case) in enumerate(compile_remote(req, list(req.shapes)), 1):
+            progress("compile", done, len(req.shapes), shape_label(case.shape))
+            yield i, case
+            if stop.is_set():
+                return
+        return
+    for i, shape in enumerate(req.shapes):
+        if stop.is_set():
+            return
+        progress("compile", i, len(req.shapes), shape_label(shape))
+        yield i, compile_shape(req, shape, folder)
+
+
+def _ray_gpus(address: str) -> int:
+    from kx_core.sweep.ray_pool import _ray, init
+
+    init(address)
+    return int(_ray().cluster_resources().get("GPU", 0))
 
 
 def _job(req: SweepRequest, c: CaseResult) -> dict | None:
@@ -178,7 +213,7 @@ class _Measuring:
 
         def open_pool() -> None:
             try:
-                self.pool = Pool(n, simulate=req.simulate, env_extra=req.env)
+                self.pool = Pool(n, simulate=req.simulate, env_extra=req.env, ray=req.ray)
             except DispatchError as e:
                 self.error = e
             self.opened.set()
