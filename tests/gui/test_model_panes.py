@@ -128,3 +128,33 @@ def test_measured_times_of_another_build_are_not_drawn(qtbot, make_window, tmp_p
     assert w.session.build.content != before.content and w.session.build.file == before.file
     assert len(pane.predicted.data) == 4 and len(pane.measured.data) == 0
     assert "measured times are of another build: the file changed since" in pane.info.text()
+
+
+def test_roofline_tip_gives_the_roof_at_the_drawn_intensity(qtbot, make_window):
+    """A point drawn at 30 FLOP/B (bytes requested) said '9% of the roof', computed at
+    the compulsory 170 FLOP/B: the tip now names each percentage's intensity, and the
+    first is the drawn point's own, against the roofs at its x."""
+    import re
+
+    from kx_core.model.roofline import roofs
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("roofline")
+    pane = w.roofline_pane
+    pane.render()
+    for spot in pane.predicted.data:
+        m = pane.models[spot["data"]]
+        tip = pane.describe(spot["data"], measured=False)
+        drawn = re.search(
+            r"(\d+)% of the roof at ([\d.]+) FLOP/B \(bytes requested, where the point is drawn\)", tip
+        )
+        assert drawn, tip
+        x, flops_s = 10 ** spot["x"], 10 ** spot["y"]
+        peak, bw = roofs(pane.gpu, m.work.precision, False)
+        assert float(drawn.group(2)) == pytest.approx(x, rel=0.05, abs=0.05)
+        assert int(drawn.group(1)) == round(100 * flops_s / min(peak, x * bw))
+        once = re.search(r"; (\d+)% at ([\d.]+) FLOP/B \(each tensor once\)", tip)
+        assert once and m.roofline_unique is not None, tip
+        assert float(once.group(2)) == pytest.approx(m.roofline_unique.intensity, rel=0.05, abs=0.05)
+        assert float(once.group(2)) > float(drawn.group(2))  # re-reads: fewer bytes once
