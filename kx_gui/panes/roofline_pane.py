@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolTip, QVBoxLayout
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
@@ -106,6 +106,10 @@ class RooflinePane(Pane):
         for item in (self.predicted, self.measured):
             item.sigHovered.connect(self._hovered)
             item.sigClicked.connect(self._clicked)
+        # Qt's own tooltip event, sent when the pointer rests: answered here with the point's
+        # tip (the scene's answer, no item tooltip, hid ours about a second after the mouse
+        # stopped, and a pointer resting on a point before any move got no tip at all)
+        self.plot.viewport().installEventFilter(self)
         # a ring around the point of the kernel selected (here or in the Kernels pane)
         self.selected_ring = pg.ScatterPlotItem(size=24, pen=pg.mkPen("#212121", width=2), brush=None)
         self.point_labels: list[pg.TextItem] = []
@@ -359,12 +363,41 @@ class RooflinePane(Pane):
         )
 
     def _hovered(self, item, points, event) -> None:
-        if len(points):
-            QToolTip.showText(
-                event.screenPos().toPoint(), self.describe(points[0].data(), item is self.measured)
-            )
-        else:
+        self.show_tip(self.plot.mapFromScene(event.scenePos()))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.plot.viewport() and event.type() == QEvent.Type.ToolTip:
+            self.show_tip(event.pos())
+            return True  # the scene's tooltip handling would hide ours
+        return super().eventFilter(watched, event)
+
+    def point_at(self, pos: QPoint):
+        """(model index, measured?, the point's rectangle in the viewport) of the point
+        under a viewport position, a filled (measured) one first; None over none."""
+        scene = self.plot.mapToScene(pos)
+        for item in (self.measured, self.predicted):
+            if not item.isVisible() or not len(item.data):
+                continue
+            spots = item.pointsAt(item.mapFromScene(scene))
+            if len(spots):
+                centre = self.plot.mapFromScene(item.mapToScene(spots[0].pos()))
+                half = max(6, int(spots[0].size()) // 2 + 2)
+                rect = QRect(centre.x() - half, centre.y() - half, 2 * half, 2 * half)
+                return spots[0].data(), item is self.measured, rect
+        return None
+
+    def show_tip(self, pos: QPoint) -> bool:
+        """The tip of the point under `pos` (viewport coordinates), kept while the pointer
+        stays on the point (its rectangle), or none. True when one is shown."""
+        found = self.point_at(pos)
+        if found is None:
             QToolTip.hideText()
+            return False
+        i, measured, rect = found
+        viewport = self.plot.viewport()
+        # shown as long as the pointer stays on the point (the rectangle), not for a timeout
+        QToolTip.showText(viewport.mapToGlobal(pos), self.describe(i, measured), viewport, rect, 600_000)
+        return True
 
 
 def _intensity(x: float) -> str:

@@ -130,6 +130,12 @@ def test_measured_times_of_another_build_are_not_drawn(qtbot, make_window, tmp_p
     assert "measured times are of another build: the file changed since" in pane.info.text()
 
 
+def _viewport_pos(pane, item, spot):
+    from PySide6.QtCore import QPointF
+
+    return pane.plot.mapFromScene(item.mapToScene(QPointF(spot["x"], spot["y"])))
+
+
 def test_roofline_tip_gives_the_roof_at_the_drawn_intensity(qtbot, make_window):
     """A point drawn at 30 FLOP/B (bytes requested) said '9% of the roof', computed at
     the compulsory 170 FLOP/B: the tip now names each percentage's intensity, and the
@@ -158,3 +164,32 @@ def test_roofline_tip_gives_the_roof_at_the_drawn_intensity(qtbot, make_window):
         assert once and m.roofline_unique is not None, tip
         assert float(once.group(2)) == pytest.approx(m.roofline_unique.intensity, rel=0.05, abs=0.05)
         assert float(once.group(2)) > float(drawn.group(2))  # re-reads: fewer bytes once
+
+
+def test_roofline_tip_stays_while_the_pointer_rests_on_a_point(qtbot, make_window):
+    """The tip vanished about a second after the mouse stopped (Qt's resting tooltip event
+    went to the scene, which hid it) and never came for a pointer resting on a point."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("roofline")
+    pane = w.roofline_pane
+    pane.render()
+    qtbot.wait(50)
+    viewport = pane.plot.viewport()
+    spot = pane.predicted.data[0]
+    pos = _viewport_pos(pane, pane.predicted, spot)
+
+    def rest(at: QPoint) -> None:  # what Qt sends when the pointer stops
+        QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, at, viewport.mapToGlobal(at)))
+
+    QToolTip.hideText()
+    rest(pos)  # no move first: resting on the point shows its tip
+    assert QToolTip.isVisible() and QToolTip.text() == pane.describe(spot["data"], False)
+    rest(pos + QPoint(2, 1))  # still on it, a second later: still shown
+    assert QToolTip.isVisible() and QToolTip.text() == pane.describe(spot["data"], False)
+    rest(QPoint(2, 2))  # off every point: gone (Qt hides a tip after a short fade)
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=3_000)
