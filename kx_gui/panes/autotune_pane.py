@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from kx_core.model import autotune as t3
+from kx_core.model.gemm import parse_gemm_shape
 from kx_core.model.gpu import SPECS
 from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, HEADERS, ConfigRow, config_matrix, rho, to_csv
@@ -102,6 +103,7 @@ class AutotunePane(LazyPages, Pane):
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
         self.export_button.clicked.connect(self._export)
         self.t3_run.clicked.connect(self.run_t3)
+        self.t3_shape.returnPressed.connect(self.run_t3)  # Enter runs it, as the button does
         self.table.itemSelectionChanged.connect(self._selected)
 
     def _pick_bar(self) -> QHBoxLayout:
@@ -159,7 +161,8 @@ class AutotunePane(LazyPages, Pane):
         t3_page = QWidget()
         t_layout = QVBoxLayout(t3_page)
         t_bar = QHBoxLayout()
-        for w in (QLabel("GEMM MxNxK"), self.t3_shape, self.t3_run):
+        self.t3_shape.setToolTip("M N K, or MxNxK; Enter runs the pipeline")
+        for w in (QLabel("GEMM M N K"), self.t3_shape, self.t3_run):
             t_bar.addWidget(w)
         t_bar.addStretch(1)
         t_layout.addLayout(t_bar)
@@ -352,9 +355,9 @@ class AutotunePane(LazyPages, Pane):
 
     def run_t3(self) -> bool:
         try:
-            M, N, K = (int(x) for x in self.t3_shape.text().lower().split("x"))
-        except ValueError:
-            self.t3_info.setText(f"{self.t3_shape.text()!r}: expected MxNxK, e.g. 4096x4096x4096")
+            M, N, K = parse_gemm_shape(self.t3_shape.text())
+        except ValueError as e:
+            self.t3_info.setText(str(e))
             return False
         gpu = self._gpu() or SPECS["h100"]
         best, rows, pruned = t3.autotune(gpu, M, N, K, lambda c: t3.perf_model(gpu, M, N, K, c), repeats=1)

@@ -104,7 +104,7 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     assert bound == "compute" and floor_s == pytest.approx(2 * 4096**3 / H100_SXM.peak_flops)
     assert f"{floor_s * 1e6:.1f} µs, compute-bound" in pane.t3_info.text()
     pane.t3_shape.setText("4096x4096")
-    assert not pane.run_t3() and "expected MxNxK" in pane.t3_info.text()
+    assert not pane.run_t3() and "three positive sizes" in pane.t3_info.text()
 
 
 def test_measured_times_of_another_build_are_not_drawn(qtbot, make_window, tmp_path):
@@ -193,3 +193,23 @@ def test_roofline_tip_stays_while_the_pointer_rests_on_a_point(qtbot, make_windo
     assert QToolTip.isVisible() and QToolTip.text() == pane.describe(spot["data"], False)
     rest(QPoint(2, 2))  # off every point: gone (Qt hides a tip after a short fade)
     qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=3_000)
+
+
+def test_t3_takes_a_shape_written_with_spaces_and_runs_on_enter(qtbot, make_window):
+    from PySide6.QtCore import Qt
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("autotune")
+    pane = w.autotune_pane
+    expected = t3.autotune(
+        H100_SXM, 2048, 4096, 1024, lambda c: t3.perf_model(H100_SXM, 2048, 4096, 1024, c), repeats=1
+    )
+    pane.t3_shape.setText("2048 4096 1024")
+    assert pane.t3_result is None
+    qtbot.keyClick(pane.t3_shape, Qt.Key.Key_Return)  # Enter runs it
+    assert pane.t3_result == expected
+    pane.t3_shape.setText("2048, 4096 x 1024")
+    assert pane.run_t3() and pane.t3_result == expected
+    pane.t3_shape.setText("2048 4096")
+    assert not pane.run_t3() and "three positive sizes" in pane.t3_info.text()
