@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -147,7 +148,16 @@ class AutotunePane(LazyPages, Pane):
         r_layout.addWidget(self.scatter_plot, 1)
         split.addWidget(right)
         split.setSizes([600, 250])
-        c_layout.addWidget(split)
+        # the table, or a sentence where it would be empty: a C++ build's Configs tab was a
+        # table of GPU columns without a row
+        self.configs_message = QLabel()
+        self.configs_message.setWordWrap(True)
+        self.configs_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.configs_message.setStyleSheet("color: #616161")
+        self.configs_stack = QStackedWidget()
+        self.configs_stack.addWidget(split)
+        self.configs_stack.addWidget(self.configs_message)
+        c_layout.addWidget(self.configs_stack)
         return configs
 
     def _t3_tab(self) -> QWidget:
@@ -239,6 +249,9 @@ class AutotunePane(LazyPages, Pane):
                 self.table.setItem(r, c, _item(value))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
+        message = self._empty_configs_text()
+        self.configs_message.setText(message)
+        self.configs_stack.setCurrentWidget(self.configs_message if message else self.configs_stack.widget(0))
         row = self._row_of_selected()
         if row is not None:
             self._select_row(row)
@@ -261,6 +274,21 @@ class AutotunePane(LazyPages, Pane):
         else:
             text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"
         self.rho_label.setText(text)
+
+    def _empty_configs_text(self) -> str:
+        """What the Configs tab says instead of an empty table ('' when it has rows)."""
+        result = self.session.result
+        if result is not None and result.target.backend == "cpu":
+            return (
+                f"A C++ build for {result.target.spec} has no autotune configs: this tab lists a "
+                "Triton kernel's configs against a GPU (registers, shared memory, occupancy).\n"
+                "For this build, Bench times it and Summary counts its vector instructions."
+            )
+        if self.rows:
+            return ""
+        if result is None:
+            return "No kernel yet: open a kernel file; each autotune config it compiles is a row here."
+        return "No compiled kernel to list: Problems says why the compile failed."
 
     def _row_of_selected(self) -> ConfigRow | None:
         """The row of the kernel record selected in Kernels (else the first row)."""

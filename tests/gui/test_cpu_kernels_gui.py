@@ -162,3 +162,16 @@ def test_a_loop_written_with_intrinsics_is_not_marked_not_vectorized(qtbot, make
         assert "already vector code" in message and "__m256" in message
     for n in tails:  # the scalar tails GCC did vectorize stay green
         assert marks[n][0].name() == "#43a047", marks[n]
+
+
+def test_the_autotune_configs_tab_of_a_cpp_build_says_why_it_has_no_rows(qtbot, make_window):
+    # it was a table of GPU columns (registers, shared memory, occupancy) without a row
+    w = make_window("cpu:avx2")
+    open_and_wait(qtbot, w, RMSNORM)
+    assert w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.render()
+    assert pane.tabs.tabText(pane.tabs.currentIndex()) == "Configs"
+    assert pane.configs_stack.currentWidget() is pane.configs_message
+    assert pane.configs_message.isVisible() and not pane.table.isVisible()
+    assert "C++ build for cpu:avx2" in pane.configs_message.text() and "Bench" in pane.configs_message.text()
