@@ -56,6 +56,10 @@ from kx_gui.trust import is_trusted, trust
 from kx_gui.widgets.plot_warmup import warm_up_plots
 from kx_gui.widgets.welcome import WelcomePage
 
+# Files that are IR, not kernel sources: never run (open_ir_file). MLIR goes to the Playground.
+MLIR_FILES = (".mlir", ".ttir", ".ttgir")
+IR_FILES = (*MLIR_FILES, ".ll", ".llir", ".ptx", ".sass")
+
 MIN_WIDTH, MIN_HEIGHT = 1280, 800
 # the panes not shown at start are built one at a time, this long after the window shows
 # and this far apart (each is one short stall: _prebuild_next_pane)
@@ -539,7 +543,8 @@ class MainWindow(QMainWindow):
             self,
             "Open a kernel file",
             os.path.dirname(self.session.path) if self.session.path else "",  # beside the open file
-            "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;All files (*)",
+            "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;"
+            "MLIR, for the Playground (*.mlir);;All files (*)",
         )
         if path:
             self.open_file(path)
@@ -585,6 +590,8 @@ class MainWindow(QMainWindow):
         """Show a file's source and run none of its code, whatever its folder's trust."""
         if self.editor.dirty and not self._confirm_discard():
             return False
+        if path.lower().endswith(IR_FILES):
+            return self.open_ir_file(path)
         if path.endswith(CPP_SOURCES):  # g++ -S runs nothing of the file: compiled as usual
             return self._open_trusted(path, True)
         opened = self.session.open_file(path, run=False)
@@ -639,6 +646,8 @@ class MainWindow(QMainWindow):
         """Open a kernel file (asks about unsaved edits first). A file from a folder not
         yet trusted asks first (trust.py); `trusted`: the user named it (command line).
         A bundle (.kxb) shows what it recorded, running nothing."""
+        if path.lower().endswith(IR_FILES):
+            return self.open_ir_file(path)
         if self.editor.dirty and not self._confirm_discard():
             return False
         if path.endswith(".kxb"):
@@ -647,6 +656,26 @@ class MainWindow(QMainWindow):
         if run is None:
             return False
         return self._open_trusted(path, run)
+
+    def open_ir_file(self, path: str) -> bool:
+        """An IR file is not a kernel source and is never run: MLIR opens in the Labs
+        Playground (triton-opt passes, RUN lines), LLVM IR/PTX/SASS get a message that
+        says where kx takes them (run as Python, a first user's .mlir was a SyntaxError)."""
+        if path.lower().endswith(MLIR_FILES):
+            self.show_pane("playground")
+            opened = self.playground_pane.load(path)
+            if opened:
+                self.status_label.setText(
+                    f"{os.path.basename(path)} opened in the Playground (Labs): MLIR is run through "
+                    "triton-opt passes there, not as a kernel file"
+                )
+            return opened
+        self._show_error(
+            f"{os.path.basename(path)} is compiler output (LLVM IR, PTX or SASS), not a kernel source: "
+            "kx opens Triton .py and C++ files and shows these stages from their compile; "
+            "MLIR (.mlir) opens in the Playground (Labs workspace)"
+        )
+        return False
 
     def _may_run(self, path: str, trusted: bool = False) -> bool | None:
         """Whether the file may run: True (trusted), False (shown, not run) or None (the

@@ -14,6 +14,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.base.line_shift import LineShift
+from kx_core.compare.rebuild import pair_rebuild
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
@@ -454,16 +455,13 @@ class Session(QObject):
 
     def _same_kernel_index(self, result: CompileResult) -> int:
         """The record of a rebuild of the same file that is the one selected now (same
-        kernel, config and specialization), so an edit or F5 keeps the config looked at;
-        else the first."""
-        k = self.kernel
-        if k is None or self.result is None or self.result.file != result.file:
+        kernel, config and specialization; or the config whose label the edit changed:
+        compare/rebuild.py), so an edit or F5 keeps the config looked at; else the first."""
+        if self.kernel is None or self.result is None or self.result.file != result.file:
             return 0
-        for key in (lambda r: (r.display_name, r.specialization), lambda r: r.display_name):
-            for i, r in enumerate(result.kernels):
-                if key(r) == key(k):
-                    return i
-        return 0
+        now = next((i for i, k in enumerate(self.result.kernels) if k is self.kernel), self.kernel_index)
+        pairs = pair_rebuild(self.result.kernels, result.kernels)
+        return next((p.after for p in pairs if p.before == now and p.after is not None), 0)
 
     def _read_open_file(self) -> str | None:
         try:

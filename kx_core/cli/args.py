@@ -106,14 +106,14 @@ def memory_limit(text: str) -> int:
 
 
 def gemm_shape(text: str) -> tuple[int, int, int]:
-    """'4096x4096x4096' -> (M, N, K), each positive."""
+    """'4096x4096x4096' or '4096 4096 4096' -> (M, N, K), each positive (the Autotune
+    pane reads its shape with the same parser)."""
+    from kx_core.model.gemm import parse_gemm_shape  # when used: every verb parses its args
+
     try:
-        dims = tuple(int(x) for x in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected MxNxK, like 4096x4096x4096") from None
-    if len(dims) != 3 or any(n <= 0 for n in dims):
-        raise argparse.ArgumentTypeError(f"{text!r}: three positive sizes MxNxK, like 4096x4096x4096")
-    return dims
+        return parse_gemm_shape(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def shape(text: str) -> list[int]:

@@ -39,6 +39,11 @@ _MLIR_HEADER_RE = re.compile(
 _INTERNAL_HEADER_RE = re.compile(r"^// -----// (?P<owner>\w+) internal IR Dump After: (?P<step>[\w.-]+)\s*$")
 # Example: "; *** IR Dump After InstCombinePass on add_kernel ***"
 _LLVM_HEADER_RE = re.compile(r"^; \*\*\* IR Dump After (?P<name>.+?) on (?P<scope>.+?) \*\*\*\s*$")
+# MLIR's timing report opens with a rule line, printed straight after the last dump of
+# the pass-manager run (so it would end that pass's IR and make it, and the pass before
+# it, look "changed"). Example:
+#   "===-------------------------------------------------------------------------==="
+_TIMING_RULE_RE = re.compile(r"^===-+===\s*$")
 # Example: "                         ... Execution time report ..."
 _TIMING_START_RE = re.compile(r"^\s*\.\.\. (?:Execution time report|Pass execution timing report) \.\.\.\s*$")
 # Example: "    0.0054 ( 36.9%)  InlinerPass"   (nesting shows as extra indentation)
@@ -137,6 +142,8 @@ def _split(text: str) -> tuple[list[_Section], list[list[tuple[str, float, int]]
                 [],
             )
             sections.append(current)
+        elif _TIMING_RULE_RE.match(raw):
+            current = None  # the report's rule: what follows, up to the next dump, is not IR
         elif _TIMING_START_RE.match(raw):
             in_timing = True
             current = None

@@ -5,6 +5,7 @@ limiter, waves and tail, and the roofline bound. Names and semantics are the dri
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from math import ceil
 
@@ -18,6 +19,24 @@ class TileConfig:
     BK: int
     num_warps: int = 4
     num_stages: int = 3
+
+
+# The separators a GEMM shape is written with. Examples: "4096x4096x4096", "4096 4096 4096",
+# "4096, 4096, 4096", "4096*4096*4096"
+_SHAPE_SEPARATOR_RE = re.compile(r"\s*[x×*,]\s*|\s+")
+
+
+def parse_gemm_shape(text: str) -> tuple[int, int, int]:
+    """'4096x4096x4096' (or '4096 4096 4096', '4096, 4096, 4096') -> (M, N, K), each a
+    positive size. Raises ValueError saying what was expected."""
+    parts = [p for p in _SHAPE_SEPARATOR_RE.split(text.strip().lower()) if p]
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"{text!r}: expected M N K (or MxNxK), like 4096 4096 4096") from None
+    if len(dims) != 3 or any(n <= 0 for n in dims):
+        raise ValueError(f"{text!r}: three positive sizes M N K (or MxNxK), like 4096 4096 4096")
+    return dims
 
 
 def gemm_flops(M, N, K):

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSplitter,
+    QStackedWidget,
     QTableWidget,
     QTableWidgetItem,
     QTabWidget,
@@ -24,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from kx_core.model import autotune as t3
+from kx_core.model.gemm import parse_gemm_shape
 from kx_core.model.gpu import SPECS
 from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, HEADERS, ConfigRow, config_matrix, rho, to_csv
@@ -106,6 +108,7 @@ class AutotunePane(LazyPages, Pane):
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
         self.export_button.clicked.connect(self._export)
         self.t3_run.clicked.connect(self.run_t3)
+        self.t3_shape.returnPressed.connect(self.run_t3)  # Enter runs it, as the button does
         self.table.itemSelectionChanged.connect(self._selected)
 
     def _pick_bar(self) -> QHBoxLayout:
@@ -149,7 +152,16 @@ class AutotunePane(LazyPages, Pane):
         r_layout.addWidget(self.scatter_plot, 1)
         split.addWidget(right)
         split.setSizes([600, 250])
-        c_layout.addWidget(split)
+        # the table, or a sentence where it would be empty: a C++ build's Configs tab was a
+        # table of GPU columns without a row
+        self.configs_message = QLabel()
+        self.configs_message.setWordWrap(True)
+        self.configs_message.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.configs_message.setStyleSheet("color: #616161")
+        self.configs_stack = QStackedWidget()
+        self.configs_stack.addWidget(split)
+        self.configs_stack.addWidget(self.configs_message)
+        c_layout.addWidget(self.configs_stack)
         return configs
 
     def _t3_tab(self) -> QWidget:
@@ -163,7 +175,8 @@ class AutotunePane(LazyPages, Pane):
         t3_page = QWidget()
         t_layout = QVBoxLayout(t3_page)
         t_bar = QHBoxLayout()
-        for w in (QLabel("GEMM MxNxK"), self.t3_shape, self.t3_run):
+        self.t3_shape.setToolTip("M N K, or MxNxK; Enter runs the pipeline")
+        for w in (QLabel("GEMM M N K"), self.t3_shape, self.t3_run):
             t_bar.addWidget(w)
         t_bar.addStretch(1)
         t_layout.addLayout(t_bar)
@@ -240,6 +253,9 @@ class AutotunePane(LazyPages, Pane):
                 self.table.setItem(r, c, _item(value))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
+        message = self._empty_configs_text()
+        self.configs_message.setText(message)
+        self.configs_stack.setCurrentWidget(self.configs_message if message else self.configs_stack.widget(0))
         row = self._row_of_selected()
         if row is not None:
             self._select_row(row)
@@ -262,6 +278,21 @@ class AutotunePane(LazyPages, Pane):
         else:
             text = "no measured times yet: predicted vs measured appears once configs are timed on a GPU"
         self.rho_label.setText(text)
+
+    def _empty_configs_text(self) -> str:
+        """What the Configs tab says instead of an empty table ('' when it has rows)."""
+        result = self.session.result
+        if result is not None and result.target.backend == "cpu":
+            return (
+                f"A C++ build for {result.target.spec} has no autotune configs: this tab lists a "
+                "Triton kernel's configs against a GPU (registers, shared memory, occupancy).\n"
+                "For this build, Bench times it and Summary counts its vector instructions."
+            )
+        if self.rows:
+            return ""
+        if result is None:
+            return "No kernel yet: open a kernel file; each autotune config it compiles is a row here."
+        return "No compiled kernel to list: Problems says why the compile failed."
 
     def _row_of_selected(self) -> ConfigRow | None:
         """The row of the kernel record selected in Kernels (else the first row)."""
@@ -356,9 +387,9 @@ class AutotunePane(LazyPages, Pane):
 
     def run_t3(self) -> bool:
         try:
-            M, N, K = (int(x) for x in self.t3_shape.text().lower().split("x"))
-        except ValueError:
-            self.t3_info.setText(f"{self.t3_shape.text()!r}: expected MxNxK, e.g. 4096x4096x4096")
+            M, N, K = parse_gemm_shape(self.t3_shape.text())
+        except ValueError as e:
+            self.t3_info.setText(str(e))
             return False
         gpu = self._gpu() or SPECS["h100"]
         best, rows, pruned = t3.autotune(gpu, M, N, K, lambda c: t3.perf_model(gpu, M, N, K, c), repeats=1)

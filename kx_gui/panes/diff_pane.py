@@ -2,7 +2,9 @@
 side: TTIR vs TTGIR of one kernel, one stage across two autotune configs, one stage
 across two targets or two Pythons (the right side can come from a compile for another
 target or by another interpreter, run in the background like any other), or what the
-last edit changed (the previous compile of the file, kept up to date after each save).
+last edit changed (the previous compile of the file, kept up to date after each save):
+then the previous compile is the left side, A, and this compile the right, B, and Ctrl+D
+pairs the config the edit changed (compare/rebuild.py), not the first one.
 
 Above the text diff, the two sides compared as `kx compare` does (kx_core.compare): what
 was asked differently, each resource and instruction count as a delta with its reason
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kx_core.compare.rebuild import edited_pair, pair_rebuild
 from kx_core.compare.report import PairComparison, compare_pair, summary_lines
 from kx_core.ir.display_filters import filter_stage
 from kx_core.ir.lexers import lexer_for_syntax
@@ -63,20 +66,23 @@ class DiffPane(Pane):
         self.right_target.addItems(list(KNOWN_TARGETS))
         self.right_target.addItem(ANOTHER_PYTHON)
         self.right_target.setToolTip(
-            "where the right side comes from: this compile, the compile before the last edit, "
-            "a compile for another target, or one by another Python"
+            "what this compile is compared with: itself, the compile before the last edit (then "
+            "on the left, A, with this compile on the right, B), a compile for another target, "
+            "or one by another Python (on the right, B)"
         )
         self.right_python: str | None = None
         self.other_result = None
+        self._left_is_previous = False  # the left pickers hold the previous compile's kernels
         self._job: CompileJob | None = None
         self._generation = 0
         self.ignore_numbering = QCheckBox("ignore renumbering")
         self.ignore_numbering.setChecked(True)
         # a row per side, so the pane's minimum width stays small (issue 18, defect 3)
         left, right = QHBoxLayout(), QHBoxLayout()
+        self.left_label, self.right_label = QLabel(), QLabel()
         for row, widgets in (
-            (left, (QLabel("left "), self.left_kernel, self.left_stage, self.ignore_numbering)),
-            (right, (QLabel("right"), self.right_target, self.right_kernel, self.right_stage)),
+            (left, (self.left_label, self.left_kernel, self.left_stage, self.ignore_numbering)),
+            (right, (self.right_label, self.right_target, self.right_kernel, self.right_stage)),
         ):
             for w in widgets:
                 row.addWidget(w)
@@ -96,6 +102,26 @@ class DiffPane(Pane):
         self.ignore_numbering.toggled.connect(lambda _b: self.refresh())
         self.right_target.currentIndexChanged.connect(lambda _i: self._target_changed())
         self._filling = False
+        self._name_sides()
+
+    def _previous_mode(self) -> bool:
+        """Comparing with the compile before the last edit (Ctrl+D)."""
+        return self.right_target.currentText() == PREVIOUS_COMPILE
+
+    def _name_sides(self) -> None:
+        """Each row says which side it picks, A (left) or B (right), and of which build."""
+        previous = self._previous_mode()
+        self.left_label.setText("A · previous compile" if previous else "A · left ")
+        self.right_label.setText("B · this compile vs" if previous else "B · right")
+
+    def _builds(self):
+        """(left build, right build). With 'the previous compile' the old build is the left
+        side, A, and this compile the right, B (both None before there is an old one);
+        else this compile is on the left and the other build, or this one, on the right."""
+        result = self.session.result
+        if self._previous_mode():
+            return (self.other_result, result) if self.other_result is not None else (None, None)
+        return result, self.other_result or result
 
     def _compare_box(self) -> QWidget:
         """The explained comparison of the two sides' kernels (kx compare's page)."""
@@ -114,10 +140,12 @@ class DiffPane(Pane):
             "first pass where the two pipelines' IR diverge"
         )
         self.capture_button.clicked.connect(self.capture_both)
+        self.capture_note = QLabel()  # why the capture button is disabled, when it is
+        self.capture_note.setWordWrap(True)
         bar = QHBoxLayout()
         bar.addWidget(self.pass_button)
         bar.addWidget(self.capture_button)
-        bar.addStretch(1)
+        bar.addWidget(self.capture_note, 1)
         # the explanation and every figure as two tabs: one above the other, at 1280x800
         # the table was squeezed to a row and a half
         scroll = QScrollArea()
@@ -163,8 +191,11 @@ class DiffPane(Pane):
                 "another target or another Python."
             )
         else:
+            builds = ("previous compile", "this compile") if self._previous_mode() else ("left", "right")
             head = (
-                f"A {a.short_name} → B {b.short_name}" if a.display_name != b.display_name else a.short_name
+                f"A ({builds[0]}) {a.short_name} → B ({builds[1]}) {b.short_name}"
+                if a.display_name != b.display_name
+                else f"A ({builds[0]}) → B ({builds[1]}): {a.short_name}"
             )
             self.explain.setText(head + "\n" + "\n".join("• " + line for line in summary_lines(pair)))
         rows = [*pair.resources, *pair.instructions]
@@ -188,8 +219,39 @@ class DiffPane(Pane):
                 self.figures.setItem(r, c, item)
         self.figures.resizeColumnsToContents()
         self.pass_button.setEnabled(pair.divergence is not None)
-        self.pass_button.setToolTip(pair.divergence.text() if pair.divergence else pair.divergence_note)
-        self.capture_button.setEnabled(not (a.passes and b.passes) and self._capturable(a, b))
+        self.pass_button.setToolTip(
+            pair.divergence.text()
+            if pair.divergence
+            else f"nothing to show: {pair.divergence_note or 'no divergent pass'}"
+        )
+        self._show_capture_state(a, b)
+
+    def _show_capture_state(self, a, b) -> None:
+        """The capture button, enabled or not, and why not in its tooltip and beside it:
+        a first user found it disabled without a word."""
+        why = self._why_not_capturable(a, b)
+        self.capture_button.setEnabled(not why)
+        self.capture_button.setToolTip(
+            why
+            or "recompile each side's kernel with its passes captured (Pipeline), then find the "
+            "first pass where the two pipelines' IR diverge"
+        )
+        self.capture_note.setText(why)
+
+    def _why_not_capturable(self, a, b) -> str:
+        """'' when the two sides' passes can be captured now, else why not."""
+        if a is None or b is None:
+            if self._previous_mode():
+                return "nothing to capture: no earlier compile of this file yet"
+            return "nothing compared yet: pick two kernels"
+        if a.passes and b.passes:
+            return "both sides' passes are captured already: the first divergent pass is above"
+        if not self._capturable(a, b):
+            return (
+                "the previous compile's passes cannot be captured: its text is gone (only "
+                "this compile's kernels can be recompiled)"
+            )
+        return ""
 
     def _capturable(self, a, b) -> bool:
         """Both records are of the build on screen (a previous compile's cannot be
@@ -206,6 +268,8 @@ class DiffPane(Pane):
             # a capture takes seconds per side: said on the button, which waits for it
             self.capture_button.setEnabled(False)
             self.capture_button.setText(f"capturing the passes of {started} kernel(s)…")
+            self.capture_button.setToolTip("waiting for the capture: the comparison is redone when it ends")
+            self.capture_note.setText("")
         return started
 
     def _recompare(self) -> None:
@@ -216,9 +280,14 @@ class DiffPane(Pane):
         if a is None or result is None:
             return
         fresh = {k.display_name: k for k in result.kernels}
-        a, b = fresh.get(a.display_name, a), fresh.get(b.display_name, b)
+        # a previous compile's record stays as it is: this compile's of the same name is
+        # another record (the passes joined this compile's)
+        old = self.other_result.kernels if self.other_result is not None else ()
+        a, b = (x if any(x is k for k in old) else fresh.get(x.display_name, x) for x in (a, b))
         if not _same((a, b), self._sides):
             self._compare_sides(a, b)
+        else:
+            self._show_capture_state(a, b)
 
     def show_divergence(self) -> bool:
         """The first divergent pass's output on each side, in the diff below."""
@@ -239,24 +308,19 @@ class DiffPane(Pane):
 
     def _target_changed(self, ask: bool = True) -> None:
         target = self.right_target.currentText()
+        was_previous = self._left_is_previous
         self.other_result = None
+        self._name_sides()
+        if was_previous and target != PREVIOUS_COMPILE:
+            # the left side was the previous compile's: this compile's again
+            self._fill_kernels(self.left_kernel, self.left_stage, self.session.result)
+            self._left_is_previous = False
         if target == THIS_COMPILE or not self.session.path:
             self._fill_right(self.session.result)
             self.refresh()
             return
         if target == PREVIOUS_COMPILE:
-            self.other_result = self.session.previous_result
-            if self.other_result is None:
-                self.diff.clear(
-                    "no earlier compile of this file yet: edit and save it (Ctrl+S), then compare"
-                )
-                return
-            self._fill_right(self.other_result)
-            self._filling = True
-            self.right_stage.setCurrentText(self.left_stage.currentText())  # the same stage
-            self.right_kernel.setCurrentIndex(max(0, self.left_kernel.currentIndex()))
-            self._filling = False
-            self.refresh()
+            self._show_previous(self.session.kernel_index)
             return
         if target == ANOTHER_PYTHON:
             if ask or not self.right_python:
@@ -287,17 +351,67 @@ class DiffPane(Pane):
         self.refresh()
         self.other_compiled.emit(self.other_result)
 
+    def _show_previous(self, selected: int) -> None:
+        """The previous compile on the left (A), this one on the right (B): the record of
+        this compile the edit changed, or `selected` (an index into this compile's
+        kernels), beside its predecessor, the same stage on both sides."""
+        self.other_result = self.session.previous_result
+        result = self.session.result
+        if self.other_result is None or result is None:
+            self._no_previous()
+            return
+        stage = self.left_stage.currentText() or self.right_stage.currentText()
+        self._fill_kernels(self.left_kernel, self.left_stage, self.other_result)
+        self._fill_kernels(self.right_kernel, self.right_stage, result)
+        self._left_is_previous = True
+        pair = edited_pair(pair_rebuild(self.other_result.kernels, result.kernels), max(0, selected))
+        self._filling = True
+        if pair is not None:
+            self.left_kernel.setCurrentIndex(pair.before)
+            self.right_kernel.setCurrentIndex(pair.after)
+        for box in (self.left_stage, self.right_stage):
+            if stage and box.findText(stage) >= 0:
+                box.setCurrentText(stage)
+        self.right_stage.setCurrentText(self.left_stage.currentText())  # the same stage
+        self._filling = False
+        self.refresh()
+
+    def _no_previous(self) -> None:
+        """'The previous compile' chosen before there is one: said plainly, nothing compared."""
+        message = (
+            "No earlier compile of this file yet, so nothing to compare with: edit the file and "
+            "save it (Ctrl+S); then Ctrl+D shows the compile before the edit (A, left) beside "
+            "this one (B, right)."
+        )
+        self._sides, self.comparison = (None, None), None
+        self._filling = True
+        self.left_kernel.clear()  # no previous compile's kernels to pick from
+        self._filling = False
+        self._left_is_previous = True  # so leaving 'the previous compile' refills it
+        self.diff.clear(message)
+        self.explain.setText(message)
+        self.figures.setRowCount(0)
+        self.pass_button.setEnabled(False)
+        self.pass_button.setToolTip("nothing compared yet: no earlier compile")
+        self._show_capture_state(None, None)
+
     def _fill_right(self, result) -> None:
+        self._fill_kernels(self.right_kernel, self.right_stage, result)
+
+    def _fill_kernels(self, kernel_box, stage_box, result) -> None:
+        """One side's pickers from a build: its kernels, its stages (the stage kept)."""
         if result is None:
             return
         self._filling = True
-        current = self.right_stage.currentText()
-        self.right_kernel.clear()
-        _add_kernels(self.right_kernel, result.kernels)
-        self.right_stage.clear()
-        self.right_stage.addItems([s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)])
+        current = stage_box.currentText()
+        kernel = kernel_box.currentIndex()
+        _add_kernels(kernel_box, result.kernels)
+        if 0 <= kernel < kernel_box.count():
+            kernel_box.setCurrentIndex(kernel)
+        stage_box.clear()
+        stage_box.addItems([s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)])
         if current:
-            self.right_stage.setCurrentText(current)
+            stage_box.setCurrentText(current)
         self._filling = False
 
     def compare_target(self, target: str) -> None:
@@ -313,14 +427,11 @@ class DiffPane(Pane):
         self._target_changed(ask=False)
 
     def compare_previous(self) -> None:
-        """Compare with the compile before the last edit (and keep comparing after each),
-        of the kernel selected in Kernels."""
-        if self.session.kernel_index >= 0:
-            self._filling = True
-            self.left_kernel.setCurrentIndex(self.session.kernel_index)
-            self._filling = False
+        """Compare with the compile before the last edit (and keep comparing after each):
+        the config the edit changed, else the one selected in Kernels, beside its
+        predecessor (compare/rebuild.py's edited_pair)."""
         if self.right_target.currentText() == PREVIOUS_COMPILE:
-            self._target_changed()  # already chosen: no index change to redo it
+            self._show_previous(self.session.kernel_index)  # already chosen: no index change
         else:
             self.right_target.setCurrentText(PREVIOUS_COMPILE)
 
@@ -337,9 +448,14 @@ class DiffPane(Pane):
             self.figures.setRowCount(0)
             self.pass_button.setEnabled(False)
             return
-        if self.right_target.currentText() == PREVIOUS_COMPILE:
-            self.other_result = self.session.previous_result
-        elif self.right_target.currentText() != THIS_COMPILE:
+        if self._previous_mode():
+            # after each save: what that edit changed, the config looked at kept by name
+            chosen = self.right_kernel.currentText()
+            names = [k.short_name for k in result.kernels]
+            self._show_previous(names.index(chosen) if chosen in names else self.session.kernel_index)
+            self.schedule()
+            return
+        if self.right_target.currentText() != THIS_COMPILE:
             self._target_changed(ask=False)  # the file changed: recompile the other side too
         # the sides chosen survive a rebuild of the same file (an edit reset both to the
         # first config): kept by their names and stages where the new result has them
@@ -352,9 +468,8 @@ class DiffPane(Pane):
         for box in (self.left_stage, self.right_stage):
             box.clear()
             box.addItems(stages)
-        previous = self.right_target.currentText() == PREVIOUS_COMPILE
         # default: what the first kernel's TTIR became in TTGIR
-        if "ttgir" in stages and not previous:
+        if "ttgir" in stages:
             self.right_stage.setCurrentText("ttgir")
         if any(chosen):
             for box, text in zip((self.left_kernel, self.right_kernel), chosen):
@@ -364,9 +479,6 @@ class DiffPane(Pane):
                 if text in stages:
                     box.setCurrentText(text)
         self._filling = False
-        if previous and self.other_result is not None:
-            self._fill_right(self.other_result)  # its kernels, the same stage as the left
-            self.right_stage.setCurrentText(self.left_stage.currentText())
         self.schedule()
 
     def render(self) -> None:
@@ -382,17 +494,16 @@ class DiffPane(Pane):
         self.refresh()
 
     def refresh(self) -> None:
-        result = self.session.result
-        if self._filling or result is None or not result.kernels:
+        left_result, right_result = self._builds()
+        if self._filling or left_result is None or not left_result.kernels:
             return
         lk, rk = self.left_kernel.currentIndex(), self.right_kernel.currentIndex()
         ls, rs = self.left_stage.currentText(), self.right_stage.currentText()
         if lk < 0 or rk < 0 or not ls or not rs:
             return
-        right_result = self.other_result or result
-        if rk >= len(right_result.kernels):
+        if lk >= len(left_result.kernels) or rk >= len(right_result.kernels):
             return
-        left, right = result.kernels[lk], right_result.kernels[rk]
+        left, right = left_result.kernels[lk], right_result.kernels[rk]
         syntax = ALL_STAGES[ls].syntax if ls == rs else None
         # the stage views' display filters (locations, SASS line comments, directives)
         # apply here too: a SASS diff counted every '//## File' line and buried the change
@@ -400,24 +511,22 @@ class DiffPane(Pane):
         sides = [
             (
                 filter_stage(left.stages.get(ls, ""), ALL_STAGES[ls].syntax, filters, left.demangled).text,
-                _header(left, ls, result),
+                _header(left, ls, left_result),
             ),
             (
                 filter_stage(right.stages.get(rs, ""), ALL_STAGES[rs].syntax, filters, right.demangled).text,
                 _header(right, rs, right_result),
             ),
         ]
-        if self.right_target.currentText() == PREVIOUS_COMPILE and self.other_result is not None:
-            # before an edit and after it: the old build on the left, each side named
+        if self._previous_mode():
+            # before an edit and after it: the old build on the left (A), each side named
             sides = [
-                (sides[1][0], "previous compile · " + sides[1][1]),
-                (sides[0][0], "this compile · " + sides[0][1]),
+                (sides[0][0], "A · previous compile · " + sides[0][1]),
+                (sides[1][0], "B · this compile · " + sides[1][1]),
             ]
         (left_text, left_head), (right_text, right_head) = sides
-        old_left = self.right_target.currentText() == PREVIOUS_COMPILE and self.other_result is not None
-        a, b = (right, left) if old_left else (left, right)
-        if not _same((a, b), self._sides):
-            self._compare_sides(a, b)
+        if not _same((left, right), self._sides):
+            self._compare_sides(left, right)
         self.diff.show_texts(
             left_text,
             right_text,

@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolTip, QVBoxLayout
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
@@ -106,6 +106,10 @@ class RooflinePane(Pane):
         for item in (self.predicted, self.measured):
             item.sigHovered.connect(self._hovered)
             item.sigClicked.connect(self._clicked)
+        # Qt's own tooltip event, sent when the pointer rests: answered here with the point's
+        # tip (the scene's answer, no item tooltip, hid ours about a second after the mouse
+        # stopped, and a pointer resting on a point before any move got no tip at all)
+        self.plot.viewport().installEventFilter(self)
         # a ring around the point of the kernel selected (here or in the Kernels pane)
         self.selected_ring = pg.ScatterPlotItem(size=24, pen=pg.mkPen("#212121", width=2), brush=None)
         self.point_labels: list[pg.TextItem] = []
@@ -346,9 +350,6 @@ class RooflinePane(Pane):
         m = self.models[i]
         t = m.measured_s if measured else m.predicted_s
         flops_s = m.roofline.flops / t
-        # percent of what the roofs allow with compulsory DRAM traffic (perfect L2 reuse):
-        # the requested bytes, re-reads included, would let L2 hits exceed 100%
-        roof = m.roofline_unique or m.roofline
         best = (
             f", best case {m.predicted_min_s * 1e6:.1f} us with perfect L2 reuse" if m.predicted_min_s else ""
         )
@@ -356,15 +357,68 @@ class RooflinePane(Pane):
             f"{m.kernel} ({'measured' if measured else 'predicted'})\n"
             f"{m.roofline.flops / 1e9:.3f} GFLOP, {m.roofline.bytes / 1e6:.3f} MB requested"
             + (f" ({m.unique_bytes / 1e6:.3f} MB compulsory)" if m.unique_bytes else "")
-            + f", {m.roofline.intensity:.1f} FLOP/B, {m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, "
-            f"{bandwidth_text(m, t)}, {100 * flops_s / roof.attainable:.0f}% of the roof, "
-            f"{m.roofline.bound}-bound without L2 reuse, {t * 1e6:.1f} us{best}"
+            + f", {m.work.precision}\n{flops_s / 1e12:.2f} TFLOP/s, {bandwidth_text(m, t)}, "
+            f"{m.roofline.bound}-bound without L2 reuse, {t * 1e6:.1f} us{best}\n"
+            + percent_of_roofs(m, flops_s)
         )
 
     def _hovered(self, item, points, event) -> None:
-        if len(points):
-            QToolTip.showText(
-                event.screenPos().toPoint(), self.describe(points[0].data(), item is self.measured)
-            )
-        else:
+        self.show_tip(self.plot.mapFromScene(event.scenePos()))
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if watched is self.plot.viewport() and event.type() == QEvent.Type.ToolTip:
+            self.show_tip(event.pos())
+            return True  # the scene's tooltip handling would hide ours
+        return super().eventFilter(watched, event)
+
+    def point_at(self, pos: QPoint):
+        """(model index, measured?, the point's rectangle in the viewport) of the point
+        under a viewport position, a filled (measured) one first; None over none."""
+        scene = self.plot.mapToScene(pos)
+        for item in (self.measured, self.predicted):
+            if not item.isVisible() or not len(item.data):
+                continue
+            spots = item.pointsAt(item.mapFromScene(scene))
+            if len(spots):
+                centre = self.plot.mapFromScene(item.mapToScene(spots[0].pos()))
+                half = max(6, int(spots[0].size()) // 2 + 2)
+                rect = QRect(centre.x() - half, centre.y() - half, 2 * half, 2 * half)
+                return spots[0].data(), item is self.measured, rect
+        return None
+
+    def show_tip(self, pos: QPoint) -> bool:
+        """The tip of the point under `pos` (viewport coordinates), kept while the pointer
+        stays on the point (its rectangle), or none. True when one is shown."""
+        found = self.point_at(pos)
+        if found is None:
             QToolTip.hideText()
+            return False
+        i, measured, rect = found
+        viewport = self.plot.viewport()
+        # shown as long as the pointer stays on the point (the rectangle), not for a timeout
+        QToolTip.showText(viewport.mapToGlobal(pos), self.describe(i, measured), viewport, rect, 600_000)
+        return True
+
+
+def _intensity(x: float) -> str:
+    return f"{x:.1f}" if x < 10 else f"{x:.0f}"
+
+
+def percent_of_roofs(m: KernelModel, flops_s: float) -> str:
+    """How close `flops_s` (FLOP/s) comes to the roof, at each intensity the model has,
+    each named: at the bytes requested, where the point is drawn, and at each tensor
+    moved once (compulsory traffic, perfect L2 reuse). A tip that gave only the second
+    said "9% of the roof" beside a point drawn at a third of that intensity."""
+    drawn = m.roofline
+    text = (
+        f"{100 * flops_s / drawn.attainable:.0f}% of the roof at {_intensity(drawn.intensity)} FLOP/B "
+        "(bytes requested, where the point is drawn)"
+    )
+    once = m.roofline_unique
+    if once is not None and once.intensity != drawn.intensity:
+        # with re-reads that hit L2, the first can pass 100%: the second is the bound
+        text += (
+            f"; {100 * flops_s / once.attainable:.0f}% at {_intensity(once.intensity)} FLOP/B "
+            "(each tensor once)"
+        )
+    return text

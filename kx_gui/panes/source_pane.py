@@ -19,7 +19,7 @@ from PySide6.QtWidgets import QVBoxLayout
 
 from kx_core.compile import CompileResult
 from kx_core.compile.jobs.cache import file_hash as _hash_of  # None: it cannot be read now
-from kx_core.cpu.remarks import line_marks
+from kx_core.cpu.remarks import MISSED, VECTOR_CODE, VECTORIZED, line_marks
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import EditorView, ask_and_go_to_line
 from kx_gui.widgets.find_bar import FindBar
@@ -34,8 +34,9 @@ MARK_COLORS = {
     "timeout": QColor("#ef6c00"),
     "runtime": QColor("#1976d2"),
 }
-# a C++ loop's vectorization remark in the gutter: vectorized, or not (and why, on hover)
-REMARK_COLORS = {True: QColor("#43a047"), False: QColor("#f9a825")}
+# a C++ loop's vectorization remark in the gutter: vectorized, or not (and why, on hover);
+# a loop written with vector intrinsics is neither (grey: GCC had nothing to vectorize)
+REMARK_COLORS = {VECTORIZED: QColor("#43a047"), MISSED: QColor("#f9a825"), VECTOR_CODE: QColor("#90a4ae")}
 
 
 LIVE_PAUSE_MS = 300  # the pause in typing after which the edited text compiles
@@ -244,9 +245,7 @@ class SourcePane(Pane):
     def _remark_marks(self, result: CompileResult | None) -> dict:
         """Every loop's vectorization remark (a C++ file's Vectorization stages) on its line."""
         texts = [k.stages.get("vectorization", "") for k in (result.kernels if result else ())]
-        return {
-            line: (REMARK_COLORS[vectorized], text) for line, (vectorized, text) in line_marks(texts).items()
-        }
+        return {line: (REMARK_COLORS[verdict], text) for line, (verdict, text) in line_marks(texts).items()}
 
     def _show_heat(self, _result=None) -> None:
         """The selected kernel's sampled source lines, as gutter bars."""

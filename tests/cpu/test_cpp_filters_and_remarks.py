@@ -254,7 +254,7 @@ def test_every_loops_remark_is_on_its_line_inlined_ones_included(extension):
     ):
         assert int(m.group(1)) in marks, m.group(0)
         if m.group(2).startswith("optimized"):
-            assert marks[int(m.group(1))][0], m.group(0)
+            assert marks[int(m.group(1))][0] == "vectorized", m.group(0)
 
 
 BUILD_TOML = ROOT / "fixtures" / "kernels" / "cpu_build_toml"

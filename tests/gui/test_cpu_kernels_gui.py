@@ -63,14 +63,22 @@ def test_every_loops_vectorization_remark_is_a_gutter_mark_on_its_line(qtbot, ma
         check=True,
     ).stderr
     remarks: dict[int, bool] = {}
+    intrinsics: set[int] = set()  # missed: the header's statements it inlines are on __m256 already
+    n = None
     for line in report.splitlines():
         if line.startswith(str(VECTOR_ADD) + ":") and (": optimized:" in line or ": missed:" in line):
             n = int(line[len(str(VECTOR_ADD)) + 1 :].split(":")[0])
             remarks[n] = remarks.get(n, False) or ": optimized:" in line
+        elif n is not None and "intrin.h:" in line and "no vectype for stmt" in line and "(__m256" in line:
+            intrinsics.add(n)
+    assert intrinsics  # the _mm256 loop
     marks = w.source_pane.view.gutter_marks
     assert set(marks) == set(remarks) and True in remarks.values() and False in remarks.values()
     for n, vectorized in remarks.items():
         color, message = marks[n]
+        if not vectorized and n in intrinsics:
+            assert color.name() == "#90a4ae" and "already vector code" in message
+            continue
         assert color.name() == ("#43a047" if vectorized else "#f9a825")
         assert ("vectorized" in message) and (vectorized or "not vectorized" in message)
     assert w.source_pane.view.mark_at(max(marks)) == marks[max(marks)]
@@ -135,3 +143,35 @@ def test_a_cpp_build_shows_its_own_figures_not_a_gpus(qtbot, make_window):
     assert "warps" not in shown and "regs" not in shown and "kernel" in shown
     assert w.show_pane("roofline")
     qtbot.waitUntil(lambda: "C++ build" in w.roofline_pane.info.text(), timeout=10_000)
+
+
+def test_a_loop_written_with_intrinsics_is_not_marked_not_vectorized(qtbot, make_window):
+    # GCC reports rmsnorm_avx2's _mm256 loops as missed ("no vectype for stmt ... scalar_type:
+    # __m256_u; bad data references"): they were amber "not vectorized", though there was
+    # nothing left for GCC to vectorize
+    w = make_window("cpu:avx2")
+    open_and_wait(qtbot, w, RMSNORM)
+    source = RMSNORM.read_text().splitlines()
+    loops = [n for n, t in enumerate(source, 1) if t.strip().startswith("for (; ") and "+ 8 <= hidden" in t]
+    tails = [n for n, t in enumerate(source, 1) if t.strip().startswith("for (; ") and "< hidden" in t]
+    assert len(loops) == 2 and len(tails) == 2
+    marks = w.source_pane.view.gutter_marks
+    for n in loops:
+        color, message = marks[n]
+        assert color.name() != "#f9a825" and "not vectorized" not in message, (n, message)
+        assert "already vector code" in message and "__m256" in message
+    for n in tails:  # the scalar tails GCC did vectorize stay green
+        assert marks[n][0].name() == "#43a047", marks[n]
+
+
+def test_the_autotune_configs_tab_of_a_cpp_build_says_why_it_has_no_rows(qtbot, make_window):
+    # it was a table of GPU columns (registers, shared memory, occupancy) without a row
+    w = make_window("cpu:avx2")
+    open_and_wait(qtbot, w, RMSNORM)
+    assert w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.render()
+    assert pane.tabs.tabText(pane.tabs.currentIndex()) == "Configs"
+    assert pane.configs_stack.currentWidget() is pane.configs_message
+    assert pane.configs_message.isVisible() and not pane.table.isVisible()
+    assert "C++ build for cpu:avx2" in pane.configs_message.text() and "Bench" in pane.configs_message.text()

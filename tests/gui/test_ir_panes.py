@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from gui_helpers import open_and_wait
+from kx_core.ir.display_filters import filter_stage
+from kx_core.records.backends import ALL_STAGES
 from kx_testing import KERNELS
 
 
@@ -193,4 +195,58 @@ def test_the_compare_page_keeps_its_sides_and_ctrl_d_takes_the_selected_config(q
     assert pane.left_stage.currentText() == pane.right_stage.currentText() == "ptx"
     w.pane_action("diff", "compare_previous")  # Ctrl+D
     assert pane.left_kernel.currentIndex() == pane.right_kernel.currentIndex() == w.session.kernel_index == 2
-    assert pane.diff.left_title.text().startswith("previous compile")
+    assert pane.diff.left_title.text().startswith("A · previous compile")
+
+
+def test_ctrl_d_after_editing_a_config_compares_that_config_previous_on_the_left(
+    qtbot, make_window, tmp_path
+):
+    """A first user's run: config 4's num_stages=2 -> 3, saved, Ctrl+D. The selection fell
+    back to the first config, both sides were that config ("no resource or instruction
+    count differs"), the left picker drove the right text, and A was the right's kernel."""
+    path = tmp_path / "matmul_autotune.py"
+    text = (KERNELS / "matmul_autotune.py").read_text()
+    path.write_text(text)
+    w = make_window("cuda:90")
+    before = open_and_wait(qtbot, w, path)
+    pane = w.diff_pane
+    assert w.show_pane("diff")
+    # Ctrl+D with no earlier compile says so, and compares nothing
+    w.pane_action("diff", "compare_previous")
+    assert "No earlier compile" in pane.explain.text() and "on both sides" not in pane.explain.text()
+    assert pane.comparison is None and not pane.capture_button.isEnabled()
+    assert pane.capture_button.toolTip() and pane.capture_note.text()
+    w.session.select_kernel(3)
+    edited = "num_warps=4, num_stages=2)"
+    assert text.count(edited) == 1
+    w.source_pane.replace_text(text.replace(edited, "num_warps=4, num_stages=3)"))
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        assert w.save()
+    after = w.session.result
+    old, new = before.kernels[3], after.kernels[3]
+    assert old.short_name.endswith("s2]") and new.short_name.endswith("s3]")
+    assert w.session.kernel_index == 3  # the edited config stays selected, relabelled
+    w.session.select_kernel(0)  # even with an unchanged config selected: the edited one
+    w.pane_action("diff", "compare_previous")  # Ctrl+D
+    assert (pane.left_kernel.currentIndex(), pane.right_kernel.currentIndex()) == (3, 3)
+    assert pane.left_kernel.currentText() == old.short_name
+    assert pane.right_kernel.currentText() == new.short_name
+    # A = left = the previous compile, B = right = this compile, in the texts and the page
+    stage = pane.left_stage.currentText()
+    assert stage == pane.right_stage.currentText()
+    shown = [
+        filter_stage(k.stages[stage], ALL_STAGES[stage].syntax, w.session.display_filters).text
+        for k in (old, new)
+    ]
+    assert [pane.diff.left.text(), pane.diff.right.text()] == shown
+    assert pane.diff.left_title.text().startswith("A · previous compile")
+    assert pane.diff.right_title.text().startswith("B · this compile")
+    qtbot.waitUntil(lambda: pane.comparison is not None, timeout=30_000)
+    assert (pane.comparison.kernel_a, pane.comparison.kernel_b) == (old.display_name, new.display_name)
+    explained = pane.explain.text()
+    assert explained.startswith(f"A (previous compile) {old.short_name} → B (this compile) {new.short_name}")
+    assert "no resource or instruction count differs" not in explained
+    # the previous compile cannot be recaptured: the button says so
+    assert not pane.capture_button.isEnabled()
+    assert "previous compile" in pane.capture_button.toolTip()
+    assert pane.capture_note.text() == pane.capture_button.toolTip()

@@ -104,7 +104,7 @@ def test_autotune_pane_matrix_rho_csv_and_t3(qtbot, make_window):
     assert bound == "compute" and floor_s == pytest.approx(2 * 4096**3 / H100_SXM.peak_flops)
     assert f"{floor_s * 1e6:.1f} µs, compute-bound" in pane.t3_info.text()
     pane.t3_shape.setText("4096x4096")
-    assert not pane.run_t3() and "expected MxNxK" in pane.t3_info.text()
+    assert not pane.run_t3() and "three positive sizes" in pane.t3_info.text()
 
 
 def test_measured_times_of_another_build_are_not_drawn(qtbot, make_window, tmp_path):
@@ -128,3 +128,88 @@ def test_measured_times_of_another_build_are_not_drawn(qtbot, make_window, tmp_p
     assert w.session.build.content != before.content and w.session.build.file == before.file
     assert len(pane.predicted.data) == 4 and len(pane.measured.data) == 0
     assert "measured times are of another build: the file changed since" in pane.info.text()
+
+
+def _viewport_pos(pane, item, spot):
+    from PySide6.QtCore import QPointF
+
+    return pane.plot.mapFromScene(item.mapToScene(QPointF(spot["x"], spot["y"])))
+
+
+def test_roofline_tip_gives_the_roof_at_the_drawn_intensity(qtbot, make_window):
+    """A point drawn at 30 FLOP/B (bytes requested) said '9% of the roof', computed at
+    the compulsory 170 FLOP/B: the tip now names each percentage's intensity, and the
+    first is the drawn point's own, against the roofs at its x."""
+    import re
+
+    from kx_core.model.roofline import roofs
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("roofline")
+    pane = w.roofline_pane
+    pane.render()
+    for spot in pane.predicted.data:
+        m = pane.models[spot["data"]]
+        tip = pane.describe(spot["data"], measured=False)
+        drawn = re.search(
+            r"(\d+)% of the roof at ([\d.]+) FLOP/B \(bytes requested, where the point is drawn\)", tip
+        )
+        assert drawn, tip
+        x, flops_s = 10 ** spot["x"], 10 ** spot["y"]
+        peak, bw = roofs(pane.gpu, m.work.precision, False)
+        assert float(drawn.group(2)) == pytest.approx(x, rel=0.05, abs=0.05)
+        assert int(drawn.group(1)) == round(100 * flops_s / min(peak, x * bw))
+        once = re.search(r"; (\d+)% at ([\d.]+) FLOP/B \(each tensor once\)", tip)
+        assert once and m.roofline_unique is not None, tip
+        assert float(once.group(2)) == pytest.approx(m.roofline_unique.intensity, rel=0.05, abs=0.05)
+        assert float(once.group(2)) > float(drawn.group(2))  # re-reads: fewer bytes once
+
+
+def test_roofline_tip_stays_while_the_pointer_rests_on_a_point(qtbot, make_window):
+    """The tip vanished about a second after the mouse stopped (Qt's resting tooltip event
+    went to the scene, which hid it) and never came for a pointer resting on a point."""
+    from PySide6.QtCore import QEvent, QPoint
+    from PySide6.QtGui import QHelpEvent
+    from PySide6.QtWidgets import QApplication, QToolTip
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("roofline")
+    pane = w.roofline_pane
+    pane.render()
+    qtbot.wait(50)
+    viewport = pane.plot.viewport()
+    spot = pane.predicted.data[0]
+    pos = _viewport_pos(pane, pane.predicted, spot)
+
+    def rest(at: QPoint) -> None:  # what Qt sends when the pointer stops
+        QApplication.sendEvent(viewport, QHelpEvent(QEvent.Type.ToolTip, at, viewport.mapToGlobal(at)))
+
+    QToolTip.hideText()
+    rest(pos)  # no move first: resting on the point shows its tip
+    assert QToolTip.isVisible() and QToolTip.text() == pane.describe(spot["data"], False)
+    rest(pos + QPoint(2, 1))  # still on it, a second later: still shown
+    assert QToolTip.isVisible() and QToolTip.text() == pane.describe(spot["data"], False)
+    rest(QPoint(2, 2))  # off every point: gone (Qt hides a tip after a short fade)
+    qtbot.waitUntil(lambda: not QToolTip.isVisible(), timeout=3_000)
+
+
+def test_t3_takes_a_shape_written_with_spaces_and_runs_on_enter(qtbot, make_window):
+    from PySide6.QtCore import Qt
+
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.show_pane("autotune")
+    pane = w.autotune_pane
+    expected = t3.autotune(
+        H100_SXM, 2048, 4096, 1024, lambda c: t3.perf_model(H100_SXM, 2048, 4096, 1024, c), repeats=1
+    )
+    pane.t3_shape.setText("2048 4096 1024")
+    assert pane.t3_result is None
+    qtbot.keyClick(pane.t3_shape, Qt.Key.Key_Return)  # Enter runs it
+    assert pane.t3_result == expected
+    pane.t3_shape.setText("2048, 4096 x 1024")
+    assert pane.run_t3() and pane.t3_result == expected
+    pane.t3_shape.setText("2048 4096")
+    assert not pane.run_t3() and "three positive sizes" in pane.t3_info.text()

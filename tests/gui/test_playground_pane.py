@@ -49,3 +49,20 @@ def test_a_failing_check_is_marked_and_minimised(qtbot, make_window):
     assert pane.run_passes()
     pane.wait()
     assert "no such pass" in pane.status.text()
+
+
+def test_file_open_of_ir_never_runs_it(qtbot, make_window):
+    # File ▸ Open of an .mlir ran it as Python (a SyntaxError in Problems): it opens in
+    # the Playground, and LLVM IR gets a message that says where kx takes it
+    w = make_window("cuda:90")
+    mlir = ROOT / "kx_core" / "data" / "lit" / "canonicalize.mlir"
+    assert w.open_file(str(mlir))
+    assert w.session.path is None and w.session.result is None  # nothing compiled or run
+    assert w.docks["playground"].isVisible() and w.workspace == "labs"
+    assert w.playground_pane.path == str(mlir)
+    assert w.playground_pane.editor.toPlainText() == mlir.read_text()
+    assert "Playground" in w.status_label.text()
+    ll = ROOT / "fixtures" / "ir" / "3.9.0" / "cuda90" / "add.llir.ll"
+    assert not w.open_file(str(ll))
+    assert w.session.path is None and "not a kernel source" in w.last_error
+    assert "Playground" in w.last_error

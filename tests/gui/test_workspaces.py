@@ -130,7 +130,7 @@ def test_diff_with_the_previous_compile_after_an_edit(qtbot, make_window, tmp_pa
     path.write_text((KERNELS / "vector_add.py").read_text())
     open_and_wait(qtbot, w, path)
     w.pane_action("diff", "compare_previous")
-    assert "no earlier compile" in w.diff_pane.diff.summary.text()
+    assert "No earlier compile" in w.diff_pane.diff.summary.text()
     text = w.source_pane.text().replace("output = x + y", "output = x * y")
     w.source_pane.replace_text(text)
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
@@ -142,7 +142,7 @@ def test_diff_with_the_previous_compile_after_an_edit(qtbot, make_window, tmp_pa
     pane.compare(0, "ttir", 0, "ttir")
     left, right = pane.diff.left.text(), pane.diff.right.text()
     assert "arith.addf" in left and "arith.mulf" in right and "arith.mulf" not in left
-    assert pane.diff.left_title.text().startswith("previous compile")
+    assert pane.diff.left_title.text().startswith("A · previous compile")
 
 
 def test_a_1d_layout_draws_as_a_block_with_a_legend(qtbot, make_window):

@@ -60,3 +60,18 @@ def test_passes_on_a_real_compile(capture):
     assert llvm and all(p.changed for p in llvm[1:])
     # the stages are the same as without --passes
     assert k.stages["ttgir"] == capture("vector_add.py").kernels[0].stages["ttgir"]
+
+
+@pytest.mark.parametrize("path", DUMPS, ids=[f"{p.parent.parent.name}-{p.parent.name}" for p in DUMPS])
+def test_timing_report_rule_is_not_ir(path):
+    # MLIR prints its timing report's "===---===" rule straight after the last dump of a
+    # pass-manager run: it is no pass's IR, and the last passes of a run (SymbolDCE,
+    # TritonLoopUnroll at the end of the TTIR run) are not "changed" by it
+    text = gzip.decompress(path.read_bytes()).decode()
+    assert text.count("... Execution time report ...") >= 2
+    passes = parse_pass_dump(text).passes
+    assert not [p.name for p in passes if "===-" in p.ir]
+    ttir = [p for p in passes if p.kind == "mlir" and p.pipeline == 0]
+    assert ttir[-1].argument == "triton-loop-unroll" and not ttir[-1].changed
+    assert ttir[-2].argument == "symbol-dce" and not ttir[-2].changed
+    assert all(p.ir.rstrip().endswith("}") or "#loc" in p.ir.splitlines()[-1] for p in ttir)

@@ -42,9 +42,11 @@ def triton_version() -> str:
 @functools.cache
 def engine_digest() -> str:
     """A hash of the compile engine's own sources: a result cached by another kx (a
-    different capture) is not this kx's result."""
+    different capture) is not this kx's result. All of kx_core, not kx_core/compile
+    alone: the worker parses with kx_core/ir (the pass dumps) and builds kx_core/records,
+    and a cached result from before a fix there would keep the bug."""
     h = hashlib.sha256(__version__.encode())
-    package = Path(__file__).parents[1]  # kx_core/compile and its subpackages
+    package = Path(__file__).parents[2]  # kx_core and its subpackages
     for path in sorted(package.rglob("*.py")):
         h.update(path.relative_to(package).as_posix().encode())
         h.update(path.read_bytes())
