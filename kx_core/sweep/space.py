@@ -33,12 +33,10 @@ class ConfigSpec(Jsonable):
 
     @property
     def label(self) -> str:
-        """As kx names autotune configs (records.results.AutotuneConfig.label)."""
-        parts = [f"{k}={v}" for k, v in self.kwargs.items()]
-        parts += [f"w{self.num_warps}", f"s{self.num_stages}"]
-        if self.maxnreg:
-            parts.append(f"r{self.maxnreg}")
-        return ",".join(parts)
+        """As kx names autotune configs (one spelling: the records')."""
+        from kx_core.records.results import AutotuneConfig
+
+        return AutotuneConfig(0, dict(self.kwargs), self.num_warps, self.num_stages, maxnreg=self.maxnreg).label
 
     def triton_kwargs(self) -> dict[str, Any]:
         """triton.Config(**this)."""
