@@ -60,6 +60,16 @@ class FindBar(QWidget):
             cursor.movePosition(cursor.MoveOperation.End if backward else cursor.MoveOperation.Start)
             view.setTextCursor(cursor)
             found = view.find(needle, flags)
+        if found:
+            self._keep_in_middle(view)
         count = view.toPlainText().count(needle)
         self.status.setText(f"{count} matches" if found else "no match")
         return found
+
+    @staticmethod
+    def _keep_in_middle(view) -> None:
+        """A match the editor scrolled to its edge (find scrolls as little as it can: the
+        first-time user's match sat on the last visible line) moves to the middle."""
+        y, height = view.cursorRect().center().y(), view.viewport().height()
+        if hasattr(view, "centerCursor") and not height / 4 <= y <= 3 * height / 4:
+            view.centerCursor()

@@ -251,6 +251,19 @@ def test_find_and_go_to_line(qtbot, make_window):
     assert w.source_pane.view.current_line() == 3
 
 
+def test_a_match_far_down_is_shown_in_the_middle_not_on_the_edge(qtbot, make_window):
+    w = make_window()
+    open_and_wait(qtbot, w, KERNELS / "matmul_autotune.py")
+    w.resize(1000, 500)
+    w.show()
+    view = w.source_pane.view
+    w.source_pane.go_to_line(1)
+    w.source_pane.find_bar.field.setText("accumulator = tl.dot")  # below the first screenful
+    assert w.source_pane.find_bar.find()
+    height = view.viewport().height()
+    assert height / 4 <= view.cursorRect().center().y() <= 3 * height / 4
+
+
 def test_an_untrusted_folder_asks_before_running(qtbot, make_window, tmp_path):
     f = tmp_path / "untrusted.py"
     f.write_text((KERNELS / "vector_add.py").read_text())
