@@ -264,6 +264,8 @@ class MainWindow(QMainWindow):
         for path in cpp_examples():
             label = f"{path.parent.name}/{path.name}"
             self._action(self.examples_menu, label, lambda _=False, p=str(path): self.open_example(p))
+        self.examples_menu.addSeparator()
+        self._action(self.examples_menu, "Restore This Example as Shipped", self.restore_example)
         self._action(file_menu, "&Save", self.save, QKeySequence.StandardKey.Save)
         self._action(file_menu, "Export &Bundle…", self.choose_bundle_to_export)
         self._action(file_menu, "Open B&undle…", self.choose_bundle_to_open)
@@ -577,6 +579,61 @@ class MainWindow(QMainWindow):
         opened = self.open_file(str(copies / rel), trusted=True)
         if opened:
             self.status_label.setText(f"your copy of the example: {copies / rel} (kx's own stays as shipped)")
+        return opened
+
+    def shipped_example(self, path: str | None) -> Path | None:
+        """kx's own file of which `path` is the user's copy (open_example), else None."""
+        from kx_core.base.data import data_path
+        from kx_gui.recovery import state_dir
+
+        if not path:
+            return None
+        try:
+            rel = Path(path).resolve().relative_to((state_dir() / "examples").resolve())
+        except ValueError:
+            return None
+        shipped = Path(data_path("examples")) / rel
+        return shipped if shipped.is_file() else None
+
+    def _edited_example(self) -> bool:
+        """The open file is the user's copy of an example, and differs from kx's."""
+        shipped = self.shipped_example(self.session.path)
+        try:
+            return shipped is not None and Path(self.session.path).read_bytes() != shipped.read_bytes()
+        except OSError:
+            return False
+
+    def restore_example(self) -> bool:
+        """The open example's copy back to kx's shipped text. The user's text (saved or
+        not) is kept beside it as NAME.edited-TIME.py: nothing is lost."""
+        import shutil
+        import time
+
+        copy = Path(self.session.path or "")
+        shipped = self.shipped_example(self.session.path)
+        if shipped is None:
+            self._show_error("the open file is not a copy of one of kx's examples (File ▸ Examples)")
+            return False
+        kept = copy.with_name(f"{copy.stem}.edited-{time.strftime('%Y%m%d-%H%M%S')}{copy.suffix}")
+        try:
+            kept.write_text(self.editor.text(), encoding="utf-8")
+            shutil.copy2(shipped, copy)
+        except OSError as e:
+            self._show_error(f"cannot restore {copy.name}: {e.strerror or e}")
+            return False
+        self.editor.view.document().setModified(False)  # its text is kept in `kept`
+        self.recovery.clear(str(copy))
+        note = f"{copy.name} is as shipped again; your text is in {kept}"
+
+        def after(_result) -> None:  # the compile's own summary would replace it at once
+            self.result_shown.disconnect(after)
+            self.status_label.setText(f"{self.status_label.text()} — {note}")
+
+        self.result_shown.connect(after)
+        opened = self.open_file(str(copy), trusted=True)
+        if not opened:
+            self.result_shown.disconnect(after)
+        self.status_label.setText(note)
         return opened
 
     def choose_file_without_running(self) -> None:
@@ -942,6 +999,10 @@ class MainWindow(QMainWindow):
             summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"
         elif result.incomplete:
             summary += " — capture incomplete: launches kx could not show (see Kernels)"
+        if self._edited_example():
+            summary += (
+                " — your edited copy of the example (File ▸ Examples ▸ Restore This Example as Shipped)"
+            )
         self.status_label.setText(summary)
         self.result_shown.emit(result)
 

@@ -338,3 +338,30 @@ def test_an_example_opens_as_the_users_copy(qtbot, make_window):
         cpp.trigger()
     assert os.path.exists(os.path.join(os.path.dirname(w.session.path), "kernels.hpp"))
     assert w.session.result.kernels  # its include found beside it
+
+
+def test_an_edited_example_says_so_and_restores_as_shipped_keeping_the_users_text(qtbot, make_window):
+    """Edited example copies persisted with no way back (first-user run)."""
+    from kx_core.base.data import data_path
+
+    w = make_window()
+    shipped = data_path("examples", "vector_add.py")
+    action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        action.trigger()
+    copy = w.session.path
+    w.source_pane.view.appendPlainText("# saved edit")
+    assert w.save()
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        action.trigger()
+    assert "your edited copy" in w.status_label.text() and "Restore This Example" in w.status_label.text()
+    w.source_pane.view.appendPlainText("# unsaved edit")
+    restore = next(a for a in w.examples_menu.actions() if a.text() == "Restore This Example as Shipped")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        restore.trigger()
+    assert open(copy).read() == shipped.read_text() == w.source_pane.text() and not w.source_pane.dirty
+    kept = [f for f in os.listdir(os.path.dirname(copy)) if f.startswith("vector_add.edited-")]
+    assert len(kept) == 1
+    text = open(os.path.join(os.path.dirname(copy), kept[0])).read()
+    assert "# saved edit" in text and "# unsaved edit" in text  # nothing lost
+    assert "as shipped again" in w.status_label.text()
