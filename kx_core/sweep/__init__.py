@@ -7,5 +7,7 @@ it matters.
 - measure.py: the measuring worker (one per GPU; a simulated one without a GPU);
 - dispatch.py: the pool of measuring workers and the job queue they share;
 - result.py: per shape, the winner, regrets, rank accuracy, and the tuned-config table;
-- run.py: the whole sweep, with progress and a stop flag.
+- request.py: what a sweep is asked; compile_side.py: one shape's compile side;
+- run.py: the whole sweep, with progress and a stop flag; ray_pool.py: the same on Ray;
+- errors.py: DispatchError.
 """

@@ -16,10 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from kx_core.base import workers
-
-
-class DispatchError(RuntimeError):
-    """No worker could start (no GPU, a broken environment)."""
+from kx_core.sweep.errors import DispatchError  # noqa: F401 - raised here, caught by callers
 
 
 @dataclass(frozen=True)

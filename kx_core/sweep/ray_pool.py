@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 import threading
 
-from kx_core.sweep.dispatch import DispatchError
+from kx_core.sweep.errors import DispatchError
 
 
 def _ray():
@@ -141,7 +141,7 @@ def compile_remote(req, shapes: list[dict]):
 def _compile_task(req, shape):
     import tempfile
 
-    from kx_core.sweep.run import compile_shape
+    from kx_core.sweep.compile_side import compile_shape
 
     with tempfile.TemporaryDirectory(prefix="kx-sweep-ray-") as folder:
         return compile_shape(req, shape, folder)

@@ -11,86 +11,16 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
-from kx_core.model.gpu import GPU
+from kx_core.sweep.compile_side import compile_shape
 from kx_core.sweep.dispatch import DispatchError, Done, Pool, local_gpu_count
-from kx_core.sweep.driver import script
-from kx_core.sweep.rank import figures, to_measure
+from kx_core.sweep.rank import to_measure
+from kx_core.sweep.request import SweepRequest
 from kx_core.sweep.result import CaseResult, SweepResult, judged
-from kx_core.sweep.space import ConfigSpec, shape_label
+from kx_core.sweep.space import shape_label
 
 Progress = Callable[[str, int, int, str], None]  # (step, done, of, what)
-
-
-@dataclass(frozen=True)
-class SweepRequest:
-    file: str
-    kernel: str
-    shapes: tuple[dict[str, int], ...]
-    space: tuple[ConfigSpec, ...] | None = None  # None: the kernel's own autotune configs
-    entry: str | None = None
-    target: str = "local"
-    gpu: GPU | None = None  # the GPU the model places configs on; None: the target's
-    measure: str = "top-k"  # 'top-k' | 'all' | 'none'
-    top_k: int = 4
-    gpus: int | None = None  # measuring workers (GPUs 0..n-1); None: every local GPU
-    simulate: bool = False  # simulated workers (the model's figures): no GPU needed
-    jobs: int | None = None  # configs compiled at once
-    versus_autotune: bool = False
-    timeout_s: float = 600.0
-    env: dict[str, str] = field(default_factory=dict)  # extra environment of the workers
-    # the compile side's interpreter (a managed Triton version's, `--triton`); None: kx's own.
-    # The measuring workers run kx's own: a GPU times what its own Triton builds
-    python: str | None = None
-    overlap: bool = True  # measure each shape as soon as it is compiled
-    # None: local processes; '': a local Ray instance; else a Ray cluster's address
-    # (compiles as CPU tasks, measuring on GPU actors: kx_core.sweep.ray_pool)
-    ray: str | None = None
-
-
-def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> CaseResult:
-    """One shape's compile side: its driver captured, its configs' figures ranked."""
-    from kx_core.compile import CompileRequest, compile_file
-
-    path = os.path.join(folder, f"shape_{shape_label(shape).replace(',', '_').replace('=', '')}.py")
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(script(req.file, req.kernel, req.entry, shape, list(req.space) if req.space else None))
-    start = time.perf_counter()
-    result = compile_file(
-        CompileRequest(path, target=req.target, jobs=req.jobs, timeout_s=req.timeout_s, python=req.python)
-    )
-    elapsed = time.perf_counter() - start
-    figs = figures(result, req.kernel, req.gpu)
-    fatal = [d for d in result.diagnostics if d.fatal]
-    target = next((str(k.target) for k in result.kernels), req.target)
-    model_gpu = req.gpu.name if req.gpu else "-"
-    if figs and req.gpu is None:
-        from kx_core.model.kernel import gpu_for
-
-        model_gpu = gpu_for(next(k for k in result.kernels if k.name == req.kernel)).name
-    # what the driver's run raised (a wrong kernel or entry name, the user's own error)
-    raised = [d for d in result.diagnostics if d.kind == "runtime"]
-    error = None
-    if not figs:
-        first = (raised or fatal or [None])[0]
-        error = (first.message if first else f"the entry launched no autotuned {req.kernel}").replace(
-            path, "(driver)"
-        )
-    notes = [f"the run raised: {d.message}" for d in raised] if figs else []
-    if getattr(result, "output_caveat", None):
-        notes.append(str(result.output_caveat))
-    odd = [k for k, v in shape.items() if v % 16]
-    if odd and figs:
-        # measured on the H200 (3000^3 fp16 GEMM): scalar loads at 255 registers, configs
-        # 6x apart in ways registers, occupancy and traffic do not show
-        notes.append(
-            f"{', '.join(odd)} not a multiple of 16: Triton cannot assume aligned rows, so loads are"
-            " narrow; the model ranks such shapes least well: measure them all (--measure all)"
-        )
-    notes = tuple(notes)
-    return CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
-                      error=error, notes=notes)  # fmt: skip
 
 
 def sweep(

@@ -36,7 +36,9 @@ class ConfigSpec(Jsonable):
         """As kx names autotune configs (one spelling: the records')."""
         from kx_core.records.results import AutotuneConfig
 
-        return AutotuneConfig(0, dict(self.kwargs), self.num_warps, self.num_stages, maxnreg=self.maxnreg).label
+        return AutotuneConfig(
+            0, dict(self.kwargs), self.num_warps, self.num_stages, maxnreg=self.maxnreg
+        ).label
 
     def triton_kwargs(self) -> dict[str, Any]:
         """triton.Config(**this)."""

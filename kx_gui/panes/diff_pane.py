@@ -141,7 +141,11 @@ class DiffPane(Pane):
         )
         self.capture_button.clicked.connect(self.capture_both)
         self.capture_note = QLabel()  # why the capture button is disabled, when it is
-        self.capture_note.setWordWrap(True)
+        # one line, cut to the width there is (the whole reason in its tooltip): wrapped
+        # in a narrow dock it grew the window past a 1280x800 screen
+        from PySide6.QtWidgets import QSizePolicy
+
+        self.capture_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         bar = QHBoxLayout()
         bar.addWidget(self.pass_button)
         bar.addWidget(self.capture_button)
@@ -237,6 +241,7 @@ class DiffPane(Pane):
             "first pass where the two pipelines' IR diverge"
         )
         self.capture_note.setText(why)
+        self.capture_note.setToolTip(why)
 
     def _why_not_capturable(self, a, b) -> str:
         """'' when the two sides' passes can be captured now, else why not."""

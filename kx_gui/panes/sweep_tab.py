@@ -66,15 +66,25 @@ class SweepTab(QWidget):
         self.stop_button.setEnabled(False)
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
+        self.progress.setMinimumWidth(40)
         self.status = QLabel(
             "Sweep the selected kernel over shapes: every config compiled and ranked, the top measured."
         )
         self.status.setWordWrap(True)
-        bar = QHBoxLayout()
-        for w in (QLabel("shapes"), self.shapes, QLabel("measure"), self.measure, QLabel("top k"), self.top_k,
-                  self.run_button, self.stop_button):  # fmt: skip
+        # two rows: one would make the pane's minimum width (and so the window) too wide
+        bar, bar2 = QHBoxLayout(), QHBoxLayout()
+        for w in (QLabel("shapes"), self.shapes):
             bar.addWidget(w)
-        bar.setStretch(1, 1)
+        for w in (
+            QLabel("measure"),
+            self.measure,
+            QLabel("top k"),
+            self.top_k,
+            self.run_button,
+            self.stop_button,
+        ):
+            bar2.addWidget(w)
+        bar2.addWidget(self.progress, 1)
         self.heat_plot = pg.PlotWidget(background="w")
         self.heat_plot.setLabel("bottom", "config (numbered below)")
         self.heat = pg.ImageItem()
@@ -85,18 +95,21 @@ class SweepTab(QWidget):
         self.config_key = QLabel()  # config number -> its label: sixteen labels never fit an axis
         self.config_key.setWordWrap(True)
         self.config_key.setStyleSheet("color: #555; font-size: 9pt")
-        self.bar_legend = QLabel("color: time / the shape's best (darker is faster; blank: not measured)")
+        self.heat_plot.setMinimumSize(80, 60)
+        # the legend rides on the config key's line: a row of its own grew the window
+        self.legend = "color: time / the shape's best (darker is faster; blank: not measured)"
+        self.heat_plot.setToolTip(self.legend)
         self.table = row_table(RESULT_COLUMNS, len(RESULT_COLUMNS) - 1)
+        self.table.setMinimumHeight(40)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
-        layout.addWidget(self.progress)
+        layout.addLayout(bar2)
         layout.addWidget(self.status)
         split = QSplitter()
         split.setOrientation(pg.QtCore.Qt.Orientation.Vertical)
         top = QWidget()
         t_layout = QVBoxLayout(top)
         t_layout.setContentsMargins(0, 0, 0, 0)
-        t_layout.addWidget(self.bar_legend)
         t_layout.addWidget(self.heat_plot, 1)
         t_layout.addWidget(self.config_key)
         split.addWidget(top)
@@ -206,7 +219,9 @@ class SweepTab(QWidget):
         )
         self.heat_plot.getAxis("bottom").setTicks([[(i + 0.5, str(i)) for i in range(len(labels))]])
         self.heat_plot.getAxis("left").setTicks([[(j + 0.5, c.label) for j, c in enumerate(r.cases)]])
-        self.config_key.setText("configs: " + "   ".join(f"{i}: {short(x)}" for i, x in enumerate(labels)))
+        self.config_key.setText(
+            self.legend + ". Configs: " + "   ".join(f"{i}: {short(x)}" for i, x in enumerate(labels))
+        )
         rows = []
         for c in r.cases:
             rows.append([

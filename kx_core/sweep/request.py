@@ -1,0 +1,35 @@
+"""What a sweep is asked to do (kx_core.sweep.run): the file, kernel, shapes and space,
+the target and the model's GPU, what to measure and on which workers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kx_core.model.gpu import GPU
+from kx_core.sweep.space import ConfigSpec
+
+
+@dataclass(frozen=True)
+class SweepRequest:
+    file: str
+    kernel: str
+    shapes: tuple[dict[str, int], ...]
+    space: tuple[ConfigSpec, ...] | None = None  # None: the kernel's own autotune configs
+    entry: str | None = None
+    target: str = "local"
+    gpu: GPU | None = None  # the GPU the model places configs on; None: the target's
+    measure: str = "top-k"  # 'top-k' | 'all' | 'none'
+    top_k: int = 4
+    gpus: int | None = None  # measuring workers (GPUs 0..n-1); None: every local GPU
+    simulate: bool = False  # simulated workers (the model's figures): no GPU needed
+    jobs: int | None = None  # configs compiled at once
+    versus_autotune: bool = False
+    timeout_s: float = 600.0
+    env: dict[str, str] = field(default_factory=dict)  # extra environment of the workers
+    # the compile side's interpreter (a managed Triton version's, `--triton`); None: kx's own.
+    # The measuring workers run kx's own: a GPU times what its own Triton builds
+    python: str | None = None
+    overlap: bool = True  # measure each shape as soon as it is compiled
+    # None: local processes; '': a local Ray instance; else a Ray cluster's address
+    # (compiles as CPU tasks, measuring on GPU actors: kx_core.sweep.ray_pool)
+    ray: str | None = None
