@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QPlainTextEdit,
     QProgressBar,
     QPushButton,
     QSpinBox,
@@ -92,8 +93,12 @@ class SweepTab(QWidget):
         self.heat_plot.addItem(self.heat)
         self.heat_plot.invertY(True)  # the first shape on top, as in the table below
         self.heat_plot.getAxis("left").setWidth(170)  # room for 'M=4096,N=4096,K=4096'
-        self.config_key = QLabel()  # config number -> its label: sixteen labels never fit an axis
-        self.config_key.setWordWrap(True)
+        # config number -> its label (sixteen labels never fit an axis): a small scrolling
+        # box, since a wrapped label squeezed by the splitter was drawn over itself
+        self.config_key = QPlainTextEdit()
+        self.config_key.setReadOnly(True)
+        self.config_key.setMaximumHeight(48)
+        self.config_key.setMinimumHeight(24)
         self.config_key.setStyleSheet("color: #555; font-size: 9pt")
         self.heat_plot.setMinimumSize(80, 60)
         # the legend rides on the config key's line: a row of its own grew the window
@@ -219,7 +224,7 @@ class SweepTab(QWidget):
         )
         self.heat_plot.getAxis("bottom").setTicks([[(i + 0.5, str(i)) for i in range(len(labels))]])
         self.heat_plot.getAxis("left").setTicks([[(j + 0.5, c.label) for j, c in enumerate(r.cases)]])
-        self.config_key.setText(
+        self.config_key.setPlainText(
             self.legend + ". Configs: " + "   ".join(f"{i}: {short(x)}" for i, x in enumerate(labels))
         )
         rows = []
