@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from kx_core.base.jsonable import Jsonable
 from kx_core.model.gpu import GPU
 from kx_core.model.kernel import gpu_for, model_kernel
-from kx_core.model.matrix import config_matrix
+from kx_core.model.matrix import row_of
 from kx_core.model.ranking import config_time
 from kx_core.records.results import CompileResult
 from kx_core.sweep.space import ConfigSpec
@@ -47,11 +47,12 @@ def figures(result: CompileResult, kernel: str, gpu: GPU | None) -> list[ConfigF
     """Every config of `kernel` in the result, in the kernel's order, ranked."""
     records = [k for k in result.kernels if k.name == kernel and k.config is not None]
     compiled = [k for k in records if k.status == "compiled" and k.launch is not None]
-    rows = {r.config: r for r in config_matrix(compiled, kernel, gpu)}
-    ranked = {}
-    for k in compiled:
+    rows, ranked = {}, {}
+    for k in compiled:  # one model per config: its matrix row and its ranking time
         on = gpu or gpu_for(k)
-        ranked[k.config.label] = config_time(model_kernel(k, on), k, on) * 1e6
+        m = model_kernel(k, on)
+        rows[k.config.label] = row_of(m)
+        ranked[k.config.label] = config_time(m, k, on) * 1e6
     out = []
     for k in records:
         label = k.config.label
