@@ -105,6 +105,7 @@ class MainWindow(QMainWindow):
         self._build_status_bar()
         self._build_menus()
         self.editor.dirty_changed.connect(self._update_title)
+        self.editor.backup_state.connect(self._show_backup_state)
         self._connect_session()
         self.last_error: str | None = None
         self._layout_done = False
@@ -233,8 +234,13 @@ class MainWindow(QMainWindow):
         self.progress.setMaximumWidth(160)
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.clicked.connect(self.session.cancel)
+        # a standing warning, apart from the status line that every compile rewrites
+        self.backup_label = QLabel("⚠ edits not backed up")
+        self.backup_label.setStyleSheet("color: #c62828; font-weight: bold")
+        self.backup_label.hide()
         bar = self.statusBar()
         bar.addWidget(self.status_label, 1)
+        bar.addPermanentWidget(self.backup_label)
         bar.addPermanentWidget(self.progress)
         bar.addPermanentWidget(self.cancel_button)
         self.progress.hide()
@@ -1005,6 +1011,10 @@ class MainWindow(QMainWindow):
             )
         self.status_label.setText(summary)
         self.result_shown.emit(result)
+
+    def _show_backup_state(self, message: str) -> None:
+        self.backup_label.setToolTip(message)
+        self.backup_label.setVisible(bool(message))
 
     def _show_error(self, message: str) -> None:
         self.last_error = message

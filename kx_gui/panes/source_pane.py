@@ -56,6 +56,9 @@ class SourcePane(Pane):
     }
 
     dirty_changed = Signal(bool)
+    # the autosave's standing: a message while edits are not backed up, "" once they are
+    # again; the window keeps it on screen, since compile progress rewrites the status line
+    backup_state = Signal(str)
 
     def __init__(self, session, recovery=None, headless: bool = False, parent=None) -> None:
         super().__init__(session, parent)
@@ -221,17 +224,25 @@ class SourcePane(Pane):
             return
         if not self.dirty:
             self.recovery.clear(self.session.path)
+            self._set_backed_up()
             return
         try:
             self.recovery.save(self.session.path, self.text())
         except OSError as e:
+            message = (
+                f"autosave failed ({e.strerror or e}: {self.recovery.folder}): your unsaved "
+                "edits are not backed up; save them (Ctrl+S)"
+            )
             if not self._autosave_failed:  # said once, until an autosave works again
-                self.session.error.emit(
-                    f"autosave failed ({e.strerror or e}: {self.recovery.folder}): your unsaved "
-                    "edits are not backed up; save them (Ctrl+S)"
-                )
+                self.session.error.emit(message)
+                self.backup_state.emit(message)
             self._autosave_failed = True
             return
+        self._set_backed_up()
+
+    def _set_backed_up(self) -> None:
+        if self._autosave_failed:
+            self.backup_state.emit("")
         self._autosave_failed = False
 
     def show_diagnostics(self, result: CompileResult) -> None:
