@@ -37,6 +37,7 @@ from kx_core.cpu.targets import CPP_SOURCES, CPU_TARGETS
 from kx_core.ir.display_filters import DisplayFilters, hidden_by_library_filter
 from kx_core.model.gpu import SPECS
 from kx_core.records.backends import backend_of
+from kx_core.records.languages import language_of
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
 from kx_gui.pane_registry import (
     BY_NAME,
@@ -264,8 +265,15 @@ class MainWindow(QMainWindow):
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._fill_recent()
         self.examples_menu = file_menu.addMenu("&Examples")
+        # one section per kernel language (kx_core.records.languages), Triton's first
+        by_language: dict[str, list] = {}
         for path in examples():
-            self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_example(p))
+            lang = language_of(path.read_text(encoding="utf-8"), str(path))
+            by_language.setdefault(lang.display_name, []).append(path)
+        for title, paths in sorted(by_language.items(), key=lambda kv: kv[0] != "Triton"):
+            self.examples_menu.addSection(title)
+            for path in paths:
+                self._action(self.examples_menu, path.name, lambda _=False, p=str(path): self.open_example(p))
         self.examples_menu.addSection("C++ CPU kernels")
         for path in cpp_examples():
             label = f"{path.parent.name}/{path.name}"

@@ -117,10 +117,10 @@ WORKSPACES: tuple[Workspace, ...] = (
     Workspace(
         "layout",
         "Layout",
-        ("stages",),
+        ("stages", "source"),  # the source too: a Gluon file's layouts are written there
         ("kernels",),
         ("layout",),
-        "which lane owns which element: click a layout, a load or a convert_layout in TTGIR",
+        "which lane owns which element: click a layout, a load or a convert_layout in TTGIR, or a layout in a Gluon source",
     ),
     Workspace(
         "performance",

@@ -563,6 +563,39 @@ class Session(QObject):
         self.link_changed.emit(line, links)
         return links
 
+    def request_source_layout(self, text: str, line: int, col: int | None) -> bool:
+        """A click on a layout written in the source (a Gluon file's `gl.BlockedLayout(...)`)
+        asks the Layout pane to draw it, at the shape of the tensors that carry it in the
+        compiled TTGIR; False when the click was on none."""
+        from kx_core.layout.source_layouts import call_at, find_layout_calls
+        from kx_core.records.languages import language_of
+
+        if not language_of(text, self.path or "").source_layouts:
+            return False
+        call = call_at(find_layout_calls(text), line, col)
+        if call is None:
+            return False
+        where = os.path.basename(self.path or "the source")
+        if not self.running:
+            # the layout's expression is the file's own code, evaluated by kx: not for a
+            # file kx was told not to run
+            self.view_requested.emit("source_refused", (where, call.line))
+            return True
+        kernels = list(self.result.kernels) if self.result else []
+        # the kernel the call is written in first, then the selected one, then the rest
+        first = [k for k in kernels if k.name == call.scope]
+        chosen = self.kernel if self.kernel in kernels else None
+        ordered = first + [k for k in ([chosen] if chosen else []) + kernels if k not in first]
+        seen, ttgirs = set(), []
+        for k in ordered:
+            if id(k) not in seen and k.stages.get("ttgir"):
+                seen.add(id(k))
+                ttgirs.append((k.display_name, k.stages["ttgir"]))
+        owner = first[0] if first else chosen
+        constexprs = dict(owner.launch.constexprs) if owner is not None and owner.launch else {}
+        self.view_requested.emit("source", (text, line, col, constexprs, ttgirs, where))
+        return True
+
     def request_layout(self, attr: str, shape: list[int]) -> None:
         """Ask for a layout shown at a shape (the Layout pane answers)."""
         self.view_requested.emit("layout", (attr, list(shape)))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 
+from kx_core.records.languages import CPP_SOURCES
 from kx_core.records.results import Target
 
 # tier -> g++ flags (the seed's element-wise groups; AVX-512 GEMMs add dq/bw/vbmi/AMX)
@@ -14,8 +15,7 @@ TIER_FLAGS: dict[str, tuple[str, ...]] = {
     "avx512": ("-mfma", "-mf16c", "-mavx512f", "-mavx512bf16", "-mavx512vl"),
     "native": ("-march=native",),
 }
-# what kx treats as C++: sources it compiles, and the headers beside them it reads
-CPP_SOURCES = (".cpp", ".cc", ".cxx")
+# what kx treats as C++: sources it compiles (records.languages), and the headers beside them it reads
 CPP_FILES = CPP_SOURCES + (".hpp", ".h")
 CPU_TARGETS = tuple(f"cpu:{tier}" for tier in TIER_FLAGS)
 COMMON_FLAGS = ("-O3", "-fopenmp", "-std=c++20")  # torch 2.14 headers need C++20

@@ -6,7 +6,8 @@ own asm key, the function that makes its text (`derive`, registered by the layer
 run the tool). Adding a backend is one `Backend`. A target whose backend is not in the
 table is an error (`UnknownBackend`), never CUDA's tabs.
 
-    backend_of(Target("hip", "gfx942", 64)).stages  ->  (TTIR, TTGIR, LLVM IR, AMDGCN)
+    backend_of(Target("hip", "gfx942", 64)).stages  ->  (Gluon IR, TTIR, TTGIR, LLVM IR, AMDGCN)
+                                                    (Gluon IR only for a Gluon kernel: optional)
     backend_of(Target("cuda", 90, 32)).arch_name(90)  ->  'sm_90'
 """
 
@@ -44,6 +45,8 @@ class Stage(Jsonable):
     # a step the code is lowered through (the Concepts pane's steps); False for a view
     # of the binary (ELF)
     lowering: bool = True
+    # a tab only for the kernels that have it (Gluon IR: a Triton kernel has none)
+    optional: bool = False
 
     @property
     def links(self) -> bool:
@@ -106,6 +109,9 @@ class UnknownBackend(ValueError):
 
 
 # Triton's common stages: what every Triton backend compiles through.
+# What Gluon's frontend writes, before Gluon's passes: TritonGPU IR with the source's own
+# layouts (Triton's cache keeps it as NAME.source; compile/artifacts/kernel_record.py reads it)
+GLUON = Stage("gluon", "gluon.mlir", "Gluon IR", -1, "mlir", locations="mlir", optional=True)
 TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 TTGIR = Stage("ttgir", "ttgir", "TTGIR", 1, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 LLIR = Stage("llir", "ll", "LLVM IR", 2, "llvm", locations="llvm", replaceable=True, triton_ir=True)
@@ -121,7 +127,7 @@ VECTORIZATION = Stage("vectorization", "vec", "Vectorization", 1, "text", locati
 CUDA = Backend(
     "cuda",
     "CUDA",
-    (TTIR, TTGIR, LLIR, PTX, SASS, ELF),
+    (GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
     gpu=True,
     arch_prefix="sm_",
     compiler="triton",
@@ -138,7 +144,7 @@ CUDA = Backend(
 HIP = Backend(
     "hip",
     "ROCm",
-    (TTIR, TTGIR, LLIR, AMDGCN),
+    (GLUON, TTIR, TTGIR, LLIR, AMDGCN),
     gpu=True,
     arch_prefix="",
     compiler="triton",

@@ -49,8 +49,39 @@ def _derivation(aliases: dict[str, str], attr: str, shape: list[int], elem_bytes
     return f"\nsizePerThread along the contiguous dim = {terms['chosen']}{why}: min of " + ", ".join(parts)
 
 
+def _default_shape(layout: dict, typed: str) -> list[int]:
+    """A shape for a layout no compiled tensor carries: the one typed in the shape field
+    when its rank fits, else 64 per dimension."""
+    rank = {
+        "blocked": len(layout.get("sizePerThread", [])),
+        "swizzled_shared": len(layout.get("order", [])),
+        "slice": len(layout.get("parent", {}).get("sizePerThread", [0, 0])) - 1,
+        "linear": len((layout.get("register") or layout.get("lane") or [[0, 0]])[0]),
+    }.get(layout["kind"], 2)
+    try:
+        shape = [int(x) for x in typed.lower().split("x")]
+    except ValueError:
+        shape = []
+    return shape if len(shape) == rank else [64] * max(rank, 1)
+
+
+def _source_caption(found, shape: list[int], where: str) -> str:
+    """What the drawing is of: the source call, and the compile's tensors it came from."""
+    call = found.call
+    head = f"{where}, line {call.line}: {call.text}"
+    at = "x".join(map(str, shape))
+    if found.shapes:
+        others = ", ".join("x".join(map(str, s)) for s in found.shapes[1:4])
+        return (
+            f"{head}\n= {found.alias} in {found.kernel}'s TTGIR, drawn at {at} (the largest tensor that "
+            f"carries it" + (f"; also {others}" if others else "") + ")"
+        )
+    return f"{head}\n{found.note} (drawn at {at})"
+
+
 EMPTY_TEXT = (
     "No layout yet.\nClick a tensor, load or convert_layout line of TTGIR in the Stages pane,\n"
+    "a layout written in a Gluon source (gl.BlockedLayout(...)),\n"
     "or type a layout (#ttg.blocked<{...}> or an alias) and a shape above and press Enter."
 )
 
@@ -331,8 +362,54 @@ class LayoutPane(Pane):
             "conversion": self.show_conversion,
             "access": self.show_access,
             "bank": self.show_banks,
+            "source": self.show_source_layout,
+            "source_refused": self.show_source_refused,
         }[kind]
         return show(*args)
+
+    def show_source_layout(
+        self, text: str, line: int, col: int | None, constexprs: dict, ttgirs: list, where: str
+    ) -> Job:
+        """A layout written in a Gluon source (`gl.BlockedLayout(...)` at line, col):
+        evaluated with Triton's own classes in the layout service, drawn at the shape of the
+        tensors of the compiled TTGIR that carry it (kx_core.layout.source_layouts)."""
+        from kx_core.layout.source_layouts import SourceLayoutError, source_layout
+
+        def compute():
+            found = source_layout(text, line, col, constexprs, ttgirs)
+            shape = list(found.shape) or _default_shape(found.layout, self.shape_field.text())
+            if found.shared:
+                return found, shape, placement(found.attr, shape, {})
+            bases = linear_bases(found.attr, shape, {})
+            return found, shape, (bases, ownership(bases))
+
+        def draw(value) -> bool:
+            found, shape, drawn = value
+            if found.shared:
+                self.shared_bits = int(found.layout.get("elementBitWidth", self.shared_bits))
+                self._draw_shared(found.attr, shape, drawn, {})
+            else:
+                self._draw_layout(found.attr, shape, *drawn)
+            self.info.setText(_source_caption(found, shape, where) + "\n" + self.info.text())
+            return True
+
+        def failed(error: BaseException) -> bool:
+            self._show_empty(True)
+            self.ownership = self.shared_offsets = None
+            if isinstance(error, SourceLayoutError):
+                self.info.setText(f"{where}, line {line}: {error}")
+                return False
+            return self._failed(error)
+
+        self.drawn_for = self._kernel_key()
+        return self.jobs.submit("view", compute, draw, failed)
+
+    def show_source_refused(self, where: str, line: int) -> Job:
+        self.info.setText(
+            f"{where}, line {line}: a layout in a file shown without running is not evaluated "
+            "(its expression is the file's code): File ▸ Trust This Folder, then click it again"
+        )
+        return Job.finished_now("view", False)
 
     def show_layout(self, attr: str, shape: list[int]) -> Job:
         self.layout_field.setText(attr)

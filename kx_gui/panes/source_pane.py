@@ -36,6 +36,7 @@ MARK_COLORS = {
 }
 # a C++ loop's vectorization remark in the gutter: vectorized, or not (and why, on hover);
 # a loop written with vector intrinsics is neither (grey: GCC had nothing to vectorize)
+LAYOUT_LINK = QColor("#d7ecff")  # the tint of a layout written in a Gluon source (a link)
 REMARK_COLORS = {VECTORIZED: QColor("#43a047"), MISSED: QColor("#f9a825"), VECTOR_CODE: QColor("#90a4ae")}
 
 
@@ -87,6 +88,7 @@ class SourcePane(Pane):
         self.view.line_clicked.connect(self._line_clicked)
         self._loading = False
         self._autosave_failed = False
+        self._layout_spans: dict[int, list[tuple[int, int]]] = {}
         # the file's content as last read or written here: a change on disk is a
         # different hash (our own save is not)
         self._disk_hash: str | None = None
@@ -110,6 +112,7 @@ class SourcePane(Pane):
         self.find_bar.forget()
         self._watch(path)
         self._disk_hash = _hash_of(path) if text or os.path.exists(path) else None
+        self._mark_layouts()
 
     def _watch(self, path: str) -> None:
         if self.watcher.files():
@@ -252,6 +255,7 @@ class SourcePane(Pane):
                 marks[d.line] = (MARK_COLORS.get(d.kind, QColor("#757575")), f"{d.kind}: {d.message}")
         self.view.set_marks(marks)
         self.view.set_gutter_marks(self._remark_marks(result))
+        self._mark_layouts()
 
     def _remark_marks(self, result: CompileResult | None) -> dict:
         """Every loop's vectorization remark (a C++ file's Vectorization stages) on its line."""
@@ -282,6 +286,26 @@ class SourcePane(Pane):
 
     def _line_clicked(self, line: int) -> None:
         self.session.select_source_line(line)
+        if self._layout_spans:  # a Gluon file: its layouts are links to the Layout pane
+            cursor = self.view.textCursor()
+            col = cursor.positionInBlock() if cursor.blockNumber() + 1 == line else None
+            self.session.request_source_layout(self.text(), line, col)
+
+    def _mark_layouts(self, *_args) -> None:
+        """The layouts a Gluon source writes, tinted: each is a link to the Layout pane
+        (kx_core.layout.source_layouts). Redone for each opened file and each build."""
+        from kx_core.layout.source_layouts import find_layout_calls
+        from kx_core.records.languages import language_of
+
+        text = self.text()
+        spans: dict[int, list[tuple[int, int]]] = {}
+        if language_of(text, self.session.path or "").source_layouts:
+            lines = text.splitlines()
+            for c in find_layout_calls(text):
+                end = c.end_col if c.end_line == c.line else len(lines[c.line - 1])
+                spans.setdefault(c.line, []).append((c.col, end - c.col))
+        self._layout_spans = spans
+        self.view.set_char_marks(spans, LAYOUT_LINK)
 
     def _link_changed(self, source_line, links) -> None:
         self.view.set_emphasis({source_line} if source_line else set())

@@ -68,7 +68,7 @@ class StagePane(Pane):
         self._chosen: str | None = None
         self.tabs.currentChanged.connect(self._tab_chosen)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
-        self._build_tabs(CUDA.stages)
+        self._build_tabs(tuple(d for d in CUDA.stages if not d.optional))
 
     def _block_bar(self) -> QHBoxLayout:
         """Previous / next linked block of the current stage, and where the view is."""
@@ -162,7 +162,10 @@ class StagePane(Pane):
             for view in self.views.values():
                 view.set_content("")
             return
-        self._build_tabs(stages_for(kernel.target))
+        # an optional stage (Gluon IR) is a tab only for a kernel that has it
+        self._build_tabs(
+            tuple(d for d in stages_for(kernel.target) if not d.optional or d.name in kernel.stages)
+        )
         self._tab_shown(self.tabs.currentIndex())
 
     def _tab_chosen(self, index: int) -> None:
@@ -190,6 +193,11 @@ class StagePane(Pane):
             why = f"{kernel.display_name}: {kernel.status}" + (
                 f": {kernel.message}" if kernel.message else ""
             )
+            if d.name == "ttir" and "gluon" in kernel.stages:
+                why = (
+                    f"{kernel.display_name} is a Gluon kernel: its frontend writes TritonGPU IR with the "
+                    "source's layouts (the Gluon IR tab), lowered from there (TTGIR)"
+                )
             view.set_content(f"// no {d.display_name}: {why}\n")
             return
         f = filter_stage(text, d.syntax, self.session.display_filters, kernel.demangled)

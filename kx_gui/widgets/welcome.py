@@ -42,8 +42,16 @@ def first_line_of_docstring(path: Path) -> str:
 
 
 def _example_name(path: Path) -> str:
-    """`vector_add.py`; a C++ example with its folder (`cpu/rmsnorm_avx2.cpp`)."""
-    return path.name if path.suffix == ".py" else f"{path.parent.name}/{path.name}"
+    """`vector_add.py`; a C++ example with its folder (`cpu/rmsnorm_avx2.cpp`); a kernel
+    language other than Triton named (`gluon_transpose.py (Gluon)`)."""
+    from kx_core.records.languages import language_of
+
+    name = path.name if path.suffix == ".py" else f"{path.parent.name}/{path.name}"
+    try:
+        lang = language_of(path.read_text(encoding="utf-8"), str(path))
+    except OSError:
+        return name
+    return name if lang.name in ("triton", "cpp") else f"{name} ({lang.display_name})"
 
 
 class WelcomePage(QWidget):

@@ -174,6 +174,26 @@ def specialization_of(kernel: Any, jit_fn: Any) -> Specialization | None:
     )
 
 
+def gluon_ir(kernel: Any) -> str | None:
+    """A Gluon kernel's module as Gluon's frontend wrote it, before any pass: Triton's
+    compile keeps it in its cache as NAME.source (a Triton kernel's is its TTIR before
+    the TTIR passes, not shown: TTIR after them is). None for other kernels or when the
+    cache no longer holds it."""
+    if type(getattr(kernel, "src", None)).__name__ != "GluonASTSource":
+        return None
+    md = kernel.metadata
+    try:
+        from triton.runtime.cache import get_cache_manager
+
+        path = get_cache_manager(md.hash).get_file(f"{md.name}.source")
+        if path is None:
+            return None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except (OSError, AttributeError, ImportError, UnicodeDecodeError):
+        return None
+
+
 def kernel_record(
     kernel: Any,
     jit_fn: Any,
@@ -187,6 +207,8 @@ def kernel_record(
     """Every text stage, the cubin, resources and metadata of a compiled kernel."""
     asm = kernel.asm
     stages = {k: asm[k] for k in TEXT_STAGES if k in asm and isinstance(asm[k], str)}
+    if (gluon := gluon_ir(kernel)) is not None:
+        stages = {"gluon": gluon, **stages}
     md = kernel.metadata
     notes = []
     binaries = {}

@@ -1,0 +1,99 @@
+"""What a kernel language is to kx: how a file is recognised, what captures its launches,
+the stage its compile starts at, whether its source spells layouts, and what installs it.
+The one table the Welcome page, File ▸ Examples, the stage tabs and the source pane's
+layout links read; a new language is one `Language` here plus its capture and parsers.
+
+    language_of(text, "k.py").name   ->  'gluon'  (a file with @gluon.jit kernels)
+    language_of("", "add.cpp").name  ->  'cpp'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kx_core.base.jsonable import Jsonable
+
+# the suffixes of a C++ kernel file (kx_core.cpu compiles them)
+CPP_SOURCES = (".cpp", ".cc", ".cxx")
+
+
+@dataclass(frozen=True)
+class Language(Jsonable):
+    name: str
+    display_name: str
+    # a regex over the file's text that marks it (its decorator); '' = by suffix only
+    marker: str
+    suffixes: tuple[str, ...]
+    # how kx captures its launches: 'triton' (kx's capture of Triton launches, which a
+    # Gluon launch is), 'cpp' (a C++ build), '' = kx cannot capture it yet
+    capture: str
+    first_stage: str  # the stage its compile starts at ('ttir'; Gluon's frontend emits TTGIR)
+    source_layouts: bool  # layouts written in the source, each a link to the Layout pane
+    module: str  # the import its kernels need ('' = none)
+    extra: str  # the pip extra that installs it ('' = kx's own dependencies)
+    versions: str  # the package versions kx is tested with
+    example: str  # the bundled example, relative to kx_core/data/examples ('' = none yet)
+    note: str = ""  # what a user is told when kx cannot yet do more
+
+    def recognises(self, text: str, path: str) -> bool:
+        if self.suffixes and not path.lower().endswith(self.suffixes):
+            return False
+        return not self.marker or re.search(self.marker, text, re.MULTILINE) is not None
+
+
+# Most specific first: a Gluon or Helion file imports triton too, and so would match
+# Triton's marker.
+LANGUAGES: tuple[Language, ...] = (
+    Language(
+        "gluon", "Gluon",
+        # Example: "@gluon.jit", "@gluon.jit(do_not_specialize=['n'])"
+        marker=r"^\s*@\s*(?:\w+\.)*gluon\.jit\b",
+        suffixes=(".py",), capture="triton", first_stage="ttgir", source_layouts=True,
+        module="triton.experimental.gluon", extra="", versions="Triton 3.6, 3.8 (Gluon ships in Triton)",
+        example="gluon_transpose.py",
+    ),
+    Language(
+        "helion", "Helion",
+        # Example: "@helion.kernel()", "@helion.kernel(config=helion.Config(block_sizes=[64]))"
+        marker=r"^\s*@\s*helion\.kernel\b",
+        suffixes=(".py",), capture="", first_stage="ttir", source_layouts=False,
+        module="helion", extra="helion", versions="helion 1.5",
+        example="",
+        note="kx does not capture Helion kernels yet: the Triton code Helion generates is not shown",
+    ),
+    Language(
+        "cute", "CuTe DSL",
+        # Example: "@cute.kernel", "@cute.jit"
+        marker=r"^\s*@\s*cute\.(?:jit|kernel)\b",
+        suffixes=(".py",), capture="", first_stage="", source_layouts=False,
+        module="cutlass.cute", extra="cute", versions="nvidia-cutlass-dsl 4.8",
+        example="",
+        note="kx does not compile CuTe DSL programs yet",
+    ),
+    Language(
+        "triton", "Triton",
+        # Example: "@triton.jit", "@triton.autotune(configs=[...])", "@jit"
+        marker=r"^\s*@\s*(?:triton\.)?(?:jit|autotune|heuristics)\b",
+        suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
+        module="triton", extra="", versions="Triton 3.6, 3.8",
+        example="vector_add.py",
+    ),
+    Language(
+        "cpp", "C++ (CPU)", marker="", suffixes=CPP_SOURCES, capture="cpp", first_stage="asm",
+        source_layouts=False, module="", extra="", versions="g++ / clang++ on PATH",
+        example="cpu/rmsnorm_avx2.cpp",
+    ),
+)  # fmt: skip
+BY_NAME = {lang.name: lang for lang in LANGUAGES}
+# a .py file with no kernel decorator kx knows: run as Triton (its launches say the rest)
+PYTHON = BY_NAME["triton"]
+
+
+def language_of(text: str, path: str) -> Language:
+    """The language of a file from its text and name (Triton for a Python file kx does
+    not recognise otherwise: a launcher file that imports its kernels)."""
+    for lang in LANGUAGES:
+        if lang.recognises(text, path):
+            return lang
+    return PYTHON
