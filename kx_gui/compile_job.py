@@ -19,7 +19,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from kx_core.base.words import counted
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
 from kx_core.compile.artifacts.derived import with_derived
-from kx_core.ir.sourcemap import build_source_map
+from kx_core.ir.sourcemap import source_map_of
 
 # How often the UI thread looks at the queue, in milliseconds.
 POLL_MS = 30
@@ -108,10 +108,7 @@ class CompileJob(QObject):
                     result = with_derived(item)
                     # source maps parse every stage of every kernel: done here, so the
                     # UI thread only looks them up when a kernel is selected
-                    maps = [
-                        build_source_map(k.stages, result.file, k.source_alias, k.source_origins)
-                        for k in result.kernels
-                    ]
+                    maps = [source_map_of(k, result.file) for k in result.kernels]
                     if not self._cancelled.is_set():
                         put(("result", (result, maps)))
         except Exception as e:  # noqa: BLE001 - a bad request becomes a message, not a crash

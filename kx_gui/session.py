@@ -18,7 +18,7 @@ from kx_core.compare.rebuild import pair_rebuild
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
-from kx_core.ir.sourcemap import SourceMap, build_source_map, same_source
+from kx_core.ir.sourcemap import SourceMap, same_source, source_map_of
 from kx_core.records.build import Build, content_hash
 from kx_gui.compile_job import CompileJob
 from kx_gui.measured import Measured
@@ -149,9 +149,7 @@ class Session(QObject):
         )
         self.document_opened.emit(self.path, bundle.source)
         result = bundle.result
-        maps = [
-            build_source_map(k.stages, result.file, k.source_alias, k.source_origins) for k in result.kernels
-        ]
+        maps = [source_map_of(k, result.file) for k in result.kernels]
         self.generation += 1
         self._finished(self.generation, (result, maps))
         return True
@@ -508,10 +506,7 @@ class Session(QObject):
             d for d in new.diagnostics if d.kind != "no-launch" and d not in old.diagnostics
         ]
         merged = replace(old, kernels=tuple(kernels), diagnostics=tuple(diagnostics), from_cache=False)
-        return merged, [
-            m if m is not None else build_source_map(k.stages, old.file, k.source_alias, k.source_origins)
-            for k, m in zip(kernels, maps)
-        ]
+        return merged, [m if m is not None else source_map_of(k, old.file) for k, m in zip(kernels, maps)]
 
     def _settle(self, generation: int, result: CompileResult, first: int = 0) -> None:
         if generation != self.generation or self.result is not result:
@@ -543,9 +538,7 @@ class Session(QObject):
         if index < len(self._source_maps) and self._source_maps[index].source_file == self.path:
             self.source_map = self._source_maps[index]
         else:
-            self.source_map = build_source_map(
-                self.kernel.stages, self.path or "", self.kernel.source_alias, self.kernel.source_origins
-            )
+            self.source_map = source_map_of(self.kernel, self.path or "")
         self.kernel_changed.emit(self.kernel, self.source_map)
         if self.selected_line is not None:  # the selection survives the change of kernel
             self.select_source_line(self.selected_line)

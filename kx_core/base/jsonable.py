@@ -56,8 +56,9 @@ def _from(tp: Any, value: Any) -> Any:
             return tuple(_from(a, v) for a, v in zip(args, value))
         return tuple(value)
     if origin is dict:
-        vt = args[1] if args else Any
-        return {k: _from(vt, v) for k, v in value.items()}
+        kt, vt = (args[0], args[1]) if args else (Any, Any)
+        # JSON keys are strings: a dict keyed by int (a line map) gets its ints back
+        return {(int(k) if kt is int else k): _from(vt, v) for k, v in value.items()}
     if isinstance(tp, type) and dataclasses.is_dataclass(tp):
         return _build(tp, value)
     return value

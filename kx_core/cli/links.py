@@ -15,7 +15,7 @@ import sys
 
 from kx_core.base.words import counted
 from kx_core.ir.main_instruction import blocks
-from kx_core.ir.sourcemap import SourceMap, build_source_map
+from kx_core.ir.sourcemap import SourceMap, source_map_of
 from kx_core.records.backends import ALL_STAGES, stages_for
 from kx_core.records.results import CompiledKernel, CompileResult
 
@@ -37,7 +37,7 @@ def kernel_links(kernel: CompiledKernel, source_file: str, line: int) -> dict:
     """stage -> {"lines", "followed_here", "claimed_here"} for one kernel and source line:
     followed_here are this line's operations the debug info puts on another line;
     claimed_here the lines the debug info puts here whose operation is another line's."""
-    sm: SourceMap = build_source_map(kernel.stages, source_file, kernel.source_alias, kernel.source_origins)
+    sm: SourceMap = source_map_of(kernel, source_file)
     links, disputes = sm.ir_lines(line), sm.disagreements(line)
     out = {}
     for stage in (s.name for s in stages_for(kernel.target) if s.name in links):

@@ -157,10 +157,8 @@ class Followed(Jsonable):
             "neighbour": f"as its neighbouring {self.family}s",
             "nearest": f"the nearest line with a {self.family} in the stage above",
         }.get(self.via, self.via)
-        return (
-            f"{stage_name}'s debug info names line {self.claimed}; "
-            f"this {self.family} is line {self.line}'s ({how})"
-        )
+        named = f"line {self.claimed}" if self.claimed else "no line of this file"
+        return f"{stage_name}'s debug info names {named}; this {self.family} is line {self.line}'s ({how})"
 
 
 def family_of(syntax: str, text: str) -> str | None:
@@ -230,6 +228,11 @@ def follow_operations(
             claimed = in_file(chain) if family else None
             if family and claimed is not None:
                 ops.append((ir_line, family, claimed))
+            elif family and chain and truth.get(family):
+                # located, but at no line of the file (a generated module's line past its
+                # code: the inline asm offsets above, through ptxas's line table): an
+                # operation the stage above has, followed like any other; 0 names no line
+                ops.append((ir_line, family, 0))
         followed: dict[int, Followed] = {}
         if syntax != "mlir":
             # the inline asm block's own location first (exact), then the family rule
@@ -239,8 +242,10 @@ def follow_operations(
                 family = next((f for f in families if f), "inline asm")
                 for ir_line in members:
                     claimed = in_file(stage_chains.get(ir_line, ()))
-                    if line is not None and claimed is not None and claimed != line:
-                        followed[ir_line] = Followed(claimed, line, family, "inline asm")
+                    # an asm line "at" a line the file does not have (past a generated
+                    # module's code: Helion's) is the block's too; 0 names no line
+                    if line is not None and claimed != line and ir_line in stage_chains:
+                        followed[ir_line] = Followed(claimed or 0, line, family, "inline asm")
             honest = {
                 n: (followed[n].line if n in followed else c)
                 for n, f, c in ops

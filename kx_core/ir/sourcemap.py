@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from kx_core.ir.anatomy import matching_close, split_top_level
 from kx_core.ir.op_follow import Followed, follow_operations
 from kx_core.records.backends import ALL_STAGES
+from kx_core.records.results import LineMap
 
 
 @dataclass(frozen=True)
@@ -328,8 +329,17 @@ def remark_line_locations(text: str) -> dict[int, Chain]:
     return out
 
 
+def helion_line_locations(text: str) -> dict[int, Chain]:
+    """Helion's generated Triton code: each code line at the Helion source lines its
+    `# src[file.py:N]` comments name (kx_core.ir.helion_src)."""
+    from kx_core.ir.helion_src import src_lines
+
+    return {n: tuple(Location(name, line) for name, line in locs) for n, locs in src_lines(text).items()}
+
+
 # by Stage.locations (kx_core.records.backends)
 _PARSERS = {
+    "helion": helion_line_locations,
     "mlir": mlir_line_locations,
     "llvm": llvm_line_locations,
     "asm": asm_line_locations,  # PTX, AMDGCN and GCC's x86 assembly: .file/.loc
@@ -362,6 +372,9 @@ class SourceMap:
     # generated files made from lines of `source_file`: path -> those lines, which every
     # location in the file stands for (CompiledKernel.source_origins)
     origins: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # generated files each of whose lines stands for lines of a file: path -> that file
+    # and {line: its lines} (CompiledKernel.source_line_map: Helion's generated Triton)
+    line_maps: dict[str, LineMap] = field(default_factory=dict)
     # stage -> IR line -> the operation kx followed to another line than the stage's
     # debug info names (kx_core.ir.op_follow); both lines link to it
     followed: dict[str, dict[int, Followed]] = field(default_factory=dict)
@@ -369,7 +382,7 @@ class SourceMap:
     def line_in_source(self, loc: Location) -> int | None:
         """The line of `source_file` a location names, directly or through an alias (the
         first of a generated file's origin lines)."""
-        lines = source_lines_of(loc, self.source_file, self.aliases, self.origins)
+        lines = source_lines_of(loc, self.source_file, self.aliases, self.origins, self.line_maps)
         return lines[0] if lines else None
 
     def ir_lines(self, source_line: int) -> dict[str, tuple[int, ...]]:
@@ -383,7 +396,7 @@ class SourceMap:
         f = self.followed.get(stage, {}).get(ir_line)
         out: list[int] = [f.line] if f else []
         for loc in chain:
-            for line in source_lines_of(loc, self.source_file, self.aliases, self.origins):
+            for line in source_lines_of(loc, self.source_file, self.aliases, self.origins, self.line_maps):
                 if line not in out:
                     out.append(line)
         return tuple(out)
@@ -417,10 +430,15 @@ def source_lines_of(
     source_file: str,
     aliases: dict[str, int] | None = None,
     origins: dict[str, tuple[int, ...]] | None = None,
+    line_maps: dict[str, LineMap] | None = None,
 ) -> tuple[int, ...]:
     """loc's line in `source_file`, or in a generated file whose text stands in it
     `aliases[path]` lines down; or the lines a generated file was made from
-    (`origins[path]`); none for a location elsewhere."""
+    (`origins[path]`), or its line was made from (`line_maps[path][line]`); none for a
+    location elsewhere."""
+    for path, m in (line_maps or {}).items():
+        if same_source(loc.file, path):
+            return m.lines.get(loc.line, ()) if same_source(m.file, source_file) else ()
     if same_source(loc.file, source_file):
         return (loc.line,)
     for path, offset in (aliases or {}).items():
@@ -437,10 +455,11 @@ def build_source_map(
     source_file: str,
     aliases: dict[str, int] | None = None,
     origins: dict[str, tuple[int, ...]] | None = None,
+    line_maps: dict[str, LineMap] | None = None,
 ) -> SourceMap:
     """Parse every stage's locations and index them by lines of `source_file` (and of
-    the generated files `aliases` puts in it, and `origins` makes from it:
-    CompiledKernel.source_alias, .source_origins)."""
+    the generated files `aliases` puts in it, and `origins` and `line_maps` make from
+    it: CompiledKernel.source_alias, .source_origins, .source_line_map)."""
     per_stage = {name: line_locations(name, text) for name, text in stages.items()}
     # the parsers hand out one chain object to every line it covers: resolve each once
     resolved: dict[int, list[int]] = {}
@@ -450,7 +469,7 @@ def build_source_map(
         if key not in resolved:
             wanted: list[int] = []
             for loc in chain:
-                for line in source_lines_of(loc, source_file, aliases, origins):
+                for line in source_lines_of(loc, source_file, aliases, origins, line_maps):
                     if line not in wanted:
                         wanted.append(line)
             resolved[key] = wanted
@@ -468,4 +487,17 @@ def build_source_map(
             if ir_line not in index[f.line]:
                 bisect.insort(index[f.line], ir_line)
         by_source[name] = {k: tuple(v) for k, v in index.items()}
-    return SourceMap(source_file, per_stage, by_source, dict(aliases or {}), dict(origins or {}), followed)
+    return SourceMap(
+        source_file, per_stage, by_source, dict(aliases or {}), dict(origins or {}),
+        line_maps=dict(line_maps or {}), followed=followed,
+    )  # fmt: skip
+
+
+def source_map_of(kernel, source_file: str) -> SourceMap:
+    """A kernel record's source map over lines of `source_file`, through every generated
+    file its record says stands for it (CompiledKernel.source_alias, .source_origins,
+    .source_line_map)."""
+    return build_source_map(
+        kernel.stages, source_file, kernel.source_alias, kernel.source_origins,
+        getattr(kernel, "source_line_map", None),
+    )  # fmt: skip

@@ -6,8 +6,8 @@ own asm key, the function that makes its text (`derive`, registered by the layer
 run the tool). Adding a backend is one `Backend`. A target whose backend is not in the
 table is an error (`UnknownBackend`), never CUDA's tabs.
 
-    backend_of(Target("hip", "gfx942", 64)).stages  ->  (Gluon IR, TTIR, TTGIR, LLVM IR, AMDGCN)
-                                                    (Gluon IR only for a Gluon kernel: optional)
+    backend_of(Target("hip", "gfx942", 64)).stages  ->  (Triton (Helion), Gluon IR, TTIR, TTGIR, LLVM IR, AMDGCN)
+                                    (the first two only for a Helion or Gluon kernel: optional)
     backend_of(Target("cuda", 90, 32)).arch_name(90)  ->  'sm_90'
 """
 
@@ -112,6 +112,9 @@ class UnknownBackend(ValueError):
 # What Gluon's frontend writes, before Gluon's passes: TritonGPU IR with the source's own
 # layouts (Triton's cache keeps it as NAME.source; compile/artifacts/kernel_record.py reads it)
 GLUON = Stage("gluon", "gluon.mlir", "Gluon IR", -1, "mlir", locations="mlir", optional=True)
+# The Triton code Helion generated for a kernel (a Python module; its `# src[...]`
+# comments give each line's Helion source line: kx_core/ir/helion_src.py)
+HELION = Stage("helion", "helion.py", "Triton (Helion)", -2, "python", locations="helion", optional=True)
 TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 TTGIR = Stage("ttgir", "ttgir", "TTGIR", 1, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 LLIR = Stage("llir", "ll", "LLVM IR", 2, "llvm", locations="llvm", replaceable=True, triton_ir=True)
@@ -127,7 +130,7 @@ VECTORIZATION = Stage("vectorization", "vec", "Vectorization", 1, "text", locati
 CUDA = Backend(
     "cuda",
     "CUDA",
-    (GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
+    (HELION, GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
     gpu=True,
     arch_prefix="sm_",
     compiler="triton",
@@ -144,7 +147,7 @@ CUDA = Backend(
 HIP = Backend(
     "hip",
     "ROCm",
-    (GLUON, TTIR, TTGIR, LLIR, AMDGCN),
+    (HELION, GLUON, TTIR, TTGIR, LLIR, AMDGCN),
     gpu=True,
     arch_prefix="",
     compiler="triton",

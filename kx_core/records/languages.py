@@ -57,10 +57,12 @@ LANGUAGES: tuple[Language, ...] = (
         "helion", "Helion",
         # Example: "@helion.kernel()", "@helion.kernel(config=helion.Config(block_sizes=[64]))"
         marker=r"^\s*@\s*helion\.kernel\b",
-        suffixes=(".py",), capture="", first_stage="ttir", source_layouts=False,
+        # Helion launches the Triton kernel it generates through Triton: kx's capture sees
+        # it (compile/capturing/helion_capture.py), its module is the first stage
+        suffixes=(".py",), capture="triton", first_stage="helion", source_layouts=False,
         module="helion", extra="helion", versions="helion 1.5",
-        example="",
-        note="kx does not capture Helion kernels yet: the Triton code Helion generates is not shown",
+        example="helion_rows.py",
+        note="a kernel without config= is compiled at Helion's default config (a real run autotunes)",
     ),
     Language(
         "cute", "CuTe DSL",

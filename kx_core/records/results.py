@@ -233,6 +233,14 @@ class DataPlaceholder(Jsonable):
 
 
 @dataclass(frozen=True)
+class LineMap(Jsonable):
+    """The lines of `file` (a name or path) each line of a generated source came from."""
+
+    file: str
+    lines: dict[int, tuple[int, ...]]
+
+
+@dataclass(frozen=True)
 class CompiledKernel(Jsonable):
     """One kernel of a file: one specialization, or one autotune config of it."""
 
@@ -265,6 +273,10 @@ class CompiledKernel(Jsonable):
     # torch.compile script's Inductor kernel: its graph nodes' stack traces): its path ->
     # those lines. Every stage line located in it links to all of them (kernel-wide).
     source_origins: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # A generated source each of whose lines the kernel's stages name stands for lines of
+    # a user's file (Helion's generated Triton, by its `# src[file.py:N]` comments): its
+    # path -> that file and the lines.
+    source_line_map: dict[str, LineMap] = field(default_factory=dict)
     # A C++ function (kx_core.cpu): the file it is defined in (its DWARF decl_file), and
     # whether that is outside the user's files (torch, c10, pybind11, libstdc++ headers):
     # Compiler Explorer's "library functions" filter hides those

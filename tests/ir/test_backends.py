@@ -27,6 +27,7 @@ def test_each_backends_stages_are_in_pipeline_order_and_in_the_table():
         assert orders == sorted(orders) and len(set(orders)) == len(orders), backend.name
         assert all(ALL_STAGES[s.name] is s for s in backend.stages)
     assert [s.display_name for s in stages_for(Target("hip", "gfx942", 64))] == [
+        "Triton (Helion)",  # optional: a tab only for a Helion kernel
         "Gluon IR",  # optional: a tab only for a Gluon kernel
         "TTIR",
         "TTGIR",

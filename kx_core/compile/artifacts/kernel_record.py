@@ -11,6 +11,7 @@ from typing import Any
 
 from kx_core.compile.artifacts import resources
 from kx_core.compile.artifacts.diagnostics import def_line
+from kx_core.compile.artifacts.helion_generated import helion_generated
 from kx_core.records.backends import compiler_stages
 from kx_core.records.results import (
     AutotuneConfig,
@@ -245,6 +246,10 @@ def kernel_record(
         extra=extra,
     )
     file, line = source_location(jit_fn)
+    line_maps = {}
+    if (helion := helion_generated(file)) is not None:
+        text, line_maps = helion
+        stages = {"helion": text, **stages}
     return CompiledKernel(
         name=jit_name(jit_fn),
         status="compiled",
@@ -260,4 +265,5 @@ def kernel_record(
         signature=signature_of(jit_fn),
         specialization=specialization_of(kernel, jit_fn),
         compile_time_s=compile_time_s,
+        source_line_map=line_maps,
     )

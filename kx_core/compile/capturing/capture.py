@@ -212,7 +212,20 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
         return d
     if isinstance(exc, NeedsRealData) or "meta tensor" in str(exc) or "'meta'" in str(exc):
         return diag.runtime_diagnostic(exc, user_file, "capture stopped here: ")
-    return diag.runtime_diagnostic(exc, user_file)
+    d = diag.runtime_diagnostic(exc, user_file)
+    if isinstance(exc, ModuleNotFoundError) and (lang := _language_of_module(exc.name or "")):
+        # a kernel language kx supports through an optional extra (kx_core.records.languages)
+        return replace(
+            d, message=f"{d.message}: {lang.display_name} kernels need pip install 'kx[{lang.extra}]'"
+        )
+    return d
+
+
+def _language_of_module(name: str):
+    from kx_core.records.languages import LANGUAGES
+
+    top = name.split(".")[0]
+    return next((lang for lang in LANGUAGES if lang.extra and lang.module.split(".")[0] == top), None)
 
 
 def _out_of_memory(exc: BaseException) -> bool:
@@ -331,6 +344,14 @@ def _report_exits(path: str) -> None:
     os._exit = _exit
 
 
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
 def run_user_file(path: str, text: str | None = None) -> dict:
     """Execute the file (or `text` as that file) as __main__; returns its namespace,
     whatever happened."""
@@ -391,8 +412,14 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
+        from kx_core.compile.capturing import helion_capture
+
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
+        helion_default = helion_capture.prepare(request.text if request.text is not None else _read(path))
         namespace = run_user_file(path, request.text)
+        if helion_default and namespace:
+            for d in helion_capture.guessed_configs(namespace, path):
+                capture_state.STATE.send_diagnostic(d)
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
     if mode == "signature":
         from kx_core.compile.capturing.direct import compile_direct

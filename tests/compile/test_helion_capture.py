@@ -1,0 +1,67 @@
+"""A Helion file: kx captures the Triton kernel Helion generates for each call, shows that
+module as a stage, and links it and every stage below it to the Helion source lines (the
+generated code's `# src[file.py:N]` comments). A kernel with no config, which a real run
+autotunes, is compiled at Helion's default config and said to be a guess (exit status 4)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from kx_core.base.data import data_path
+from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.artifacts.derived import with_derived
+from kx_core.ir.sourcemap import source_map_of
+
+pytest.importorskip("helion")
+
+FILE = data_path("examples", "helion_rows.py")
+
+
+@pytest.fixture(scope="module")
+def result():
+    return with_derived(compile_file(CompileRequest(file=str(FILE), target="cuda:90")))
+
+
+def _line(needle: str) -> int:
+    return next(i for i, t in enumerate(FILE.read_text().splitlines(), 1) if needle in t)
+
+
+def test_each_call_is_the_triton_kernel_helion_generated(result):
+    names = sorted(k.name for k in result.kernels)
+    assert names == ["_helion_add", "_helion_row_softmax"]
+    for k in result.kernels:
+        assert k.status == "compiled" and list(k.stages)[:2] == ["helion", "ttir"]
+        # the stage is the module Triton compiled: the file its TTIR's locations name
+        with open(k.source_file, encoding="utf-8") as f:
+            assert k.stages["helion"] == f.read()
+        assert f'loc("{k.source_file}"' in k.stages["ttir"]
+        assert f"def {k.name}(" in k.stages["helion"]
+    add = next(k for k in result.kernels if k.name == "_helion_add")
+    # the config given: 32x64 tiles, 4 warps
+    assert "_BLOCK_SIZE_0 = tl.constexpr(32)" in add.stages["helion"] and add.metadata.num_warps == 4
+
+
+def test_every_stage_links_back_to_the_helion_source_line(result):
+    add = next(k for k in result.kernels if k.name == "_helion_add")
+    body = _line("out[tile] = x[tile] + y[tile]")
+    links = source_map_of(add, str(FILE)).ir_lines(body)
+    for stage, needle in (("helion", "tl.load("), ("ttir", "tt.load"), ("ptx", "ld.global"), ("sass", "LDG")):
+        lines = add.stages[stage].splitlines()
+        assert any(needle in lines[i - 1] for i in links.get(stage, ())), stage
+    # and a generated line back to its source line
+    smap = source_map_of(add, str(FILE))
+    gen = add.stages["helion"].splitlines()
+    store = next(i for i, t in enumerate(gen, 1) if "tl.store(" in t)
+    assert smap.source_lines("helion", store) == (body,)
+    # another file of the same name elsewhere is not this one: no links to it
+    assert not source_map_of(add, "/elsewhere/other.py").ir_lines(body)
+
+
+def test_a_kernel_a_real_run_autotunes_is_said_to_be_a_guess(result):
+    said = [d for d in result.diagnostics if d.kind == "not-captured"]
+    assert [d.kernel for d in said] == ["row_softmax"] and said[0].line == _line("def row_softmax")
+    assert "default config" in said[0].message and result.exit_status == 4
+    softmax = next(k for k in result.kernels if k.name == "_helion_row_softmax")
+    assert re.search(r"_BLOCK_SIZE_0 = tl\.constexpr\(\d+\)", softmax.stages["helion"])
