@@ -586,6 +586,10 @@ class Session(QObject):
                 ttgirs.append((k.display_name, k.stages["ttgir"]))
         owner = first[0] if first else chosen
         constexprs = dict(owner.launch.constexprs) if owner is not None and owner.launch else {}
+        if owner is not None and owner.metadata is not None:
+            from kx_core.layout.source_layouts import NUM_WARPS
+
+            constexprs[NUM_WARPS] = owner.metadata.num_warps  # what gl.num_warps() is
         self.view_requested.emit("source", (text, line, col, constexprs, ttgirs, where))
         return True
 

@@ -202,10 +202,17 @@ def _bindings(tree: ast.Module, scope: str) -> tuple[dict[str, ast.expr], list[a
             elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
                 binds[st.target.id] = st.value
 
-    for st in tree.body:
+    # the module's statements, and those of its top-level `if` blocks (the names an
+    # `if __name__ == "__main__":` block binds and passes to a launch)
+    top = [
+        st
+        for node in tree.body
+        for st in ([node] + (node.body + node.orelse if isinstance(node, ast.If) else []))
+    ]
+    for st in top:
         if isinstance(st, ast.Import | ast.ImportFrom):
             imports.append(st)
-    take(tree.body)
+    take(top)
     if scope:
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == scope:
@@ -231,17 +238,48 @@ def evaluate_here(source: str, line: int, col: int | None, constexprs: dict[str,
         raise SourceLayoutError(f"no layout call at line {line}")
     tree = ast.parse(source)
     binds, imports = _bindings(tree, call.scope)
-    namespace: dict[str, Any] = {
-        "__builtins__": {"range": range, "len": len, "min": min, "max": max, "int": int}
-    }
+    builtins = {f.__name__: f for f in (range, len, min, max, int, str, list, tuple, getattr)}
+    namespace: dict[str, Any] = {"__builtins__": builtins}
     for st in imports:
         if _triton_import(st):
-            imported: dict[str, Any] = {}
-            exec(compile(ast.Module([st], []), "<kx imports>", "exec"), imported)  # noqa: S102
-            namespace.update((k, v) for k, v in imported.items() if k != "__builtins__")
+            namespace.update(_imported(st))
     node = _call_node(tree, call)
+    if NUM_WARPS in constexprs:  # gl.num_warps() is the launch's num_warps
+        node = _NumWarps(int(constexprs[NUM_WARPS])).visit(node)
     value = _Evaluator(namespace, binds, constexprs).value(node)
     return layout_dict(value)
+
+
+# the key of the launch's num_warps among the constexprs given to evaluate_here: what
+# `gl.num_warps()` in a layout call is
+NUM_WARPS = "__kx_num_warps__"
+
+
+class _NumWarps(ast.NodeTransformer):
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:  # noqa: N802 - ast's name
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "num_warps" and not node.args:
+            return ast.copy_location(ast.Constant(self.n), node)
+        return self.generic_visit(node)
+
+
+def _imported(st: ast.stmt) -> dict[str, Any]:
+    """The names one Triton import binds; a name this Triton lacks (a tutorial written
+    for another version) is left out, not the whole statement: the layouts that do not
+    use it still evaluate, and one that does says the name is unknown."""
+    out: dict[str, Any] = {}
+    for alias in st.names:
+        one = type(st)(**{**{f: getattr(st, f) for f in st._fields}, "names": [alias]})
+        ast.copy_location(one, st)
+        try:
+            exec(compile(ast.fix_missing_locations(ast.Module([one], [])), "<kx imports>", "exec"), out)  # noqa: S102
+        except Exception:  # noqa: BLE001 - an import this Triton cannot do: that name only
+            continue
+    out.pop("__builtins__", None)
+    return out
 
 
 def _call_node(tree: ast.Module, call: LayoutCall) -> ast.Call:

@@ -115,6 +115,9 @@ GLUON = Stage("gluon", "gluon.mlir", "Gluon IR", -1, "mlir", locations="mlir", o
 # The Triton code Helion generated for a kernel (a Python module; its `# src[...]`
 # comments give each line's Helion source line: kx_core/ir/helion_src.py)
 HELION = Stage("helion", "helion.py", "Triton (Helion)", -2, "python", locations="helion", optional=True)
+# A CuTe DSL program's MLIR as the DSL traced it, before any pass (located in the source;
+# CUTE_DSL_KEEP=ir-debug: compile/capturing/cute_capture.py)
+CUTE = Stage("cute", "cute.mlir", "CuTe IR", -3, "mlir", locations="mlir", optional=True)
 TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 TTGIR = Stage("ttgir", "ttgir", "TTGIR", 1, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 LLIR = Stage("llir", "ll", "LLVM IR", 2, "llvm", locations="llvm", replaceable=True, triton_ir=True)
@@ -130,7 +133,7 @@ VECTORIZATION = Stage("vectorization", "vec", "Vectorization", 1, "text", locati
 CUDA = Backend(
     "cuda",
     "CUDA",
-    (HELION, GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
+    (CUTE, HELION, GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
     gpu=True,
     arch_prefix="sm_",
     compiler="triton",

@@ -68,10 +68,12 @@ LANGUAGES: tuple[Language, ...] = (
         "cute", "CuTe DSL",
         # Example: "@cute.kernel", "@cute.jit"
         marker=r"^\s*@\s*cute\.(?:jit|kernel)\b",
-        suffixes=(".py",), capture="", first_stage="", source_layouts=False,
+        # the file runs as it is; what the DSL compiles is read from the artifacts it is
+        # told to keep (compile/capturing/cute_capture.py)
+        suffixes=(".py",), capture="cute", first_stage="cute", source_layouts=False,
         module="cutlass.cute", extra="cute", versions="nvidia-cutlass-dsl 4.8",
-        example="",
-        note="kx does not compile CuTe DSL programs yet",
+        example="cute_add.py",
+        note="programs compiled with cute.compile are shown; launching one needs a GPU",
     ),
     Language(
         "triton", "Triton",

@@ -162,9 +162,18 @@ class StagePane(Pane):
             for view in self.views.values():
                 view.set_content("")
             return
-        # an optional stage (Gluon IR) is a tab only for a kernel that has it
+        # an optional stage (Gluon IR) is a tab only for a kernel that has it; a CuTe DSL
+        # program never passes through Triton's TTIR, TTGIR or LLVM IR: only its own tabs
+        # (SASS and ELF, made from its cubin, among them)
+        own_only = "cute" in kernel.stages
         self._build_tabs(
-            tuple(d for d in stages_for(kernel.target) if not d.optional or d.name in kernel.stages)
+            tuple(
+                d
+                for d in stages_for(kernel.target)
+                if d.name in kernel.stages
+                or (d.derived_from and d.derived_from in kernel.binaries)
+                or not (d.optional or own_only)
+            )
         )
         self._tab_shown(self.tabs.currentIndex())
 

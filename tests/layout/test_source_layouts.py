@@ -125,3 +125,21 @@ def test_only_the_files_triton_imports_run():
     )
     with pytest.raises(SourceLayoutError, match="os is known only"):
         source_layout_here(text, 3, 10, {}, [])
+
+
+def test_a_tutorial_for_another_triton_still_evaluates_what_it_can():
+    """An import this Triton lacks leaves out that name only; gl.num_warps() is the
+    launch's; names the __main__ block binds are the file's."""
+    text = (
+        "from triton.experimental.gluon import language as gl\n"
+        "from triton.experimental.gluon.language.nvidia.blackwell import no_such_helper, TensorMemoryLayout\n"
+        "L = gl.BlockedLayout([1], [32], [gl.num_warps()], [0])\n"
+        "if __name__ == '__main__':\n"
+        "    warps = 4\n"
+        "    M = gl.BlockedLayout([2], [32], [warps], [0])\n"
+        "    T = no_such_helper(M)\n"
+    )
+    from kx_core.layout.source_layouts import NUM_WARPS
+
+    assert source_layout_here(text, 3, 10, {NUM_WARPS: 8}, []).layout["warpsPerCTA"] == [8]
+    assert source_layout_here(text, 6, 10, {}, []).layout["warpsPerCTA"] == [4]

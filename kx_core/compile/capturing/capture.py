@@ -412,14 +412,19 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
-        from kx_core.compile.capturing import helion_capture
+        from kx_core.compile.capturing import cute_capture, helion_capture
 
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
-        helion_default = helion_capture.prepare(request.text if request.text is not None else _read(path))
+        text = request.text if request.text is not None else _read(path)
+        helion_default = helion_capture.prepare(text)
+        cute_folder = cute_capture.prepare(text, target)
         namespace = run_user_file(path, request.text)
         if helion_default and namespace:
             for d in helion_capture.guessed_configs(namespace, path):
                 capture_state.STATE.send_diagnostic(d)
+        if cute_folder:  # what the DSL compiled, whether or not the run then failed
+            for k in cute_capture.records(cute_folder, target, path):
+                capture_state.STATE.send_kernel(f"cute:{k.name}:{k.message}", k)
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
     if mode == "signature":
         from kx_core.compile.capturing.direct import compile_direct

@@ -1,0 +1,69 @@
+"""A CuTe DSL file compiles without a GPU to its MLIR, PTX and cubin, shown as kx's stages
+and linked to the source; its registers and shared memory are the cubin's, and the cubin
+is the one the DSL itself builds for the same program."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kx_core.base.data import data_path
+from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.artifacts.derived import with_derived
+from kx_core.compile.artifacts.resources import cubin_resources
+from kx_core.compile.artifacts.sass import disassemble
+from kx_core.ir.sourcemap import source_map_of
+
+pytest.importorskip("cutlass.cute")
+
+FILE = data_path("examples", "cute_add.py")
+
+# The DSL's own build of the same program, in a process of its own (the DSL keeps
+# global state): its cubin as base64 on stdout.
+_OWN_BUILD = """
+import base64, importlib.util, sys
+spec = importlib.util.spec_from_file_location("cute_add", sys.argv[1])
+m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)
+import cutlass, cutlass.cute as cute
+a, b, c = (m.make_fake_compact_tensor(cutlass.Float32, (1024, 512)) for _ in range(3))
+print(base64.b64encode(cute.compile(m.add, a, b, c, options="--keep-cubin").artifacts.CUBIN).decode())
+"""
+
+
+@pytest.fixture(scope="module")
+def result():
+    return with_derived(compile_file(CompileRequest(file=str(FILE), target="cuda:90")))
+
+
+def test_a_cute_program_is_one_kernel_with_every_stage(result):
+    assert result.exit_status == 0, [str(d) for d in result.diagnostics]
+    (k,) = result.kernels
+    assert k.name == "add" and k.status == "compiled"
+    assert list(k.stages)[:2] == ["cute", "ptx"] and "sass" in k.stages
+    assert "cute.memref" in k.stages["cute"] and ".target sm_90a" in k.stages["ptx"]
+    # the block the program launches with is in the binary: 256 threads
+    assert k.metadata.num_warps == 8
+    line = next(i for i, t in enumerate(FILE.read_text().splitlines(), 1) if "gC[row, col] =" in t)
+    links = source_map_of(k, str(FILE)).ir_lines(line)
+    assert {"cute", "ptx", "sass"} <= set(links)
+    ptx = k.stages["ptx"].splitlines()
+    assert any("st.global" in ptx[i - 1] for i in links["ptx"])
+
+
+def test_its_cubin_is_the_one_the_dsl_builds(result):
+    (k,) = result.kernels
+    ours = base64.b64decode(k.binaries["cubin"])
+    env = dict(os.environ, CUTE_DSL_ARCH="sm_90a", CUTE_DSL_LINEINFO="1")
+    out = subprocess.run(
+        [sys.executable, "-c", _OWN_BUILD, str(FILE)], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    theirs = base64.b64decode(out.stdout.strip().splitlines()[-1])
+    a, b = cubin_resources(ours), cubin_resources(theirs)
+    assert (k.metadata.registers, k.metadata.shared) == (a.registers, a.shared or 0)
+    assert (a.registers, a.shared, a.spills) == (b.registers, b.shared, b.spills)
+    assert disassemble(ours) == disassemble(theirs)  # instructions and line table alike
