@@ -11,14 +11,17 @@ from kx_core.sweep.driver import script
 from kx_core.sweep.rank import figures
 from kx_core.sweep.request import SweepRequest
 from kx_core.sweep.result import CaseResult
-from kx_core.sweep.space import shape_label
 
 
 def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> CaseResult:
     """One shape's compile side: its driver captured, its configs' figures ranked."""
     from kx_core.compile import CompileRequest, compile_file
 
-    path = os.path.join(folder, f"shape_{shape_label(shape).replace(',', '_').replace('=', '')}.py")
+    # one driver path for every shape of the sweep: Triton's cache is kept per driver file
+    # (compile/jobs/cache.py), and a config whose specialization is the same at the next
+    # shape (the usual case: sizes that are all multiples of 16) is then a cache hit, not
+    # a second compile. The kernels' locations name the user's file, never the driver.
+    path = os.path.join(folder, "kx_sweep_driver.py")
     with open(path, "w", encoding="utf-8") as f:
         f.write(script(req.file, req.kernel, req.entry, shape, list(req.space) if req.space else None))
     start = time.perf_counter()

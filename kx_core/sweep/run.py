@@ -97,11 +97,34 @@ def _compiled(req: SweepRequest, folder: str, progress: Progress, stop: threadin
             if stop.is_set():
                 return
         return
-    for i, shape in enumerate(req.shapes):
-        if stop.is_set():
-            return
-        progress("compile", i, len(req.shapes), shape_label(shape))
-        yield i, compile_shape(req, shape, folder)
+    server = _warm_server(req)
+    try:
+        for i, shape in enumerate(req.shapes):
+            if stop.is_set():
+                return
+            progress("compile", i, len(req.shapes), shape_label(shape))
+            yield i, compile_shape(req, shape, folder)
+    finally:
+        if server is not None:
+            from kx_core.compile.jobs import warm
+
+            warm.stop(req.python)
+            try:
+                server.wait(timeout=10)
+            except Exception:  # noqa: BLE001 - it dies with this process anyway (lifeline)
+                server.kill()
+
+
+def _warm_server(req: SweepRequest):
+    """A warm worker for the sweep's shapes (each a compile of its own: a cold worker
+    pays torch's and Triton's imports every time, 3 s on two cores), started without
+    waiting: the first shape compiles cold meanwhile. None when one already answers (the
+    app's, `kx daemon start`'s) or for one shape."""
+    if len(req.shapes) < 2:
+        return None
+    from kx_core.compile.jobs import warm
+
+    return warm.launch(req.python, detach=False, wait_s=0)
 
 
 def _ray_gpus(address: str) -> int:
