@@ -2,6 +2,7 @@
 the slice that serves them (`kx VERB --help` for each one's options):
 
     compile and read a file   kernels, compile, stages, summary, passes (this module)
+    records of real runs      open; compile --export tritonparse (cli.records, kx_core.recorded)
     layouts                   layout, coalesce (this module, kx_core.layout)
     performance models        roofline, autotune, gpu (cli.model, kx_core.model)
     autotune at scale         sweep (cli.sweep, kx_core.sweep)
@@ -120,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
+    from kx_core.cli.records import add_open_verb
     from kx_core.cli.sweep import add_sweep_verb
     from kx_core.cli.versions import add_versions_verb
 
@@ -133,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_lit_commands(sub)
     add_versions_verb(sub)
     add_sweep_verb(sub)
+    add_open_verb(sub)
     return parser
 
 
@@ -156,6 +159,9 @@ def _add_compile_verbs(sub) -> None:
     _add_compile_options(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.add_argument("--out", metavar="DIR", help="write each stage as <kernel>[<config>].<ext>")
+    from kx_core.cli.records import add_export_option
+
+    add_export_option(c)
     add_filter_option(c)
     s = sub.add_parser("stages", help="print one stage of every kernel as text")
     _add_compile_options(s)
@@ -677,6 +683,7 @@ STANDALONE_VERBS = {
     "compare": "kx_core.cli.compare:compare_command",
     "versions": "kx_core.cli.versions:versions_command",
     "sweep": "kx_core.cli.sweep:sweep_command",
+    "open": "kx_core.cli.records:open_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {
@@ -707,6 +714,11 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "autotune" and args.t3:
         return _verb(RESULT_VERBS["autotune"])(args, None)
     args.passes = getattr(args, "passes", False) or args.command == "passes"
+    from kx_core.cli.records import check_export
+
+    if (bad := check_export(args)) is not None:
+        print(f"kx: {bad}", file=sys.stderr)
+        return cli_args.EXIT_USAGE
     try:
         result = _compile(args)
     except (TargetError, KernelFileError, RequestError, VersionError) as e:
@@ -726,7 +738,7 @@ def _main(argv: list[str] | None) -> int:
     if derived and (
         args.command in ("summary", "links")
         or getattr(args, "stage", None) in derived
-        or (args.command == "compile" and (args.json or args.out))
+        or (args.command == "compile" and (args.json or args.out or args.export))
     ):
         from kx_core.compile.artifacts.derived import with_derived
 
@@ -748,6 +760,11 @@ def _compile_output(args: argparse.Namespace, result: CompileResult) -> int:
     result, hidden = _cpp_filtered(args, result)
     if args.out:
         write_stages(result, args.out)
+    if args.export:
+        from kx_core.cli.records import export_result
+
+        if (bad := export_result(args, result)) is not None:
+            return bad
     if args.json:
         doc = result_json(result)
         if hidden:
