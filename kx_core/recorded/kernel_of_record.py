@@ -101,8 +101,10 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     (`record`), which stages the record held (`record_stages`) and which kx derives from
     its binary (`derived_stages`)."""
     md = found.metadata
-    target = target_of(md, found.stages)
-    ints, _ = _ttgir_facts(found.stages.get("ttgir", ""))
+    # pipeline order, whatever order the record's files or keys came in
+    stages = {s: found.stages[s] for s in ALL_STAGES if s in found.stages}
+    target = target_of(md, stages)
+    ints, _ = _ttgir_facts(stages.get("ttgir", ""))
     notes = list(found.notes)
     binaries = {}
     if found.cubin is not None:
@@ -110,6 +112,9 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
         usage = resources.cubin_resources(found.cubin, found.name)
     elif "amdgcn" in found.stages:
         usage = resources.parse_amdgcn_resources(found.stages["amdgcn"])
+    elif isinstance(kx := md.get("kx"), dict) and kx.get("registers") is not None:
+        # a trace kx wrote (kx_core.recorded.trace_export): the capture read them from its cubin
+        usage = resources.ResourceUsage(registers=kx.get("registers"), spills=kx.get("spills"))
     else:
         usage = resources.ResourceUsage(reason="the record holds no cubin: registers and spills are unknown")
     if usage.reason:
@@ -117,10 +122,10 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     derived = [
         s.name
         for s in ALL_STAGES.values()
-        if s.derived_from and s.derived_from in binaries and s.name not in found.stages
+        if s.derived_from and s.derived_from in binaries and s.name not in stages
     ]
     extra: dict[str, Any] = {k: md[k] for k in _EXTRA_FIELDS if k in md}
-    extra |= {"record": found.origin, "record_stages": list(found.stages), "derived_stages": derived}
+    extra |= {"record": found.origin, "record_stages": list(stages), "derived_stages": derived}
     if "shared" not in md:
         notes.append("shared memory: the static size in the cubin (the record has no Triton metadata)")
     if "num_stages" not in md:
@@ -143,7 +148,7 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
         extra=extra,
     )
     file, line = found.source_file, found.source_line
-    ir_file, ir_line = source_of(found.stages)
+    ir_file, ir_line = source_of(stages)
     if file is None or file == ir_file:
         # the def line, as a capture's source_line is (a trace's python_source starts at
         # the decorator)
@@ -156,7 +161,7 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
         source_file=file,
         source_line=line,
         launch=found.launch,
-        stages=dict(found.stages),
+        stages=stages,
         binaries=binaries,
         metadata=metadata,
         compile_time_s=_compile_seconds(times),

@@ -12,10 +12,10 @@ is then 1.
 
 from __future__ import annotations
 
-import gzip
 import hashlib
 import json
 import os
+import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -58,10 +58,12 @@ def _first_event(path: str) -> bool:
             magic = f.read(4)
         if magic.startswith(ZSTD_MAGIC):
             return True  # tritonparse's zstd traces: said to be so when opened
-        opener = gzip.open if magic.startswith(GZIP_MAGIC) else open
-        with opener(path, "rb") as f:
+        with open(path, "rb") as f:
             head = f.read(1 << 16)
-    except (OSError, EOFError):
+        if magic.startswith(GZIP_MAGIC):
+            # a prefix's inflation, not gzip.open's: a truncated trace is still one
+            head = zlib.decompressobj(31).decompress(head, 1 << 16)
+    except (OSError, zlib.error):
         return False
     for line in head.splitlines():
         if line.strip():
@@ -184,7 +186,8 @@ def _index_kernel(index: TraceIndex, entry: TraceEntry, message: str | None = No
         | ({"triton_version": s["triton_version"]} if "triton_version" in s else {}),
     )
     status = "failed" if message else "compiled"
-    return CompiledKernel(entry.name, status, target, metadata=metadata, message=message)
+    launch = index.launch(entry.hash)
+    return CompiledKernel(entry.name, status, target, launch=launch, metadata=metadata, message=message)
 
 
 def _result(

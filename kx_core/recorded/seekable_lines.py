@@ -24,6 +24,7 @@ from dataclasses import dataclass
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 CHUNK_BYTES = 1 << 20  # compressed bytes read at a time
+BLOCK_BYTES = 1 << 20  # uncompressed bytes one inflate call gives at most
 CHECKPOINT_BYTES = 8 << 20  # uncompressed bytes between two checkpoints
 _GZIP_WBITS = 31  # zlib's spelling of "a gzip header and trailer"
 
@@ -68,37 +69,42 @@ class SeekableLines:
                     yield block
             return
         inflater = start.inflater.copy() if start else zlib.decompressobj(_GZIP_WBITS)
-        position = start.compressed_offset if start else 0
+        position = start.compressed_offset if start else 0  # the compressed offset of data[0]
         out = start.offset if start else 0
         last_mark = -CHECKPOINT_BYTES
         fed_any = False
+        full = False  # the last call filled its output: zlib may hold more without new input
+        data = b""
         with open(self.path, "rb") as f:
             f.seek(position)
             while True:
+                if not data and not full:
+                    data = f.read(CHUNK_BYTES)
+                    if not data:
+                        break
                 if record and out - last_mark >= CHECKPOINT_BYTES:
+                    # output is bounded per call (BLOCK_BYTES), so a checkpoint falls every
+                    # CHECKPOINT_BYTES however well the data compresses
                     self._keep(Checkpoint(position, out, inflater.copy()))
                     last_mark = out
-                chunk = f.read(CHUNK_BYTES)
-                if not chunk:
-                    break
-                position += len(chunk)
+                if inflater.eof:  # the next gzip member (tritonparse writes one per record)
+                    inflater = zlib.decompressobj(_GZIP_WBITS)
+                try:
+                    block = inflater.decompress(data, BLOCK_BYTES)
+                except zlib.error as e:
+                    if record:
+                        self._stop(f"the gzip data is damaged ({e})", position)
+                    return
+                rest = inflater.unused_data if inflater.eof else inflater.unconsumed_tail
+                position += len(data) - len(rest)
                 if record:
                     self.compressed_read = position
-                data = chunk
-                while data:
-                    if inflater.eof:  # the next gzip member (tritonparse writes one per record)
-                        inflater = zlib.decompressobj(_GZIP_WBITS)
-                    try:
-                        block = inflater.decompress(data)
-                    except zlib.error as e:
-                        if record:
-                            self._stop(f"the gzip data is damaged ({e})", position - len(data))
-                        return
-                    fed_any = True
-                    out += len(block)
-                    if block:
-                        yield block
-                    data = inflater.unused_data if inflater.eof else b""
+                data = rest
+                full = len(block) == BLOCK_BYTES
+                fed_any = True
+                out += len(block)
+                if block:
+                    yield block
         if record and fed_any and not inflater.eof:
             self._stop("the gzip stream ends early (a truncated file)", position)
 

@@ -18,7 +18,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.recorded.kernel_of_record import RecordedKernel, stage_of_suffix
@@ -64,7 +64,7 @@ class ScanProgress:
 @dataclass
 class _Launches:
     count: int = 0
-    first: tuple[int, int] | None = None  # (offset, length) of the first launch's line
+    first: Launch | None = None  # the first launch (a launch line is small: read at once)
 
 
 class TraceIndex:
@@ -199,7 +199,10 @@ class TraceIndex:
         launches = self.launches.setdefault(str(kernel_hash), _Launches())
         launches.count += 1
         if launches.first is None:
-            launches.first = (offset, len(line))
+            try:
+                launches.first = _launch_of(doc, 1)
+            except (ValueError, TypeError, AttributeError):
+                self._diagnose("a launch event kx cannot read (its grid or arguments)", number, offset)
 
     def _check_last_line(self, last: tuple[int, int, bytes] | None) -> None:
         """A trace cut off mid-record ends in a line the head check accepted but that is
@@ -256,7 +259,7 @@ class TraceIndex:
             metadata=metadata,
             source_file=file if isinstance(file, str) else None,
             source_line=line if isinstance(line, int) else None,
-            launch=self._launch(entry.hash),
+            launch=self.launch(entry.hash),
             notes=tuple(notes),
         )
 
@@ -270,15 +273,12 @@ class TraceIndex:
         start = python.get("start_line") if isinstance(python.get("start_line"), int) else 1
         return file, "\n" * max(start - 1, 0) + code
 
-    def _launch(self, kernel_hash: str) -> Launch | None:
+    def launch(self, kernel_hash: str) -> Launch | None:
+        """The first launch of the kernel with this hash, with how many the trace holds."""
         launches = self.launches.get(kernel_hash)
         if launches is None or launches.first is None:
             return None
-        try:
-            doc = json.loads(self.source.read(*launches.first))
-            return _launch_of(doc, launches.count)
-        except (ValueError, TypeError, KeyError):
-            return None  # a launch line kx cannot read: the kernel is shown without it
+        return replace(launches.first, count=launches.count)
 
 
 def _launch_of(doc: dict, count: int) -> Launch:
