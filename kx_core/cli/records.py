@@ -73,7 +73,7 @@ def export_result(args: argparse.Namespace, result) -> int | None:
 def open_command(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from kx_core.cli.commands import format_result, result_json, stage_file_names, write_stages
+    from kx_core.cli.result_output import format_result, result_json, stage_file_names, write_stages
     from kx_core.compile.artifacts.derived import with_derived
     from kx_core.recorded.open_record import RECORD_NAMES, NotARecord, open_record
 

@@ -75,7 +75,9 @@ def test_gzipped_traces_read_the_same(variant, tmp_path):
     plain = open_record(str(TRACE)).result.kernels
     packed = open_record(str(path)).result.kernels
     assert [k.stages for k in packed] == [k.stages for k in plain]
-    assert [k.metadata.hash for k in packed] == [e["payload"]["metadata"]["hash"] for e in _compilations(path)]
+    assert [k.metadata.hash for k in packed] == [
+        e["payload"]["metadata"]["hash"] for e in _compilations(path)
+    ]
 
 
 def test_index_first_then_stages_on_demand():
@@ -84,7 +86,9 @@ def test_index_first_then_stages_on_demand():
     assert all(k.metadata.extra.get("stages_not_read") for k in lazy.result.kernels)
     full = open_record(str(TRACE))
     assert [lazy.load(i).stages for i in range(2)] == [k.stages for k in full.result.kernels]
-    assert [k.stages for k in with_record_stages(lazy).result.kernels] == [k.stages for k in full.result.kernels]
+    assert [k.stages for k in with_record_stages(lazy).result.kernels] == [
+        k.stages for k in full.result.kernels
+    ]
 
 
 def test_checkpoints_read_any_line_of_a_gzip_stream_again(tmp_path, monkeypatch):
@@ -104,7 +108,7 @@ def test_checkpoints_read_any_line_of_a_gzip_stream_again(tmp_path, monkeypatch)
         seen = list(source.lines())
         assert [line for _, _, line in seen] == lines
         assert len(source.checkpoints) > 10 and source.problem is None
-        for number, offset, line in rng.sample(seen, 40):
+        for _, offset, line in rng.sample(seen, 40):
             assert source.read(offset, len(line)) == line
 
 
@@ -133,7 +137,9 @@ def test_garbage_and_unknown_events_are_located_and_skipped(tmp_path):
     odd = json.loads(lines[0])
     del odd["payload"]["metadata"]["hash"]  # a compilation in a shape kx does not know
     mixed = tmp_path / "mixed.ndjson"
-    mixed.write_bytes(b"\n".join([lines[0], b"this is not json {", json.dumps(odd).encode(), lines[1]]) + b"\n")
+    mixed.write_bytes(
+        b"\n".join([lines[0], b"this is not json {", json.dumps(odd).encode(), lines[1]]) + b"\n"
+    )
     opened = open_record(str(mixed))
     assert [k.name for k in opened.result.kernels] == [
         e["payload"]["metadata"]["name"] for e in _compilations()
