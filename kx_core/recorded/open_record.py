@@ -82,6 +82,19 @@ class OpenedRecord:
     result: CompileResult
     sources: dict[str, str] = field(default_factory=dict)
     index: TraceIndex | None = field(default=None, compare=False, repr=False)
+    complete: bool = True  # False: the first kernels of a trace still being indexed
+
+    def source_text(self, file: str | None) -> str | None:
+        """The text of a kernel's source file: this machine's file, else the record's copy."""
+        if not file:
+            return None
+        if os.path.isfile(file):
+            try:
+                with open(file, encoding="utf-8") as f:
+                    return f.read()
+            except (OSError, UnicodeDecodeError):
+                pass
+        return self.sources.get(file)
 
     def load(self, i: int) -> CompiledKernel:
         """Kernel `i` with its stages (a trace's are read now; a folder's already are)."""
@@ -120,20 +133,41 @@ def open_record(
     return OpenedRecord(path, kind, _result(path, kind, kernels, diagnostics))
 
 
-def iter_trace(path: str) -> Iterator[ScanProgress | CompiledKernel | OpenedRecord]:
-    """A trace opened as it is read: the first kernel with its stages as soon as its line
-    is indexed, then progress, then the whole OpenedRecord (index-level kernels). The app's
-    background job runs this; the first kernel is on screen before the pass ends."""
+def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
+    """A record opened as it is read (the app's background job runs this): a folder's
+    OpenedRecord at once; a trace's OpenedRecord of its first kernel, stages read, as soon
+    as that line is indexed, then progress, then the whole index (stages of the others
+    read on demand: OpenedRecord.load). Raises NotARecord."""
+    kind = record_kind(path)
+    if kind != "tritonparse":
+        yield open_record(path)
+        return
     index = TraceIndex(path)
-    first = True
+    first: CompiledKernel | None = None
     for step in index.scan():
         if isinstance(step, TraceEntry):
-            if first:
-                first = False
-                yield _trace_kernel(index, step)[0]
+            if first is None:
+                first, _, source = _trace_kernel(index, step)
+                sources = {source[0]: source[1]} if source and not os.path.exists(source[0]) else {}
+                result = _result(path, kind, [first], [])
+                yield OpenedRecord(path, kind, result, sources, index, complete=False)
             continue
         yield step
-    yield trace_record(index, stages=False)
+    whole = trace_record(index, stages=False)
+    if first is not None:  # the first kernel's stages are read already
+        kernels = (first, *whole.result.kernels[1:])
+        whole = replace(whole, result=replace(whole.result, kernels=kernels))
+    yield whole
+
+
+def iter_trace(path: str) -> Iterator[ScanProgress | CompiledKernel | OpenedRecord]:
+    """A trace's first kernel with its stages as soon as its line is indexed, then
+    progress, then the whole OpenedRecord (index-level kernels)."""
+    for step in iter_open(path):
+        if isinstance(step, OpenedRecord) and not step.complete:
+            yield step.result.kernels[0]
+        else:
+            yield step
 
 
 def trace_record(index: TraceIndex, stages: bool) -> OpenedRecord:

@@ -23,7 +23,10 @@ from dataclasses import dataclass
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
-CHUNK_BYTES = 1 << 20  # compressed bytes read at a time
+CHUNK_BYTES = 1 << 20  # bytes of a plain file read at a time
+# compressed bytes read at a time: small, because a checkpoint's inflater copy keeps the
+# input it had not consumed yet (up to one chunk) alive as long as the checkpoint
+GZIP_CHUNK_BYTES = 64 << 10
 BLOCK_BYTES = 1 << 20  # uncompressed bytes one inflate call gives at most
 CHECKPOINT_BYTES = 8 << 20  # uncompressed bytes between two checkpoints
 _GZIP_WBITS = 31  # zlib's spelling of "a gzip header and trailer"
@@ -79,7 +82,7 @@ class SeekableLines:
             f.seek(position)
             while True:
                 if not data and not full:
-                    data = f.read(CHUNK_BYTES)
+                    data = f.read(GZIP_CHUNK_BYTES)
                     if not data:
                         break
                 if record and out - last_mark >= CHECKPOINT_BYTES:

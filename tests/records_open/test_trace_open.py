@@ -95,7 +95,7 @@ def test_checkpoints_read_any_line_of_a_gzip_stream_again(tmp_path, monkeypatch)
     """Many checkpoints (a small interval) over one stream and over many members: every
     line read back by offset is the line the first pass saw."""
     monkeypatch.setattr(seekable_lines, "CHECKPOINT_BYTES", 50_000)
-    monkeypatch.setattr(seekable_lines, "CHUNK_BYTES", 7_000)
+    monkeypatch.setattr(seekable_lines, "GZIP_CHUNK_BYTES", 7_000)
     monkeypatch.setattr(seekable_lines, "BLOCK_BYTES", 20_000)
     rng = random.Random(3)
     lines = [json.dumps({"n": i, "text": "x" * rng.randrange(10, 20_000)}).encode() for i in range(300)]
