@@ -63,6 +63,15 @@ class RecordedKernel:
 _RECORD_STAGES = {s.name for b in BACKENDS.values() if b.gpu for s in b.stages if not s.binary and s.lowering}
 
 
+def as_int(value: Any, default: int) -> int:
+    """An integer field of a record, or `default` where the record holds something else
+    (a damaged or foreign record's value is a guess kx says, never a crash)."""
+    try:
+        return int(value) if value is not None and not isinstance(value, bool) else default
+    except (TypeError, ValueError):
+        return default
+
+
 def stage_of_suffix(suffix: str) -> str | None:
     """kx's stage name for a record's file suffix, or None."""
     return suffix if suffix in _RECORD_STAGES else None
@@ -79,7 +88,9 @@ def target_of(metadata: dict[str, Any], stages: dict[str, str]) -> Target:
     """The record's target: Triton's metadata, else TTGIR's ttg.target; cuda:90 else."""
     t = metadata.get("target")
     if isinstance(t, dict) and t.get("backend") in BACKENDS:
-        return Target(str(t["backend"]), t.get("arch", 90), int(t.get("warp_size") or 32))
+        arch = t.get("arch", 90)
+        arch = arch if isinstance(arch, (int, str)) else 90
+        return Target(str(t["backend"]), arch, as_int(t.get("warp_size"), 32))
     ints, target = _ttgir_facts(stages.get("ttgir", ""))
     if target and target[0] in BACKENDS:
         backend, arch = target
@@ -136,15 +147,15 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     if shared is None:
         shared = usage.shared or 0
     metadata = KernelMetadata(
-        num_warps=int(md.get("num_warps") or ints.get("num-warps") or 4),
-        num_stages=int(md.get("num_stages") or 0),
-        num_ctas=int(md.get("num_ctas") or ints.get("num-ctas") or 1),
-        shared=int(shared),
+        num_warps=as_int(md.get("num_warps"), ints.get("num-warps", 4)),
+        num_stages=as_int(md.get("num_stages"), 0),
+        num_ctas=as_int(md.get("num_ctas"), ints.get("num-ctas", 1)),
+        shared=as_int(shared, 0),
         registers=usage.registers,
         spills=usage.spills,
         local=usage.local,
         stack=usage.stack,
-        hash=md.get("hash"),
+        hash=str(md["hash"]) if md.get("hash") else None,
         extra=extra,
     )
     file, line = found.source_file, found.source_line

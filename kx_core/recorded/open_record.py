@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
-from kx_core.recorded.kernel_of_record import kernel_of_record, target_of
+from kx_core.recorded.kernel_of_record import as_int, kernel_of_record, target_of
 from kx_core.recorded.seekable_lines import GZIP_MAGIC, ZSTD_MAGIC
 from kx_core.recorded.trace_index import ScanProgress, TraceEntry, TraceIndex
 from kx_core.recorded.triton_folders import is_cache_folder, kernel_folders, read_folder
@@ -211,10 +211,10 @@ def _index_kernel(index: TraceIndex, entry: TraceEntry, message: str | None = No
     s = entry.summary
     target = target_of(s, {})
     metadata = KernelMetadata(
-        num_warps=int(s.get("num_warps") or 0),
-        num_stages=int(s.get("num_stages") or 0),
-        num_ctas=int(s.get("num_ctas") or 1),
-        shared=int(s.get("shared") or 0),
+        num_warps=as_int(s.get("num_warps"), 0),
+        num_stages=as_int(s.get("num_stages"), 0),
+        num_ctas=as_int(s.get("num_ctas"), 1),
+        shared=as_int(s.get("shared"), 0),
         hash=entry.hash,
         extra={"record": f"tritonparse line {entry.line}", "stages_not_read": True}
         | ({"triton_version": s["triton_version"]} if "triton_version" in s else {}),

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from kx_core.recorded.kernel_of_record import RecordedKernel, stage_of_suffix
+from kx_core.recorded.kernel_of_record import RecordedKernel, as_int, stage_of_suffix
 from kx_core.recorded.seekable_lines import SeekableLines
 from kx_core.records.results import Diagnostic, Launch, LaunchArg
 
@@ -150,7 +150,9 @@ class TraceIndex:
             return None
         if kind != "compilation":
             return None  # tritonparse's other events (autotune, ir_analysis, ...): not kernels
-        metadata = (doc.get("payload") or {}).get("metadata") if doc is not None else self._metadata(line)
+        metadata = (
+            _dict(_dict(doc.get("payload")).get("metadata")) if doc is not None else self._metadata(line)
+        )
         if not isinstance(metadata, dict) or not metadata.get("hash"):
             if doc is None and (doc := self._whole(number, offset, line)) is None:
                 return None
@@ -193,7 +195,7 @@ class TraceIndex:
         doc = doc if doc is not None else self._whole(number, offset, line)
         if doc is None:
             return
-        kernel_hash = (doc.get("compilation_metadata") or {}).get("hash")
+        kernel_hash = _dict(doc.get("compilation_metadata")).get("hash")
         if not kernel_hash:
             return
         launches = self.launches.setdefault(str(kernel_hash), _Launches())
@@ -227,10 +229,10 @@ class TraceIndex:
 
     def kernel(self, entry: TraceEntry) -> RecordedKernel:
         """One kernel with its stages, read from its line now."""
-        payload = self.event(entry).get("payload") or {}
-        metadata = payload.get("metadata") or {}
-        contents = payload.get("file_content") or {}
-        paths = payload.get("file_path") or {}
+        payload = _dict(self.event(entry).get("payload"))
+        metadata = _dict(payload.get("metadata"))
+        contents = _dict(payload.get("file_content"))
+        paths = _dict(payload.get("file_path"))
         stages, notes = {}, []
         for name, text in contents.items():
             stage = stage_of_suffix(name.rsplit(".", 1)[-1])
@@ -243,12 +245,12 @@ class TraceIndex:
                 continue
             stages[stage] = text
         cubin = None
-        cubin_path = next((p for n, p in paths.items() if n.endswith(".cubin")), None)
+        cubin_path = next((p for n, p in paths.items() if n.endswith(".cubin") and isinstance(p, str)), None)
         if cubin_path and os.path.isfile(cubin_path):  # the same machine as the run
             with open(cubin_path, "rb") as f:
                 cubin = f.read()
             notes.append(f"cubin read from {cubin_path}, where the run wrote it")
-        python = payload.get("python_source") or {}
+        python = _dict(payload.get("python_source"))
         file = python.get("file_path")
         line = python.get("start_line")
         return RecordedKernel(
@@ -266,7 +268,7 @@ class TraceIndex:
     def python_source(self, entry: TraceEntry) -> tuple[str, str] | None:
         """(file, text) of the Python source the event carries, its lines where they were
         in the file (blank lines before `start_line`), or None."""
-        python = (self.event(entry).get("payload") or {}).get("python_source") or {}
+        python = _dict(_dict(self.event(entry).get("payload")).get("python_source"))
         code, file = python.get("code"), python.get("file_path")
         if not isinstance(code, str) or not isinstance(file, str):
             return None
@@ -281,12 +283,17 @@ class TraceIndex:
         return replace(launches.first, count=launches.count)
 
 
+def _dict(value: Any) -> dict:
+    """A record's object field, or {} where it holds something else (another shape)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _launch_of(doc: dict, count: int) -> Launch:
     """A tritonparse launch event as kx's Launch (grid, arguments, warps, stages)."""
-    grid = tuple(int(g) for g in (list(doc.get("grid") or ()) + [1, 1, 1])[:3])
-    md = doc.get("compilation_metadata") or {}
+    grid = tuple(as_int(g, 1) for g in (list(doc.get("grid") or ()) + [1, 1, 1])[:3])
+    md = _dict(doc.get("compilation_metadata"))
     args, constexprs = [], {}
-    for name, info in (doc.get("extracted_args") or {}).items():
+    for name, info in _dict(doc.get("extracted_args")).items():
         info = info if isinstance(info, dict) else {"value": info}
         kind = str(info.get("type", "other"))
         if kind == "tensor":
@@ -311,7 +318,7 @@ def _launch_of(doc: dict, count: int) -> Launch:
         grid=grid,  # type: ignore[arg-type]
         args=tuple(args),
         constexprs=constexprs,
-        num_warps=int(md.get("num_warps") or 0),
-        num_stages=int(md.get("num_stages") or 0),
+        num_warps=as_int(md.get("num_warps"), 0),
+        num_stages=as_int(md.get("num_stages"), 0),
         count=count,
     )

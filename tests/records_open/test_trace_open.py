@@ -11,11 +11,13 @@ import random
 import zlib
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from records_testing import KERNEL_FILE, TRACE, TRACE_GZIP_MEMBERS
 
 from kx_core.cli.commands import main as kx_main
 from kx_core.recorded import seekable_lines
-from kx_core.recorded.open_record import open_record, with_record_stages
+from kx_core.recorded.open_record import NotARecord, open_record, with_record_stages
 from kx_core.recorded.seekable_lines import SeekableLines
 
 
@@ -165,3 +167,56 @@ def test_kx_open_exit_statuses_and_no_traceback(tmp_path, capsys):
     assert kx_main(["open", str(TRACE), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["record"]["kind"] == "tritonparse" and len(doc["kernels"]) == len(_compilations())
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    gzipped=st.booleans(),
+    cuts=st.lists(st.tuples(st.floats(0, 1), st.binary(min_size=0, max_size=8)), min_size=1, max_size=4),
+    truncate=st.one_of(st.none(), st.floats(0.01, 1)),
+)
+def test_any_damage_is_diagnostics_never_a_traceback(tmp_path_factory, gzipped, cuts, truncate):
+    """Bytes overwritten anywhere, a file cut anywhere: open_record answers with what it
+    read and located diagnostics (or says it is no record), never an exception."""
+    data = bytearray(gzip.compress(TRACE.read_bytes()) if gzipped else TRACE.read_bytes())
+    for where, junk in cuts:
+        at = int(where * (len(data) - 1))
+        data[at : at + len(junk)] = junk
+    if truncate is not None:
+        data = data[: max(1, int(truncate * len(data)))]
+    path = tmp_path_factory.mktemp("damaged") / "trace.ndjson"
+    path.write_bytes(bytes(data))
+    try:
+        opened = open_record(str(path))
+    except NotARecord:
+        return
+    for d in opened.result.diagnostics:
+        assert d.kind == "record" and d.file == str(path)
+    assert opened.result.exit_status in (0, 1)
+    if opened.result.diagnostics:
+        assert opened.result.exit_status == 1
+
+
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda e: e.update(payload=[1, 2]),
+        lambda e: e["payload"].update(metadata="not an object"),
+        lambda e: e["payload"]["metadata"].update(num_warps="four", shared=None, target=[90]),
+        lambda e: e["payload"].update(file_content=["ttir"], file_path=7, python_source="x"),
+        lambda e: e.update(event_type=3),
+    ],
+    ids=["payload-list", "metadata-string", "field-types", "stage-shapes", "event-type-int"],
+)
+def test_events_of_another_shape_are_read_in_part(tmp_path, mutate):
+    """Valid JSON in a shape kx does not know (another tritonparse version, another
+    writer): the other kernel is read, nothing raises."""
+    lines = TRACE.read_bytes().splitlines()
+    odd = json.loads(lines[0])
+    mutate(odd)
+    path = tmp_path / "odd.ndjson"
+    path.write_bytes(json.dumps(odd).encode() + b"\n" + lines[1] + b"\n")
+    opened = open_record(str(path))
+    second = _compilations()[1]["payload"]["metadata"]["name"]
+    assert second in [k.name for k in opened.result.kernels]
+    assert all(d.kind == "record" and d.file == str(path) for d in opened.result.diagnostics)
