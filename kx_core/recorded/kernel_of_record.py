@@ -175,11 +175,11 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
         stages=stages,
         binaries=binaries,
         metadata=metadata,
-        compile_time_s=_compile_seconds(times),
+        compile_time_s=compile_seconds(times),
     )
 
 
-def _compile_seconds(times: Any) -> float | None:
+def compile_seconds(times: Any) -> float | None:
     """Triton's CompileTimes (microseconds: ir_initialization, lowering_stages, store_results)."""
     if not isinstance(times, dict):
         return None

@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
-from kx_core.recorded.kernel_of_record import as_int, kernel_of_record, target_of
+from kx_core.recorded.kernel_of_record import as_int, compile_seconds, kernel_of_record, target_of
 from kx_core.recorded.seekable_lines import GZIP_MAGIC, ZSTD_MAGIC
 from kx_core.recorded.trace_index import ScanProgress, TraceEntry, TraceIndex
 from kx_core.recorded.triton_folders import is_cache_folder, kernel_folders, read_folder
@@ -154,9 +154,9 @@ def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
             continue
         yield step
     whole = trace_record(index, stages=False)
-    if first is not None:  # the first kernel's stages are read already
+    if first is not None:  # the first kernel's stages (and its source's text) are read already
         kernels = (first, *whole.result.kernels[1:])
-        whole = replace(whole, result=replace(whole.result, kernels=kernels))
+        whole = replace(whole, result=replace(whole.result, kernels=kernels), sources=sources | whole.sources)
     yield whole
 
 
@@ -221,7 +221,15 @@ def _index_kernel(index: TraceIndex, entry: TraceEntry, message: str | None = No
     )
     status = "failed" if message else "compiled"
     launch = index.launch(entry.hash)
-    return CompiledKernel(entry.name, status, target, launch=launch, metadata=metadata, message=message)
+    return CompiledKernel(
+        entry.name,
+        status,
+        target,
+        launch=launch,
+        metadata=metadata,
+        message=message,
+        compile_time_s=compile_seconds(s.get("times")),
+    )
 
 
 def _result(

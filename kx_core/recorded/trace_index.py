@@ -35,7 +35,16 @@ _HEAD_BYTES = 512  # where an event's type is looked for
 _METADATA_WINDOW = 1 << 16  # bytes decoded for the metadata object before the whole rest
 _MAX_DIAGNOSTICS = 20  # damaged lines reported one by one; past this, one line for the rest
 # the metadata figures an index entry keeps (what a kernel table shows before stages load)
-SUMMARY_FIELDS = ("num_warps", "num_stages", "num_ctas", "shared", "target", "triton_version", "arch")
+SUMMARY_FIELDS = (
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "shared",
+    "target",
+    "triton_version",
+    "arch",
+    "times",
+)
 PROGRESS_BYTES = 32 << 20  # compressed bytes between two progress reports
 
 

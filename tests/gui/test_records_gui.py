@@ -66,3 +66,23 @@ def test_what_is_no_record_is_still_a_message(qtbot, make_window, tmp_path):
     w.session.error.connect(messages.append)
     w._show_error = messages.append  # headless: the message box is this list
     assert not w.open_file(str(empty)) or messages
+
+
+def test_a_trace_from_another_machine_shows_the_source_it_carries(qtbot, make_window, tmp_path):
+    lines = (RECORDS / "trace.ndjson").read_text().splitlines()
+    moved = []
+    for line in lines:  # the same run, as if made on a machine whose paths this one lacks
+        event = json.loads(line)
+        source = event["payload"]["python_source"]
+        source["file_path"] = "/elsewhere/record_kernels.py"
+        moved.append(json.dumps(event))
+    trace = tmp_path / "elsewhere.ndjson"
+    trace.write_text("\n".join(moved) + "\n")
+    w = make_window("cuda:90")
+    _open_record(qtbot, w, trace)
+    first = json.loads(lines[0])["payload"]["python_source"]
+    assert w.session.path == "/elsewhere/record_kernels.py"
+    shown = w.source_pane.text().split("\n")
+    code = first["code"].split("\n")
+    assert shown[first["start_line"] - 1 : first["start_line"] - 1 + len(code)] == code  # at its lines
+    assert "not on this machine" not in w.stage_pane.badge.text()
