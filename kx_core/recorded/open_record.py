@@ -19,7 +19,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
-from kx_core.recorded.kernel_of_record import as_int, compile_seconds, kernel_of_record, target_of
+from kx_core.recorded.kernel_of_record import as_int, kernel_of_record, target_of
 from kx_core.recorded.seekable_lines import GZIP_MAGIC, ZSTD_MAGIC
 from kx_core.recorded.trace_index import ScanProgress, TraceEntry, TraceIndex
 from kx_core.recorded.triton_folders import is_cache_folder, kernel_folders, read_folder
@@ -228,7 +228,7 @@ def _index_kernel(index: TraceIndex, entry: TraceEntry, message: str | None = No
         launch=launch,
         metadata=metadata,
         message=message,
-        compile_time_s=compile_seconds(s.get("times")),
+        compile_time_s=s.get("compile_s"),
     )
 
 

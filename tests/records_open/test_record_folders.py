@@ -126,3 +126,17 @@ def test_a_metadata_file_of_another_shape_is_read_in_part(tmp_path):
     (add,) = [k for k in opened.result.kernels if k.name == "add_vectors"]
     assert add.target.spec == "cuda:90"  # from the TTGIR's ttg.target instead
     assert add.metadata.num_warps == doc["num_warps"]
+
+
+def test_kx_open_prints_a_derived_stage_labelled(capsys):
+    from kx_core.cli.commands import main as kx_main
+
+    assert kx_main(["open", str(CACHE), "--stage", "sass", "--kernel", "add_vectors"]) == 0
+    out = capsys.readouterr().out
+    assert "add_vectors (derived by kx from the cubin)" in out.splitlines()[0]
+    files = _files_by_kernel(CACHE)["add_vectors"]
+    assert disassemble(files["cubin"].read_bytes()).strip() in out
+    assert kx_main(["open", str(DUMP), "--stage", "sass", "--kernel", "add_vectors"]) == 0
+    out = capsys.readouterr().out  # the dump's own SASS, as Triton wrote it: not labelled
+    assert "derived" not in out
+    assert _files_by_kernel(DUMP)["add_vectors"]["sass"].read_text().strip() in out
