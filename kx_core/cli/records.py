@@ -75,7 +75,7 @@ def open_command(args: argparse.Namespace) -> int:
 
     from kx_core.cli.result_output import format_result, result_json, stage_file_names, write_stages
     from kx_core.compile.artifacts.derived import with_derived
-    from kx_core.recorded.open_record import RECORD_NAMES, NotARecord, open_record
+    from kx_core.recorded.open_record import RECORD_NAMES, NotARecord, open_record, record_notes
 
     wants_stages = bool(args.json or args.out or args.stage)
     try:
@@ -111,6 +111,9 @@ def open_command(args: argparse.Namespace) -> int:
     else:
         print(f"{RECORD_NAMES[opened.kind]}: {len(result.kernels)} kernel(s)")
         print(format_result(result))
+        notes = {n for k in result.kernels for n in record_notes(k)}
+        for note in sorted(notes - {"its stages are read from the trace when it is selected"}):
+            print(f"note: {note}")
     for d in result.diagnostics if args.json or args.stage else ():
         print(f"kx: {d}", file=sys.stderr)
     return result.exit_status

@@ -104,6 +104,21 @@ class OpenedRecord:
         return _trace_kernel(self.index, self.index.entries[i])[0]
 
 
+def record_notes(kernel: CompiledKernel) -> list[str]:
+    """What a recorded kernel's row must say: the stages kx derived, what the record
+    lacked (its notes), stages not read yet. Empty for a kernel that is no record's."""
+    extra = kernel.metadata.extra if kernel.metadata else {}
+    if not extra.get("record"):
+        return []
+    notes = []
+    if extra.get("derived_stages"):
+        notes.append(f"{', '.join(extra['derived_stages'])}: derived by kx from the cubin")
+    notes += [str(n) for n in extra.get("notes", ())]
+    if extra.get("stages_not_read"):
+        notes.append("its stages are read from the trace when it is selected")
+    return notes
+
+
 def open_record(
     path: str,
     stages: bool = True,
