@@ -262,6 +262,7 @@ class MainWindow(QMainWindow):
         # the trust question's second answer as a menu entry: reading a file someone sent,
         # without running its code, should not need a folder kx has never seen
         self._action(file_menu, "Open &Without Running…", self.choose_file_without_running)
+        self._action(file_menu, "Open Triton Cache or Dump &Folder…", self.choose_record_folder)
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._fill_recent()
         self.examples_menu = file_menu.addMenu("&Examples")
@@ -560,8 +561,16 @@ class MainWindow(QMainWindow):
             "Open a kernel file",
             os.path.dirname(self.session.path) if self.session.path else "",  # beside the open file
             "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;"
+            "tritonparse traces (*.ndjson *.ndjson.gz *.json.gz *.bin.ndjson);;"
             "MLIR, for the Playground (*.mlir);;All files (*)",
         )
+        if path:
+            self.open_file(path)
+
+    def choose_record_folder(self) -> None:
+        """A folder a real run left: a Triton cache (TRITON_CACHE_DIR, ~/.triton/cache) or a
+        dump folder (TRITON_KERNEL_DUMP); the file dialog of Open… cannot pick a folder."""
+        path = QFileDialog.getExistingDirectory(self, "Open a Triton cache or dump folder", "")
         if path:
             self.open_file(path)
 
@@ -723,10 +732,22 @@ class MainWindow(QMainWindow):
             return False
         if path.endswith(".kxb"):
             return self.session.open_bundle(path)
+        if self._is_record(path):  # a real run's record: read, never run (no trust question)
+            return self.session.open_record(path)
         run = self._may_run(path, trusted)
         if run is None:
             return False
         return self._open_trusted(path, run)
+
+    @staticmethod
+    def _is_record(path: str) -> bool:
+        """A Triton cache or dump folder or a tritonparse trace, by its content (a kernel
+        file's suffix is not read: a .py or C++ file is a kernel file)."""
+        if path.endswith((".py", *CPP_SOURCES)):
+            return False
+        from kx_core.recorded.open_record import record_kind
+
+        return record_kind(path) is not None
 
     def open_ir_file(self, path: str) -> bool:
         """An IR file is not a kernel source and is never run: MLIR opens in the Labs

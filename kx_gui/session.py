@@ -97,7 +97,11 @@ class Session(QObject):
         self._merge: dict[int, str] = {}
         self._nothing_because = ""  # why no result is on screen for the open document
         self._failed_note = ""  # the last good build is shown: the latest compiled nothing
-        self._bundle_note = ""  # the results shown are a bundle's (open_bundle)
+        self._bundle_note = ""  # the results shown are a bundle's (open_bundle) or a record's
+        # the record of a real run on screen (open_record): a trace's kernels' stages are
+        # read from it when a kernel is selected
+        self._record = None
+        self._record_job = None  # the RecordJob reading it (it outlives its first delivery)
         self._build_note = ""
         for signal in (
             self.compile_started,
@@ -154,6 +158,72 @@ class Session(QObject):
         self._finished(self.generation, (result, maps))
         return True
 
+    def open_record(self, record_path: str) -> bool:
+        """Show what a real run recorded (kx_core.recorded: a Triton cache or dump folder, a
+        tritonparse trace), read in the background: nothing runs. The document is the
+        kernels' source file (this machine's, else the copy the record carries); a trace's
+        first kernel shows before its index is done."""
+        from kx_gui.record_job import RecordJob
+
+        record_path = os.path.abspath(record_path)
+        self._switch_document(record_path, False, "reading the record…", forget=True)
+        self._record = None
+        self.document_opened.emit(record_path, "")
+        self.generation += 1
+        self.requested_text = None
+        job = RecordJob(record_path, self.generation, self)
+        job.progress.connect(self._progress)
+        job.opened.connect(self._record_opened)
+        job.failed.connect(self._failed)
+        job.finished.connect(self._reap)
+        self.job = self._record_job = job
+        self.compile_started.emit(self.generation)
+        job.start()
+        return True
+
+    def _record_opened(self, generation: int, opened) -> None:
+        from kx_core.recorded.open_record import RECORD_NAMES
+        from kx_gui.record_job import source_maps
+
+        if generation != self.generation:
+            return
+        self._record = opened
+        kernels = opened.result.kernels
+        document = next((k.source_file for k in kernels if k.source_file), None)
+        text = opened.source_text(document)
+        if document and text is not None and document != self.path:
+            self.path = document
+            self.document_opened.emit(document, text)
+        where = f"the {RECORD_NAMES[opened.kind]} {os.path.basename(opened.path)}"
+        self._bundle_note = (
+            f"from {where}: what a real run compiled (nothing ran here)"
+            + ("" if opened.complete else "; indexing the rest…")
+            + ("" if text is not None or not document else f"; its source {document} is not on this machine")
+        )
+        # the job is retired by the first delivery (nothing is 'compiling'); a trace's job
+        # goes on indexing under this generation and delivers the whole index later
+        self._finished(generation, (opened.result, source_maps(opened, self.path or "")))
+        self.previous_result = None  # a record read in steps is one record, not two builds
+
+    def _record_kernel(self, index: int, kernel: CompiledKernel) -> CompiledKernel:
+        """A trace's kernel with its stages, read from the record now (one line of the
+        trace: of a gzipped one, from its nearest checkpoint, some 8 MB at most)."""
+        record = self._record
+        if (
+            record is None
+            or self.result is None
+            or self.result.file != record.result.file
+            or not (kernel.metadata and kernel.metadata.extra.get("stages_not_read"))
+        ):
+            return kernel
+        loaded = record.load(index)
+        kernels = list(self.result.kernels)
+        kernels[index] = loaded
+        self.result = replace(self.result, kernels=tuple(kernels))
+        if index < len(self._source_maps):
+            self._source_maps[index] = source_map_of(loaded, self.path or "")
+        return loaded
+
     def open_unsaved(self, path: str, text: str) -> None:
         """Show text for a file that is not on disk (recovered edits of a deleted file):
         nothing compiles until it is saved there."""
@@ -173,6 +243,7 @@ class Session(QObject):
             self.previous_result = None
             self.profiles.set(None)
         self._bundle_note = ""
+        self._record = None
         self.path, self.running = path, running
         if because is not None:
             self._show_nothing(because)
@@ -348,6 +419,9 @@ class Session(QObject):
 
     def cancel(self) -> None:
         """Stop the compile in flight (its worker process is killed)."""
+        if self._record_job is not None:  # a trace still being indexed: its index is not wanted
+            self._record_job.cancel()
+            self._record_job = None
         job, self.job = self.job, None
         if job is not None and job.isRunning():
             job.cancel()
@@ -534,7 +608,7 @@ class Session(QObject):
             self.kernel_changed.emit(None, None)
             return
         self.kernel_index = index
-        self.kernel = kernels[index]
+        self.kernel = self._record_kernel(index, kernels[index])
         if index < len(self._source_maps) and self._source_maps[index].source_file == self.path:
             self.source_map = self._source_maps[index]
         else:

@@ -2,6 +2,7 @@
 the slice that serves them (`kx VERB --help` for each one's options):
 
     compile and read a file   kernels, compile, stages, summary, passes (this module)
+    records of real runs      open; compile --export tritonparse (cli.records, kx_core.recorded)
     layouts                   layout, coalesce (this module, kx_core.layout)
     performance models        roofline, autotune, gpu (cli.model, kx_core.model)
     autotune at scale         sweep (cli.sweep, kx_core.sweep)
@@ -18,16 +19,24 @@ import argparse
 import json
 import math
 import os
-import re
 import sys
-from typing import Any
 
 from kx_core.base.triton_envs import VersionError
 from kx_core.cli import args as cli_args
 from kx_core.cli.compiling import compile_from_args as _compile
 from kx_core.cli.cpp_filters import add_filter_option, filtered_result, hidden_note
+
+# The result's JSON shape, its table and its stage files: kx_core.cli.result_output (shared
+# with `kx open`), re-exported here where the verbs have always found them.
+from kx_core.cli.result_output import (
+    format_result,
+    kernel_json,
+    result_json,
+    stage_file_names,
+    write_stages,
+)
 from kx_core.compile.jobs.source_file import KernelFileError
-from kx_core.records.backends import ALL_STAGES, backend_of, stage_names, stages_for
+from kx_core.records.backends import stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult, RequestError
 from kx_core.records.target import TargetError
 
@@ -120,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.links import add_links_verb
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
+    from kx_core.cli.records import add_open_verb
     from kx_core.cli.sweep import add_sweep_verb
     from kx_core.cli.versions import add_versions_verb
 
@@ -133,6 +143,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_lit_commands(sub)
     add_versions_verb(sub)
     add_sweep_verb(sub)
+    add_open_verb(sub)
     return parser
 
 
@@ -156,6 +167,9 @@ def _add_compile_verbs(sub) -> None:
     _add_compile_options(c)
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.add_argument("--out", metavar="DIR", help="write each stage as <kernel>[<config>].<ext>")
+    from kx_core.cli.records import add_export_option
+
+    add_export_option(c)
     add_filter_option(c)
     s = sub.add_parser("stages", help="print one stage of every kernel as text")
     _add_compile_options(s)
@@ -220,132 +234,7 @@ def _add_layout_verbs(sub) -> None:
     co.add_argument("--json", action="store_true")
 
 
-# ----------------------------------------------------------------- JSON shape
-
-
-def kernel_json(k: CompiledKernel) -> dict[str, Any]:
-    """One kernel in the CLI's documented JSON shape."""
-    metadata = None
-    if k.metadata is not None:
-        md = k.metadata.to_json()
-        extra = md.pop("extra", {})
-        metadata = md | {"compile_time_s": k.compile_time_s} | {x: v for x, v in extra.items() if x not in md}
-    return {
-        "name": k.name,
-        "status": k.status,
-        "config": k.config.to_json() if k.config else None,
-        "launch": k.launch.to_json() if k.launch else None,
-        "stages": dict(k.stages),
-        "metadata": metadata,
-        "passes": [
-            {"name": p.name, "argument": p.argument, "ir": p.ir, "changed": p.changed} for p in k.passes
-        ],
-        "message": k.message,
-        "after_placeholder": k.after_placeholder.to_json() if k.after_placeholder else None,
-        "chosen": k.chosen,
-        # lines of the file a torch.compile kernel was generated from (Inductor's nodes)
-        "model_lines": sorted({n for lines in k.source_origins.values() for n in lines}),
-        # a C++ function: the file of its definition (DWARF), and whether it is library code
-        **({"defined_in": k.defined_in, "library_code": k.library_code} if k.defined_in else {}),
-    }
-
-
-def result_json(r: CompileResult) -> dict[str, Any]:
-    """The whole result in the CLI's documented JSON shape."""
-    return {
-        "file": r.file,
-        "target": r.target.spec,
-        "triton_version": r.triton_version,
-        "kernels": [kernel_json(k) for k in r.kernels],
-        "diagnostics": [
-            {"kind": d.kind, "message": d.message, "file": d.file, "line": d.line, "column": d.column}
-            for d in r.diagnostics
-        ],
-        "from_cache": r.from_cache,
-        "build": r.build.to_json() if r.build else None,
-    }
-
-
-# ----------------------------------------------------------------- plain text
-
-
-def _fmt(v: Any) -> str:
-    return "-" if v is None else str(v)
-
-
-def format_result(r: CompileResult) -> str:
-    """A table of kernels, then the diagnostics as file:line: kind: message."""
-    rows = [("kernel", "status", "grid", "warps", "stages", "regs", "spills", "shared", "compile s")]
-    for k in r.kernels:
-        md = k.metadata
-        rows.append(
-            (
-                k.display_name,
-                k.status,
-                k.grid_text(),
-                _fmt(md and md.num_warps),
-                _fmt(md and md.num_stages),
-                _fmt(md and md.registers),
-                _fmt(md and md.spills),
-                _fmt(md and md.shared),
-                f"{k.compile_time_s:.2f}" if k.compile_time_s is not None else "-",
-            )
-        )
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
-    lines = [
-        f"{r.file}  target {r.target.spec}  "
-        + backend_of(r.target).tool_label(r.triton_version)
-        + ("  (cached)" if r.from_cache else "")
-    ]
-    if r.kernels:
-        lines += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-    else:
-        lines.append("no kernels")
-    for k in r.kernels:
-        if k.message and k.status != "not-launched":
-            lines.append(f"{k.display_name}: {k.status}: {k.message}")
-    first = next((k.after_placeholder for k in r.kernels if k.after_placeholder), None)
-    if first is not None:
-        after = sum(1 for k in r.kernels if k.after_placeholder)
-        lines.append(
-            f"{after} kernel(s) captured after a data placeholder ({first.describe()}): "
-            "their shapes or grids may differ from a real run"
-        )
-    chosen = [k for k in r.kernels if k.chosen]
-    if chosen:
-        lines.append(
-            f"{len(chosen)} autotuned launch(es) ran a config kx chose without timing it "
-            f"({', '.join(k.display_name for k in chosen[:3])}{', ...' if len(chosen) > 3 else ''}): "
-            "a real run times every config and launches the fastest"
-        )
-    for d in r.diagnostics:
-        lines.append(str(d))
-    return "\n".join(lines)
-
-
-def stage_file_names(kernels: list[CompiledKernel]) -> list[str]:
-    """Unique base names: '<kernel>[<config>]', a '#n' suffix for further specializations."""
-    names, used = [], {}
-    for k in kernels:
-        base = re.sub(r"[^\w.=,\[\]-]", "_", k.display_name)
-        n = used.get(base, 0)
-        used[base] = n + 1
-        names.append(base if n == 0 else f"{base}#{n + 1}")
-    return names
-
-
-def write_stages(r: CompileResult, out_dir: str) -> list[str]:
-    """Write every stage of every kernel to out_dir; returns the paths written."""
-    os.makedirs(out_dir, exist_ok=True)
-    written = []
-    for k, base in zip(r.kernels, stage_file_names(list(r.kernels))):
-        for stage, text in k.stages.items():
-            ext = ALL_STAGES[stage].extension if stage in ALL_STAGES else stage
-            path = os.path.join(out_dir, f"{base}.{ext}")
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-            written.append(path)
-    return written
+__all__ = ["format_result", "kernel_json", "main", "result_json", "stage_file_names", "write_stages"]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -677,6 +566,7 @@ STANDALONE_VERBS = {
     "compare": "kx_core.cli.compare:compare_command",
     "versions": "kx_core.cli.versions:versions_command",
     "sweep": "kx_core.cli.sweep:sweep_command",
+    "open": "kx_core.cli.records:open_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {
@@ -707,6 +597,11 @@ def _main(argv: list[str] | None) -> int:
     if args.command == "autotune" and args.t3:
         return _verb(RESULT_VERBS["autotune"])(args, None)
     args.passes = getattr(args, "passes", False) or args.command == "passes"
+    from kx_core.cli.records import check_export
+
+    if (bad := check_export(args)) is not None:
+        print(f"kx: {bad}", file=sys.stderr)
+        return cli_args.EXIT_USAGE
     try:
         result = _compile(args)
     except (TargetError, KernelFileError, RequestError, VersionError) as e:
@@ -726,7 +621,7 @@ def _main(argv: list[str] | None) -> int:
     if derived and (
         args.command in ("summary", "links")
         or getattr(args, "stage", None) in derived
-        or (args.command == "compile" and (args.json or args.out))
+        or (args.command == "compile" and (args.json or args.out or args.export))
     ):
         from kx_core.compile.artifacts.derived import with_derived
 
@@ -748,6 +643,11 @@ def _compile_output(args: argparse.Namespace, result: CompileResult) -> int:
     result, hidden = _cpp_filtered(args, result)
     if args.out:
         write_stages(result, args.out)
+    if args.export:
+        from kx_core.cli.records import export_result
+
+        if (bad := export_result(args, result)) is not None:
+            return bad
     if args.json:
         doc = result_json(result)
         if hidden:

@@ -17,7 +17,9 @@ from kx_core.records.build import Build
 # --kernel, --arg, --signature or --constexpr do not fit the file's kernel: a bad command
 # line, named in the message); `runtime`, `no-launch` and `placeholder` (capture
 # answered a read of data with a placeholder and went on) are informational.
-FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory", "argument")
+FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory", "argument", "record")
+# `record`: part of a record kx opened (a Triton cache or dump folder, a tritonparse
+# trace: kx_core.recorded) could not be read; the message says where and what was read.
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
 # `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).

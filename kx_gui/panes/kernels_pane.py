@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTableWidgetItem, QVB
 from kx_core.base.words import counted
 from kx_core.compile import CompileResult
 from kx_core.ir.display_filters import hidden_by_library_filter
+from kx_core.recorded.open_record import record_notes
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.arguments_form import ArgumentsForm
@@ -41,6 +42,7 @@ def note_of(k) -> str:
         parts.append(f"defined in {where}; shown: loops of your lines are compiled in it")
     if k.status == "not-launched":
         parts.append("nothing launches it: select it to compile it with example arguments")
+    parts += record_notes(k)
     lines = sorted({n for origin in k.source_origins.values() for n in origin})
     if lines:
         which = "line" if len(lines) == 1 else "lines"

@@ -54,12 +54,17 @@ def test_a_cute_program_is_one_kernel_with_every_stage(result):
     assert any("st.global" in ptx[i - 1] for i in links["ptx"])
 
 
-def test_its_cubin_is_the_one_the_dsl_builds(result):
+def test_its_cubin_is_the_one_the_dsl_builds(result, tmp_path):
     (k,) = result.kernels
     ours = base64.b64decode(k.binaries["cubin"])
     env = dict(os.environ, CUTE_DSL_ARCH="sm_90a", CUTE_DSL_LINEINFO="1")
     out = subprocess.run(
-        [sys.executable, "-c", _OWN_BUILD, str(FILE)], capture_output=True, text=True, env=env, timeout=600
+        [sys.executable, "-c", _OWN_BUILD, str(FILE)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+        cwd=tmp_path,  # --keep-cubin writes the cubin in the working folder
     )
     assert out.returncode == 0, out.stderr[-2000:]
     theirs = base64.b64decode(out.stdout.strip().splitlines()[-1])

@@ -1,0 +1,288 @@
+"""Open what a real run recorded: which kind of record a path is (by its content), and its
+kernels as a CompileResult like a capture's.
+
+    record_kind(path)        -> 'triton-cache' | 'triton-dump' | 'tritonparse' | None
+    opened = open_record(path)               # every kernel with its stages
+    opened = open_record(path, stages=False) # a trace's index only: stages via opened.load(i)
+
+Nothing in a record runs. What could not be read is a `record` Diagnostic located at its
+file (and line, for a trace), beside whatever could be read; the result's exit status
+is then 1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+
+from kx_core.recorded.kernel_of_record import as_int, kernel_of_record, target_of
+from kx_core.recorded.seekable_lines import GZIP_MAGIC, ZSTD_MAGIC
+from kx_core.recorded.trace_index import ScanProgress, TraceEntry, TraceIndex
+from kx_core.recorded.triton_folders import is_cache_folder, kernel_folders, read_folder
+from kx_core.records.build import Build
+from kx_core.records.results import CompiledKernel, CompileResult, Diagnostic, KernelMetadata
+
+RECORD_KINDS = ("triton-cache", "triton-dump", "tritonparse")
+# what each kind is called in a message or a window title
+RECORD_NAMES = {
+    "triton-cache": "Triton cache folder",
+    "triton-dump": "Triton dump folder (TRITON_KERNEL_DUMP)",
+    "tritonparse": "tritonparse trace",
+}
+# names a trace file goes by (the File ▸ Open… filter); content decides, not these
+TRACE_SUFFIXES = (".ndjson", ".ndjson.gz", ".json.gz", ".bin.ndjson", ".log", ".log.gz")
+
+
+class NotARecord(ValueError):
+    """The path is none of RECORD_KINDS (the message says what it is instead)."""
+
+
+def record_kind(path: str) -> str | None:
+    """The kind of record at `path`, read from its content (a folder's files, a file's
+    first line), or None."""
+    if os.path.isdir(path):
+        if not kernel_folders(path):
+            return None
+        return "triton-cache" if is_cache_folder(path) else "triton-dump"
+    return "tritonparse" if _first_event(path) else None
+
+
+def _first_event(path: str) -> bool:
+    """The file's first non-blank line is a JSON object with an event_type (plain or gzip)."""
+    try:
+        with open(path, "rb") as f:
+            magic = f.read(4)
+        if magic.startswith(ZSTD_MAGIC):
+            return True  # tritonparse's zstd traces: said to be so when opened
+        with open(path, "rb") as f:
+            head = f.read(1 << 16)
+        if magic.startswith(GZIP_MAGIC):
+            # a prefix's inflation, not gzip.open's: a truncated trace is still one
+            head = zlib.decompressobj(31).decompress(head, 1 << 16)
+    except (OSError, zlib.error):
+        return False
+    for line in head.splitlines():
+        if line.strip():
+            return line.lstrip().startswith(b"{") and b'"event_type"' in line[:4096]
+    return False
+
+
+@dataclass(frozen=True)
+class OpenedRecord:
+    """A record's kernels as a CompileResult. `sources`: file -> the text the record
+    carries for it (a trace's Python source, its lines in place), for files this machine
+    does not have. `index`/`entries`: a trace's index, for stages read on demand."""
+
+    path: str
+    kind: str
+    result: CompileResult
+    sources: dict[str, str] = field(default_factory=dict)
+    index: TraceIndex | None = field(default=None, compare=False, repr=False)
+    complete: bool = True  # False: the first kernels of a trace still being indexed
+
+    def source_text(self, file: str | None) -> str | None:
+        """The text of a kernel's source file: this machine's file, else the record's copy."""
+        if not file:
+            return None
+        if os.path.isfile(file):
+            try:
+                with open(file, encoding="utf-8") as f:
+                    return f.read()
+            except (OSError, UnicodeDecodeError):
+                pass
+        return self.sources.get(file)
+
+    def load(self, i: int) -> CompiledKernel:
+        """Kernel `i` with its stages (a trace's are read now; a folder's already are)."""
+        kernel = self.result.kernels[i]
+        if self.index is None or kernel.stages:
+            return kernel
+        return _trace_kernel(self.index, self.index.entries[i])[0]
+
+
+def record_notes(kernel: CompiledKernel) -> list[str]:
+    """What a recorded kernel's row must say: the stages kx derived, what the record
+    lacked (its notes), stages not read yet. Empty for a kernel that is no record's."""
+    extra = kernel.metadata.extra if kernel.metadata else {}
+    if not extra.get("record"):
+        return []
+    notes = []
+    if extra.get("derived_stages"):
+        notes.append(f"{', '.join(extra['derived_stages'])}: derived by kx from the cubin")
+    notes += [str(n) for n in extra.get("notes", ())]
+    if extra.get("stages_not_read"):
+        notes.append("its stages are read from the trace when it is selected")
+    return notes
+
+
+def open_record(
+    path: str,
+    stages: bool = True,
+    progress: Callable[[ScanProgress], None] | None = None,
+) -> OpenedRecord:
+    """Every kernel of the record at `path` (see the module's docstring). Raises NotARecord."""
+    kind = record_kind(path)
+    if kind is None:
+        raise NotARecord(f"{path}: not a Triton cache or dump folder, nor a tritonparse trace")
+    if kind == "tritonparse":
+        index = TraceIndex(path)
+        for step in index.scan():
+            if progress is not None and isinstance(step, ScanProgress):
+                progress(step)
+        return trace_record(index, stages)
+    kernels, diagnostics = [], []
+    for found in read_folder(path, kind):
+        if isinstance(found, Diagnostic):
+            diagnostics.append(found)
+        else:
+            kernels.append(kernel_of_record(found))
+    kernels.sort(key=lambda k: (k.name, k.metadata.hash or "" if k.metadata else ""))
+    if not kernels:
+        diagnostics.append(
+            Diagnostic("record", f"no kernel could be read from this {RECORD_NAMES[kind]}", path)
+        )
+    return OpenedRecord(path, kind, _result(path, kind, kernels, diagnostics))
+
+
+def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
+    """A record opened as it is read (the app's background job runs this): a folder's
+    OpenedRecord at once; a trace's OpenedRecord of its first kernel, stages read, as soon
+    as that line is indexed, then progress, then the whole index (stages of the others
+    read on demand: OpenedRecord.load). Raises NotARecord."""
+    kind = record_kind(path)
+    if kind != "tritonparse":
+        yield open_record(path)
+        return
+    index = TraceIndex(path)
+    first: CompiledKernel | None = None
+    for step in index.scan():
+        if isinstance(step, TraceEntry):
+            if first is None:
+                first, _, source = _trace_kernel(index, step)
+                sources = {source[0]: source[1]} if source and not os.path.exists(source[0]) else {}
+                result = _result(path, kind, [first], [])
+                yield OpenedRecord(path, kind, result, sources, index, complete=False)
+            continue
+        yield step
+    whole = trace_record(index, stages=False)
+    if first is not None:  # the first kernel's stages (and its source's text) are read already
+        kernels = (first, *whole.result.kernels[1:])
+        whole = replace(whole, result=replace(whole.result, kernels=kernels), sources=sources | whole.sources)
+    yield whole
+
+
+def iter_trace(path: str) -> Iterator[ScanProgress | CompiledKernel | OpenedRecord]:
+    """A trace's first kernel with its stages as soon as its line is indexed, then
+    progress, then the whole OpenedRecord (index-level kernels)."""
+    for step in iter_open(path):
+        if isinstance(step, OpenedRecord) and not step.complete:
+            yield step.result.kernels[0]
+        else:
+            yield step
+
+
+def trace_record(index: TraceIndex, stages: bool) -> OpenedRecord:
+    """The OpenedRecord of a scanned trace: with `stages`, every kernel read now."""
+    kernels, diagnostics, sources = [], list(index.diagnostics), {}
+    for entry in index.entries:
+        if stages:
+            kernel, problem, source = _trace_kernel(index, entry)
+            if problem:
+                diagnostics.append(problem)
+            if source and not os.path.exists(source[0]):
+                sources.setdefault(*source)
+        else:
+            kernel = _index_kernel(index, entry)
+        kernels.append(kernel)
+    if not kernels and not diagnostics:
+        diagnostics.append(Diagnostic("record", "a tritonparse trace without compilation events", index.path))
+    result = _result(index.path, "tritonparse", kernels, diagnostics)
+    return OpenedRecord(index.path, "tritonparse", result, sources, index)
+
+
+def _trace_kernel(
+    index: TraceIndex, entry: TraceEntry
+) -> tuple[CompiledKernel, Diagnostic | None, tuple[str, str] | None]:
+    """One kernel read from its line; a line that does not read is a located diagnostic
+    and the index's kernel (metadata, no stages)."""
+    try:
+        return kernel_of_record(index.kernel(entry)), None, index.python_source(entry)
+    except (ValueError, UnicodeDecodeError, AttributeError, TypeError) as e:
+        problem = Diagnostic(
+            "record",
+            f"the compilation of {entry.name} does not read ({type(e).__name__}: {e})",
+            index.path,
+            entry.line,
+        )
+        return _index_kernel(index, entry, str(problem)), problem, None
+
+
+def _index_kernel(index: TraceIndex, entry: TraceEntry, message: str | None = None) -> CompiledKernel:
+    """A kernel as the index knows it: name, hash, the metadata figures; no stages yet."""
+    s = entry.summary
+    target = target_of(s, {})
+    metadata = KernelMetadata(
+        num_warps=as_int(s.get("num_warps"), 0),
+        num_stages=as_int(s.get("num_stages"), 0),
+        num_ctas=as_int(s.get("num_ctas"), 1),
+        shared=as_int(s.get("shared"), 0),
+        hash=entry.hash,
+        extra={"record": f"tritonparse line {entry.line}", "stages_not_read": True}
+        | ({"triton_version": s["triton_version"]} if "triton_version" in s else {}),
+    )
+    status = "failed" if message else "compiled"
+    launch = index.launch(entry.hash)
+    return CompiledKernel(
+        entry.name,
+        status,
+        target,
+        launch=launch,
+        metadata=metadata,
+        message=message,
+        compile_time_s=s.get("compile_s"),
+    )
+
+
+def _result(
+    path: str, kind: str, kernels: list[CompiledKernel], diagnostics: list[Diagnostic]
+) -> CompileResult:
+    versions = [
+        str(k.metadata.extra["triton_version"])
+        for k in kernels
+        if k.metadata and "triton_version" in k.metadata.extra
+    ]
+    version = versions[0] if versions else "unknown"
+    target = kernels[0].target if kernels else target_of({}, {})
+    # the build a record's kernels are of: the record itself (its kernels' hashes stand
+    # for its content: a cache folder has no one file to hash)
+    digest = hashlib.sha256(
+        json.dumps(sorted(k.metadata.hash or k.name for k in kernels if k.metadata)).encode()
+    )
+    build = Build(
+        file=os.path.abspath(path),
+        content=digest.hexdigest()[:16],
+        target=target.spec,
+        gpu=f"recorded ({RECORD_NAMES[kind]})",
+        triton=version,
+    )
+    return CompileResult(
+        file=os.path.abspath(path),
+        target=target,
+        triton_version=version,
+        kernels=tuple(kernels),
+        diagnostics=tuple(diagnostics),
+        build=build,
+        timings={},
+    )
+
+
+def with_record_stages(opened: OpenedRecord) -> OpenedRecord:
+    """Every kernel's stages read (a trace opened index-first), the rest as it was."""
+    if opened.index is None:
+        return opened
+    kernels = tuple(opened.load(i) for i in range(len(opened.result.kernels)))
+    return replace(opened, result=replace(opened.result, kernels=kernels))

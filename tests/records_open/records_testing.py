@@ -1,0 +1,28 @@
+"""The recorded fixtures (scripts/record_fixtures.py) and copies of them a test may damage."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+from kx_testing import ROOT
+
+RECORDS = ROOT / "fixtures" / "records" / "3.8.0" / "cuda90"
+CACHE = RECORDS / "cache"
+DUMP = RECORDS / "dump"
+TRACE = RECORDS / "trace.ndjson"
+TRACE_GZIP_MEMBERS = RECORDS / "trace.bin.ndjson"  # tritonparse's compression="gzip"
+KERNEL_FILE = ROOT / "fixtures" / "records" / "record_kernels.py"
+# Example: "	Function softmax_rows:REG:26 STACK:0 SHARED:0 LOCAL:0 ..." (cuobjdump -res-usage)
+RES_USAGE_RE = re.compile(r"REG:(\d+)\s+STACK:\d+\s+SHARED:(\d+)")
+
+
+def copy_of(folder: Path, tmp_path: Path) -> Path:
+    target = tmp_path / folder.name
+    shutil.copytree(folder, target)
+    return target
+
+
+def kernel_dirs(folder: Path) -> list[Path]:
+    return sorted(p for p in folder.iterdir() if p.is_dir())
