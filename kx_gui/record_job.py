@@ -15,7 +15,7 @@ import threading
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.compile.artifacts.derived import with_derived
-from kx_core.ir.sourcemap import build_source_map
+from kx_core.ir.sourcemap import source_map_of
 from kx_core.recorded.open_record import NotARecord, OpenedRecord, iter_open
 from kx_core.recorded.trace_index import ScanProgress
 
@@ -25,7 +25,7 @@ POLL_MS = 30
 def source_maps(opened: OpenedRecord, document: str) -> list:
     """Each kernel's links to `document` (the kernels' source file, not the record)."""
     return [
-        build_source_map(k.stages, document, k.source_alias, k.source_origins) for k in opened.result.kernels
+        source_map_of(k, document) for k in opened.result.kernels
     ]
 
 
