@@ -142,24 +142,36 @@ def find_layout_calls(source: str) -> list[LayoutCall]:
     lines = source.splitlines()
     out: list[LayoutCall] = []
 
-    def visit(node: ast.AST, scope: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            inner = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else scope
-            if isinstance(child, ast.Call) and (name := _class_name(child.func)):
-                out.append(
-                    LayoutCall(
-                        child.lineno,
-                        child.col_offset,
-                        child.end_lineno,
-                        child.end_col_offset,
-                        name,
-                        _segment(lines, child),
-                        scope,
-                    )  # fmt: skip
-                )
-            visit(child, inner)
+    def add(node: ast.expr, name: str, scope: str) -> None:
+        out.append(
+            LayoutCall(
+                node.lineno,
+                node.col_offset,
+                node.end_lineno,
+                node.end_col_offset,
+                name,
+                _segment(lines, node),
+                scope,
+            )  # fmt: skip
+        )
 
-    visit(tree, "")
+    def visit(node: ast.AST, scope: str, params: frozenset[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            inner, inner_params = scope, params
+            if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = child.name
+                inner_params = frozenset(a.arg for a in child.args.args + child.args.kwonlyargs)
+            if isinstance(child, ast.Call) and (name := _class_name(child.func)):
+                add(child, name, scope)
+            elif isinstance(child, ast.Call):
+                # a layout the launch passes in: `gl.arange(0, BLOCK, layout=layout)` with
+                # `layout: gl.constexpr` a parameter (its value is the launch's constexpr)
+                for arg in _layout_arguments(child):
+                    if isinstance(arg, ast.Name) and arg.id in params:
+                        add(arg, PARAMETER, scope)
+            visit(child, inner, inner_params)
+
+    visit(tree, "", frozenset())
     return sorted(out, key=lambda c: (c.line, c.col))
 
 
@@ -171,6 +183,22 @@ def _segment(lines: list[str], node: ast.expr) -> str:
     last = lines[node.end_lineno - 1][: node.end_col_offset]
     joined = " ".join(s.strip() for s in (first, *middle, last))
     return re.sub(r"([(\[]) | ([)\]])", r"\1\2", joined)  # "f( a, b )" -> "f(a, b)"
+
+
+# LayoutCall.name of a kernel parameter used as a layout (its value: the launch's)
+PARAMETER = "layout parameter"
+
+
+def _layout_arguments(call: ast.Call) -> list[ast.expr]:
+    """The arguments of a Gluon call that are layouts: `layout=` of any call, the second
+    of convert_layout, the third of allocate_shared_memory."""
+    out = [k.value for k in call.keywords if k.arg == "layout"]
+    f = call.func
+    name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+    at = {"convert_layout": 1, "allocate_shared_memory": 2}.get(name)
+    if at is not None and len(call.args) > at:
+        out.append(call.args[at])
+    return out
 
 
 def call_at(calls: list[LayoutCall], line: int, col: int | None = None) -> LayoutCall | None:
@@ -216,6 +244,9 @@ def _bindings(tree: ast.Module, scope: str) -> tuple[dict[str, ast.expr], list[a
     if scope:
         for node in ast.walk(tree):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name == scope:
+                # a parameter is the launch's value (a constexpr), never a module name's
+                for a in node.args.args + node.args.kwonlyargs:
+                    binds.pop(a.arg, None)
                 take([n for n in ast.walk(node) if isinstance(n, ast.stmt)])
                 break
     return binds, imports
@@ -282,9 +313,10 @@ def _imported(st: ast.stmt) -> dict[str, Any]:
     return out
 
 
-def _call_node(tree: ast.Module, call: LayoutCall) -> ast.Call:
+def _call_node(tree: ast.Module, call: LayoutCall) -> ast.expr:
+    want = ast.Name if call.name == PARAMETER else ast.Call
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and (node.lineno, node.col_offset) == (call.line, call.col):
+        if isinstance(node, want) and (node.lineno, node.col_offset) == (call.line, call.col):
             return node
     raise SourceLayoutError(f"the call at line {call.line} moved")  # pragma: no cover - same text
 
@@ -326,12 +358,30 @@ class _Evaluator:
         if name in self.constexprs:
             value = self.constexprs[name]
             if isinstance(value, str) and value.endswith(")") and "Layout(" in value:
-                value = self.value(ast.parse(value, mode="eval").body)  # a layout constexpr's repr
+                value = _from_repr(value)  # a layout constexpr, recorded as its repr
             self.done[name] = value
             return value
         raise SourceLayoutError(
             f"{name} is known only when the kernel runs (not a constexpr of the selected launch)"
         )
+
+
+def _from_repr(text: str) -> Any:
+    """A Gluon layout from its repr, as a capture records a layout constexpr:
+    'BlockedLayout(size_per_thread=[4], threads_per_warp=[32], ...)'."""
+    from triton.experimental.gluon.language import _layouts
+
+    scope = {k: v for k, v in vars(_layouts).items() if k.endswith("Layout")}
+    try:
+        from triton.experimental.gluon.language.amd import _layouts as amd
+
+        scope.update((k, v) for k, v in vars(amd).items() if k.endswith("Layout"))
+    except ImportError:  # pragma: no cover - an older Gluon without AMD layouts
+        pass
+    try:
+        return eval(compile(text, "<kx constexpr>", "eval"), {"__builtins__": {}}, scope)  # noqa: S307
+    except Exception as e:  # noqa: BLE001 - a repr kx cannot rebuild: said, not raised raw
+        raise SourceLayoutError(f"the launch's layout {text[:80]}: {type(e).__name__}: {e}") from e
 
 
 def layout_dict(obj: Any) -> dict[str, Any]:

@@ -143,3 +143,24 @@ def test_a_tutorial_for_another_triton_still_evaluates_what_it_can():
 
     assert source_layout_here(text, 3, 10, {NUM_WARPS: 8}, []).layout["warpsPerCTA"] == [8]
     assert source_layout_here(text, 6, 10, {}, []).layout["warpsPerCTA"] == [4]
+
+
+def test_a_layout_parameter_is_the_launchs_constexpr(compiled):
+    """`gl.arange(0, BLOCK, layout=layout)` with `layout` a constexpr parameter: the
+    layout the launch passed, not a module-level name of the same spelling."""
+    text, result = compiled
+    from kx_core.layout.source_layouts import PARAMETER
+
+    params = [c for c in find_layout_calls(text) if c.name == PARAMETER]
+    if not params:
+        pytest.skip("no layout parameter in this file")
+    for call in params:
+        owner = next(k for k in result.kernels if k.name == call.scope)
+        found = source_layout_here(
+            text, call.line, call.col + 1, dict(owner.launch.constexprs), _ttgirs(result)
+        )
+        assert found.kernel == owner.display_name and found.shapes
+        spelled = owner.launch.constexprs[call.text]
+        assert f"size_per_thread={found.layout['sizePerThread']}" in spelled.replace(" ", "").replace(
+            ",", ", "
+        )
