@@ -16,23 +16,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kx_core.compile.artifacts import resources
+from kx_core.compile.artifacts.kernel_record import EXTRA_FIELDS
 from kx_core.records.backends import ALL_STAGES, BACKENDS
 from kx_core.records.results import CompiledKernel, KernelMetadata, Launch, Target
 
-# Triton metadata kept under metadata.extra, as a captured kernel keeps them
-# (kx_core.compile.artifacts.kernel_record._EXTRA_FIELDS).
-_EXTRA_FIELDS = (
-    "cluster_dims",
-    "tmem_size",
-    "global_scratch_size",
-    "launch_cooperative_grid",
-    "launch_pdl",
-    "arch",
-    "ptx_version",
-    "maxnreg",
-    "enable_fp_fusion",
-    "triton_version",
-)
 # TTGIR's module attributes, for a record without Triton's metadata (a dump folder).
 # Example: module attributes {"ttg.num-ctas" = 1 : i32, "ttg.num-warps" = 4 : i32, ttg.target = "cuda:90", "ttg.threads-per-warp" = 32 : i32} {
 _TTGIR_INT_RE = re.compile(r'"?ttg\.([\w-]+)"?\s*=\s*(\d+)\s*:\s*i32')
@@ -135,7 +122,7 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
         for s in ALL_STAGES.values()
         if s.derived_from and s.derived_from in binaries and s.name not in stages
     ]
-    extra: dict[str, Any] = {k: md[k] for k in _EXTRA_FIELDS if k in md}
+    extra: dict[str, Any] = {k: md[k] for k in EXTRA_FIELDS if k in md}  # as a captured kernel keeps them
     extra |= {"record": found.origin, "record_stages": list(stages), "derived_stages": derived}
     if "shared" not in md:
         notes.append("shared memory: the static size in the cubin (the record has no Triton metadata)")

@@ -30,7 +30,7 @@ def _line(needle: str) -> int:
 
 def test_each_call_is_the_triton_kernel_helion_generated(result):
     names = sorted(k.name for k in result.kernels)
-    assert names == ["_helion_add", "_helion_row_softmax"]
+    assert names == ["_helion_add", "_helion_matmul", "_helion_row_softmax"]
     for k in result.kernels:
         assert k.status == "compiled" and list(k.stages)[:2] == ["helion", "ttir"]
         # the stage is the module Triton compiled: the file its TTIR's locations name
@@ -41,6 +41,9 @@ def test_each_call_is_the_triton_kernel_helion_generated(result):
     add = next(k for k in result.kernels if k.name == "_helion_add")
     # the config given: 32x64 tiles, 4 warps
     assert "_BLOCK_SIZE_0 = tl.constexpr(32)" in add.stages["helion"] and add.metadata.num_warps == 4
+    # torch.addmm on tiles is Helion's tile matmul (an fp32 accumulator of fp16 tiles): tl.dot
+    mm = next(k for k in result.kernels if k.name == "_helion_matmul")
+    assert "tl.dot(" in mm.stages["helion"] and "tt.dot" in mm.stages["ttir"]
 
 
 def test_every_stage_links_back_to_the_helion_source_line(result):

@@ -150,8 +150,10 @@ def syntax_diagnostic(exc: SyntaxError, file: str) -> Diagnostic:
 def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> Diagnostic:
     """A `runtime` diagnostic at the innermost user-file frame of the traceback."""
     where = deepest_user_frame(exc.__traceback__, user_file)
-    text = f"{type(exc).__name__}: {exc}".strip()
-    first = text.splitlines()[0] if text else type(exc).__name__
+    # the message's first line of text: a DSL's rendered message starts with a newline
+    # (CuTe DSL's "DSLUserCodeError: \n  what went wrong ...")
+    message = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    first = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
     raised = _raised_in(exc.__traceback__, user_file)
     return Diagnostic("runtime", prefix + first[:500] + raised, user_file, where[0] if where else None)
 

@@ -26,7 +26,7 @@ from kx_core.records.results import (
 
 TEXT_STAGES = compiler_stages()  # the text stages Triton writes; SASS and ELF are derived later
 # Metadata fields kept verbatim under metadata.extra when they are plain JSON values.
-_EXTRA_FIELDS = (
+EXTRA_FIELDS = (
     "name",
     "cluster_dims",
     "tmem_size",
@@ -225,7 +225,7 @@ def kernel_record(
     if usage.reason:
         notes.append(usage.reason)
     extra = {}
-    for name in _EXTRA_FIELDS:
+    for name in EXTRA_FIELDS:
         if hasattr(md, name):
             value = jsonable_value(getattr(md, name))
             extra[name] = value

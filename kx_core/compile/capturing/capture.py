@@ -20,6 +20,7 @@ import time
 from dataclasses import replace
 from typing import Any
 
+from kx_core.base.textfile import text_or_empty
 from kx_core.compile.artifacts import diagnostics as diag
 from kx_core.compile.artifacts.kernel_record import (
     describe_launch,
@@ -344,14 +345,6 @@ def _report_exits(path: str) -> None:
     os._exit = _exit
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
-
 def run_user_file(path: str, text: str | None = None) -> dict:
     """Execute the file (or `text` as that file) as __main__; returns its namespace,
     whatever happened."""
@@ -415,7 +408,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         from kx_core.compile.capturing import cute_capture, helion_capture
 
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
-        text = request.text if request.text is not None else _read(path)
+        text = request.text if request.text is not None else text_or_empty(path)
         helion_default = helion_capture.prepare(text)
         cute_folder = cute_capture.prepare(text, target)
         namespace = run_user_file(path, request.text)

@@ -29,7 +29,10 @@ def run_as_main(
         with open(path, "rb") as f:
             data = f.read()
     try:
-        code = compile(decode_source(data, path), path, "exec")
+        # dont_inherit: this module's own `from __future__ import annotations` must not
+        # reach the user's file (its annotations would turn into strings: CuTe DSL's
+        # @cute.struct reads them as types)
+        code = compile(decode_source(data, path), path, "exec", dont_inherit=True)
     except SourceDecodeError as e:
         return {}, [Diagnostic("syntax", str(e), path, e.line)]
     except SyntaxError as e:

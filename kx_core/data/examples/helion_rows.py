@@ -1,5 +1,6 @@
-"""Two Helion kernels: an element-wise add with its config given, and a row softmax with
-none (a real run autotunes it; kx compiles Helion's default config and says so)."""
+"""Three Helion kernels: an element-wise add and a tiled matmul with their configs given,
+and a row softmax with none (a real run autotunes it; kx compiles Helion's default config
+and says so)."""
 
 import torch
 
@@ -12,6 +13,19 @@ def add(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     out = torch.empty_like(x)
     for tile in hl.tile(out.size()):
         out[tile] = x[tile] + y[tile]
+    return out
+
+
+@helion.kernel(config=helion.Config(block_sizes=[64, 64, 32], num_warps=4))
+def matmul(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    m, k = x.size()
+    _, n = y.size()
+    out = torch.empty([m, n], dtype=x.dtype, device=x.device)
+    for tile_m, tile_n in hl.tile([m, n]):
+        acc = hl.zeros([tile_m, tile_n], dtype=torch.float32)
+        for tile_k in hl.tile(k):
+            acc = torch.addmm(acc, x[tile_m, tile_k], y[tile_k, tile_n])
+        out[tile_m, tile_n] = acc.to(x.dtype)
     return out
 
 
@@ -31,4 +45,5 @@ if __name__ == "__main__":
     a = torch.randn(512, 1024, device="cuda")
     b = torch.randn(512, 1024, device="cuda")
     add(a, b)
+    matmul(a.half(), b.T.contiguous().half())
     row_softmax(a)
