@@ -262,7 +262,9 @@ class PlaygroundPane(Pane):
         self.editor.set_marks(marks)
         self.status.setText(
             "  ".join(
-                f"RUN line {r.line}: {r.status}" + (f" ({r.message[:160]})" if r.message else "")
+                # line 0: the file has no RUN line at all (kx_core.lab.lit.run_file_text)
+                (f"RUN line {r.line}: {r.status}" if r.line else r.status)
+                + (f" ({r.message[:160]})" if r.message else "")
                 for r in results
             )
         )

@@ -66,3 +66,16 @@ def test_file_open_of_ir_never_runs_it(qtbot, make_window):
     assert not w.open_file(str(ll))
     assert w.session.path is None and "not a kernel source" in w.last_error
     assert "Playground" in w.last_error
+
+
+def test_a_file_without_run_lines_says_so_not_line_0(qtbot, make_window, tmp_path):
+    w = make_window("cuda:90")
+    pane = w.playground_pane
+    path = tmp_path / "no_run.mlir"
+    lines = (ROOT / "kx_core" / "data" / "lit" / "coalesce.mlir").read_text().splitlines()
+    path.write_text("\n".join(line for line in lines if "RUN:" not in line) + "\n")
+    assert pane.load(str(path))
+    assert pane.run_lit()
+    pane.wait()
+    assert [r.status for r in pane.lit_results] == ["UNSUPPORTED"]
+    assert "no RUN: line" in pane.status.text() and "line 0" not in pane.status.text()
