@@ -577,10 +577,10 @@ class MainWindow(QMainWindow):
     def open_example(self, path: str) -> bool:
         """A shipped example opens as the user's own copy (in kx's state folder, beside
         the files it includes), so an edit and Ctrl+S never write kx's file (a first
-        user's save did). The copy is made once: opening it again keeps the user's edits."""
-        import shutil
-
+        user's save did). The copy is made once: opening it again keeps the user's edits
+        (a copy never edited follows a newer kx's example: kx_gui.example_copies)."""
         from kx_core.base.data import data_path
+        from kx_gui import example_copies
         from kx_gui.recovery import state_dir
 
         src = Path(path)
@@ -591,10 +591,7 @@ class MainWindow(QMainWindow):
         copies = state_dir() / "examples"
         folder = copies / rel.parent
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            for f in src.parent.iterdir():  # its siblings: a header it includes, a baseline
-                if f.is_file() and not (folder / f.name).exists():
-                    shutil.copy2(f, folder / f.name)
+            example_copies.refresh(src.parent, copies, rel.parent)
         except OSError as e:
             self._show_error(f"cannot copy the example to {folder}: {e.strerror or e}; opened kx's own")
             return self.open_file(path, trusted=True)
@@ -620,11 +617,13 @@ class MainWindow(QMainWindow):
 
     def _edited_example(self) -> bool:
         """The open file is the user's copy of an example, and differs from kx's."""
+        from kx_gui import example_copies
+        from kx_gui.recovery import state_dir
+
         shipped = self.shipped_example(self.session.path)
-        try:
-            return shipped is not None and Path(self.session.path).read_bytes() != shipped.read_bytes()
-        except OSError:
-            return False
+        return shipped is not None and example_copies.edited(
+            Path(self.session.path), shipped, state_dir() / "examples"
+        )
 
     def restore_example(self) -> bool:
         """The open example's copy back to kx's shipped text. The user's text (saved or
@@ -641,7 +640,13 @@ class MainWindow(QMainWindow):
         try:
             kept.write_text(self.editor.text(), encoding="utf-8")
             shutil.copy2(shipped, copy)
-        except OSError as e:
+            from kx_gui import example_copies
+            from kx_gui.recovery import state_dir
+
+            example_copies.refresh(
+                shipped.parent, state_dir() / "examples", copy.parent.relative_to(state_dir() / "examples")
+            )
+        except (OSError, ValueError) as e:
             self._show_error(f"cannot restore {copy.name}: {e.strerror or e}")
             return False
         self.editor.view.document().setModified(False)  # its text is kept in `kept`

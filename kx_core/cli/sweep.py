@@ -25,7 +25,9 @@ def add_sweep_verb(sub) -> None:
         "--space",
         help="a config grid instead of the kernel's own: KEY=V1,V2;... (BLOCK_M=64,128;num_warps=4,8)",
     )
-    p.add_argument("--target", default="local", help="the target compiled for (default: the local GPU's)")
+    p.add_argument(
+        "--target", default=None, help="the target compiled for (default: the local GPU's, else cuda:90)"
+    )
     p.add_argument("--gpu", help="the GPU the model places configs on (default: the target's)")
     p.add_argument("--measure", choices=["top-k", "all", "none"], default="top-k", help="what the GPU times")
     p.add_argument("--top-k", type=cli_args.positive_int, default=4, help="configs measured per shape (4)")
@@ -100,6 +102,15 @@ def sweep_command(args: argparse.Namespace) -> int:
         return cli_args.EXIT_USAGE
     if not shapes:
         print("kx sweep: no shape: give --shape NAME=INT,... (repeat it) or --shapes-file", file=sys.stderr)
+        return cli_args.EXIT_USAGE
+    from kx_core.records.target import DEFAULT_TARGET, TargetError, local_target, parse_target
+
+    if args.target is None:  # as `kx compile`: the local GPU, else cuda:90
+        args.target = "local" if local_target() is not None else DEFAULT_TARGET.spec
+    try:
+        parse_target(args.target)  # 'local' on a machine without a GPU: said here, not deep in the sweep
+    except TargetError as e:
+        print(f"kx sweep: {e}: give --target cuda:90 (or another) to compile without one", file=sys.stderr)
         return cli_args.EXIT_USAGE
     req = SweepRequest(
         args.file, args.kernel, tuple(shapes), space, args.entry, args.target, gpu, args.measure,

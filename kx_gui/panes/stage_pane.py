@@ -202,6 +202,8 @@ class StagePane(Pane):
             why = f"{kernel.display_name}: {kernel.status}" + (
                 f": {kernel.message}" if kernel.message else ""
             )
+            if d.derived_from and d.derived_from not in kernel.binaries and kernel.status == "compiled":
+                why = f"{kernel.display_name}: no {d.derived_from} to make it from (the record holds none)"
             if d.name == "ttir" and "gluon" in kernel.stages:
                 why = (
                     f"{kernel.display_name} is a Gluon kernel: its frontend writes TritonGPU IR with the "
@@ -339,11 +341,12 @@ class StagePane(Pane):
         here, claimed = self.disputes(stage)
         notes = []
         if here:
-            named = sorted({followed_map[n].claimed for n in here})
-            notes.append(
-                f"{len(here)} followed here from the debug info's line{'s' * (len(named) > 1)} "
-                + ", ".join(map(str, named))
-            )
+            named = sorted({followed_map[n].claimed for n in here} - {0})
+            # claimed 0: a line the file does not have (op_follow.Followed)
+            nowhere = any(followed_map[n].claimed == 0 for n in here)
+            parts = [f"line{'s' * (len(named) > 1)} " + ", ".join(map(str, named))] if named else []
+            parts += ["no line of this file"] if nowhere else []
+            notes.append(f"{len(here)} followed here from what the debug info names: " + " and ".join(parts))
         if claimed:
             owners = sorted({followed_map[n].line for n in claimed})
             notes.append(

@@ -38,6 +38,16 @@ _PROGRESS_RE = re.compile(r"^\s*(\S+) \[[#.]+\] (\d+)/(\d+)\s?(.*?)\s*$")
 RESULT_COLUMNS = ("shape", "winner", "model's pick", "regret", "Spearman", "winner in top 3", "measured on")
 
 
+def _target(session_target: str) -> str:
+    """The target the window compiles for: 'default' is the local GPU when there is one,
+    else cuda:90 (a sweep for 'local' on a machine without a GPU cannot start)."""
+    from kx_core.records.target import DEFAULT_TARGET, local_target
+
+    if session_target != "default":
+        return session_target
+    return "local" if local_target() is not None else DEFAULT_TARGET.spec
+
+
 def short(label: str) -> str:
     """'BLOCK_M=128,BLOCK_N=64,w4,s3' -> '128,64,w4,s3': the heat map's column titles."""
     return ",".join(p.split("=", 1)[-1] for p in label.split(","))
@@ -52,6 +62,13 @@ class SweepTab(QWidget):
         self._stderr = ""
         self.shapes = QLineEdit("M=4096,N=4096,K=4096; M=1024,N=1024,K=1024")
         self.shapes.setToolTip("shapes given to the file's entry function, NAME=INT,... separated by ';'")
+        self.entry = QLineEdit()
+        self.entry.setPlaceholderText("entry (the one that fits)")
+        self.entry.setToolTip(
+            "the file's function called with each shape's names as keywords (def run(M, N, K)); "
+            "empty: the one function whose parameters the shape's names are"
+        )
+        self.entry.setMaximumWidth(170)
         self.measure = QComboBox()
         for text, mode in (
             ("top and uncertain", "top-k"),
@@ -74,7 +91,7 @@ class SweepTab(QWidget):
         self.status.setWordWrap(True)
         # two rows: one would make the pane's minimum width (and so the window) too wide
         bar, bar2 = QHBoxLayout(), QHBoxLayout()
-        for w in (QLabel("shapes"), self.shapes):
+        for w in (QLabel("shapes"), self.shapes, self.entry):
             bar.addWidget(w)
         for w in (
             QLabel("measure"),
@@ -142,7 +159,9 @@ class SweepTab(QWidget):
             return None
         args = ["-m", "kx_core.cli", "sweep", path, "--kernel", kernel, "--json",
                 "--measure", self.measure.currentData(), "--top-k", str(self.top_k.value()),
-                "--target", self.pane.session.target if self.pane.session.target != "default" else "local"]  # fmt: skip
+                "--target", _target(self.pane.session.target)]  # fmt: skip
+        if self.entry.text().strip():
+            args += ["--entry", self.entry.text().strip()]
         gpu = self.pane.gpu_pick.currentData()
         if gpu is not None:
             args += ["--gpu", gpu.name]
@@ -193,7 +212,9 @@ class SweepTab(QWidget):
         self.progress.setRange(0, 1)
         self.progress.setValue(1 if out.strip() else 0)
         if not out.strip():
-            errors = [ln for ln in self._stderr.splitlines() if ln.startswith("kx sweep:")]
+            # what the command said last (its own "kx sweep:" message, or any "kx:" line:
+            # an error before the sweep began)
+            errors = [ln for ln in self._stderr.splitlines() if ln.startswith(("kx sweep:", "kx:"))]
             if not self.status.text().startswith("Stopped"):
                 self.status.setText(
                     errors[-1] if errors else f"The sweep ended (exit {code}) with no result."

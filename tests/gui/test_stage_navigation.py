@@ -93,7 +93,7 @@ def test_followed_operations_are_linked_and_the_debug_infos_claim_is_said(qtbot,
     claimed = {followed[n].claimed for n in ldg if n in followed}
     if not claimed:  # this Triton's line table names the load's own line: nothing to say
         return
-    assert "followed here from the debug info's line" in pane.block_label.text()
+    assert "followed here from what the debug info names: line" in pane.block_label.text()
     assert not view.disputed
     (other,) = claimed
     click_line(qtbot, w.source_pane.view, other)

@@ -67,3 +67,26 @@ def test_stop_kills_the_sweep_and_bad_shapes_say_why(qtbot, make_window):
     qtbot.waitUntil(lambda: tab.process is None, timeout=30_000)
     assert tab.run_button.isEnabled() and not tab.stop_button.isEnabled()
     assert tab.status.text().startswith("Stopped") and tab.result is None
+
+
+def test_the_shipped_example_sweeps_at_the_windows_target(qtbot, make_window):
+    """A new user's first sweep: the window's default target (the local GPU, else cuda:90,
+    never 'local' on a machine without one), and what the command said when it refused."""
+    from kx_core.base.data import data_path
+    from kx_core.records.target import local_target
+
+    w = make_window("default")
+    open_and_wait(qtbot, w, data_path("examples", "matmul_autotune.py"))
+    w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.render()
+    pane.tabs.setCurrentWidget(pane.sweep_tab)
+    tab = pane.sweep_tab
+    tab.shapes.setText("M=512,N=512,K=512")
+    args = tab.command()
+    assert args[args.index("--target") + 1] == ("local" if local_target() is not None else "cuda:90")
+    tab.entry.setText("no_such_function")
+    assert tab.start()
+    qtbot.waitUntil(lambda: tab.process is None, timeout=240_000)
+    # the case failed, said in the status line and the table (the file has no such function)
+    assert tab.result.cases[0].error and "no_such_function" in tab.status.text()
