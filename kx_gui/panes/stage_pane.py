@@ -175,6 +175,13 @@ class StagePane(Pane):
                 or not (d.optional or own_only)
             )
         )
+        # a kernel that starts below TTIR (Gluon, Helion, CuTe DSL) opens on its own first
+        # stage when TTIR is the tab: an empty TTIR was what a Gluon file first showed
+        first = next((d.name for d in self.descriptors if d.optional and d.name in kernel.stages), None)
+        if first and self.current_stage() == "ttir" and "ttir" not in kernel.stages:
+            self.tabs.blockSignals(True)
+            self.tabs.setCurrentIndex([d.name for d in self.descriptors].index(first))
+            self.tabs.blockSignals(False)
         self._tab_shown(self.tabs.currentIndex())
 
     def _tab_chosen(self, index: int) -> None:

@@ -40,6 +40,8 @@ def test_clicking_a_source_layout_draws_the_compiled_layout_at_its_tensor_shape(
     aliases = layout_alias_texts(ttgir)
     view = w.source_pane.view
     assert view.char_marks, "the layouts are tinted as links"
+    # a Gluon kernel has no TTIR: the Stages pane opens on its Gluon IR
+    assert w.stage_pane.current_stage() == "gluon" and "tt.func" in w.stage_pane.current_view().text()
 
     # the load layout (a call over three lines): it is #blocked of the 64x64 tile
     line, col = _where(text, "gl.BlockedLayout(")
