@@ -560,7 +560,10 @@ class MainWindow(QMainWindow):
             self,
             "Open a kernel file",
             os.path.dirname(self.session.path) if self.session.path else "",  # beside the open file
-            "Kernel files (*.py *.cpp *.cc *.cxx);;Python (*.py);;C++ (*.cpp *.cc *.cxx);;"
+            # the first filter holds every kind File ▸ Open reads: a trace was invisible
+            # until a new user found the filter below
+            "Kernel files and traces (*.py *.cpp *.cc *.cxx *.ndjson *.ndjson.gz *.json.gz *.mlir);;"
+            "Python (*.py);;C++ (*.cpp *.cc *.cxx);;"
             "tritonparse traces (*.ndjson *.ndjson.gz *.json.gz *.bin.ndjson);;"
             "MLIR, for the Playground (*.mlir);;All files (*)",
         )
