@@ -497,11 +497,13 @@ class MainWindow(QMainWindow):
             if name not in ws.panes:
                 dock.hide()
         groups = [g for g in (ws.left_top, ws.left_bottom, ws.right) if g]
+        # placed and tabbed while hidden, shown after: shown as each was added, a group's
+        # docks stood stacked for a moment and their summed minimum heights grew the
+        # window at once (Labs: four panes, 1280x920 on a 1280x800 screen, never shrunk)
         for names in groups:
             area = right if names is ws.right else left
             for n in names:
                 self.addDockWidget(area, self.docks[n])  # moves a dock placed elsewhere
-                self.docks[n].show()
         if ws.left_top and ws.left_bottom:
             self.splitDockWidget(
                 self.docks[ws.left_top[0]], self.docks[ws.left_bottom[0]], Qt.Orientation.Vertical
@@ -509,6 +511,9 @@ class MainWindow(QMainWindow):
         for names in groups:
             for n in names[1:]:
                 self.tabifyDockWidget(self.docks[names[0]], self.docks[n])
+        for names in groups:
+            for n in names:
+                self.docks[n].show()
             self.docks[names[0]].raise_()
         for name in ws.panes:  # a C++ kernel has no roofline or autotune: Bench is its page
             if BY_NAME[name].front_for and (self.session.path or "").endswith(BY_NAME[name].front_for):
