@@ -1,7 +1,7 @@
 """How well `kx sweep`'s model ranks configs, and its wall time against triton.autotune,
 on the local GPU (issue 34).
 
-    PYTHONPATH=. python3 benchmarks/bench_sweep.py --group gemm|rows|all [--out DIR] [--quick]
+    PYTHONPATH=. python3 benchmarks/bench_sweep.py --group gemm|rows|all [--out DIR] [--only STEM] [--timeout S]
 
 Groups: gemm = the matmul (16 configs) and persistent matmul (8) of fixtures/kernels/sweep
 over their shapes; rows = softmax (12), layer norm (12), attention (8). Every config of
@@ -108,12 +108,17 @@ def main() -> int:
     ap.add_argument("--group", choices=["gemm", "rows", "all", "versus"], default="all")
     ap.add_argument("--out", default=".")
     ap.add_argument("--timeout", type=float, default=280.0, help="per kernel's sweep")
+    # one kernel per call: a device call has 10 minutes, and the rows group's softmax
+    # alone ran past 150 s (its 10 shapes x 12 configs, every one measured)
+    ap.add_argument("--only", help="only this fixture (its file stem: softmax, attention, ...)")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     groups = ["gemm", "rows"] if args.group == "all" else [] if args.group == "versus" else [args.group]
     rows = []
     for g in groups:
         for file, kernel, shapes in CASES[g]:
+            if args.only and Path(file).stem != args.only:
+                continue
             r = sweep(file, kernel, shapes, ["--measure", "all"], dict(os.environ), args.timeout)
             if r is None:
                 continue
