@@ -1024,6 +1024,10 @@ class MainWindow(QMainWindow):
         fatal = [d for d in result.diagnostics if d.fatal]
         # a C++ kernel's result names its compiler where a Triton result names Triton
         tool = backend_of(result.target).tool_label(result.triton_version)
+        # a CuTe DSL program's compiler is the DSL's, not the Triton in the same environment
+        extras = [k.metadata.extra or {} for k in result.kernels if k.metadata is not None]
+        if extras and {e.get("compiler") for e in extras} == {"nvidia-cutlass-dsl"}:
+            tool = f"nvidia-cutlass-dsl {extras[0].get('compiler_version', '')}".strip()
         library = sum(hidden_by_library_filter(k, self.session.display_filters) for k in result.kernels)
         if library:  # a C++ file's library functions, hidden
             shown = counted(len(result.kernels) - library, "function")

@@ -45,6 +45,10 @@ def test_a_cute_program_is_one_kernel_with_every_stage(result):
     assert k.name == "add" and k.status == "compiled"
     assert list(k.stages)[:2] == ["cute", "ptx"] and "sass" in k.stages
     assert "cute.memref" in k.stages["cute"] and ".target sm_90a" in k.stages["ptx"]
+    import cutlass
+
+    assert k.metadata.extra["compiler"] == "nvidia-cutlass-dsl"
+    assert k.metadata.extra["compiler_version"] == cutlass.__version__  # what the window names
     # the block the program launches with is in the binary: 256 threads
     assert k.metadata.num_warps == 8
     line = next(i for i, t in enumerate(FILE.read_text().splitlines(), 1) if "gC[row, col] =" in t)

@@ -98,7 +98,12 @@ def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]
             spills=usage.spills,
             local=usage.local,
             stack=usage.stack,
-            extra={"notes": notes, "compiler": "nvidia-cutlass-dsl", "arch": m.group("arch")},
+            extra={
+                "notes": notes,
+                "compiler": "nvidia-cutlass-dsl",
+                "compiler_version": _dsl_version(),
+                "arch": m.group("arch"),
+            },  # fmt: skip
         )
         out.append(
             CompiledKernel(
@@ -113,6 +118,12 @@ def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]
             )
         )
     return out
+
+
+def _dsl_version() -> str:
+    import sys
+
+    return str(getattr(sys.modules.get("cutlass"), "__version__", "") or "")
 
 
 def _program_name(base: str) -> str:
