@@ -118,6 +118,10 @@ class SweepTab(QWidget):
         self.config_key.setMinimumHeight(24)
         self.config_key.setStyleSheet("color: #555; font-size: 9pt")
         self.heat_plot.setMinimumSize(80, 60)
+        # no axes until a sweep fills them: an empty plot showed -400..400 "(x0.001)" ticks
+        # that meant nothing (first-user run)
+        for side in ("left", "bottom"):
+            self.heat_plot.getPlotItem().showAxis(side, False)
         # the legend rides on the config key's line: a row of its own grew the window
         self.legend = "color: time / the shape's best (darker is faster; blank: not measured)"
         self.heat_plot.setToolTip(self.legend)
@@ -230,6 +234,8 @@ class SweepTab(QWidget):
 
     def show_result(self, r: SweepResult) -> None:
         self.result = r
+        for side in ("left", "bottom"):
+            self.heat_plot.getPlotItem().showAxis(side, True)
         labels = list(dict.fromkeys(f.label for c in r.cases for f in c.configs))
         grid = np.full((len(labels), len(r.cases)), np.nan)
         for j, c in enumerate(r.cases):

@@ -90,3 +90,11 @@ def test_the_shipped_example_sweeps_at_the_windows_target(qtbot, make_window):
     qtbot.waitUntil(lambda: tab.process is None, timeout=240_000)
     # the case failed, said in the status line and the table (the file has no such function)
     assert tab.result.cases[0].error and "no_such_function" in tab.status.text()
+
+
+def test_the_heat_map_has_no_axes_until_a_sweep_fills_it(qtbot, make_window):
+    w, pane, tab = _tab(qtbot, make_window)
+    plot = tab.heat_plot.getPlotItem()
+    assert not plot.getAxis("left").isVisible() and not plot.getAxis("bottom").isVisible()
+    tab.show_result(SweepResult.from_json(json.loads(RECORDED.read_text())))
+    assert plot.getAxis("left").isVisible() and plot.getAxis("bottom").isVisible()
