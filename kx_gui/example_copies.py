@@ -41,10 +41,10 @@ def refresh(shipped_dir: Path, copies: Path, rel_dir: Path) -> None:
         now = _sha(f)
         if copy.exists():
             mine = _sha(copy)
-            untouched = mine == made.get(key) or mine == now
-            if not untouched or mine == now:
-                if mine == now:
-                    made[key] = now
+            if mine == now:  # as shipped: nothing to copy
+                made[key] = now
+                continue
+            if mine != made.get(key):  # the user's edit: kept
                 continue
         shutil.copy2(f, copy)
         made[key] = now

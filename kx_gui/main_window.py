@@ -38,7 +38,7 @@ from kx_core.ir.display_filters import DisplayFilters, hidden_by_library_filter
 from kx_core.model.gpu import SPECS
 from kx_core.records.backends import backend_of
 from kx_core.records.languages import language_of
-from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, local_target
+from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, default_spec, local_target
 from kx_gui.pane_registry import (
     BY_NAME,
     EDITOR,
@@ -916,10 +916,7 @@ class MainWindow(QMainWindow):
     def _menu_target(self) -> str:
         """The Target menu's entry for the session's target ('default' is the local GPU
         when there is one, else cuda:90: that entry is ticked)."""
-        target = self.session.target
-        if target == "default":
-            return "local" if local_target() is not None else DEFAULT_TARGET.spec
-        return target
+        return default_spec(self.session.target)
 
     def _target_text(self) -> str:
         if self.session.target == "default":

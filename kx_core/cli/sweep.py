@@ -103,10 +103,9 @@ def sweep_command(args: argparse.Namespace) -> int:
     if not shapes:
         print("kx sweep: no shape: give --shape NAME=INT,... (repeat it) or --shapes-file", file=sys.stderr)
         return cli_args.EXIT_USAGE
-    from kx_core.records.target import DEFAULT_TARGET, TargetError, local_target, parse_target
+    from kx_core.records.target import TargetError, default_spec, parse_target
 
-    if args.target is None:  # as `kx compile`: the local GPU, else cuda:90
-        args.target = "local" if local_target() is not None else DEFAULT_TARGET.spec
+    args.target = default_spec(args.target)  # as `kx compile`: the local GPU, else cuda:90
     try:
         parse_target(args.target)  # 'local' on a machine without a GPU: said here, not deep in the sweep
     except TargetError as e:

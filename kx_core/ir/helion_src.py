@@ -50,17 +50,12 @@ def src_lines(text: str) -> dict[int, tuple[tuple[str, int], ...]]:
     return out
 
 
-def line_map(text: str, source_name: str) -> dict[int, tuple[int, ...]]:
+def line_map(src: dict[int, tuple[tuple[str, int], ...]], source_name: str) -> dict[int, tuple[int, ...]]:
     """Generated line -> lines of the source file named `source_name` (its base name, as
-    Helion writes it)."""
+    Helion writes it), from src_lines' answer."""
     out: dict[int, tuple[int, ...]] = {}
-    for number, locs in src_lines(text).items():
+    for number, locs in src.items():
         lines = tuple(n for name, n in locs if name == source_name)
         if lines:
             out[number] = lines
     return out
-
-
-def source_names(text: str) -> set[str]:
-    """The file names a generated module's src comments name."""
-    return {name for locs in src_lines(text).values() for name, _ in locs}

@@ -263,10 +263,13 @@ def _triton_import(st: ast.stmt) -> bool:
 def evaluate_here(source: str, line: int, col: int | None, constexprs: dict[str, Any]) -> dict[str, Any]:
     """The layout (a parse_layout-style dict) of the call at (line, col), evaluated with
     Triton's Gluon classes in this process. Raises SourceLayoutError."""
-    calls = find_layout_calls(source)
-    call = call_at(calls, line, col)
+    call = call_at(find_layout_calls(source), line, col)
     if call is None:
         raise SourceLayoutError(f"no layout call at line {line}")
+    return _evaluate(source, call, constexprs)
+
+
+def _evaluate(source: str, call: LayoutCall, constexprs: dict[str, Any]) -> dict[str, Any]:
     tree = ast.parse(source)
     binds, imports = _bindings(tree, call.scope)
     builtins = {f.__name__: f for f in (range, len, min, max, int, str, list, tuple, getattr)}
@@ -469,11 +472,13 @@ _TENSOR_RE = re.compile(r"tensor<((?:\d+x)+)[\w!.<>]*?, (#[\w.]+(?:<\{(?:[^{}]|\
 _MEMDESC_RE = re.compile(r"!ttg\.memdesc<((?:\d+x)+)\w+, (#[\w.]+(?:<\{[^{}]*\}>)?)")
 
 
-def match(layout: dict[str, Any], ttgir: str) -> tuple[str, tuple[tuple[int, ...], ...]]:
+def match(
+    layout: dict[str, Any], ttgir: str, aliases: dict[str, str] | None = None
+) -> tuple[str, tuple[tuple[int, ...], ...]]:
     """(alias, shapes): the TTGIR alias (or inline attribute) that is this layout and the
     shapes of the tensors (or shared buffers) that carry it, commonest first; ('', ())
     when the compile did not use it."""
-    aliases = layout_alias_texts(ttgir)
+    aliases = layout_alias_texts(ttgir) if aliases is None else aliases
     want = _canonical(layout, aliases)
     seen: Counter[tuple[int, ...]] = Counter()
     name = ""
@@ -519,8 +524,8 @@ def resolve(call: LayoutCall, layout: dict[str, Any], ttgirs: list[tuple[str, st
     shared = layout["kind"] in SHARED_KINDS
     declared = ""
     for kernel, ttgir in ttgirs:
-        alias, shapes = match(layout, ttgir)
         aliases = layout_alias_texts(ttgir)
+        alias, shapes = match(layout, ttgir, aliases)
         if alias and shapes:
             attr = _inline(aliases.get(alias, alias), aliases)
             return SourceLayout(call, layout, attr, shared, alias, shapes, kernel=kernel)
@@ -542,7 +547,7 @@ def source_layout_here(
     call = call_at(find_layout_calls(source), line, col)
     if call is None:
         raise SourceLayoutError(f"no layout call at line {line}")
-    return resolve(call, evaluate_here(source, line, col, constexprs), ttgirs)
+    return resolve(call, _evaluate(source, call, constexprs), ttgirs)
 
 
 def source_layout(

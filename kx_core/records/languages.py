@@ -36,10 +36,14 @@ class Language(Jsonable):
     example: str  # the bundled example, relative to kx_core/data/examples ('' = none yet)
     note: str = ""  # what a user is told when kx cannot yet do more
 
+    def marks(self, text: str) -> bool:
+        """Whether the text carries this language's marker (its decorator)."""
+        return bool(self.marker) and re.search(self.marker, text or "", re.MULTILINE) is not None
+
     def recognises(self, text: str, path: str) -> bool:
         if self.suffixes and not path.lower().endswith(self.suffixes):
             return False
-        return not self.marker or re.search(self.marker, text, re.MULTILINE) is not None
+        return not self.marker or self.marks(text)
 
 
 # Most specific first: a Gluon or Helion file imports triton too, and so would match

@@ -36,6 +36,14 @@ def parse_target(spec: str | None) -> Target:
     raise TargetError(f"unknown target {spec!r}: use cuda:90, sm_80, hip:gfx942 or local")
 
 
+def default_spec(spec: str | None) -> str:
+    """The spelling a target resolves to where 'default' (or None) must be named: 'local'
+    when there is a local GPU, else cuda:90's; any other spelling as it is."""
+    if spec in (None, "default"):
+        return "local" if local_target() is not None else DEFAULT_TARGET.spec
+    return spec
+
+
 def local_target() -> Target | None:
     """The first local NVIDIA GPU's target (local_gpu_info), or None."""
     info = local_gpu_info()

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kx_core.records.target import default_spec
 from kx_core.sweep.result import SweepResult
 from kx_core.sweep.space import SpaceError, parse_shape
 from kx_gui.widgets.tables import fill_rows, row_table
@@ -36,16 +37,6 @@ from kx_gui.widgets.tables import fill_rows, row_table
 # Example progress line (stderr, \r between updates): "        compile [####....] 1/4 M=512,N=8192"
 _PROGRESS_RE = re.compile(r"^\s*(\S+) \[[#.]+\] (\d+)/(\d+)\s?(.*?)\s*$")
 RESULT_COLUMNS = ("shape", "winner", "model's pick", "regret", "Spearman", "winner in top 3", "measured on")
-
-
-def _target(session_target: str) -> str:
-    """The target the window compiles for: 'default' is the local GPU when there is one,
-    else cuda:90 (a sweep for 'local' on a machine without a GPU cannot start)."""
-    from kx_core.records.target import DEFAULT_TARGET, local_target
-
-    if session_target != "default":
-        return session_target
-    return "local" if local_target() is not None else DEFAULT_TARGET.spec
 
 
 def short(label: str) -> str:
@@ -163,7 +154,8 @@ class SweepTab(QWidget):
             return None
         args = ["-m", "kx_core.cli", "sweep", path, "--kernel", kernel, "--json",
                 "--measure", self.measure.currentData(), "--top-k", str(self.top_k.value()),
-                "--target", _target(self.pane.session.target)]  # fmt: skip
+                # the window's target: cuda:90 without a GPU, never 'local' (which then fails)
+                "--target", default_spec(self.pane.session.target)]  # fmt: skip
         if self.entry.text().strip():
             args += ["--entry", self.entry.text().strip()]
         gpu = self.pane.gpu_pick.currentData()

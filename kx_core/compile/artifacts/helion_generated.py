@@ -24,8 +24,9 @@ def helion_generated(path: str | None) -> tuple[str, dict[str, LineMap]] | None:
     if not is_helion_generated(text):
         return None
     # the file most of its lines came from: the kernel's own (helpers may live elsewhere)
-    names = Counter(name for locs in src_lines(text).values() for name, _ in locs)
+    src = src_lines(text)
+    names = Counter(name for locs in src.values() for name, _ in locs)
     if not names:
         return None
     name = names.most_common(1)[0][0]
-    return text, {path: LineMap(name, line_map(text, name))}
+    return text, {path: LineMap(name, line_map(src, name))}

@@ -17,22 +17,18 @@ import glob
 import os
 import re
 import tempfile
+from pathlib import Path
 
 from kx_core.compile.artifacts import resources
+from kx_core.records.languages import BY_NAME
 from kx_core.records.results import CompiledKernel, KernelMetadata, Target
 
-# Example: "@cute.kernel", "@cute.jit"
-_CUTE_RE = re.compile(r"^\s*@\s*cute\.(?:jit|kernel)\b", re.MULTILINE)
 # Example: ".visible .entry kernel_cutlass_add_kernel_tensorptrf32gmemo2565121256_0("
 _ENTRY_RE = re.compile(r"^\.visible \.entry (\w+)\(", re.MULTILINE)
 # Example: ".reqntid 256, 1, 1" (the block the program launches with, when fixed)
 _NTID_RE = re.compile(r"^\.(?:reqntid|maxntid) (\d+)(?:, (\d+))?(?:, (\d+))?", re.MULTILINE)
 # Example: "cutlass_add_FakeTensorFloat32..._0.sm_90a.ptx" -> base "cutlass_add_...", arch "sm_90a"
 _ARTIFACT_RE = re.compile(r"^(?P<base>.+)\.(?P<arch>sm_\w+)\.(?P<ext>ptx|cubin)$")
-
-
-def is_cute(text: str) -> bool:
-    return bool(_CUTE_RE.search(text or ""))
 
 
 def arch_for(target: Target) -> str:
@@ -45,7 +41,7 @@ def arch_for(target: Target) -> str:
 def prepare(text: str, target: Target) -> str | None:
     """Before the file runs: for a CuTe DSL file, the DSL's artifacts kept in a folder of
     the job's; returns that folder (None for other files or targets)."""
-    if not is_cute(text) or target.backend != "cuda":
+    if not BY_NAME["cute"].marks(text) or target.backend != "cuda":
         return None
     folder = tempfile.mkdtemp(prefix="cute-", dir=os.environ.get("KX_JOB_DIR") or None)
     os.environ.update(
@@ -57,11 +53,6 @@ def prepare(text: str, target: Target) -> str | None:
     return folder
 
 
-def _read(path: str, mode: str = "r"):
-    with open(path, mode, **({} if "b" in mode else {"encoding": "utf-8", "errors": "replace"})) as f:
-        return f.read()
-
-
 def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]:
     """One record per program the DSL compiled into `folder`."""
     out = []
@@ -70,17 +61,17 @@ def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]
         if not m:
             continue
         base = m.group("base")
-        ptx = _read(ptx_path)
+        ptx = Path(ptx_path).read_text(encoding="utf-8", errors="replace")
         stages = {}
         ir_path = os.path.join(folder, f"cute_dsl_{base}.mlir")
         if os.path.exists(ir_path):
-            stages["cute"] = _read(ir_path)
+            stages["cute"] = Path(ir_path).read_text(encoding="utf-8", errors="replace")
         stages["ptx"] = ptx
         cubin_path = ptx_path[: -len(".ptx")] + ".cubin"
         binaries, usage = {}, resources.ResourceUsage(reason="no cubin kept")
         entry = _ENTRY_RE.search(ptx)
         if os.path.exists(cubin_path):
-            cubin = _read(cubin_path, "rb")
+            cubin = Path(cubin_path).read_bytes()
             binaries["cubin"] = base64.b64encode(cubin).decode("ascii")
             usage = resources.cubin_resources(cubin, entry.group(1) if entry else None)
         ntid = _NTID_RE.search(ptx)

@@ -8,20 +8,18 @@ and says, per kernel, that a real run may launch another."""
 from __future__ import annotations
 
 import os
-import re
 from typing import Any
 
+from kx_core.records.languages import BY_NAME
 from kx_core.records.results import Diagnostic
 
 _EFFORT = "HELION_AUTOTUNE_EFFORT"
-# Example: "@helion.kernel()", "@helion.kernel(config=helion.Config(block_sizes=[64]))"
-_HELION_RE = re.compile(r"^\s*@\s*helion\.kernel\b", re.MULTILINE)
 
 
 def prepare(text: str) -> bool:
     """Before the file runs: for a Helion file, Helion's default config rather than an
     autotune kx cannot time. True when kx chose that (the user did not)."""
-    if not _HELION_RE.search(text or "") or _EFFORT in os.environ:
+    if not BY_NAME["helion"].marks(text) or _EFFORT in os.environ:
         return False
     os.environ[_EFFORT] = "none"
     return True
