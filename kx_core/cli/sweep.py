@@ -60,6 +60,11 @@ def add_sweep_verb(sub) -> None:
     )
     p.add_argument("--python", help="compile with this interpreter's Triton; --measure none")
     p.add_argument("--timeout", type=cli_args.seconds, default=600.0, help="per shape's compile (600 s)")
+    p.add_argument(
+        "--deadline",
+        type=cli_args.seconds,
+        help="stop after this many seconds with what was done (as the app's Stop): exit 4, 'stopped'",
+    )
 
 
 def _progress(step: str, done: int, of: int, what: str) -> None:
@@ -116,8 +121,15 @@ def sweep_command(args: argparse.Namespace) -> int:
         args.top_k, args.gpus, args.simulate, args.jobs, args.versus_autotune, args.timeout,
         python=args.python, ray=args.ray,
     )  # fmt: skip
+    import threading
+
+    stop = threading.Event()
+    timer = threading.Timer(args.deadline, stop.set) if args.deadline else None
+    if timer is not None:  # a batch run with a fixed budget keeps what it measured
+        timer.daemon = True
+        timer.start()
     try:
-        result = sweep(req, progress=_progress)
+        result = sweep(req, progress=_progress, stop=stop)
     except DispatchError as e:
         print(f"kx sweep: {e}", file=sys.stderr)
         return cli_args.EXIT_FAILED
