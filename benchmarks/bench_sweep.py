@@ -114,6 +114,8 @@ def main() -> int:
     # one kernel per call: a device call has 10 minutes, and the rows group's softmax
     # alone ran past 150 s (its 10 shapes x 12 configs, every one measured)
     ap.add_argument("--only", help="only this fixture (its file stem: softmax, attention, ...)")
+    # a kernel's later shapes only, after a run that stopped at its deadline (own JSON name)
+    ap.add_argument("--from-shape", type=int, default=0, help="start at this shape index of --only's list")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     groups = ["gemm", "rows"] if args.group == "all" else [] if args.group == "versus" else [args.group]
@@ -122,10 +124,12 @@ def main() -> int:
         for file, kernel, shapes in CASES[g]:
             if args.only and Path(file).stem != args.only:
                 continue
+            tail = f"_from{args.from_shape}" if args.from_shape else ""
+            shapes = shapes[args.from_shape :]
             r = sweep(file, kernel, shapes, ["--measure", "all"], dict(os.environ), args.timeout)
             if r is None:
                 continue
-            Path(args.out, f"sweep_{Path(file).stem}.json").write_text(json.dumps(r))
+            Path(args.out, f"sweep_{Path(file).stem}{tail}.json").write_text(json.dumps(r))
             rows.append(report(kernel, r))
     if args.group in ("all", "versus"):
         for file, shapes in VERSUS.items():
