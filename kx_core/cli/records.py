@@ -1,6 +1,9 @@
 """`kx open PATH`: what a real run recorded (a Triton cache or dump folder, a tritonparse
-trace, plain or gzipped), shown like a compile's result; and `kx compile ... --export
-tritonparse OUT.ndjson`, a capture written back as a trace (kx_core.recorded).
+trace, plain or gzipped, an Inductor debug folder, a TORCH_TRACE log), shown like a
+compile's result, or a Proton profile, shown as a profile (its kernels' times, samples
+and hottest lines; `--beside BUILD` joins it to a build's kernels and stages); and `kx
+compile ... --export tritonparse OUT.ndjson`, a capture written back as a trace
+(kx_core.recorded).
 
     $ kx open ~/.triton/cache
     /home/me/.triton/cache  target cuda:90  triton 3.8.0
@@ -23,13 +26,23 @@ EXPORT_FORMATS = ("tritonparse",)
 def add_open_verb(sub) -> None:
     p = sub.add_parser(
         "open",
-        help="a record of a real run: a Triton cache or dump folder, a tritonparse trace (.ndjson[.gz])",
+        help="a record of a real run: a Triton cache or dump folder, a tritonparse trace (.ndjson[.gz]), "
+        "an Inductor debug folder (TORCH_COMPILE_DEBUG), a TORCH_TRACE log, a Proton profile (.hatchet)",
     )
     p.add_argument("path", help="the folder or trace file (its kind is read from its content)")
     p.add_argument("--kernel", help="only kernels of this name")
     p.add_argument("--stage", choices=stage_names(), help="print this stage of each kernel")
     p.add_argument("--json", action="store_true", help="the result as JSON, every stage included")
     p.add_argument("--out", metavar="DIR", help="write each stage as <kernel>.<ext>")
+    p.add_argument(
+        "--beside",
+        metavar="BUILD",
+        help="a Proton profile: join it to the kernels of BUILD (a record, or a kernel file kx compiles) "
+        "and show the hot lines of their stages",
+    )
+    p.add_argument(
+        "--top", type=cli_args.int_in(1), default=12, help="a profile's hottest lines per kernel (12)"
+    )
 
 
 def add_export_option(p: argparse.ArgumentParser) -> None:
@@ -83,6 +96,14 @@ def open_command(args: argparse.Namespace) -> int:
     except NotARecord as e:
         print(f"kx: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
+    if opened.profile is not None:
+        return profile_output(args, opened)
+    if args.beside:
+        print(
+            "kx: --beside joins a Proton profile to a build; this is a " + RECORD_NAMES[opened.kind],
+            file=sys.stderr,
+        )
+        return cli_args.EXIT_USAGE
     result = opened.result
     if args.kernel:
         kernels = tuple(k for k in result.kernels if k.name == args.kernel)
@@ -114,6 +135,116 @@ def open_command(args: argparse.Namespace) -> int:
         notes = {n for k in result.kernels for n in record_notes(k)}
         for note in sorted(notes - {"its stages are read from the trace when it is selected"}):
             print(f"note: {note}")
+        if opened.contents:
+            kinds = sorted(opened.contents.items(), key=lambda kv: (-kv[1], kv[0]))
+            print(
+                f"it holds {sum(opened.contents.values())} events: " + ", ".join(f"{k} {n}" for k, n in kinds)
+            )
     for d in result.diagnostics if args.json or args.stage else ():
         print(f"kx: {d}", file=sys.stderr)
     return result.exit_status
+
+
+def _beside(path: str, target: str):
+    """The build a profile is joined to: a record opened, or a kernel file compiled."""
+    from kx_core.compile import CompileRequest, compile_file
+    from kx_core.compile.artifacts.derived import with_derived
+    from kx_core.recorded.open_record import open_record, record_kind, with_record_stages
+
+    if record_kind(path) is not None:
+        return with_derived(with_record_stages(open_record(path)).result)
+    return with_derived(compile_file(CompileRequest(path, target=target)))
+
+
+def profile_output(args: argparse.Namespace, opened) -> int:
+    """A Proton profile: its kernels' launches, GPU time and samples, their hottest source
+    lines; with --beside, the hot lines of the joined build's stages."""
+    from dataclasses import replace
+
+    from kx_core.base.textfile import text_or_empty
+    from kx_core.ir.hot_lines import attribute, hottest
+    from kx_core.recorded.open_record import NotARecord
+    from kx_core.recorded.proton_profile import join_profile
+
+    profile = opened.profile
+    if args.kernel:
+        kernels = tuple(k for k in profile.kernels if k.kernel == args.kernel)
+        if not kernels:
+            print(f"kx: no kernel {args.kernel!r} in {args.path}", file=sys.stderr)
+            return cli_args.EXIT_USAGE
+        profile = replace(profile, kernels=kernels)
+    joined = {}
+    if args.beside:
+        try:
+            build = _beside(args.beside, "cuda:90")
+        except NotARecord as e:
+            print(f"kx: {e}", file=sys.stderr)
+            return cli_args.EXIT_USAGE
+        joined = join_profile(profile, build)
+    hot = {k.kernel: attribute(k) for k in profile.kernels if k.by_pc or k.by_line}
+    if args.json:
+        doc = profile.to_json() | {"record": {"kind": opened.kind, "path": opened.path}}
+        doc["diagnostics"] = [d.to_json() for d in opened.result.diagnostics]
+        doc["hot_lines"] = {name: h.to_json() for name, h in hot.items()}
+        if joined:
+            doc["joined"] = {
+                name: {
+                    "kernel": j.kernel.display_name,
+                    "by_stage": {
+                        s: {str(n): h.to_json() for n, h in lines.items()} for s, lines in j.heat.items()
+                    },
+                }
+                for name, j in joined.items()
+            }
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return opened.result.exit_status
+    from kx_core.recorded.open_record import RECORD_NAMES
+
+    mode = "PC sampling" if profile.settings.get("mode") == "pcsampling" else "kernel times"
+    print(f"{RECORD_NAMES[opened.kind]} ({mode}): {len(profile.kernels)} kernel(s) on {profile.device}")
+    rows = [("kernel", "launches", "GPU us", "us/launch", "samples", "stalled", "top stall reasons")]
+    for k in sorted(profile.kernels, key=lambda k: -k.window_ms):
+        top = sorted(k.reasons.items(), key=lambda kv: -kv[1])[:3]
+        rows.append(
+            (
+                k.kernel if len(k.kernel) <= 60 else k.kernel[:57] + "...",
+                str(k.launches),
+                f"{1000 * k.window_ms:.1f}",
+                f"{1000 * k.window_ms / k.launches:.2f}" if k.launches else "-",
+                str(k.samples) if k.samples else "-",
+                str(k.stalled) if k.samples else "-",
+                ", ".join(f"{r.removeprefix('stalled_')} {n}" for r, n in top) or "-",
+            )
+        )
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip())
+    for k in profile.kernels:
+        if k.kernel not in hot:
+            continue
+        print(f"{k.kernel}: hottest lines of {k.source_file}")
+        texts = {"source": text_or_empty(k.source_file)}
+        j = joined.get(k.kernel)
+        for row in hottest(hot[k.kernel], texts, stages=("source",), n=args.top):
+            went = ""
+            if j is not None:  # where the line went in the build's stages (its statement's lines)
+                went = ", ".join(
+                    f"{stage} {len(lines[row.line])}"
+                    for stage, lines in j.links.items()
+                    if lines.get(row.line)
+                )
+                went = f"  -> {went}" if went else "  -> no stage line"
+            print(
+                f"  {row.stage:>6}:{row.line:<5} {row.samples:>8} {100 * row.share:5.1f}%"
+                f"  {row.top_reason.removeprefix('stalled_'):<18} {row.text[:60]}{went}"
+            )
+        if j is not None:
+            print(
+                f"  joined to {j.kernel.display_name} of {args.beside}: each stage line gets its statement's samples"
+            )
+    if args.beside and not joined:
+        print(f"kx: no kernel of {args.beside} is a kernel of this profile (by name)", file=sys.stderr)
+    for d in opened.result.diagnostics:
+        print(f"kx: {d}", file=sys.stderr)
+    return opened.result.exit_status

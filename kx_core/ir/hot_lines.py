@@ -68,7 +68,10 @@ def sass_offsets(sass: str) -> dict[int, int]:
 
 
 def attribute(profile) -> HotLines:
-    """A KernelProfile's samples on the lines of its own stages."""
+    """A KernelProfile's samples on the lines of its own stages; a Proton profile's (its
+    samples per source line, no PCs: `by_line_heat`) on its source lines."""
+    if not profile.by_pc and getattr(profile, "by_line", None):
+        return by_line_heat(profile)
     stages = profile.stages
     sass = stages.get("sass", "")
     offsets = sass_offsets(sass)
@@ -97,6 +100,23 @@ def attribute(profile) -> HotLines:
     for stage in _IR_STAGES:
         by_stage[stage] = _statement_heat(by_source, smap.by_source.get(stage, {}))
     return HotLines(profile.kernel, profile.samples, by_stage, unattributed, unmatched)
+
+
+def by_line_heat(profile) -> HotLines:
+    """A profile that has samples per "file:line" (Proton's frames), not per PC, as hot
+    lines: its source file's lines as sampled (lines of another file, an inlined helper's,
+    are `unattributed`); a stage's lines get theirs from a build's source map (heat_for)."""
+    by_source: dict[int, LineHeat] = {}
+    for key, counts in profile.by_line.items():
+        file, _, line = key.rpartition(":")
+        if not line.isdigit() or not same_source(file, profile.source_file):
+            continue
+        heat = _heat(counts)
+        n = int(line)
+        by_source[n] = by_source[n].plus(heat) if n in by_source else heat
+    total = profile.samples or sum(h.samples for h in by_source.values())
+    unattributed = max(0, total - sum(h.samples for h in by_source.values()))
+    return HotLines(profile.kernel, total, {"source": by_source}, unattributed, 0)
 
 
 def _statement_heat(by_source: dict[int, LineHeat], index: dict[int, tuple[int, ...]]) -> dict[int, LineHeat]:

@@ -1,13 +1,17 @@
 """Open what a real run recorded: which kind of record a path is (by its content), and its
 kernels as a CompileResult like a capture's.
 
-    record_kind(path)        -> 'triton-cache' | 'triton-dump' | 'tritonparse' | None
+    record_kind(path)        -> one of RECORD_KINDS, or None
     opened = open_record(path)               # every kernel with its stages
     opened = open_record(path, stages=False) # a trace's index only: stages via opened.load(i)
 
-Nothing in a record runs. What could not be read is a `record` Diagnostic located at its
-file (and line, for a trace), beside whatever could be read; the result's exit status
-is then 1.
+Nothing in a record runs, with one exception that says so: an Inductor debug folder or
+a TORCH_TRACE log holds Inductor's output module (Python source, no IR), so its kernels'
+stages are kx's capture of that module (kx_core.recorded.inductor_module), each labelled
+recompiled. A Proton profile holds no kernels: its times and samples are
+`OpenedRecord.profile`, joined to a build's kernels by name (proton_profile.join_profile).
+What could not be read is a `record` Diagnostic located at its file (and line, for a
+trace), beside whatever could be read; the result's exit status is then 1.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
+from kx_core.bench.profile import ProfileResult
+from kx_core.recorded import inductor_debug, proton_profile, torch_trace
 from kx_core.recorded.kernel_of_record import as_int, kernel_of_record, target_of
 from kx_core.recorded.seekable_lines import GZIP_MAGIC, ZSTD_MAGIC
 from kx_core.recorded.trace_index import ScanProgress, TraceEntry, TraceIndex
@@ -26,15 +32,19 @@ from kx_core.recorded.triton_folders import is_cache_folder, kernel_folders, rea
 from kx_core.records.build import Build
 from kx_core.records.results import CompiledKernel, CompileResult, Diagnostic, KernelMetadata
 
-RECORD_KINDS = ("triton-cache", "triton-dump", "tritonparse")
+RECORD_KINDS = ("triton-cache", "triton-dump", "tritonparse", "inductor-debug", "torch-trace", "proton")
 # what each kind is called in a message or a window title
 RECORD_NAMES = {
     "triton-cache": "Triton cache folder",
     "triton-dump": "Triton dump folder (TRITON_KERNEL_DUMP)",
     "tritonparse": "tritonparse trace",
+    "inductor-debug": "Inductor debug folder (TORCH_COMPILE_DEBUG)",
+    "torch-trace": "TORCH_TRACE log",
+    "proton": "Proton profile",
 }
 # names a trace file goes by (the File ▸ Open… filter); content decides, not these
 TRACE_SUFFIXES = (".ndjson", ".ndjson.gz", ".json.gz", ".bin.ndjson", ".log", ".log.gz")
+PROFILE_SUFFIXES = (".hatchet", ".hatchet.json")
 
 
 class NotARecord(ValueError):
@@ -45,10 +55,14 @@ def record_kind(path: str) -> str | None:
     """The kind of record at `path`, read from its content (a folder's files, a file's
     first line), or None."""
     if os.path.isdir(path):
-        if not kernel_folders(path):
-            return None
-        return "triton-cache" if is_cache_folder(path) else "triton-dump"
-    return "tritonparse" if _first_event(path) else None
+        if kernel_folders(path):
+            return "triton-cache" if is_cache_folder(path) else "triton-dump"
+        return "inductor-debug" if inductor_debug.output_codes(path) else None
+    if _first_event(path):
+        return "tritonparse"
+    if torch_trace.is_torch_trace(path):
+        return "torch-trace"
+    return "proton" if proton_profile.is_hatchet(path) else None
 
 
 def _first_event(path: str) -> bool:
@@ -83,6 +97,10 @@ class OpenedRecord:
     sources: dict[str, str] = field(default_factory=dict)
     index: TraceIndex | None = field(default=None, compare=False, repr=False)
     complete: bool = True  # False: the first kernels of a trace still being indexed
+    # a Proton profile's kernels, times and samples (its `result` has no kernels)
+    profile: ProfileResult | None = None
+    # what the record holds beside its kernels: a TORCH_TRACE log's events by kind
+    contents: dict[str, int] = field(default_factory=dict)
 
     def source_text(self, file: str | None) -> str | None:
         """The text of a kernel's source file: this machine's file, else the record's copy."""
@@ -111,6 +129,10 @@ def record_notes(kernel: CompiledKernel) -> list[str]:
     if not extra.get("record"):
         return []
     notes = []
+    if extra.get("recompiled"):
+        notes.append(str(extra["recompiled"]))
+    if extra.get("launched"):
+        notes.append(str(extra["launched"]))
     if extra.get("derived_stages"):
         notes.append(f"{', '.join(extra['derived_stages'])}: derived by kx from the cubin")
     notes += [str(n) for n in extra.get("notes", ())]
@@ -127,7 +149,12 @@ def open_record(
     """Every kernel of the record at `path` (see the module's docstring). Raises NotARecord."""
     kind = record_kind(path)
     if kind is None:
-        raise NotARecord(f"{path}: not a Triton cache or dump folder, nor a tritonparse trace")
+        raise NotARecord(
+            f"{path}: not a Triton cache or dump folder, a tritonparse trace, an Inductor debug folder, "
+            "a TORCH_TRACE log nor a Proton profile"
+        )
+    if kind in _READERS:
+        return _READERS[kind](path)
     if kind == "tritonparse":
         index = TraceIndex(path)
         for step in index.scan():
@@ -146,6 +173,48 @@ def open_record(
             Diagnostic("record", f"no kernel could be read from this {RECORD_NAMES[kind]}", path)
         )
     return OpenedRecord(path, kind, _result(path, kind, kernels, diagnostics))
+
+
+def _recompiled_record(path: str, kind: str, results: list, kernels: list, diagnostics: list) -> OpenedRecord:
+    """A record whose kernels kx compiled from its output modules: the build is the
+    module's compile where there is one module (its content, the Triton that compiled it)."""
+    if not kernels and not any(d.kind == "record" for d in diagnostics):
+        diagnostics.append(
+            Diagnostic("record", f"no kernel could be read from this {RECORD_NAMES[kind]}", path)
+        )
+    result = _result(path, kind, kernels, diagnostics)
+    if results:
+        version = results[0].triton_version
+        build = results[0].build if len(results) == 1 else replace(result.build, triton=version)
+        result = replace(result, triton_version=version, build=build, target=results[0].target)
+    return OpenedRecord(path, kind, result)
+
+
+def _open_inductor_debug(path: str) -> OpenedRecord:
+    results, kernels, diagnostics = inductor_debug.read_debug_folder(path)
+    return _recompiled_record(path, "inductor-debug", results, kernels, diagnostics)
+
+
+def _open_torch_trace(path: str) -> OpenedRecord:
+    trace = torch_trace.read_torch_trace(path)
+    results, kernels, diagnostics = torch_trace.read_trace_kernels(trace)
+    opened = _recompiled_record(path, "torch-trace", results, kernels, [*trace.diagnostics, *diagnostics])
+    return replace(opened, contents=trace.kinds)
+
+
+def _open_proton(path: str) -> OpenedRecord:
+    profile = proton_profile.read_profile(path)
+    diagnostics = list(profile.diagnostics)
+    if not profile.kernels and not diagnostics:
+        diagnostics.append(Diagnostic("record", "a Proton profile without kernels", path))
+    return OpenedRecord(path, "proton", _result(path, "proton", [], diagnostics), profile=profile)
+
+
+_READERS: dict[str, Callable[[str], OpenedRecord]] = {
+    "inductor-debug": _open_inductor_debug,
+    "torch-trace": _open_torch_trace,
+    "proton": _open_proton,
+}
 
 
 def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:

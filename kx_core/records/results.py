@@ -22,6 +22,10 @@ FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-m
 # trace: kx_core.recorded) could not be read; the message says where and what was read.
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
+# `recompiled`: stages kx compiled itself from a record that holds source only (an
+# Inductor debug folder, a TORCH_TRACE log: kx_core.recorded.inductor_module); the message
+# names the Triton that compiled them beside the run's. `record-lacks`: a record reads
+# whole but lacks what its kind may hold (a Proton profile without per-line samples).
 # `cancelled`: the user stopped the job (the app's Stop, a newer compile of the same file).
 # `rule`: a CPU kernel breaks one of the seed's correctness rules (kx_core.cpu.checks).
 # `flags`: a C++ kernel compiled with its build.toml's cxx-flags, not the tier's
@@ -40,6 +44,8 @@ DIAGNOSTIC_KINDS = FATAL_KINDS + (
     "cancelled",
     "rule",
     "flags",
+    "recompiled",
+    "record-lacks",
 )
 
 # pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or
