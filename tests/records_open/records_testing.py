@@ -14,6 +14,15 @@ DUMP = RECORDS / "dump"
 TRACE = RECORDS / "trace.ndjson"
 TRACE_GZIP_MEMBERS = RECORDS / "trace.bin.ndjson"  # tritonparse's compression="gzip"
 KERNEL_FILE = ROOT / "fixtures" / "records" / "record_kernels.py"
+# recorded on the H200 by scripts/record_gpu_records.py (records.json says what made each)
+GPU_RECORDS = ROOT / "fixtures" / "records" / "3.6.0" / "cuda90-gpu"
+INDUCTOR_DEBUG = GPU_RECORDS / "inductor_debug"  # TORCH_COMPILE_DEBUG_DIR
+TORCH_TRACE_LOG = next((GPU_RECORDS / "torch_trace").glob("dedicated_log_torch_trace_*.log"))
+INDUCTOR_TRACE = GPU_RECORDS / "inductor_trace.ndjson"  # tritonparse's trace of the same model
+PROTON_TIMES = GPU_RECORDS / "proton.hatchet"
+PROTON_PC = GPU_RECORDS / "proton_pc.hatchet"
+# an older PC-sampling profile whose kernel has file:line frames (scripts/gpu_profile_ground_truth.sh)
+PROTON_LINES = ROOT / "fixtures" / "profile" / "proton_vector_add.hatchet.json"
 # Example: "	Function softmax_rows:REG:26 STACK:0 SHARED:0 LOCAL:0 ..." (cuobjdump -res-usage)
 RES_USAGE_RE = re.compile(r"REG:(\d+)\s+STACK:\d+\s+SHARED:(\d+)")
 
