@@ -71,6 +71,10 @@ PREBUILD_AFTER_MS, PREBUILD_GAP_MS = 1500, 120
 STATE_FORMAT = 2
 
 
+# record kinds whose kernels kx compiles from the Python module they hold (recorded.inductor_module)
+RECOMPILED_KINDS = ("inductor-debug", "torch-trace")
+
+
 class MainWindow(QMainWindow):
     """Open a file, compile it in the background, browse its kernels' stages."""
 
@@ -262,7 +266,9 @@ class MainWindow(QMainWindow):
         # the trust question's second answer as a menu entry: reading a file someone sent,
         # without running its code, should not need a folder kx has never seen
         self._action(file_menu, "Open &Without Running…", self.choose_file_without_running)
-        self._action(file_menu, "Open Triton Cache or Dump &Folder…", self.choose_record_folder)
+        self._action(
+            file_menu, "Open Triton Cache, Dump or Inductor Debug &Folder…", self.choose_record_folder
+        )
         self.recent_menu = file_menu.addMenu("Open &Recent")
         self._fill_recent()
         self.examples_menu = file_menu.addMenu("&Examples")
@@ -567,18 +573,23 @@ class MainWindow(QMainWindow):
             os.path.dirname(self.session.path) if self.session.path else "",  # beside the open file
             # the first filter holds every kind File ▸ Open reads: a trace was invisible
             # until a new user found the filter below
-            "Kernel files and traces (*.py *.cpp *.cc *.cxx *.ndjson *.ndjson.gz *.json.gz *.mlir);;"
+            "Kernel files, traces and profiles (*.py *.cpp *.cc *.cxx *.ndjson *.ndjson.gz *.json.gz *.log "
+            "*.hatchet *.hatchet.json *.mlir);;"
             "Python (*.py);;C++ (*.cpp *.cc *.cxx);;"
             "tritonparse traces (*.ndjson *.ndjson.gz *.json.gz *.bin.ndjson);;"
+            "TORCH_TRACE logs (*.log);;Proton profiles (*.hatchet *.hatchet.json);;"
             "MLIR, for the Playground (*.mlir);;All files (*)",
         )
         if path:
             self.open_file(path)
 
     def choose_record_folder(self) -> None:
-        """A folder a real run left: a Triton cache (TRITON_CACHE_DIR, ~/.triton/cache) or a
-        dump folder (TRITON_KERNEL_DUMP); the file dialog of Open… cannot pick a folder."""
-        path = QFileDialog.getExistingDirectory(self, "Open a Triton cache or dump folder", "")
+        """A folder a real run left: a Triton cache (TRITON_CACHE_DIR, ~/.triton/cache), a
+        dump folder (TRITON_KERNEL_DUMP) or an Inductor debug folder (TORCH_COMPILE_DEBUG);
+        the file dialog of Open… cannot pick a folder."""
+        path = QFileDialog.getExistingDirectory(
+            self, "Open a Triton cache or dump folder, or an Inductor debug folder", ""
+        )
         if path:
             self.open_file(path)
 
@@ -746,11 +757,46 @@ class MainWindow(QMainWindow):
         if path.endswith(".kxb"):
             return self.session.open_bundle(path)
         if self._is_record(path):  # a real run's record: read, never run (no trust question)
+            from kx_core.recorded.open_record import record_kind
+
+            kind = record_kind(path)
+            if kind == "proton":
+                return self.open_profile(path)
+            # a record of Inductor's source is compiled by running its output module under
+            # kx's capture: that is running the record's code, asked as a file's is
+            if kind in RECOMPILED_KINDS and not self._may_run(path, trusted):
+                return False
             return self.session.open_record(path)
         run = self._may_run(path, trusted)
         if run is None:
             return False
         return self._open_trusted(path, run)
+
+    def open_profile(self, path: str) -> bool:
+        """A Proton profile: shown in the Bench pane's Hot lines beside the build on screen,
+        its heat drawn on the lines of that build's kernels of the same names (nothing
+        runs, and the document stays: a profile holds no kernels of its own)."""
+        from kx_core.recorded.open_record import NotARecord, open_record
+
+        try:
+            profile = open_record(path).profile
+        except NotARecord as e:
+            self._show_error(str(e))
+            return False
+        result = self.session.result
+        names = {k.name for k in (result.kernels if result else ())}
+        joined = [k.kernel for k in profile.kernels if k.kernel in names]
+        self.show_pane("bench")
+        self.pane("bench").show_profile(profile, self.session.build if joined else None)
+        self.status_label.setText(
+            f"{os.path.basename(path)}: a Proton profile of {len(profile.kernels)} kernel(s); "
+            + (
+                f"{len(joined)} of them joined by name to the kernels on screen"
+                if joined
+                else "none is a kernel on screen (open their file or record first to see their hot lines)"
+            )
+        )
+        return True
 
     @staticmethod
     def _is_record(path: str) -> bool:

@@ -29,7 +29,9 @@ class Profiles(QObject):
 
         self.result = result
         self.build = build if result is not None else None
-        self.hot_lines = {k.kernel: (attribute(k), k) for k in (result.kernels if result else ()) if k.by_pc}
+        # kx's samples are per PC; a Proton profile's per source line (attribute takes either)
+        kernels = result.kernels if result else ()
+        self.hot_lines = {k.kernel: (attribute(k), k) for k in kernels if k.by_pc or k.by_line}
         self.changed.emit(result)
 
     @property

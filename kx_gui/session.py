@@ -195,8 +195,12 @@ class Session(QObject):
             self.path = document
             self.document_opened.emit(document, text)
         where = f"the {RECORD_NAMES[opened.kind]} {os.path.basename(opened.path)}"
+        recompiled = next((d.message for d in opened.result.diagnostics if d.kind == "recompiled"), None)
         self._bundle_note = (
-            f"from {where}: what a real run compiled (nothing ran here)"
+            # a record of source only: its stages are kx's compile, never the run's (say so)
+            f"from {where}: {recompiled}"
+            if recompiled
+            else f"from {where}: what a real run compiled (nothing ran here)"
             + ("" if opened.complete else "; indexing the rest…")
             + ("" if text is not None or not document else f"; its source {document} is not on this machine")
         )

@@ -335,16 +335,20 @@ class BenchPane(Pane):
             self._show_distribution()
         self.session.measurements_changed.emit(Measured(result.seconds_by_name(), self._run_build))
 
-    def show_profile(self, result) -> None:
-        """Hot lines: in the table here, and as gutter bars in the Source and Stages panes."""
-        self.session.profiles.set(result, self._run_build)
+    def show_profile(self, result, build=None) -> None:
+        """Hot lines: in the table here, and as gutter bars in the Source and Stages panes.
+        `build`: the build the profile is of (default: the run's; a Proton profile opened
+        from a file is of the build on screen, where it shares kernels with it)."""
+        self.session.profiles.set(result, build or self._run_build)
         self.raise_requested.emit()
         self.hot_view.show_profile(result, self.session.profiles.hot_lines, self.session.path or "")
         self.tabs.setCurrentIndex(self.hot_tab)
+        shown = {k.name for k in (self.session.result.kernels if self.session.result else ())}
         hottest = max(
             (
                 (h.samples, line)
-                for hot, _ in self.session.profiles.hot_lines.values()
+                for name, (hot, _) in self.session.profiles.hot_lines.items()
+                if name in shown  # a profile's line of a kernel on screen (a file's may be another's)
                 for line, h in hot.by_stage["source"].items()
             ),
             default=None,

@@ -14,6 +14,7 @@ from kx_core.ir.hot_lines import hottest
 
 COLUMNS = ("kernel", "stage", "line", "samples", "% of kernel", "top stall reason", "text")
 ROWS_PER_KERNEL = 40
+SUMMARY_KERNELS = 6  # kernels the summary names (a Proton profile has every ATen kernel too)
 
 
 class _Number(QTableWidgetItem):
@@ -51,12 +52,18 @@ class HotLinesView(QWidget):
         source lines' text from the open file (the profiled file, as saved)."""
         self.table.setSortingEnabled(False)
         rows, notes = [], []
-        for k in result.kernels:
+        for i, k in enumerate(sorted(result.kernels, key=lambda k: (-k.samples, -k.window_ms))):
             top = sorted(k.reasons.items(), key=lambda kv: -kv[1])[:3]
             reasons = ", ".join(
                 f"{r.removeprefix('stalled_')} {100 * n / k.stalled:.0f}%" for r, n in top if k.stalled
             )
-            notes.append(f"{k.kernel}: {k.samples:,} samples over {k.calls} calls; stalled on {reasons}")
+            if i < SUMMARY_KERNELS:
+                # a Proton profile of kernel times has no samples: its launches and GPU time
+                notes.append(
+                    f"{k.kernel}: {k.samples:,} samples over {k.calls} calls; stalled on {reasons}"
+                    if k.samples
+                    else f"{k.kernel}: {k.calls} launches, {1000 * k.window_ms:.1f} us"
+                )
             if k.kernel in hot:
                 source = (
                     open_file
@@ -65,6 +72,8 @@ class HotLinesView(QWidget):
                 )
                 texts = {**k.stages, "source": text_or_empty(source)}
                 rows += [(k.kernel, row) for row in hottest(hot[k.kernel][0], texts, n=ROWS_PER_KERNEL)]
+        if len(result.kernels) > SUMMARY_KERNELS:
+            notes.append(f"{len(result.kernels) - SUMMARY_KERNELS} more kernel(s)")
         problems = "; ".join(d.short() for d in result.diagnostics)
         self.summary.setText(
             f"sampled on {result.device} with {result.sampler}: "
