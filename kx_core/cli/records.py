@@ -27,7 +27,8 @@ def add_open_verb(sub) -> None:
     p = sub.add_parser(
         "open",
         help="a record of a real run: a Triton cache or dump folder, a tritonparse trace (.ndjson[.gz]), "
-        "an Inductor debug folder (TORCH_COMPILE_DEBUG), a TORCH_TRACE log, a Proton profile (.hatchet)",
+        "an Inductor debug folder (TORCH_COMPILE_DEBUG) or a TORCH_TRACE log (their output_code.py is "
+        "compiled by kx under its capture, labelled so), a Proton profile (.hatchet)",
     )
     p.add_argument("path", help="the folder or trace file (its kind is read from its content)")
     p.add_argument("--kernel", help="only kernels of this name")

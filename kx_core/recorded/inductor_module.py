@@ -92,9 +92,15 @@ def recompile_module(file: str, text: str, run: RecordedRun) -> tuple[CompileRes
     `failed` kernel at its line, with the reason."""
     found = module_kernels(text)
     diagnostics: list[Diagnostic] = []
-    targets = sorted({k.target for k in found if k.target})
+    named = sorted({k.target for k in found if k.target})
+    targets = [t for t in named if _supported(t)]
+    if len(targets) < len(named):
+        others = ", ".join(t for t in named if t not in targets)
+        diagnostics.append(
+            Diagnostic("recompiled", f"kernels for {others}: kx compiles for CUDA and HIP only", file)
+        )
     target = targets[0] if targets else "cuda:90"
-    if not targets and found:
+    if not named and found:
         diagnostics.append(
             Diagnostic(
                 "recompiled", "no kernel's triton_meta names a device: compiled for cuda:90 (a guess)", file
@@ -152,6 +158,14 @@ def recompile_module(file: str, text: str, run: RecordedRun) -> tuple[CompileRes
         diagnostics.insert(0, Diagnostic("recompiled", note, file))
     diagnostics += _launched_diagnostics(kernels, run, file)
     return result, kernels, diagnostics
+
+
+def _supported(spec: str) -> bool:
+    try:
+        parse_target(spec)
+    except ValueError:  # TargetError: a device kx has no backend for (Inductor's xpu, mtia)
+        return False
+    return True
 
 
 def _recompiled_note(name: str, target: str, triton: str | None, run: RecordedRun) -> str:

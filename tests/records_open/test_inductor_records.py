@@ -191,3 +191,16 @@ def test_kx_open_says_what_a_log_holds_and_that_it_recompiled(args, capsys):
     else:
         assert "TORCH_TRACE log" in out and "these stages are kx's compile" in out
         assert f"it holds {len(_log_events())} events" in out
+
+
+@pytest.mark.parametrize("share", [0.002, 0.1, 0.5, 0.7, 0.95])
+def test_a_log_cut_anywhere_is_read_in_part_never_a_traceback(share, tmp_path):
+    data = TORCH_TRACE_LOG.read_bytes()
+    cut = tmp_path / "cut.log"
+    cut.write_bytes(data[: int(share * len(data))])
+    opened = open_record(str(cut))
+    assert opened.kind == "torch-trace" and all(d.file for d in opened.result.diagnostics)
+    header = _first("inductor_output_code")[0]
+    assert bool(opened.result.kernels) == (
+        cut.read_text().count("\n") > header + _first("inductor_output_code")[2].count("\n")
+    )

@@ -10,6 +10,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from records_testing import PROTON_LINES, PROTON_PC, PROTON_TIMES
 
 from kx_core.cli.commands import main as kx_main
@@ -173,3 +175,18 @@ def test_garbage_is_no_record_or_a_located_diagnostic(tmp_path, capsys):
     assert not opened.profile.kernels and opened.result.exit_status == 1
     assert kx_main(["open", str(shaped)]) == 1
     assert "Traceback" not in capsys.readouterr().err
+
+
+@settings(max_examples=40, deadline=None)
+@given(cut=st.floats(0, 1), noise=st.binary(max_size=6), at=st.floats(0, 1))
+def test_any_damage_to_a_profile_is_diagnostics_never_a_traceback(tmp_path_factory, cut, noise, at):
+    data = bytearray(PROTON_PC.read_bytes())
+    where = int(at * len(data))
+    data[where : where + len(noise)] = noise
+    damaged = tmp_path_factory.mktemp("damaged") / "p.hatchet"
+    damaged.write_bytes(bytes(data[: max(1, int(cut * len(data)))]))
+    try:
+        opened = open_record(str(damaged))
+    except NotARecord:
+        return
+    assert opened.profile is not None and all(d.file == str(damaged) for d in opened.result.diagnostics)
