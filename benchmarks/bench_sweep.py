@@ -56,6 +56,16 @@ CASES = {
         ]),
     ],
 }  # fmt: skip
+# shapes the ranking model's constants were not fitted on (kx_core.model.ranking: fitted on
+# CASES' recordings): the model judged on them, `--group validate`
+VALIDATE = {
+    "matmul.py": ["M=2048,N=4096,K=1024", "M=6144,N=6144,K=2048", "M=512,N=2048,K=8192", "M=8192,N=8192,K=512"],
+    "persistent_matmul.py": ["M=6144,N=6144,K=2048", "M=2048,N=4096,K=1024", "M=8192,N=2048,K=4096",
+                             "M=1536,N=1536,K=6144"],
+    "softmax.py": ["M=6000,N=1500", "M=2048,N=2048", "M=65536,N=64", "M=3072,N=768"],
+    "layer_norm.py": ["M=6000,N=1500", "M=2048,N=2048", "M=32768,N=256", "M=256,N=32768"],
+    "attention.py": ["B=2,H=12,S=1024", "B=1,H=8,S=2048", "B=16,H=8,S=128", "B=3,H=6,S=2500"],
+}  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -108,7 +118,7 @@ def report(name: str, r: dict) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--group", choices=["gemm", "rows", "all", "versus"], default="all")
+    ap.add_argument("--group", choices=["gemm", "rows", "all", "versus", "validate"], default="all")
     ap.add_argument("--out", default=".")
     ap.add_argument("--timeout", type=float, default=280.0, help="per kernel's sweep")
     # one kernel per call: a device call has 10 minutes, and the rows group's softmax
@@ -120,8 +130,13 @@ def main() -> int:
     os.makedirs(args.out, exist_ok=True)
     groups = ["gemm", "rows"] if args.group == "all" else [] if args.group == "versus" else [args.group]
     rows = []
+    cases = dict(CASES)
+    if args.group == "validate":
+        kernels = {f: k for g in CASES.values() for f, k, _ in g}
+        cases["validate"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE.items()]
+    prefix = "validate" if args.group == "validate" else "sweep"
     for g in groups:
-        for file, kernel, shapes in CASES[g]:
+        for file, kernel, shapes in cases[g]:
             if args.only and Path(file).stem != args.only:
                 continue
             tail = f"_from{args.from_shape}" if args.from_shape else ""
@@ -129,7 +144,7 @@ def main() -> int:
             r = sweep(file, kernel, shapes, ["--measure", "all"], dict(os.environ), args.timeout)
             if r is None:
                 continue
-            Path(args.out, f"sweep_{Path(file).stem}{tail}.json").write_text(json.dumps(r))
+            Path(args.out, f"{prefix}_{Path(file).stem}{tail}.json").write_text(json.dumps(r))
             rows.append(report(kernel, r))
     if args.group in ("all", "versus"):
         for file, shapes in VERSUS.items():

@@ -4,8 +4,10 @@
 # sha256 by scripts/record_real_runs.py), and kx's capture of the same files for the local
 # target (run as kx runs them, no GPU used), side by side in $OUT/dsl.json. Gluon ships in
 # Triton; Helion and CuTe DSL files run only where their package imports (the H200 image
-# has neither: they are left out). Not yet run: keep $OUT/dsl.json as
-# fixtures/dsl_ground/<triton version>.json and test kx's hashes against the real ones.
+# has neither: they are left out; Helion 1.5.1 carried as a wheel does not import against
+# its torch 2.11). Keep $OUT/dsl.json as fixtures/dsl_ground/<triton version>.json:
+# tests/compile/test_dsl_ground.py compiles the files here and checks the PTX and the
+# cubin's figures against it.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH=.
 out="${OUT:-/tmp/kx-out}"

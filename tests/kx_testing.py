@@ -49,3 +49,20 @@ def make_venv(path: Path, extra: list[Path] = ()) -> Path:
     ours = [p for p in sys.path if p.endswith("site-packages") and os.path.isdir(p)]
     Path(site, "kx_test.pth").write_text("\n".join([*ours, *map(str, extra)]) + "\n")
     return py
+
+
+def other_triton():
+    """The managed Triton version tests compare kx's own with: KX_TEST_TRITON_OTHER (CI
+    adds it first: .ci/run), else 3.6.0 when `kx versions add 3.6.0` was run here; a skip
+    otherwise (a failure where CI asked for it)."""
+    import pytest
+
+    from kx_core.base import triton_envs
+
+    wanted = os.environ.get("KX_TEST_TRITON_OTHER")
+    try:
+        return triton_envs.find(wanted or "3.6.0")
+    except triton_envs.VersionError as e:
+        if wanted:  # CI asked for it: a missing environment is a failure, not a skip
+            raise
+        pytest.skip(str(e))

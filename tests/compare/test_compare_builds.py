@@ -20,7 +20,7 @@ from kx_core.compare.report import compare_pair
 from kx_core.compare.sides import SideError, pairs, parse_side, pick
 from kx_core.model.kernel import gpu_for
 from kx_core.records.results import CompiledKernel
-from kx_testing import kernel_path, run_kx
+from kx_testing import kernel_path, other_triton, run_kx
 
 # Example: "  REG:126 STACK:0 SHARED:0 LOCAL:0 CONSTANT[0]:556 ..."
 _RES_RE = re.compile(r"REG:(\d+)\s+STACK:\d+\s+SHARED:\d+\s+LOCAL:(\d+)")
@@ -160,28 +160,12 @@ def test_compare_command_json(capture):
     assert text.splitlines()[0].startswith("A  ") and "asked differently:" in text
 
 
-def _other_triton():
-    """The managed Triton version the comparison across versions uses: KX_TEST_TRITON_OTHER
-    (CI adds it first: .ci/run), else 3.6.0 when `kx versions add 3.6.0` was run here."""
-    import os
-
-    from kx_core.base import triton_envs
-
-    wanted = os.environ.get("KX_TEST_TRITON_OTHER")
-    try:
-        return triton_envs.find(wanted or "3.6.0")
-    except triton_envs.VersionError as e:
-        if wanted:  # CI asked for it: a missing environment is a failure, not a skip
-            raise
-        pytest.skip(str(e))
-
-
 @pytest.mark.parametrize("name", ["fused_softmax.py", "matmul.py"])
 def test_triton_36_against_38(capture, name):
     """The tutorials' fused softmax and matmul under two Triton versions: every delta
     from each version's own cubin (cuobjdump) and PTX; the pipelines diverge where the
     two versions' passes differ (the pass dumps)."""
-    env = _other_triton()
+    env = other_triton()
     old = capture(name, python=env.python, passes=True)
     new = capture(name, passes=True)
     assert old.triton_version == env.triton and new.triton_version != env.triton
