@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 
 from kx_core.cli import args as cli_args
@@ -157,6 +158,25 @@ def _beside(path: str, target: str):
     return with_derived(compile_file(CompileRequest(path, target=target)))
 
 
+def _library_note(k, lib: dict[str, int]) -> str:
+    """A note on a kernel's samples on lines of Triton's own library (its inlined tl.max,
+    tl.sum: triton/language/standard.py), which the profile keeps without the kernel line
+    that called them; '' if none."""
+    if not lib:
+        return ""
+    on_lib, sampled = sum(lib.values()), sum(m.get("samples", 0) for m in k.by_line.values())
+    hottest = max(k.by_line, key=lambda key: k.by_line[key].get("samples", 0))
+    if on_lib == sampled:
+        which = "all its sampled lines are there"
+    else:
+        which = "its hottest line is one of them" if hottest in lib else ""
+    top = ", ".join(f"{os.path.basename(key)} {n}" for key, n in list(lib.items())[:3])
+    return (
+        f"  note: {on_lib} of {sampled} samples ({100 * on_lib / sampled:.1f}%) are on lines of Triton's own"
+        f" library (inlined tl.* calls; Proton keeps no call site){'; ' + which if which else ''}: {top}"
+    )
+
+
 def profile_output(args: argparse.Namespace, opened) -> int:
     """A Proton profile: its kernels' launches, GPU time and samples, their hottest source
     lines; with --beside, the hot lines of the joined build's stages."""
@@ -165,7 +185,7 @@ def profile_output(args: argparse.Namespace, opened) -> int:
     from kx_core.base.textfile import text_or_empty
     from kx_core.ir.hot_lines import attribute, hottest
     from kx_core.recorded.open_record import NotARecord
-    from kx_core.recorded.proton_profile import join_profile
+    from kx_core.recorded.proton_profile import join_profile, library_lines
 
     profile = opened.profile
     if args.kernel:
@@ -187,6 +207,7 @@ def profile_output(args: argparse.Namespace, opened) -> int:
         doc = profile.to_json() | {"record": {"kind": opened.kind, "path": opened.path}}
         doc["diagnostics"] = [d.to_json() for d in opened.result.diagnostics]
         doc["hot_lines"] = {name: h.to_json() for name, h in hot.items()}
+        doc["triton_library_lines"] = {k.kernel: lib for k in profile.kernels if (lib := library_lines(k))}
         if joined:
             doc["joined"] = {
                 name: {
@@ -240,6 +261,8 @@ def profile_output(args: argparse.Namespace, opened) -> int:
                 f"  {row.stage:>6}:{row.line:<5} {row.samples:>8} {100 * row.share:5.1f}%"
                 f"  {row.top_reason.removeprefix('stalled_'):<18} {row.text[:60]}{went}"
             )
+        if note := _library_note(k, library_lines(k)):
+            print(note)
         if j is not None:
             print(
                 f"  joined to {j.kernel.display_name} of {args.beside}: each stage line gets its statement's samples"

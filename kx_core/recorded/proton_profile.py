@@ -11,7 +11,10 @@ kernel (its metrics carry device_id and device_type) with its launches (`count`)
 time (`time (ns)`). Under PC sampling (mode="pcsampling") a kernel's metrics also hold
 its samples per stall reason, and where CUPTI could map PCs to lines, its children are
 `file:line@kernel` frames with their own samples (kx_core.bench.profile.proton_figures
-reads those). Proton drops the PC, so a profile's heat is on source lines only; a stage's
+reads those; the kernel's totals are then their sums). A line of Triton's own library (an
+inlined tl.max's, in triton/language/standard.py) is a frame of its own, without the
+kernel line that called it: the kernel's source file is its hottest file outside that
+library, and `library_lines` lists the library's. Proton drops the PC, so a profile's heat is on source lines only; a stage's
 lines get their statement's heat through the source map of a build of the same kernel
 (kx_core.ir.hot_lines.heat_for), which `join_profile` does.
 
@@ -37,6 +40,25 @@ MAX_PROFILE_BYTES = 512 << 20  # a profile larger than this is reported, not rea
 _HATCHET_START_RE = re.compile(rb'^\s*\[?\s*\{\s*"(children|frame|metrics)"\s*:')
 # Example: "/work/fixtures/records/record_kernels.py:18@add_vectors"
 _LINE_FRAME_RE = re.compile(r"^(.+):(\d+)@(.+)$")
+# A file of Triton's own library, whose functions (tl.max, tl.sum: standard.py) a kernel
+# inlines. Example: "/opt/venv/lib/python3.12/site-packages/triton/language/standard.py"
+_TRITON_LIBRARY_RE = re.compile(r"(^|[/\\])triton[/\\](language|experimental)[/\\]")
+
+
+def is_triton_library(file: str) -> bool:
+    """Whether a line frame's file is Triton's own library (triton/language/...)."""
+    return bool(_TRITON_LIBRARY_RE.search(file))
+
+
+def library_lines(profile: KernelProfile) -> dict[str, int]:
+    """A kernel's samples on lines of Triton's own library ("file:line" -> samples),
+    hottest first: an inlined tl.* call's, which Proton keeps without its call site."""
+    lines = {
+        key: m.get("samples", 0)
+        for key, m in profile.by_line.items()
+        if is_triton_library(key.rsplit(":", 1)[0]) and m.get("samples", 0)
+    }
+    return dict(sorted(lines.items(), key=lambda kv: -kv[1]))
 
 
 def is_hatchet(path: str) -> bool:
@@ -130,6 +152,14 @@ def _device(info: Any) -> str:
     return "unknown (the profile names no device)"
 
 
+def _source_file(files: dict[str, int]) -> str:
+    """The kernel's own file: of its line frames' files (file -> samples), the one with
+    the most samples outside Triton's library (a softmax's tl.max and tl.sum lines, in
+    triton/language/standard.py, can outweigh its own); that library's if it has no other."""
+    own = {f: n for f, n in files.items() if not is_triton_library(f)} or files
+    return max(own, key=own.get) if own else ""
+
+
 def profile_of(path: str, doc: list, diagnostics: list[Diagnostic]) -> ProfileResult:
     """The ProfileResult of a read hatchet file (sampler 'proton'): one KernelProfile per
     kernel name, its launches and GPU time summed over the scopes it ran under, its
@@ -155,7 +185,7 @@ def profile_of(path: str, doc: list, diagnostics: list[Diagnostic]) -> ProfileRe
                 stalled=totals.get("stalled", 0),
                 reasons={r: totals[r] for r in PROTON_REASONS if totals.get(r)},
                 by_pc={},  # Proton keeps lines, not PCs
-                source_file=max(files, key=files.get) if files else "",
+                source_file=_source_file(files),
                 by_line=by_line,
                 launches=launches,
             )

@@ -1,23 +1,26 @@
 """Proton profiles recorded on the H200 open as kx's profile result: every kernel's
 launches and GPU time as the file has them; under PC sampling its samples and stall
-reasons, and where Proton kept file:line frames, its hot source lines, which a build of
-the same kernel carries to the lines of its stages. A cut or damaged profile gives a
+reasons, summed from the file:line frames Proton keeps them on, its hot source lines,
+which a build of the same kernel carries to the lines of its stages (lines of Triton's own
+library, an inlined tl.max's, kept apart). A cut or damaged profile gives a
 located diagnostic and the kernels before the cut."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from records_testing import PROTON_LINES, PROTON_PC, PROTON_TIMES
+from records_testing import KERNEL_FILE, PROTON_LINES, PROTON_PC, PROTON_TIMES
 
 from kx_core.cli.commands import main as kx_main
 from kx_core.ir.hot_lines import attribute
+from kx_core.ir.sourcemap import same_source
 from kx_core.recorded.open_record import NotARecord, open_record, record_kind
-from kx_core.recorded.proton_profile import join_profile
+from kx_core.recorded.proton_profile import join_profile, library_lines
 from kx_testing import ROOT
 
 VECTOR_ADD = ROOT / "kx_core" / "data" / "examples" / "vector_add.py"
@@ -45,6 +48,41 @@ def _kernel_nodes(path):
 
     walk(json.loads(path.read_text())[0])
     return out
+
+
+def _frames(path, kernel):
+    """(file, line) -> metrics of a kernel's file:line frames, read from the tree (whose
+    kernels run under no scope: each is a child of the root)."""
+    (node,) = [n for n in json.loads(path.read_text())[0]["children"] if n["frame"]["name"] == kernel]
+    out = {}
+    for child in node.get("children", ()):
+        file, line, _ = _LINE_FRAME_RE.match(child["frame"]["name"]).groups()
+        out[(file, int(line))] = child["metrics"]
+    return out
+
+
+def _line_frames(path, kernel):
+    """(file, line) -> num_samples of a kernel's file:line frames."""
+    return {at: m["num_samples"] for at, m in _frames(path, kernel).items()}
+
+
+def _tree_figures(path):
+    """name -> {"samples", "stalled", "stalled_*"...} of each kernel: its node's own sample
+    counts plus its line frames' (Proton keeps a Triton kernel's samples on its lines)."""
+    out = {}
+    for name, (_, _, metrics, _) in _kernel_nodes(path).items():
+        figures = {}
+        for m in (metrics, *_frames(path, name).values()):
+            for key, n in m.items():
+                if n and (key in ("num_samples", "num_stalled_samples") or key.startswith("stalled_")):
+                    key = {"num_samples": "samples", "num_stalled_samples": "stalled"}.get(key, key)
+                    figures[key] = figures.get(key, 0) + n
+        out[name] = figures
+    return out
+
+
+def _is_library(file):
+    return "/triton/language/" in file
 
 
 @pytest.mark.parametrize("path", [PROTON_TIMES, PROTON_PC, PROTON_LINES])
@@ -81,18 +119,72 @@ def test_the_recorded_kernels_ran_twenty_times_each():
 
 def test_pc_sampling_gives_each_kernels_samples_and_stall_reasons():
     opened = open_record(str(PROTON_PC))
-    nodes = _kernel_nodes(PROTON_PC)
+    figures = _tree_figures(PROTON_PC)
     assert opened.profile.settings["mode"] == "pcsampling"
     for k in opened.profile.kernels:
-        metrics = nodes[k.kernel][2]
-        assert (k.samples, k.stalled) == (metrics["num_samples"], metrics["num_stalled_samples"])
-        assert k.reasons == {r: n for r, n in metrics.items() if r.startswith("stalled_") and n}
-    # this record's kernels have no file:line frames: it says so, and reads whole
-    assert not any(lines for *_, lines in nodes.values()) and not any(
-        k.by_line for k in opened.profile.kernels
-    )
+        f = figures[k.kernel]
+        assert (k.samples, k.stalled) == (f["samples"], f["stalled"]) and k.samples
+        assert k.reasons == {r: n for r, n in f.items() if r.startswith("stalled_")}
+    # the Triton kernels' samples are on their file:line frames, none on the kernel's node
+    nodes = _kernel_nodes(PROTON_PC)
+    for name in ("add_vectors", "softmax_rows"):
+        _, _, metrics, lines = nodes[name]
+        assert lines and "num_samples" not in metrics
+        (k,) = [k for k in opened.profile.kernels if k.kernel == name]
+        assert sum(m["samples"] for m in k.by_line.values()) == k.samples
+        assert same_source(k.source_file, str(KERNEL_FILE))
+    assert not opened.result.diagnostics and opened.result.exit_status == 0
+
+
+def test_add_vectors_is_hottest_on_its_store():
+    profile = open_record(str(PROTON_PC)).profile
+    (k,) = [k for k in profile.kernels if k.kernel == "add_vectors"]
+    frames = _line_frames(PROTON_PC, "add_vectors")
+    assert {same_source(file, str(KERNEL_FILE)) for file, _ in frames} == {True}
+    hot = attribute(k).by_stage["source"]
+    assert {n: h.samples for n, h in hot.items()} == {line: n for (_, line), n in frames.items()}
+    (file, line), _ = max(frames.items(), key=lambda kv: kv[1])
+    assert max(hot, key=lambda n: hot[n].samples) == line
+    # the tree's hottest line is the kernel's tl.store (line 18 when recorded)
+    assert KERNEL_FILE.read_text().splitlines()[line - 1].strip().startswith("tl.store(")
+
+
+def test_softmax_rows_lines_in_tritons_library_are_kept_apart():
+    """The inlined tl.max and tl.sum's lines are in triton/language/standard.py, a frame of
+    their own with no call site: the kernel's file stays record_kernels.py, and the library's
+    lines are listed (and unattributed to the kernel's lines)."""
+    profile = open_record(str(PROTON_PC)).profile
+    (k,) = [k for k in profile.kernels if k.kernel == "softmax_rows"]
+    frames = _line_frames(PROTON_PC, "softmax_rows")
+    library = {f"{file}:{line}": n for (file, line), n in frames.items() if _is_library(file)}
+    own = {line: n for (file, line), n in frames.items() if same_source(file, str(KERNEL_FILE))}
+    assert library and own and len(library) + len(own) == len(frames)
+    assert same_source(k.source_file, str(KERNEL_FILE))
+    assert library_lines(k) == dict(sorted(library.items(), key=lambda kv: -kv[1]))
+    hot = attribute(k)
+    assert {n: h.samples for n, h in hot.by_stage["source"].items()} == own
+    assert hot.unattributed == sum(library.values()) and hot.total == k.samples
+
+
+def test_a_profile_whose_kernels_have_no_line_frames_says_so(tmp_path):
+    """A profile as Proton writes it when CUPTI maps no PC to a line (its PC sampling
+    started after the kernels' modules loaded): each kernel's samples on its own node."""
+    doc = json.loads(PROTON_PC.read_text())
+    figures = _tree_figures(PROTON_PC)
+    for node in doc[0]["children"]:
+        f = figures[node["frame"]["name"]]
+        node["children"] = []
+        node["metrics"] |= {"num_samples": f["samples"], "num_stalled_samples": f["stalled"]}
+        node["metrics"] |= {r: n for r, n in f.items() if r.startswith("stalled_")}
+    flat = tmp_path / "flat.hatchet"
+    flat.write_text(json.dumps(doc))
+    opened = open_record(str(flat))
+    assert not any(k.by_line for k in opened.profile.kernels)
+    assert {k.kernel: k.samples for k in opened.profile.kernels} == {
+        n: f["samples"] for n, f in figures.items()
+    }
     (lacks,) = opened.result.diagnostics
-    assert lacks.kind == "record-lacks" and lacks.file == str(PROTON_PC) and opened.result.exit_status == 0
+    assert lacks.kind == "record-lacks" and lacks.file == str(flat) and opened.result.exit_status == 0
 
 
 def test_line_frames_are_the_hot_source_lines():
@@ -131,7 +223,16 @@ def test_kx_open_prints_kernels_and_their_hottest_source_lines(capsys):
     assert printed == ranked
     assert kx_main(["open", str(PROTON_PC)]) == 0
     captured = capsys.readouterr()
-    assert "add_vectors" in captured.out and "softmax_rows" in captured.out and "record-lacks" in captured.err
+    assert "add_vectors" in captured.out and "softmax_rows" in captured.out and not captured.err
+    # softmax_rows's samples on Triton's library lines (inlined tl.max, tl.sum) get a note
+    frames = _line_frames(PROTON_PC, "softmax_rows")
+    library = sorted(
+        ((n, f"{file}:{line}") for (file, line), n in frames.items() if _is_library(file)), reverse=True
+    )
+    (note,) = [line for line in captured.out.splitlines() if "Triton's own library" in line]
+    assert note.lstrip().startswith(f"note: {sum(n for n, _ in library)} of {sum(frames.values())} samples")
+    assert f"{os.path.basename(library[0][1])} {library[0][0]}" in note
+    assert ("its hottest line is one of them" in note) == (library[0][0] == max(frames.values()))
     assert kx_main(["open", str(PROTON_PC), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["record"]["kind"] == "proton" and len(doc["kernels"]) == len(_kernel_nodes(PROTON_PC))
@@ -147,6 +248,16 @@ def test_kx_open_beside_a_build_joins_by_kernel_name(capsys):
     assert {"source", "ttir", "ttgir", "llir", "ptx", "sass"} <= set(joined)
     lines = _kernel_nodes(PROTON_LINES)["add_kernel"][3]
     assert {int(n) for n in joined["source"]} == set(lines)
+
+
+def test_kx_open_beside_the_recorded_kernels_joins_both(capsys):
+    assert kx_main(["open", str(PROTON_PC), "--beside", str(KERNEL_FILE), "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert set(doc["joined"]) == {"add_vectors", "softmax_rows"}
+    for name in ("add_vectors", "softmax_rows"):
+        own = {line for file, line in _line_frames(PROTON_PC, name) if same_source(file, str(KERNEL_FILE))}
+        assert {int(n) for n in doc["joined"][name]["by_stage"]["source"]} == own
+    assert set(doc["triton_library_lines"]) == {"softmax_rows"}
 
 
 def test_a_cut_profile_keeps_the_kernels_before_the_cut(tmp_path):
