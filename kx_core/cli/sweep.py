@@ -33,6 +33,11 @@ def add_sweep_verb(sub) -> None:
     p.add_argument("--top-k", type=cli_args.positive_int, default=4, help="configs measured per shape (4)")
     p.add_argument("--gpus", type=cli_args.positive_int, help="measuring workers, GPUs 0..N-1 (default: all)")
     p.add_argument(
+        "--devices",
+        help="the GPU each measuring worker is pinned to, e.g. 0,0: two workers sharing GPU 0 "
+        "(the N-GPU path on one GPU; their timings interfere)",
+    )
+    p.add_argument(
         "--simulate",
         action="store_true",
         help="no GPU: simulated measuring workers answer with the model's figures (the dispatch path)",
@@ -121,6 +126,10 @@ def sweep_command(args: argparse.Namespace) -> int:
         args.top_k, args.gpus, args.simulate, args.jobs, args.versus_autotune, args.timeout,
         python=args.python, ray=args.ray,
     )  # fmt: skip
+    if args.devices:  # read by each measuring worker's start (kx_core.sweep.dispatch.device_of)
+        import os
+
+        os.environ["KX_SWEEP_DEVICES"] = args.devices
     import threading
 
     stop = threading.Event()

@@ -30,6 +30,14 @@ class Done:
     error: str | None
 
 
+def device_of(index: int) -> str:
+    """The GPU worker `index` is pinned to: KX_SWEEP_DEVICES (`kx sweep --devices`, e.g.
+    "0,0": two workers on GPU 0, the N-GPU dispatch path on a machine of one GPU, their
+    timings then sharing it) or device `index`."""
+    devices = [d.strip() for d in os.environ.get("KX_SWEEP_DEVICES", "").split(",") if d.strip()]
+    return devices[index % len(devices)] if devices else str(index)
+
+
 class _Worker:
     """One `python -m kx_core.sweep.measure` process over a pipe pair."""
 
@@ -38,7 +46,7 @@ class _Worker:
     ) -> None:
         env = dict(os.environ)
         if not simulate:
-            env["CUDA_VISIBLE_DEVICES"] = str(index)
+            env["CUDA_VISIBLE_DEVICES"] = device_of(index)
         env["KX_SWEEP_SIMULATE"] = "1" if simulate else "0"
         env.update(env_extra or {})
         to_child_r, to_child = os.pipe()

@@ -25,6 +25,7 @@ class CaseResult(Jsonable):
     configs: tuple[ConfigFigures, ...]
     measured_on: str | None = None  # the device that measured them; None: nothing measured
     gpu_key: str | None = None
+    worker: int | None = None  # the measuring worker's index (several may share a GPU key)
     simulated: bool = False  # measured by a simulated worker: the model's figures, no GPU
     winner: str | None = None  # the fastest measured config
     model_pick: str | None = None

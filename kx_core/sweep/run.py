@@ -231,7 +231,7 @@ def _judged(cases: list[CaseResult], results: dict[int, Done]) -> tuple[list[Cas
         notes = [f"{label} failed on the GPU: {why}" for label, why in r.get("failed", {}).items()]
         if r.get("remeasured"):
             notes.append(f"timed again (round medians spread over 5%): {', '.join(r['remeasured'])}")
-        case = replace(out[i], measured_on=d.device, gpu_key=d.key, simulated=d.simulated,
+        case = replace(out[i], measured_on=d.device, gpu_key=d.key, worker=d.worker, simulated=d.simulated,
                        measure_s=r.get("wall_s", 0.0), notes=out[i].notes + tuple(notes))  # fmt: skip
         out[i] = judged(case, r["times_us"], r.get("rounds_us"))
     return out, shares

@@ -75,6 +75,16 @@ def test_each_case_is_measured_by_one_worker_and_the_workers_share_the_jobs(simu
     assert set(simulated.shares) == keys <= set(simulated.workers)
     measured = sum(1 for c in simulated.cases for f in c.configs if f.measured_us is not None)
     assert sum(simulated.shares.values()) == measured
+    assert {c.worker for c in simulated.cases} <= {0, 1, 2}  # which worker, where keys repeat
+
+
+def test_workers_are_pinned_to_their_gpu_or_to_the_devices_asked_for(monkeypatch):
+    from kx_core.sweep.dispatch import device_of
+
+    monkeypatch.delenv("KX_SWEEP_DEVICES", raising=False)
+    assert [device_of(i) for i in range(3)] == ["0", "1", "2"]
+    monkeypatch.setenv("KX_SWEEP_DEVICES", "0,0")  # two workers on one GPU (kx sweep --devices)
+    assert [device_of(i) for i in range(3)] == ["0", "0", "0"]
 
 
 def test_one_worker_and_three_pick_the_same_winners(simulated):
