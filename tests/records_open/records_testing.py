@@ -19,6 +19,8 @@ GPU_RECORDS = ROOT / "fixtures" / "records" / "3.6.0" / "cuda90-gpu"
 INDUCTOR_DEBUG = GPU_RECORDS / "inductor_debug"  # TORCH_COMPILE_DEBUG_DIR
 TORCH_TRACE_LOG = next((GPU_RECORDS / "torch_trace").glob("dedicated_log_torch_trace_*.log"))
 INDUCTOR_TRACE = GPU_RECORDS / "inductor_trace.ndjson"  # tritonparse's trace of the same model
+GPU_CACHE, GPU_DUMP = GPU_RECORDS / "cache", GPU_RECORDS / "dump"  # record_fixtures.py --gpu
+GPU_TRACE = GPU_RECORDS / "trace.ndjson"  # its tritonparse trace: compilations and launches
 PROTON_TIMES = GPU_RECORDS / "proton.hatchet"
 PROTON_PC = GPU_RECORDS / "proton_pc.hatchet"
 # an older PC-sampling profile whose kernel has file:line frames (scripts/gpu_profile_ground_truth.sh)

@@ -13,7 +13,7 @@ import zlib
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from records_testing import KERNEL_FILE, TRACE, TRACE_GZIP_MEMBERS
+from records_testing import GPU_TRACE, KERNEL_FILE, TRACE, TRACE_GZIP_MEMBERS
 
 from kx_core.cli.commands import main as kx_main
 from kx_core.recorded import seekable_lines
@@ -31,9 +31,10 @@ def _compilations(path=TRACE):
     return [e for e in _events(path) if e["event_type"] == "compilation"]
 
 
-def test_every_kernel_and_stage_of_the_trace():
-    opened = open_record(str(TRACE))
-    events = _compilations()
+@pytest.mark.parametrize("trace", [TRACE, GPU_TRACE], ids=["compile-only", "h200-launches"])
+def test_every_kernel_and_stage_of_the_trace(trace):
+    opened = open_record(str(trace))
+    events = _compilations(trace)
     assert [k.name for k in opened.result.kernels] == [e["payload"]["metadata"]["name"] for e in events]
     for k, e in zip(opened.result.kernels, events):
         payload = e["payload"]
@@ -55,6 +56,26 @@ def test_every_kernel_and_stage_of_the_trace():
         # the def line, inside the lines the record's source covers
         assert payload["python_source"]["start_line"] <= k.source_line <= payload["python_source"]["end_line"]
     assert opened.result.exit_status == 0 and not opened.result.diagnostics
+
+
+def test_a_launch_the_trace_recorded_is_the_kernels_launch():
+    """The H200 trace (tritonparse's launch tracing on): each kernel carries its first
+    launch's grid and arguments as the run passed them."""
+    launches = {
+        e["compilation_metadata"]["hash"]: e for e in _events(GPU_TRACE) if e["event_type"] == "launch"
+    }
+    opened = open_record(str(GPU_TRACE))
+    assert len(launches) == len(opened.result.kernels) == 2
+    for k in opened.result.kernels:
+        event = launches[k.metadata.hash]
+        assert k.launch is not None and list(k.launch.grid)[: len(event["grid"])] == event["grid"]
+        tensors = {a.name: a for a in k.launch.args if a.kind == "tensor"}
+        recorded = {n: v for n, v in event["extracted_args"].items() if v.get("type") == "tensor"}
+        assert sorted(tensors) == sorted(recorded)
+        for name, v in recorded.items():
+            assert list(tensors[name].shape) == v["shape"] and tensors[name].dtype == v["dtype"].removeprefix(
+                "torch."
+            )
 
 
 def test_the_python_source_the_trace_carries_keeps_its_lines():
