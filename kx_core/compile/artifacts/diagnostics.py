@@ -19,6 +19,8 @@ from kx_core.records.results import Diagnostic
 #   File "/home/u/kernels/loop.py", line 12 in <module>
 _FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)', re.MULTILINE)
 _DEF_RE = re.compile(r"^\s*def\s")
+# a terminal colour code in a library's message. Example: "\x1b[91m\x1b[1merror:\x1b[0m" (CuTe DSL)
+_ANSI_RE = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def same_file(a: str | None, b: str | None) -> bool:
@@ -152,7 +154,8 @@ def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> 
     where = deepest_user_frame(exc.__traceback__, user_file)
     # the message's first line of text: a DSL's rendered message starts with a newline
     # (CuTe DSL's "DSLUserCodeError: \n  what went wrong ...")
-    message = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    text = _ANSI_RE.sub("", str(exc))
+    message = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
     raised = _raised_in(exc.__traceback__, user_file)
     return Diagnostic("runtime", prefix + first[:500] + raised, user_file, where[0] if where else None)

@@ -50,7 +50,26 @@ def prepare(text: str, target: Target) -> str | None:
         CUTE_DSL_ARCH=arch_for(target),
         CUTE_DSL_LINEINFO="1",
     )
+    from kx_core.compile.capturing import cute_dlpack
+
+    cute_dlpack.install(_told_stand_in)
     return folder
+
+
+def _told_stand_in(file: str, line: int) -> None:
+    from kx_core.compile.capturing import capture_state
+    from kx_core.records.results import Diagnostic
+
+    capture_state.STATE.send_diagnostic(
+        Diagnostic(
+            "placeholder",
+            "from_dlpack got kx's stand-in for a CUDA tensor: the DSL compiled from its description "
+            "(cuda:0, its dtype, shape and strides, a 256-byte aligned address), as the real run's "
+            "tensor gives it; the program's launch has no GPU to run on here",
+            file,
+            line,
+        )
+    )
 
 
 def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]:
