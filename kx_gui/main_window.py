@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QPushButton,
     QStackedWidget,
     QStyle,
+    QTabBar,
     QToolBar,
     QWidget,
 )
@@ -481,6 +482,7 @@ class MainWindow(QMainWindow):
         if self.workspace is not None:
             self._workspace_states[self.workspace] = self.saveState(STATE_FORMAT)
         self.workspace = name
+        self._park_tab_bars()
         state, known = self._workspace_states.get(name), set(self.docks)
         if state is None:
             saved = self.settings.value(f"workspace/{name}")
@@ -496,6 +498,16 @@ class MainWindow(QMainWindow):
             action.setChecked(action.data() == name)
         self.settings.setValue("workspace", name)
 
+    def _park_tab_bars(self) -> None:
+        """Move the window's dock tab bars off screen before a workspace is arranged:
+        the layout then places again the bars of the tab groups it shows. Qt places only
+        a shown group's bar, and a group whose docks are all hidden or moved away
+        (Explore's Kernels, Problems, Output, once Performance hides Problems and
+        regroups the other two) kept its old bar where it was, drawn under the new one,
+        its tabs showing past the new bar's last: a ghost tab."""
+        for bar in self.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly):
+            bar.move(-500 - bar.width(), -500 - bar.height())  # where Qt parks a bar it does not show
+
     def _arrange(self, ws: Workspace) -> None:
         """The workspace's default arrangement (pane_registry.WORKSPACES)."""
         left, right = Qt.DockWidgetArea.LeftDockWidgetArea, Qt.DockWidgetArea.RightDockWidgetArea
@@ -509,7 +521,10 @@ class MainWindow(QMainWindow):
         for names in groups:
             area = right if names is ws.right else left
             for n in names:
-                self.addDockWidget(area, self.docks[n])  # moves a dock placed elsewhere
+                # taken out first: moved from a tab group straight into a new one, a dock
+                # left a second bar for that new group, drawn under it (Qt's tabify)
+                self.removeDockWidget(self.docks[n])
+                self.addDockWidget(area, self.docks[n])
         if ws.left_top and ws.left_bottom:
             self.splitDockWidget(
                 self.docks[ws.left_top[0]], self.docks[ws.left_bottom[0]], Qt.Orientation.Vertical

@@ -6,7 +6,10 @@ draws as a block with a legend."""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QTabBar
+import time
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QTabBar
 
 from gui_helpers import click_line, finished, open_and_wait
 from kx_gui.pane_registry import WORKSPACES
@@ -64,6 +67,40 @@ def test_no_tab_label_is_cut_at_1280x800(qtbot, make_window):
                     continue
                 need = bar.fontMetrics().horizontalAdvance(bar.tabText(i))
                 assert bar.tabRect(i).width() >= need + 8, (ws.name, bar.tabText(i), bar.tabRect(i).width())
+
+
+def _idle(seconds: float) -> None:
+    """Events processed while time passes, as a user's window has them: Qt shows a
+    dock tab bar when its layout's animations end (on a timer), so a ghost bar appears
+    only if time goes by between the steps (qtbot.wait's busy loop showed none)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        QApplication.processEvents()
+        time.sleep(0.01)
+
+
+def test_no_ghost_tab_bar_is_left_on_screen_by_another_workspace(qtbot, make_window):
+    """Explore's Kernels, Problems, Output bar stayed under Performance's Kernels, Output
+    (Problems hidden there): its third tab showed past the new bar's last, a nameless
+    ghost tab. Every dock tab bar on screen names only docks shown, and none overlaps
+    another."""
+    w = make_window()
+    w.resize(1280, 800)
+    _idle(0.3)
+    for ws in ("performance", "labs", "explore", "layout", "performance"):
+        w.set_workspace(ws)
+        _idle(0.3)
+        bars = [
+            bar
+            for bar in w.findChildren(QTabBar, options=Qt.FindChildOption.FindDirectChildrenOnly)
+            if bar.isVisible() and bar.geometry().intersects(w.rect())
+        ]
+        titles = {d.windowTitle() for d in w.docks.values() if d.isVisible()}
+        for i, bar in enumerate(bars):
+            shown = [bar.tabText(t) for t in range(bar.count())]
+            assert set(shown) <= titles, (ws, shown)
+            for other in bars[i + 1 :]:
+                assert not bar.geometry().intersects(other.geometry()), (ws, shown)
 
 
 def test_configs_go_by_short_labels_with_full_names_on_hover(qtbot, make_window):
