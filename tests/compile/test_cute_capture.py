@@ -116,3 +116,22 @@ def test_from_dlpack_of_a_cuda_tensor_compiles_what_the_real_tensor_gives(tmp_pa
     # the launch that follows cannot run without a GPU: said, without terminal colours
     (ran,) = [d for d in r.diagnostics if d.kind == "runtime"]
     assert "\x1b[" not in ran.message
+
+
+def test_the_dsls_driver_queries_are_answered_by_the_capture_device():
+    """initialize_cuda_context and HardwareInfo, which need a driver, are the capture
+    device's: the grid the script sizes by max active clusters is the table GPU's SM
+    count (one CTA an SM), each stand-in said once at the user's line."""
+    file = ROOT / "fixtures" / "kernels" / "cute" / "persistent_grid.py"
+    r = compile_file(CompileRequest(file=str(file), target="cuda:90", gpu="h200"), use_cache=False)
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    lines = file.read_text().splitlines()
+    at = {d.line: d.message for d in r.diagnostics if d.kind == "placeholder"}
+    line_of = lambda needle: next(i for i, t in enumerate(lines, 1) if needle in t)  # noqa: E731
+    assert "no driver was started" in at[line_of("cutlass.cuda.initialize_cuda_context()")]
+    from kx_core.model.gpu import spec
+
+    h200 = spec("h200")
+    assert f"{h200.sm_count} SMs" in at[line_of("programs = utils.HardwareInfo()")]
+    # the tensors the script made from that count: (SMs, 128) floats, as the DSL saw them
+    assert f"o{h200.sm_count}128" in k.message.replace(",", "")

@@ -50,26 +50,31 @@ def prepare(text: str, target: Target) -> str | None:
         CUTE_DSL_ARCH=arch_for(target),
         CUTE_DSL_LINEINFO="1",
     )
-    from kx_core.compile.capturing import cute_dlpack
+    from kx_core.compile.capturing import cute_stand_ins
 
-    cute_dlpack.install(_told_stand_in)
+    cute_stand_ins.install(_told_stand_in)
     return folder
 
 
-def _told_stand_in(file: str, line: int) -> None:
+# what kx stood in for, as the placeholder diagnostic says it
+_STOOD_IN = {
+    "from_dlpack": "from_dlpack got kx's stand-in for a CUDA tensor: the DSL compiled from its description "
+    "(cuda:0, its dtype, shape and strides, a 256-byte aligned address), as the real run's tensor gives "
+    "it; the program's launch has no GPU to run on here",
+    "initialize_cuda_context": "the CUDA context is kx's capture device: no driver was started",
+    "HardwareInfo": "HardwareInfo answered from the capture device ({gpu}: {sms} SMs; max active clusters = "
+    "SMs / cluster size, one CTA an SM; the driver's occupancy query can allow fewer for a kernel's own "
+    "resources)",
+}
+
+
+def _told_stand_in(what: str, file: str, line: int) -> None:
     from kx_core.compile.capturing import capture_state
     from kx_core.records.results import Diagnostic
 
-    capture_state.STATE.send_diagnostic(
-        Diagnostic(
-            "placeholder",
-            "from_dlpack got kx's stand-in for a CUDA tensor: the DSL compiled from its description "
-            "(cuda:0, its dtype, shape and strides, a 256-byte aligned address), as the real run's "
-            "tensor gives it; the program's launch has no GPU to run on here",
-            file,
-            line,
-        )
-    )
+    gpu = getattr(capture_state.STATE.report, "gpu", None)
+    message = _STOOD_IN[what].format(gpu=getattr(gpu, "name", "?"), sms=getattr(gpu, "sm_count", "?"))
+    capture_state.STATE.send_diagnostic(Diagnostic("placeholder", message, file, line))
 
 
 def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]:

@@ -1,4 +1,5 @@
-"""CuTe DSL's `from_dlpack` on kx's stand-ins for CUDA tensors.
+"""What the CuTe DSL sees of the GPU under kx's capture: kx's stand-ins for CUDA tensors
+through `from_dlpack`, and the capture device behind the DSL's driver queries.
 
 A CuTe DSL script usually makes its inputs with torch on the GPU and hands them to the
 DSL: `from_dlpack(torch.randn(M, N, device="cuda"), assumed_align=16)`. Under kx's
@@ -12,6 +13,13 @@ nothing. The compiled program is then the one the real run compiles; launching i
 dereferences the address, fails here as a launch without a GPU does, and kx says once
 per run, as a `placeholder` diagnostic at the call's line, that the tensors were
 stand-ins.
+
+Scripts also start the driver (`cutlass.cuda.initialize_cuda_context()`) and size
+persistent grids by `cutlass.utils.HardwareInfo().get_max_active_clusters(n)`: under the
+capture the first does nothing and the second answers from the capture device (the
+target's GPU in kx's table: its SM count over the cluster size, one CTA an SM, what the
+driver's occupancy query gives for a kernel that takes a whole SM's shared memory; the
+L2 size and SM count as the table has them), each said once as a placeholder.
 """
 
 from __future__ import annotations
@@ -104,33 +112,100 @@ def _stand_in(tensor):
     )
 
 
-def install(on_first_use) -> bool:
-    """Wrap the DSL's `from_dlpack` (cutlass.cute.runtime's and cutlass.cute's) before the
-    user's file imports it; `on_first_use(line)` is called once, with the user's line.
-    False where the DSL does not import."""
+def install(tell) -> bool:
+    """Put the stand-ins in the DSL (cutlass.cute.runtime's from_dlpack, cutlass.cuda's
+    initialize_cuda_context, cutlass.utils's HardwareInfo) before the user's file imports
+    them; `tell(what, file, line)` is called once per kind, with the user's line. False
+    where the DSL does not import."""
     try:
-        import cutlass.cute as cute
         import cutlass.cute.runtime as runtime
     except Exception:  # noqa: BLE001 - no DSL (or a broken one): the file's own import says so
         return False
     original = runtime.from_dlpack
     if getattr(original, "_kx_stand_in", False):
         return True
-    told = []
+    told: set[str] = set()
+
+    def once(what: str) -> None:
+        if what not in told:
+            told.add(what)
+            caller = _user_frame(sys._getframe(2))
+            tell(what, caller.f_code.co_filename, caller.f_lineno)
 
     def from_dlpack(tensor_dlpack, *args, **kwargs):
         described = _stand_in(tensor_dlpack)
         if described is not None:
-            if not told:
-                told.append(True)
-                caller = sys._getframe(1)
-                on_first_use(caller.f_code.co_filename, caller.f_lineno)
+            once("from_dlpack")
             tensor_dlpack = described
         return original(tensor_dlpack, *args, **kwargs)
 
     from_dlpack.__doc__ = original.__doc__
     from_dlpack._kx_stand_in = True
-    runtime.from_dlpack = from_dlpack
-    if getattr(cute, "from_dlpack", None) is original:
-        cute.from_dlpack = from_dlpack
+    _rebind("from_dlpack", original, from_dlpack)
+    _install_driver(once)
     return True
+
+
+def _user_frame(frame):
+    """The innermost frame outside the DSL and kx (a DSL helper such as
+    create_cute_tensor_for_fp8 calls from_dlpack for the user's line)."""
+    import os
+
+    import cutlass
+
+    skip = (os.path.dirname(cutlass.__file__), os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    f = frame
+    while f is not None:
+        if not f.f_code.co_filename.startswith(skip):
+            return f
+        f = f.f_back
+    return frame
+
+
+def _rebind(name: str, original, replacement) -> None:
+    """Every loaded cutlass module's `name` that is `original` becomes `replacement`: the
+    DSL's own helpers bound the name when they were imported (cutlass.torch,
+    cutlass.utils.tensor_helpers, cute.testing, ...); modules imported later bind the
+    replacement from its defining module."""
+    for mod_name, module in list(sys.modules.items()):
+        if mod_name.split(".")[0] == "cutlass" and getattr(module, name, None) is original:
+            setattr(module, name, replacement)
+
+
+def _install_driver(once) -> None:
+    try:
+        import cutlass.base_dsl.runtime.cuda as dsl_cuda
+        import cutlass.utils.hardware_info as hardware_info
+    except Exception:  # noqa: BLE001 - another DSL layout: its own driver calls then fail as they would
+        return
+    from kx_core.compile.capturing import capture_state
+
+    report = capture_state.STATE.report
+    gpu = getattr(report, "gpu", None)
+    if gpu is None:
+        return
+
+    def initialize_cuda_context(device_id: int = 0, flags: int = 0):
+        once("initialize_cuda_context")
+        return None
+
+    class HardwareInfo:
+        """cutlass.utils.HardwareInfo answered by the capture device (see the module)."""
+
+        def __init__(self, device_id: int = 0) -> None:
+            once("HardwareInfo")
+            self.device_id = device_id
+
+        def get_max_active_clusters(self, cluster_size: int, stream=None) -> int:
+            if cluster_size <= 0 or cluster_size > 32:
+                raise ValueError(f"Cluster size must be between 1 and 32, {cluster_size} is not supported")
+            return gpu.sm_count // cluster_size
+
+        def get_l2_cache_size_in_bytes(self) -> int:
+            return gpu.l2_bytes
+
+        def get_device_multiprocessor_count(self) -> int:
+            return gpu.sm_count
+
+    _rebind("initialize_cuda_context", dsl_cuda.initialize_cuda_context, initialize_cuda_context)
+    _rebind("HardwareInfo", hardware_info.HardwareInfo, HardwareInfo)
