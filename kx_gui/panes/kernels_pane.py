@@ -103,6 +103,7 @@ class KernelsPane(Pane):
         layout.addWidget(scroll, 1)
         self.table.currentCellChanged.connect(self._row_changed)
         self._filling = False
+        self._shown_path: str | None = None  # the file whose kernels the table shows
 
     def set_result(self, result: CompileResult | None) -> None:
         if result is None:  # nothing on screen (Session.build_note says why)
@@ -151,6 +152,11 @@ class KernelsPane(Pane):
         for col, name in enumerate(COLUMNS):
             self.table.setColumnHidden(col, cpu and name in GPU_COLUMNS)
         self.table.resizeColumnsToContents()
+        # another file's kernels start at their names (the scroll stayed where the last
+        # file's note column was); a recompile of the same file keeps the user's place
+        if self.session.path != self._shown_path:
+            self.table.horizontalScrollBar().setValue(0)
+        self._shown_path = self.session.path
         self._filling = False
         self._filters_changed()
 
