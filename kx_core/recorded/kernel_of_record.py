@@ -105,16 +105,30 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     ints, _ = _ttgir_facts(stages.get("ttgir", ""))
     notes = list(found.notes)
     binaries = {}
-    if found.cubin is not None:
-        binaries["cubin"] = base64.b64encode(found.cubin).decode("ascii")
-        usage = resources.cubin_resources(found.cubin, found.name)
+    cubin, recompiled, why = found.cubin, [], ""
+    if cubin is None and "ptx" in stages and target.backend == "cuda" and str(target.arch).isdigit():
+        from kx_core.recorded.recompiled_cubin import recompile
+
+        cubin, why = recompile(found.name, stages["ptx"], int(target.arch), md)
+        if cubin is not None:
+            recompiled = ["cubin"]
+            notes.append(
+                f"cubin: recompiled by kx from the record's PTX with Triton {md['triton_version']}'s "
+                "ptxas and the record's options (the record holds no binary)"
+            )
+    if cubin is not None:
+        binaries["cubin"] = base64.b64encode(cubin).decode("ascii")
+        usage = resources.cubin_resources(cubin, found.name)
     elif "amdgcn" in found.stages:
         usage = resources.parse_amdgcn_resources(found.stages["amdgcn"])
     elif isinstance(kx := md.get("kx"), dict) and kx.get("registers") is not None:
         # a trace kx wrote (kx_core.recorded.trace_export): the capture read them from its cubin
         usage = resources.ResourceUsage(registers=kx.get("registers"), spills=kx.get("spills"))
     else:
-        usage = resources.ResourceUsage(reason="the record holds no cubin: registers and spills are unknown")
+        usage = resources.ResourceUsage(
+            reason="the record holds no cubin: registers and spills are unknown"
+            + (f" ({why})" if why else "")
+        )
     if usage.reason:
         notes.append(usage.reason)
     derived = [
@@ -124,6 +138,8 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     ]
     extra: dict[str, Any] = {k: md[k] for k in EXTRA_FIELDS if k in md}  # as a captured kernel keeps them
     extra |= {"record": found.origin, "record_stages": list(stages), "derived_stages": derived}
+    if recompiled:  # what kx made itself, beside what the record held (its note says how)
+        extra["recompiled_binaries"] = recompiled
     if "shared" not in md:
         notes.append("shared memory: the static size in the cubin (the record has no Triton metadata)")
     if "num_stages" not in md:

@@ -241,3 +241,30 @@ def test_events_of_another_shape_are_read_in_part(tmp_path, mutate):
     second = _compilations()[1]["payload"]["metadata"]["name"]
     assert second in [k.name for k in opened.result.kernels]
     assert all(d.kind == "record" and d.file == str(path) for d in opened.result.diagnostics)
+
+
+def test_a_trace_without_cubins_gets_them_from_its_own_triton_version():
+    """tritonparse keeps the text stages, not the binary: kx recompiles each kernel's PTX
+    with the Triton the trace names (here kx's own) and says so; registers and SASS equal
+    those of the cubin the same compiles left in the cache folder."""
+    import base64
+
+    from kx_core.compile.artifacts.sass import disassemble
+
+    cache = {k.metadata.hash: k for k in open_record(str(TRACE.parent / "cache")).result.kernels}
+    for k in open_record(str(TRACE)).result.kernels:
+        assert "cubin" in k.binaries and k.metadata.extra["recompiled_binaries"] == ["cubin"]
+        assert any("recompiled by kx from the record's PTX" in n for n in k.metadata.extra["notes"])
+        real = cache[k.metadata.hash]
+        assert k.metadata.registers == real.metadata.registers
+        mine, theirs = (base64.b64decode(x.binaries["cubin"]) for x in (k, real))
+        assert disassemble(mine) == disassemble(theirs)
+
+
+def test_a_ptx_its_triton_cannot_assemble_here_stays_without_a_cubin():
+    """The H200's Triton 3.6 wrote PTX 9.0 (its ptxas is CUDA 13's); the package index's
+    3.6.0 carries an older ptxas. kx shows no registers rather than another ptxas's."""
+    (k,) = open_record(str(GPU_TRACE.parent / "inductor_trace.ndjson")).result.kernels
+    assert "cubin" not in k.binaries and k.metadata.registers is None
+    (note,) = [n for n in k.metadata.extra["notes"] if "no cubin" in n]
+    assert "Unsupported .version" in note or "kx versions add 3.6.0" in note

@@ -1,0 +1,91 @@
+"""A recorded CUDA kernel's cubin, recompiled from the record's PTX when the record holds
+none (a tritonparse trace keeps the text stages, not the binary): registers, spills,
+SASS and the ELF then come from it as from a captured kernel's.
+
+Only the Triton version the record names compiles it: that version's `make_cubin`
+(its backend's ptxas call, with the record's options: fp fusion, ptx options), in kx's
+own interpreter when that is the version, else in an environment `kx versions add`
+made. Without either, or for a record that names no version, nothing is recompiled and
+the kernel says why (a ptxas of another version can allocate registers differently:
+kx never shows one version's binary as another's).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.metadata
+import json
+import subprocess
+import sys
+
+# Runs in the recording's Triton: the PTX and options on stdin, the cubin (base64) out.
+_MAKE_CUBIN = r"""
+import base64, dataclasses, json, sys
+from triton.backends.compiler import GPUTarget
+from triton.backends.nvidia.compiler import CUDABackend
+req = json.load(sys.stdin)
+backend = CUDABackend(GPUTarget("cuda", req["arch"], 32))
+fields = {f.name for f in dataclasses.fields(backend.parse_options({}))}
+opt = backend.parse_options({k: v for k, v in req["options"].items() if k in fields})
+cubin = backend.make_cubin(req["ptx"], {"name": req["name"]}, opt, req["arch"])
+sys.stdout.write(base64.b64encode(cubin).decode("ascii"))
+"""
+# the record's metadata fields make_cubin reads (through the backend's options)
+_OPTIONS = ("enable_fp_fusion", "ptx_options", "instrumentation_mode", "num_warps", "num_ctas")
+_DONE: dict[str, tuple[bytes | None, str]] = {}  # (ptx sha, version) -> (cubin, why not)
+
+
+def _interpreter(version: str) -> tuple[str | None, str]:
+    try:
+        if importlib.metadata.version("triton") == version:
+            return sys.executable, ""
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    from kx_core.base.triton_envs import VersionError, python_for
+
+    try:
+        return python_for(version), ""
+    except VersionError:
+        return None, f"`kx versions add {version}` lets kx recompile it"
+
+
+def recompile(
+    name: str, ptx: str, arch: int, metadata: dict, timeout_s: float = 120.0
+) -> tuple[bytes | None, str]:
+    """(cubin, '') or (None, why not) for one recorded kernel's PTX."""
+    version = str(metadata.get("triton_version") or "")
+    if not version:
+        return None, "the record names no Triton version: kx does not recompile its PTX"
+    key = hashlib.sha256(f"{version}\0{arch}\0{ptx}".encode()).hexdigest()
+    if key in _DONE:
+        return _DONE[key]
+    python, why = _interpreter(version)
+    if python is None:
+        return None, why
+    req = {
+        "name": name,
+        "ptx": ptx,
+        "arch": arch,
+        "options": {k: metadata[k] for k in _OPTIONS if k in metadata},
+    }
+    try:
+        p = subprocess.run(
+            [python, "-c", _MAKE_CUBIN],
+            input=json.dumps(req),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return None, f"recompiling its PTX failed: {e}"
+    if p.returncode != 0:
+        lines = [ln.strip() for ln in p.stderr.splitlines() if ln.strip()]
+        # ptxas's own reason, not Triton's "Repro command" line after it. Example:
+        # "ptxas /tmp/t.ptx, line 5; fatal   : Unsupported .version 9.0; current version is '8.7'"
+        last = next((ln for ln in lines if "fatal" in ln), lines[-1] if lines else "")
+        last = last or f"exit {p.returncode}"
+        _DONE[key] = (None, f"recompiling its PTX with Triton {version} failed: {last[:200]}")
+    else:
+        _DONE[key] = (base64.b64decode(p.stdout), "")
+    return _DONE[key]
