@@ -37,7 +37,10 @@ class ConceptsPane(Pane):
         self.chart = pg.PlotWidget(background="w")
         self.chart.setTitle("ops per dialect", color="k")
         self.chart.showGrid(y=True, alpha=0.3)
-        self.legend = self.chart.addLegend(offset=(-10, 10))
+        # the legend in a row of its own under the axis, never over a bar (inside the
+        # plot, top right, it covered the last dialect's bars when they were the tallest)
+        self.legend = pg.LegendItem(colCount=len(STAGE_COLORS))
+        self.chart.getPlotItem().layout.addItem(self.legend, 4, 1)
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.table)
         split.addWidget(self.chart)
@@ -81,5 +84,6 @@ class ConceptsPane(Pane):
                 brush=STAGE_COLORS[k % len(STAGE_COLORS)],
                 name=stage.upper(),
             )
-            self.chart.addItem(bars)  # named items join the legend by themselves
+            self.chart.addItem(bars)
+            self.legend.addItem(bars, stage.upper())
         self.chart.getAxis("bottom").setTicks([list(enumerate(dialects))])

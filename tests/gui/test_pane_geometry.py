@@ -19,3 +19,19 @@ def test_kernels_table_scrolls_back_to_the_name_column_for_another_file(qtbot, m
     open_and_wait(qtbot, w, other)
     qtbot.wait(50)
     assert bar.maximum() > 0 and bar.value() == 0
+
+
+def test_concepts_legend_is_outside_the_bars(qtbot, make_window):
+    """vector_add's last dialect (tt) has the tallest bars: the legend, top right inside
+    the plot, was drawn over them. It sits under the axis, out of the view box."""
+    w = make_window()
+    w.resize(1280, 800)
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    assert w.show_pane("concepts")
+    pane = w.concepts_pane
+    qtbot.waitUntil(lambda: bool(pane.histograms))
+    qtbot.wait(50)
+    box = pane.chart.getPlotItem().getViewBox().sceneBoundingRect()
+    legend = pane.legend.sceneBoundingRect()
+    assert legend.height() > 0 and not legend.intersects(box)
+    assert [label.text for _, label in pane.legend.items] == [s.upper() for s in pane.histograms]
