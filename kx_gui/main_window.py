@@ -683,7 +683,9 @@ class MainWindow(QMainWindow):
         except (OSError, ValueError) as e:
             self._show_error(f"cannot restore {copy.name}: {e.strerror or e}")
             return False
-        self.editor.view.document().setModified(False)  # its text is kept in `kept`
+        # the shipped text as an edit of the document: Ctrl+Z brings the user's back
+        # (kept in `kept` too); the reopen below keeps the editor's text and its history
+        self.editor.restore_text(shipped.read_text(encoding="utf-8"))
         self.recovery.clear(str(copy))
         note = f"{copy.name} is as shipped again; your text is in {kept}"
 

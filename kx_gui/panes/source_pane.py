@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 
 from PySide6.QtCore import QFileSystemWatcher, QTimer, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QTextCursor
 from PySide6.QtWidgets import QVBoxLayout
 
 from kx_core.compile import CompileResult
@@ -92,6 +92,7 @@ class SourcePane(Pane):
         # the file's content as last read or written here: a change on disk is a
         # different hash (our own save is not)
         self._disk_hash: str | None = None
+        self._document_path: str | None = None  # the file whose text the editor shows
         self.watcher = QFileSystemWatcher(self)
         self.watcher.fileChanged.connect(self._changed_on_disk)
 
@@ -106,7 +107,12 @@ class SourcePane(Pane):
         self._live.stop()
         self._loading = True
         self.highlighter.set_language(path)
-        self.view.set_content(text)
+        # the file shown again with the text already on screen (Restore This Example as
+        # Shipped, after restore_text): kept, with its undo history; loading it again
+        # cleared that, and Ctrl+Z could not bring the user's text back
+        if path != self._document_path or text != self.text() or not self.view.fully_loaded:
+            self.view.set_content(text)
+        self._document_path = path
         self.view.document().setModified(False)
         self._loading = False
         self.find_bar.forget()
@@ -169,6 +175,20 @@ class SourcePane(Pane):
         box.addButton("Take theirs", QMessageBox.ButtonRole.DestructiveRole)
         box.exec()
         return "mine" if box.clickedButton() is mine else "theirs"
+
+    def restore_text(self, text: str) -> None:
+        """Replace the whole text with `text` as one edit, which Ctrl+Z undoes (back to
+        the text that was there), and count it as the file's text: the caller has just
+        written `text` to the file."""
+        self._loading = True  # no live compile or autosave of it: the file has this text
+        cursor = QTextCursor(self.view.document())
+        cursor.beginEditBlock()
+        cursor.select(QTextCursor.SelectionType.Document)
+        cursor.insertText(text)
+        cursor.endEditBlock()
+        self._loading = False
+        self.view.document().setModified(False)
+        self._disk_hash = _hash_of(self.session.path) if self.session.path else None
 
     def replace_text(self, text: str) -> None:
         """Put recovered text in the editor, as an unsaved edit."""

@@ -365,3 +365,30 @@ def test_an_edited_example_says_so_and_restores_as_shipped_keeping_the_users_tex
     text = open(os.path.join(os.path.dirname(copy), kept[0])).read()
     assert "# saved edit" in text and "# unsaved edit" in text  # nothing lost
     assert "as shipped again" in w.status_label.text()
+
+
+def test_ctrl_z_after_restoring_an_example_brings_the_users_text_back(qtbot, make_window):
+    """Restore This Example as Shipped reloaded the file, which cleared the editor's undo
+    history: the user's text was only in NAME.edited-TIME.py. The restore is one edit
+    of the document now, which Ctrl+Z undoes."""
+    from kx_core.base.data import data_path
+
+    w = make_window()
+    shipped = data_path("examples", "vector_add.py").read_text()
+    action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        action.trigger()
+    view = w.source_pane.view
+    view.appendPlainText("# my edit")
+    mine = w.source_pane.text()
+    restore = next(a for a in w.examples_menu.actions() if a.text() == "Restore This Example as Shipped")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        restore.trigger()
+    assert w.source_pane.text() == shipped and not w.source_pane.dirty
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert w.source_pane.text() == mine and w.source_pane.dirty  # not saved: the file is as shipped
+    qtbot.keyClick(
+        view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    )
+    assert w.source_pane.text() == shipped and not w.source_pane.dirty
