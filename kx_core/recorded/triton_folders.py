@@ -139,6 +139,15 @@ def _read_kernel_folder(folder: str, kind: str) -> Iterator[RecordedKernel | Dia
         if not stages and cubin is None:
             continue
         notes = () if metadata or kind == "triton-dump" else ("no Triton metadata (<kernel>.json) beside it",)
+        if "shared" not in metadata and cubin is not None:
+            # two notions: Triton's `shared` (a cache's metadata) is the dynamic shared
+            # memory its launch asks for (16 B for softmax_rows); the cubin's is the static
+            # .nv.shared section, on sm_90 ptxas's 1 KB reserved per CTA once a kernel
+            # uses shared memory (1024 B there), not the kernel's own data
+            notes += (
+                "shared memory: the cubin's static size (on sm_90+ the 1 KB reserved per block "
+                "for the system), not Triton's dynamic shared memory, which this folder does not hold",
+            )
         yield RecordedKernel(
             name=str(metadata.get("name") or kernel),
             origin=f"{kind} {os.path.basename(folder)}",

@@ -77,6 +77,8 @@ def test_every_kernel_and_stage_of_the_folder(folder, kind):
         else:  # no metadata file: TTGIR's attributes and the cubin's static shared size
             assert f'"ttg.num-warps" = {k.metadata.num_warps} : i32' in k.stages["ttgir"]
             assert k.metadata.shared == static_shared
+            # a figure of another notion than a cache's (Triton's dynamic `shared`): said so
+            assert any("not Triton's dynamic shared memory" in n for n in k.metadata.extra["notes"])
             assert f'ttg.target = "{k.target.spec}"' in k.stages["ttgir"]
     assert opened.result.exit_status == 0 and not opened.result.diagnostics
 
