@@ -29,7 +29,7 @@ def _line(needle: str) -> int:
 
 
 def test_each_call_is_the_triton_kernel_helion_generated(result):
-    names = sorted(k.name for k in result.kernels)
+    names = sorted(k.name for k in result.kernels if k.config is None)  # the run's own launches
     assert names == ["_helion_add", "_helion_matmul", "_helion_row_softmax"]
     for k in result.kernels:
         assert k.status == "compiled" and list(k.stages)[:2] == ["helion", "ttir"]
@@ -68,3 +68,23 @@ def test_a_kernel_a_real_run_autotunes_is_said_to_be_a_guess(result):
     assert "default config" in said[0].message and result.exit_status == 4
     softmax = next(k for k in result.kernels if k.name == "_helion_row_softmax")
     assert re.search(r"_BLOCK_SIZE_0 = tl\.constexpr\(\d+\)", softmax.stages["helion"])
+
+
+def test_an_autotuned_kernel_gets_part_of_helions_config_space(result):
+    """row_softmax has no config (a real run autotunes it): kx also compiles Helion's
+    default config and configs Helion's own generator draws, each a record with its
+    config, so the Autotune pane ranks them; kernels given a config get none."""
+    from kx_core.model.gpu import spec
+    from kx_core.model.matrix import config_matrix
+
+    explored = [k for k in result.kernels if k.config is not None]
+    assert {k.name for k in explored} == {"_helion_row_softmax"}
+    assert [k.config.index for k in explored] == list(range(len(explored))) and len(explored) >= 2
+    launched = next(k for k in result.kernels if k.name == "_helion_row_softmax" and k.config is None)
+    # config 0 is Helion's default: the code the run launched
+    assert explored[0].stages["helion"] == launched.stages["helion"]
+    assert len({k.stages["helion"] for k in explored}) == len(explored)  # each config its own code
+    for k in explored:
+        assert k.status == "compiled" and k.metadata.num_warps == k.config.num_warps
+    rows = config_matrix(result.kernels, "_helion_row_softmax", spec("h200"))
+    assert {k.config.label for k in explored} <= {r.config for r in rows}

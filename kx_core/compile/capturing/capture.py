@@ -413,7 +413,9 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         cute_folder = cute_capture.prepare(text, target)
         namespace = run_user_file(path, request.text)
         if helion_default and namespace:
-            for d in helion_capture.guessed_configs(namespace, path):
+            for d in helion_capture.guessed_configs(namespace, path) + helion_capture.explore_configs(
+                namespace, path
+            ):
                 capture_state.STATE.send_diagnostic(d)
         if cute_folder:  # what the DSL compiled, whether or not the run then failed
             for k in cute_capture.records(cute_folder, target, path):

@@ -3,7 +3,14 @@ it through Triton, so the capture sees it as any launch (kernel_record reads the
 module: compile/artifacts/helion_generated.py). What differs is the config: a Helion kernel
 without `config=` autotunes on a real run, by timing configs kx cannot time. kx has Helion
 compile its default config instead (HELION_AUTOTUNE_EFFORT=none, unless the user set it)
-and says, per kernel, that a real run may launch another."""
+and says, per kernel, that a real run may launch another.
+
+For such a kernel kx also compiles part of Helion's own config space with the first
+call's arguments, so the Autotune pane ranks them with kx's model as it ranks a
+`triton.autotune` kernel's configs: Helion's default config and then configs drawn by
+Helion's own generator (ConfigGeneration.random_population, seeded so every run draws
+the same), KX_HELION_CONFIGS of them in all (4 unless set; 0 compiles none). Each is
+a record of the generated Triton kernel with the Helion config as its config."""
 
 from __future__ import annotations
 
@@ -14,6 +21,11 @@ from kx_core.records.languages import BY_NAME
 from kx_core.records.results import Diagnostic
 
 _EFFORT = "HELION_AUTOTUNE_EFFORT"
+_CONFIGS = "KX_HELION_CONFIGS"
+_SEED = 0
+# the Helion config settings a config's name shows (num_warps and num_stages as w/s)
+_NAMED = ("block_sizes", "reduction_loops", "pid_type", "num_sm_multiplier", "maxnreg")
+_FIRST_CALLS: dict[int, tuple[Any, tuple, dict]] = {}  # id(kernel) -> (kernel, args, kwargs)
 
 
 def prepare(text: str) -> bool:
@@ -22,7 +34,99 @@ def prepare(text: str) -> bool:
     if not BY_NAME["helion"].marks(text) or _EFFORT in os.environ:
         return False
     os.environ[_EFFORT] = "none"
+    if _explored() > 0:
+        _remember_first_calls()
     return True
+
+
+def _explored() -> int:
+    try:
+        return max(0, int(os.environ.get(_CONFIGS, "4")))
+    except ValueError:
+        return 4
+
+
+def _remember_first_calls() -> None:
+    """Each Helion kernel's first call's arguments (kx's stand-in tensors: no data), for
+    compiling its config space after the run."""
+    try:
+        from helion.runtime.kernel import Kernel
+    except ImportError:  # the file's own import says what is missing
+        return
+    original = Kernel.__call__
+    if getattr(original, "_kx_first_call", False):
+        return
+
+    def __call__(self, *args, **kwargs):
+        _FIRST_CALLS.setdefault(id(self), (self, args, kwargs))
+        return original(self, *args, **kwargs)
+
+    __call__._kx_first_call = True
+    Kernel.__call__ = __call__
+
+
+def explore_configs(namespace: dict, path: str) -> list[Diagnostic]:
+    """Compile part of each autotuned Helion kernel's config space (see the module), with
+    the config set on the capture so its launch records carry it; a config Helion or
+    Triton refuses is a `config` diagnostic, the rest go on."""
+    import random
+
+    from kx_core.compile.capturing import capture_state
+    from kx_core.records.results import AutotuneConfig
+
+    n = _explored()
+    out = []
+    for k in _helion_kernels(namespace):
+        if len(getattr(k, "configs", ())) == 1 or id(k) not in _FIRST_CALLS or not n:
+            continue
+        _, args, kwargs = _FIRST_CALLS[id(k)]
+        try:
+            from helion.autotuner.config_generation import ConfigGeneration
+
+            bound = k.bind(args)
+            spec = bound.config_spec
+            random.seed(_SEED)  # Helion's generator draws from `random`
+            drawn = [spec.default_config(), *ConfigGeneration(spec).random_population(max(0, n - 1))]
+        except Exception as e:  # noqa: BLE001 - Helion's own refusal, said and the run's result kept
+            out.append(
+                Diagnostic("config", f"{k.name}: Helion's config space: {type(e).__name__}: {e}"[:400], path)
+            )
+            continue
+        seen, configs = set(), []
+        for c in drawn:  # the generator may draw a config twice
+            if repr(c) not in seen:
+                seen.add(repr(c))
+                configs.append(c)
+        state = capture_state.STATE
+        values = [dict(c.config) if hasattr(c, "config") else dict(c) for c in configs]
+        # a config's name: of the settings that size the work (Helion's Config has a
+        # dozen more: indexing, eviction policies, ...; the generated module, its stage,
+        # shows them all), those on which the drawn configs differ
+        varying = [
+            key for key in _NAMED if key in values[0] and any(v.get(key) != values[0][key] for v in values)
+        ] or ["block_sizes"]
+        for i, c in enumerate(configs):
+            state.config = AutotuneConfig(
+                index=i,
+                kwargs={key: values[i][key] for key in varying if key in values[i]},
+                num_warps=int(getattr(c, "num_warps", 4) or 4),
+                num_stages=int(getattr(c, "num_stages", 1) or 1),
+            )
+            try:
+                bound.compile_config(c, allow_print=False)(*args, **kwargs)
+            except Exception as e:  # noqa: BLE001 - one config refused, the others still compile
+                out.append(
+                    Diagnostic(
+                        "config",
+                        f"{k.name} config {state.config.label}: {type(e).__name__}: {str(e)[:200]}",
+                        path,
+                        _def_line(getattr(k, "fn", None)),
+                        kernel=k.name,
+                    )
+                )
+            finally:
+                state.config = None
+    return out
 
 
 def _helion_kernels(namespace: dict) -> list[Any]:
