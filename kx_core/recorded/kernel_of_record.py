@@ -140,7 +140,9 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     extra |= {"record": found.origin, "record_stages": list(stages), "derived_stages": derived}
     if recompiled:  # what kx made itself, beside what the record held (its note says how)
         extra["recompiled_binaries"] = recompiled
-    if "shared" not in md:
+    if "shared" not in md and not any(
+        n.startswith("shared memory:") for n in notes
+    ):  # a reader's own says more
         notes.append("shared memory: the static size in the cubin (the record has no Triton metadata)")
     if "num_stages" not in md:
         notes.append("num_stages: not in the record (0 here)")
