@@ -10,7 +10,7 @@ import html
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QEvent, QObject, QPoint, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QPoint, QPointF, QRect, QRectF, Qt
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QToolTip, QVBoxLayout
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
@@ -19,6 +19,7 @@ from kx_core.model.matrix import models
 from kx_core.model.roofline import roofs
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
+from kx_gui.panes.roofline_labels import far, nearest_on, place
 from kx_gui.widgets.colors import distinct_colors
 
 PRECISION_PENS = {
@@ -113,7 +114,16 @@ class RooflinePane(Pane):
         # a ring around the point of the kernel selected (here or in the Kernels pane)
         self.selected_ring = pg.ScatterPlotItem(size=24, pen=pg.mkPen("#212121", width=2), brush=None)
         self.point_labels: list[pg.TextItem] = []
+        self.label_points: list[list[tuple[float, float]]] = []  # each label's points (log10)
+        self.ridge_labels: list[tuple[pg.TextItem, tuple[float, float]]] = []
+        self.roof_segments: list[tuple[float, float, float, float]] = []  # log10 x0 y0 x1 y1
+        self.floor_segments: list[tuple[float, float, float, float]] = []
         self.leaders = None
+        self._placing = False
+        # labels go in pixels: placed again whenever the view's size or range changes
+        view = self.plot.getPlotItem().getViewBox()
+        view.sigResized.connect(self.place_labels)
+        view.sigRangeChanged.connect(self.place_labels)
         self.kernel_rows: list[int] = []  # each model's row in the result's kernels
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -143,7 +153,11 @@ class RooflinePane(Pane):
         self.plot.addItem(self.measured)
         self.plot.addItem(self.selected_ring)
         self.point_labels = []
-        self.leaders = None  # the lines from clustered points to their shared label
+        self.label_points = []
+        self.ridge_labels = []
+        self.roof_segments = []
+        self.floor_segments = []
+        self.leaders = None  # the lines from points to their label, where not beside it
         all_kernels = list(result.kernels) if result else []
         self.kernel_rows = [next(i for i, k in enumerate(all_kernels) if k is c) for c in compiled]
         for side in ("left", "bottom"):
@@ -232,16 +246,21 @@ class RooflinePane(Pane):
         top = max(peaks.values())
         lg = np.log10
         self.plot.plot(lg([x_lo, top / bw]), lg([x_lo * bw, top]), pen=pg.mkPen("#555", width=2), name="DRAM")
+        self.roof_segments.append((lg(x_lo), lg(x_lo * bw), lg(top / bw), lg(top)))
         for p, peak in peaks.items():
             pen = pg.mkPen(PRECISION_PENS.get(p, "#777"), width=2)
             self.plot.plot(lg([peak / bw, x_hi]), lg([peak, peak]), pen=pen, name=p)
+            self.roof_segments.append((lg(peak / bw), lg(peak), lg(x_hi), lg(peak)))
         used = {m.work.precision for m in self.models}
         for p in used:
             ridge = peaks.get(p, gpu.peak(p)) / bw
-            # right of the ridge, under its roof: left of it, the label ran into the legend
-            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(-0.02, -0.1))
-            label.setPos(np.log10(ridge), np.log10(peaks.get(p, gpu.peak(p))))
+            # right of the ridge, under its roof where it fits (place_labels: it ran off
+            # the plot's right edge, and left of it into the legend)
+            label = pg.TextItem(f"ridge {p}: {ridge:.0f} FLOP/B", color="#333", anchor=(0, 0))
+            at = (float(np.log10(ridge)), float(np.log10(peaks.get(p, gpu.peak(p)))))
+            label.setPos(*at)
             self.plot.addItem(label)
+            self.ridge_labels.append((label, at))
 
     def _draw_points(self) -> None:
         colors = distinct_colors(max(1, len(self.models)))
@@ -272,6 +291,7 @@ class RooflinePane(Pane):
         self._label_points(pred)
         self._mark_selected()
         self.plot.autoRange()
+        self.place_labels()
 
     def _draw_launch_floors(self) -> None:
         """Each point's launch floor: no launch is faster than the GPU's launch time, so a
@@ -285,6 +305,7 @@ class RooflinePane(Pane):
             y = np.log10(max(m.roofline.flops / m.launch_floor_s, 1.0))
             xs += [x - 0.2, x + 0.2]
             ys += [y, y]
+            self.floor_segments.append((x - 0.2, y, x + 0.2, y))
         if xs:
             pen = pg.mkPen("#8d6e63", width=2, style=Qt.PenStyle.DashLine)
             self.plot.plot(xs, ys, pen=pen, connect="pairs", name="launch floor (FLOP / launch time)")
@@ -319,22 +340,82 @@ class RooflinePane(Pane):
                 near["points"].append((x, y))
                 if name not in near["names"]:
                     near["names"].append(name)
-        leaders_x, leaders_y = [], []
         for c in clusters:
             at = (c["x"] + 0.08, sum(y for _, y in c["points"]) / len(c["points"]))
-            item = pg.TextItem(anchor=(0, 0.5))
+            item = pg.TextItem(anchor=(0, 0))  # its top left: place_labels moves it
             item.setHtml("<br>".join(c["names"]))
             item.setPos(*at)
             self.plot.addItem(item)
             self.point_labels.append(item)
-            if len(c["points"]) > 1:
-                for x, y in c["points"]:
-                    leaders_x += [x, at[0]]
-                    leaders_y += [y, at[1]]
-        if leaders_x:
-            self.leaders = self.plot.plot(
-                leaders_x, leaders_y, pen=pg.mkPen("#9e9e9e", width=1), connect="pairs"
-            )
+            self.label_points.append(c["points"])
+        self.leaders = self.plot.plot([], [], pen=pg.mkPen("#9e9e9e", width=1), connect="pairs")
+
+    def place_labels(self, *_) -> None:
+        """Each label (the ridges' first, then the points') moved, in pixels, to the first
+        place beside its point inside the view box that crosses no roof, no label placed
+        before it and not the legend (roofline_labels.place); a leader from each point of
+        a shared label, or of a label pushed away from its point."""
+        if self._placing or not (self.point_labels or self.ridge_labels):
+            return
+        view = self.plot.getPlotItem().getViewBox()
+        bounds = view.sceneBoundingRect().adjusted(2, 2, -2, -2)
+        if bounds.width() < 20 or bounds.height() < 20:
+            return
+        self._placing = True
+        try:
+            scene = lambda x, y: view.mapViewToScene(QPointF(x, y))  # noqa: E731
+            roofs = [(scene(x0, y0), scene(x1, y1)) for x0, y0, x1, y1 in self.roof_segments]
+            legend = self.plot.getPlotItem().legend
+            taken = [legend.sceneBoundingRect()] if legend is not None and legend.isVisible() else []
+            dots = []
+            for item in (self.predicted, self.measured):
+                for s in item.data:
+                    c = scene(s["x"], s["y"])
+                    dots.append(QRectF(c.x() - 6, c.y() - 6, 12, 12))
+            jobs = [(label, [at], True) for label, at in self.ridge_labels]
+            jobs += [(label, pts, False) for label, pts in zip(self.point_labels, self.label_points)]
+            leaders_x, leaders_y = [], []
+            for label, pts, ridge in jobs:
+                size = label.textItem.boundingRect()
+                centres = [scene(x, y) for x, y in pts]
+                xs, ys = [c.x() for c in centres], [c.y() for c in centres]
+                r = 1 if ridge else 7  # a point's marker radius, plus a little
+                at = QRectF(min(xs) - r, min(ys) - r, max(xs) - min(xs) + 2 * r, max(ys) - min(ys) + 2 * r)
+                own = [d for d in dots if at.intersects(d)]
+                # its points' own launch-floor ticks: part of what it labels (the label
+                # goes beside them), the others' only to be avoided
+                floors = []
+                for x0, y0, x1, y1 in self.floor_segments:
+                    a, b = scene(x0, y0), scene(x1, y1)
+                    if any(abs((x0 + x1) / 2 - x) < 1e-6 for x, _ in pts) and not ridge:
+                        at = at.united(QRectF(a, b).normalized().adjusted(0, -2, 0, 2))
+                    else:
+                        floors.append((a, b))
+                rect = place(
+                    at,
+                    size.width(),
+                    size.height(),
+                    bounds,
+                    taken,
+                    roofs,
+                    [d for d in dots if d not in own],
+                    floors,
+                    ridge=ridge,
+                    centres=[] if ridge else centres,
+                )
+                taken.append(rect)
+                label.setPos(view.mapSceneToView(rect.topLeft()))
+                if ridge:
+                    continue
+                if far(rect, centres):
+                    for (x, y), c in zip(pts, centres):
+                        end = view.mapSceneToView(nearest_on(rect, c))
+                        leaders_x += [x, end.x()]
+                        leaders_y += [y, end.y()]
+            if self.leaders is not None:
+                self.leaders.setData(leaders_x, leaders_y, connect="pairs")
+        finally:
+            self._placing = False
 
     def _clicked(self, item, points, event=None) -> None:
         """A click on a point selects its kernel, as the Kernels pane does."""
