@@ -32,7 +32,7 @@ for f in files:
     real = json.load(open(os.path.join(out, "real", f"{n}.json")))
     kx = json.load(open(os.path.join(out, f"kx_{n}.json")))
     row["files"][f] = {
-        "real": [{k: c.get(k) for k in ("name", "hash", "ptx_sha256", "num_warps", "num_stages")}
+        "real": [{k: c.get(k) for k in ("name", "hash", "ptx_sha256", "ptx_sha256_portable", "num_warps", "num_stages")}
                  for c in real.get("compiles", [])],
         "kx": [{"name": k["name"], "hash": k["metadata"] and k["metadata"]["hash"],
                 "registers": k["metadata"] and k["metadata"]["registers"],

@@ -26,7 +26,7 @@ import sys
 import time
 
 _CHILD = r"""
-import hashlib, json, os, runpy, sys, traceback
+import hashlib, json, os, re, runpy, sys, traceback
 import triton
 import triton.compiler as tc
 
@@ -70,7 +70,11 @@ def compile(src, target=None, options=None, *args, **kwargs):
     entry.update(status="compiled", num_warps=int(md.num_warps), num_stages=int(md.num_stages),
                  shared=int(md.shared), maxnreg=getattr(md, "maxnreg", None),
                  hash=getattr(md, "hash", None) or getattr(kernel, "hash", None),
-                 ptx_sha256=hashlib.sha256(ptx.encode()).hexdigest() if isinstance(ptx, str) else None)
+                 ptx_sha256=hashlib.sha256(ptx.encode()).hexdigest() if isinstance(ptx, str) else None,
+                 # the same with each `.file N "path"` cut to its file name: the PTX names the
+                 # source's and Triton's absolute paths, which differ from machine to machine
+                 ptx_sha256_portable=hashlib.sha256(re.sub(r'^(\s*\.file\s+\d+\s+)"(?:[^"]*/)?([^/"]*)"',
+                     r'\1"\2"', ptx, flags=re.M).encode()).hexdigest() if isinstance(ptx, str) else None)
     log.append(entry)
     return kernel
 
