@@ -145,8 +145,9 @@ def _read_kernel_folder(folder: str, kind: str) -> Iterator[RecordedKernel | Dia
             # .nv.shared section, on sm_90 ptxas's 1 KB reserved per CTA once a kernel
             # uses shared memory (1024 B there), not the kernel's own data
             notes += (
-                "shared memory: the cubin's static size (on sm_90+ the 1 KB reserved per block "
-                "for the system), not Triton's dynamic shared memory, which this folder does not hold",
+                "shared memory: the cubin's static size (0 for a kernel that uses none; on sm_90+ a "
+                "kernel that uses some shows the 1 KB ptxas reserves per block), not Triton's dynamic "
+                "shared memory, which this folder does not hold",
             )
         yield RecordedKernel(
             name=str(metadata.get("name") or kernel),
