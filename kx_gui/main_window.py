@@ -630,9 +630,23 @@ class MainWindow(QMainWindow):
             self._show_error(f"cannot copy the example to {folder}: {e.strerror or e}; opened kx's own")
             return self.open_file(path, trusted=True)
         trust(str(copies))  # kx's own examples
-        opened = self.open_file(str(copies / rel), trusted=True)
-        if opened:
-            self.status_label.setText(f"your copy of the example: {copies / rel} (kx's own stays as shipped)")
+        note = f"your copy of the example: {copies / rel} (kx's own stays as shipped)"
+        opened = self._open_with_note(str(copies / rel), note)
+        return opened
+
+    def _open_with_note(self, path: str, note: str) -> bool:
+        """open_file, with `note` on the status line now and after the compile's summary
+        (which would replace it at once)."""
+
+        def after(_result) -> None:
+            self.result_shown.disconnect(after)
+            self.status_label.setText(f"{self.status_label.text()} — {note}")
+
+        self.result_shown.connect(after)
+        opened = self.open_file(path, trusted=True)
+        if not opened:
+            self.result_shown.disconnect(after)
+        self.status_label.setText(note)
         return opened
 
     def shipped_example(self, path: str | None) -> Path | None:
@@ -688,16 +702,7 @@ class MainWindow(QMainWindow):
         self.editor.restore_text(shipped.read_text(encoding="utf-8"))
         self.recovery.clear(str(copy))
         note = f"{copy.name} is as shipped again; your text is in {kept}"
-
-        def after(_result) -> None:  # the compile's own summary would replace it at once
-            self.result_shown.disconnect(after)
-            self.status_label.setText(f"{self.status_label.text()} — {note}")
-
-        self.result_shown.connect(after)
-        opened = self.open_file(str(copy), trusted=True)
-        if not opened:
-            self.result_shown.disconnect(after)
-        self.status_label.setText(note)
+        opened = self._open_with_note(str(copy), note)
         return opened
 
     def choose_file_without_running(self) -> None:

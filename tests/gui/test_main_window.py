@@ -349,6 +349,8 @@ def test_an_edited_example_says_so_and_restores_as_shipped_keeping_the_users_tex
     action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()
+    # said beside the compile's summary, which used to replace it at once (first-user run)
+    assert "your copy of the example" in w.status_label.text() and "kernel" in w.status_label.text()
     copy = w.session.path
     w.source_pane.view.appendPlainText("# saved edit")
     assert w.save()
