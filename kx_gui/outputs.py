@@ -24,6 +24,7 @@ class RunOutput:
     # what the text is not (a capture ran the file on tensors without data: a check it
     # printed, "matches torch", is of placeholders, not of a kernel's output)
     caveat: str = ""
+    path: str | None = None  # the file that ran (the pane says when it is not the one open)
 
     @property
     def heading(self) -> str:
@@ -41,7 +42,15 @@ class Outputs(QObject):
         super().__init__(session)
         self.runs: list[RunOutput] = []  # latest first
 
-    def put(self, key: str, title: str, text: str, finished: bool = True, caveat: str = "") -> None:
+    def put(
+        self,
+        key: str,
+        title: str,
+        text: str,
+        finished: bool = True,
+        caveat: str = "",
+        path: str | None = None,
+    ) -> None:
         old = next((r for r in self.runs if r.key == key), None)
         if old is not None:
             if (old.text, old.finished, old.title, old.caveat) == (text, finished, title, caveat):
@@ -50,6 +59,6 @@ class Outputs(QObject):
                 old, title=title, text=text, finished=finished, caveat=caveat
             )
         else:
-            self.runs.insert(0, RunOutput(key, title, text, finished, time.time(), caveat))
+            self.runs.insert(0, RunOutput(key, title, text, finished, time.time(), caveat, path))
             del self.runs[KEPT_RUNS:]
         self.changed.emit()

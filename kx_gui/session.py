@@ -503,6 +503,7 @@ class Session(QObject):
             f"{os.path.basename(result.file)} for {result.target.spec}",
             result.output,
             caveat=result.output_caveat,
+            path=result.file,
         )
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)

@@ -280,14 +280,14 @@ class BenchPane(Pane):
         )
         key = f"{job.kind} {id(job)}"
         if not job.done():
-            self.session.outputs.put(key, title, job.output_tail(), finished=False)
+            self.session.outputs.put(key, title, job.output_tail(), finished=False, path=job.path)
             self.status.setText(
                 f"{what} {os.path.basename(job.path)}: {job.elapsed:.0f} s (its output: Output pane)"
             )
             return
         self._timer.stop()
         self.stop_button.setEnabled(False)
-        self.session.outputs.put(key, title, job.output_tail())
+        self.session.outputs.put(key, title, job.output_tail(), path=job.path)
         result = job.result()
         self.job = None
         if job.kind == "profile":

@@ -4,6 +4,8 @@ a run in flight as it prints (kx_gui/outputs.py)."""
 
 from __future__ import annotations
 
+import os
+
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout
 
 from kx_gui.panes.base import Pane
@@ -18,7 +20,7 @@ class OutputPane(Pane):
     title = "Output"
     name = "output"
     shows_build = False  # each run is titled with what ran, on what
-    listens = {"outputs.changed": "schedule"}
+    listens = {"outputs.changed": "schedule", "document_opened": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
@@ -31,10 +33,12 @@ class OutputPane(Pane):
         bar = QHBoxLayout()
         bar.setContentsMargins(4, 2, 4, 0)
         bar.addWidget(self.runs, 1)
-        bar.addWidget(self.note)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(bar)
+        # a row of its own: a caveat wrapped beside the run list squeezed both in a narrow dock
+        self.note.setContentsMargins(4, 0, 4, 0)
+        layout.addWidget(self.note)
         layout.addWidget(self.view, 1)
         self.runs.currentIndexChanged.connect(lambda *_: self._show_run())
         self._shown_key: str | None = None
@@ -68,7 +72,22 @@ class OutputPane(Pane):
             self._show_caveat("")
             return
         run = runs[i]
-        self._show_caveat(run.caveat)
+        open_now = self.session.path
+        other = bool(run.path and open_now and os.path.abspath(run.path) != os.path.abspath(open_now))
+        # a run of the file open before this one (Open Without Running, a failed compile):
+        # its output is history, said as such rather than shown as this file's
+        self._show_caveat(
+            "; ".join(
+                c
+                for c in (
+                    f"a run of {os.path.basename(run.path)}, not of {os.path.basename(open_now)}"
+                    if other
+                    else "",
+                    run.caveat,
+                )
+                if c
+            )
+        )
         text = run.text if run.text.strip() else "(the run printed nothing)"
         if run.key != self._shown_key or self.view.toPlainText() != text:
             self._shown_key = run.key

@@ -61,3 +61,18 @@ def test_a_newer_run_replaces_the_one_shown(qtbot, make_window, tmp_path):
     open_and_wait(qtbot, w, _printing_copy(other, "vector_add.py", "second file"))
     qtbot.waitUntil(lambda: "second file" in w.output_pane.view.toPlainText(), timeout=10_000)
     assert w.output_pane.runs.currentIndex() == 0
+
+
+def test_another_files_run_is_said_to_be_another_files(qtbot, make_window, tmp_path):
+    """After Open Without Running, the Output pane still lists the last file's run, as
+    history: it says whose run it is rather than standing as the open file's (a
+    first-user run: only its heading named the other file)."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, _printing_copy(tmp_path, "vector_add.py", "first file"))
+    assert w.show_pane("output")
+    assert "not of" not in w.output_pane.note.text()
+    other = tmp_path / "other.py"
+    other.write_text((KERNELS / "vector_add.py").read_text())
+    assert w.open_without_running(str(other))
+    qtbot.waitUntil(lambda: "not of other.py" in w.output_pane.note.text(), timeout=10_000)
+    assert "a run of vector_add.py" in w.output_pane.note.text()
