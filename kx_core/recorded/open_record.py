@@ -324,7 +324,7 @@ def _result(
         for k in kernels
         if k.metadata and "triton_version" in k.metadata.extra
     ]
-    version = versions[0] if versions else "unknown"
+    version = versions[0] if versions else "not recorded"  # a dump folder names no version
     target = kernels[0].target if kernels else target_of({}, {})
     # the build a record's kernels are of: the record itself (its kernels' hashes stand
     # for its content: a cache folder has no one file to hash)
