@@ -114,7 +114,8 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
             recompiled = ["cubin"]
             notes.append(
                 f"cubin: recompiled by kx from the record's PTX with Triton {md['triton_version']}'s "
-                "ptxas and the record's options (the record holds no binary)"
+                "ptxas and the record's options (the record holds no binary; a run that set "
+                "TRITON_PTXAS_PATH assembled it with its own ptxas)"
             )
     if cubin is not None:
         binaries["cubin"] = base64.b64encode(cubin).decode("ascii")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import importlib.metadata
 import json
 import subprocess
 import sys
@@ -33,16 +32,15 @@ sys.stdout.write(base64.b64encode(cubin).decode("ascii"))
 """
 # the record's metadata fields make_cubin reads (through the backend's options)
 _OPTIONS = ("enable_fp_fusion", "ptx_options", "instrumentation_mode", "num_warps", "num_ctas")
-_DONE: dict[str, tuple[bytes | None, str]] = {}  # (ptx sha, version) -> (cubin, why not)
+_DONE: dict[str, tuple[bytes | None, str]] = {}  # sha of (version, arch, ptx) -> (cubin, why not)
 
 
 def _interpreter(version: str) -> tuple[str | None, str]:
-    try:
-        if importlib.metadata.version("triton") == version:
-            return sys.executable, ""
-    except importlib.metadata.PackageNotFoundError:
-        pass
     from kx_core.base.triton_envs import VersionError, python_for
+    from kx_core.compile.jobs.cache import triton_version
+
+    if triton_version() == version:
+        return sys.executable, ""
 
     try:
         return python_for(version), ""

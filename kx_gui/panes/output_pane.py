@@ -76,18 +76,10 @@ class OutputPane(Pane):
         other = bool(run.path and open_now and os.path.abspath(run.path) != os.path.abspath(open_now))
         # a run of the file open before this one (Open Without Running, a failed compile):
         # its output is history, said as such rather than shown as this file's
-        self._show_caveat(
-            "; ".join(
-                c
-                for c in (
-                    f"a run of {os.path.basename(run.path)}, not of {os.path.basename(open_now)}"
-                    if other
-                    else "",
-                    run.caveat,
-                )
-                if c
-            )
-        )
+        said = [run.caveat]
+        if other:
+            said.insert(0, f"a run of {os.path.basename(run.path)}, not of {os.path.basename(open_now)}")
+        self._show_caveat("; ".join(c for c in said if c))
         text = run.text if run.text.strip() else "(the run printed nothing)"
         if run.key != self._shown_key or self.view.toPlainText() != text:
             self._shown_key = run.key
