@@ -6,8 +6,15 @@ their pipelines), and how much of it is Triton's own printing.
 Prints, for the bundled matmul's kernel on cuda:90 (median of the repeats):
 - a raw `triton.compile` in a fresh process, plain and with MLIR_ENABLE_DUMP=1 (Triton
   prints the module before every pass): the floor any capture through that dump has;
-- kx's capture through its worker (warm when a daemon runs), plain and with its passes.
-Each as seconds and as the ratio passes / plain.
+- kx's capture through a fresh worker, plain and with its passes (kx's pass recorder);
+- the same through the warm daemon (`kx daemon`, the app's worker): the compile a compare
+  of two edits or configs pays;
+- (with --dump) the same with KX_PASS_CAPTURE=dump, Triton's own MLIR_ENABLE_DUMP, the
+  way kx captured passes before the recorder.
+Each as seconds and as the ratio passes / plain (issue 32's target: <= 1.5x).
+Last, what a compare pays: `kx compare A B --passes` (both sides' pipelines, the sides
+compiled at once) against `kx compile A --no-cache` (one plain compile), each a fresh
+`kx` process, wall clock.
 """
 
 from __future__ import annotations
@@ -66,32 +73,82 @@ def _raw(path: str, dump: bool) -> float:
 def _kx(passes: bool) -> float:
     from kx_core.compile import CompileRequest, compile_file
 
+    # Triton's cache too: a fresh one each time, so each compile is a real one
+    os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-bench-passes-")
     request = CompileRequest(str(EXAMPLE), target="cuda:90", passes=passes, llvm_passes=False)
     result = compile_file(request, use_cache=False)
     assert result.kernels and (bool(result.kernels[0].passes) == passes)
     return result.timings.get("file_s", result.wall_time_s)
 
 
+def _rows(fn, repeats: int) -> tuple[float, float]:
+    plain, dumped = [], []
+    for _ in range(repeats):  # interleaved, so drift hits both
+        plain.append(fn(False))
+        dumped.append(fn(True))
+    return statistics.median(plain), statistics.median(dumped)
+
+
+def _cli(*argv: str) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "kx_core.cli", *argv],
+        env=dict(os.environ, PYTHONPATH=str(ROOT), KX_CACHE_DIR=tempfile.mkdtemp(prefix="kx-bench-cli-")),
+        stdout=subprocess.DEVNULL,
+        check=True,
+    )
+    return time.perf_counter() - start
+
+
+def _compare_row(folder: str, repeats: int) -> tuple[float, float]:
+    """(one plain compile, a compare of two edits with both pipelines), medians."""
+    edited = os.path.join(folder, "matmul_edited.py")
+    text = EXAMPLE.read_text().replace("acc += tl.dot(a, b)", "acc = tl.dot(a, b, acc)")
+    assert text != EXAMPLE.read_text()
+    Path(edited).write_text(text)
+    one, both = [], []
+    for _ in range(repeats):
+        one.append(_cli("compile", str(EXAMPLE), "--target", "cuda:90", "--no-cache"))
+        both.append(_cli("compare", str(EXAMPLE), edited, "--target", "cuda:90", "--passes", "--no-cache"))
+    return statistics.median(one), statistics.median(both)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--dump", action="store_true", help="also time kx through Triton's dump")
     args = ap.parse_args()
+    from kx_core.compile.jobs import warm
+
+    rows = {}
     with tempfile.TemporaryDirectory() as folder:
         path = _kernel_only(folder)
-        rows = {}
-        for name, fn in (
-            ("raw triton.compile", lambda dump: _raw(path, dump)),
-            ("kx capture (the file's run)", _kx),
-        ):
-            plain, dumped = [], []
-            for _ in range(args.repeats):  # interleaved, so drift hits both
-                plain.append(fn(False))
-                dumped.append(fn(True))
-            rows[name] = (statistics.median(plain), statistics.median(dumped))
+        rows["raw triton.compile (Triton's dump)"] = _rows(lambda dump: _raw(path, dump), args.repeats)
+    warm.stop()
+    rows["kx capture, fresh worker"] = _rows(_kx, args.repeats)
+    if args.dump:
+        os.environ["KX_PASS_CAPTURE"] = "dump"
+        rows["kx capture, fresh worker, dump"] = _rows(_kx, args.repeats)
+        os.environ.pop("KX_PASS_CAPTURE")
+    with tempfile.TemporaryDirectory() as folder:
+        compare = _compare_row(folder, args.repeats)
+    proc = warm.launch(detach=True, wait_s=120)
+    try:
+        _kx(False)  # the daemon's first compile warms what every later one reuses
+        rows["kx capture, warm daemon"] = _rows(_kx, args.repeats)
+    finally:
+        warm.stop()
+        if proc is not None:
+            proc.wait(30)
     started = time.strftime("%Y-%m-%d %H:%M")
     print(f"pass capture cost, bundled matmul for cuda:90, median of {args.repeats} ({started})")
     for name, (plain, dumped) in rows.items():
-        print(f"  {name:30s} plain {plain:.3f} s  with passes {dumped:.3f} s  ratio {dumped / plain:.2f}x")
+        print(f"  {name:36s} plain {plain:.3f} s  with passes {dumped:.3f} s  ratio {dumped / plain:.2f}x")
+    one, both = compare
+    print(
+        f"  kx compare A B --passes {both:.3f} s against kx compile A {one:.3f} s (fresh processes): "
+        f"ratio {both / one:.2f}x"
+    )
     return 0
 
 

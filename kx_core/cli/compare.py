@@ -7,6 +7,7 @@ import argparse
 import copy
 import dataclasses
 import json
+import os
 import sys
 
 from kx_core.cli import args as cli_args
@@ -47,7 +48,7 @@ def compare_command(args: argparse.Namespace) -> int:
     except SideError as e:
         print(f"kx compare: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
-    results, sides = [], []
+    ones = []
     for side in (side_a, side_b):
         one = copy.copy(args)
         one.file = side.file
@@ -55,15 +56,21 @@ def compare_command(args: argparse.Namespace) -> int:
         one.gpu = side.gpu or args.gpu
         one.python = side.python or (None if side.triton else args.python)
         one.triton = side.triton or (None if side.python else getattr(args, "triton", None))
-        try:
-            result = _compile(one)  # resolves ,triton= to its environment's interpreter
-            side = dataclasses.replace(side, python=one.python)
-        except (TargetError, KernelFileError, RequestError, VersionError) as e:
-            print(f"kx compare: {side.label}: {e}", file=sys.stderr)
+        ones.append(one)
+    # Both sides at once, each in its own worker process: a compare costs about one
+    # side's compile, passes included, where there are two cores for them
+    outcomes = _both(_compile, ones)
+    results, sides = [], []
+    for side, one, (result, error) in zip((side_a, side_b), ones, outcomes, strict=True):
+        if isinstance(error, (TargetError, KernelFileError, RequestError, VersionError)):
+            print(f"kx compare: {side.label}: {error}", file=sys.stderr)
             return cli_args.EXIT_USAGE
-        except FileNotFoundError as e:
-            print(f"kx compare: no such file: {e.filename}", file=sys.stderr)
+        if isinstance(error, FileNotFoundError):
+            print(f"kx compare: no such file: {error.filename}", file=sys.stderr)
             return cli_args.EXIT_USAGE
+        if error is not None:
+            raise error
+        side = dataclasses.replace(side, python=one.python)  # ,triton= resolved to its interpreter
         for d in result.diagnostics:
             if d.fatal:
                 print(f"kx compare: {side.label}: {d}", file=sys.stderr)
@@ -91,6 +98,24 @@ def compare_command(args: argparse.Namespace) -> int:
     if not comparison.pairs:
         return cli_args.EXIT_FAILED
     return cli_args.EXIT_INCOMPLETE if incomplete else cli_args.EXIT_OK
+
+
+def _both(compile_one, ones: list) -> list[tuple]:
+    """(result, None) or (None, the exception) for each side, compiled concurrently
+    where this machine has the cores for it, else one after the other."""
+
+    def one(args):
+        try:
+            return compile_one(args), None
+        except Exception as e:  # noqa: BLE001 - handed back, reported in the side's order
+            return None, e
+
+    if len(os.sched_getaffinity(0)) < 2:
+        return [one(a) for a in ones]
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=len(ones), thread_name_prefix="kx-compare") as pool:
+        return list(pool.map(one, ones))
 
 
 def _timed(comparison, results, side_a, side_b, rounds: int, hot: bool = False):

@@ -1,5 +1,9 @@
 """Pass-by-pass IR from Triton's dumps: MLIR_ENABLE_DUMP, MLIR_ENABLE_TIMING, LLVM_IR_ENABLE_DUMP.
 
+(kx records the MLIR passes itself where Triton's bindings allow,
+kx_core/compile/capturing/pass_recorder.py; it reads each pass's timing report and step
+dumps with `step_output`. The dump parsed here is its fallback and its oracle.)
+
 Triton prints, on stderr, for every MLIR pass of every pass-manager run:
 
   // -----// IR Dump Before TritonGPUCoalesce: tritongpu-coalesce ('builtin.module' operation) //----- //
@@ -75,7 +79,7 @@ class _Section:
     lines: list[str]
 
 
-def _normalise(ir: str) -> list[str]:
+def comparable_lines(ir: str) -> list[str]:
     """IR lines that matter for 'changed': stripped (a function printed alone is not
     indented as inside its module), location aliases and blank lines dropped."""
     return [
@@ -194,7 +198,7 @@ def _assign_times(sections: list[_Section], timings) -> list[float | None]:
         rows = [
             (n, t)
             for n, t, _ in timings[pipeline]
-            if not n.startswith("(A)") and not n.endswith("Pipeline") and n not in ("Rest", "Total")
+            if not n.startswith("(A)") and not n.endswith("' Pipeline") and n not in ("Rest", "Total")
         ]
         k = 0
         for i in indices:
@@ -215,13 +219,39 @@ class PassPipeline:
     llvm_unchanged: int = 0  # LLVM passes dropped because they changed nothing
 
 
+def step_output(text: str) -> tuple[list[str], tuple[PassDump, ...]]:
+    """What one pass run in a pass manager of its own printed on fd 2 (kx's pass
+    recorder): the passes its timing report names, in order (the nested pipelines'
+    wrappers, analyses and totals left out), and the steps it dumped itself (the
+    pipeliner's LowerLoops), as 'internal' PassDumps."""
+    sections, timings = _split(text)
+    names = [
+        n
+        for rows in timings
+        for n, _, _ in rows
+        if not n.startswith("(A)") and not n.endswith("' Pipeline") and n not in ("Rest", "Total")
+    ]
+    internal = tuple(
+        PassDump(
+            name=s.name,
+            argument=s.argument,
+            ir="\n".join(s.lines).strip("\n"),
+            changed=True,
+            kind="internal",
+        )
+        for s in sections
+        if s.kind == "internal"
+    )
+    return names, internal
+
+
 def parse_pass_dump(text: str) -> PassPipeline:
     """Parse Triton's dump output (stderr of a compile). Raises PassDumpError when the
     text holds no pass dump at all."""
     sections, timings = _split(text)
     if not sections:
         raise PassDumpError("no '// -----// IR Dump' or '*** IR Dump After' sections in the text")
-    irs = [_normalise("\n".join(s.lines)) for s in sections]
+    irs = [comparable_lines("\n".join(s.lines)) for s in sections]
     keep: list[int] = []
     changed: dict[int, bool] = {}
     before: dict[int, str] = {}

@@ -32,7 +32,7 @@ def test_on_a_matmul_every_pair_is_that_pass_own(capture):
     the pass is marked as changing the IR (a pair that looked unchanged for a pass that
     changed it would be another pass's input), and within each scope each pair's
     before is the previous pair's after."""
-    from kx_core.ir.passes import _normalise
+    from kx_core.ir.passes import comparable_lines
 
     (k,) = [k for k in capture("matmul.py", passes=True).kernels if k.passes]
     mlir = [i for i, p in enumerate(k.passes) if p.kind == "mlir"]
@@ -41,7 +41,7 @@ def test_on_a_matmul_every_pair_is_that_pass_own(capture):
         before, after = ir_around(k.passes, i)
         if after is None:
             continue
-        assert (_normalise(before) != _normalise(after)) == k.passes[i].changed, k.passes[i].name
+        assert (comparable_lines(before) != comparable_lines(after)) == k.passes[i].changed, k.passes[i].name
         compared += 1
     assert compared > 50
     by_scope: dict = {}

@@ -204,7 +204,7 @@ def _warm_up_once() -> None:
     started = time.perf_counter()
     state.join_prefetch()
     try:
-        with pass_dumps(state.passes):  # the warm-up's own dumps are not the user's
+        with pass_dumps(state.passes, record=False):  # the warm-up's LLVM dump is not the user's
             warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
         pass

@@ -31,7 +31,7 @@ class CaptureState:
     launched: set[str] = field(default_factory=set)
     autotune_seen: dict[tuple, str] = field(default_factory=dict)
     warmed_up: bool = False
-    passes: bool = False  # capture the IR before every pass (MLIR_ENABLE_DUMP)
+    passes: bool = False  # capture the IR before every pass (pass_recorder.py)
     prefetch: threading.Thread | None = None
     report: Any = None  # the capture device's DeviceReport
     key_by_hash: dict[str, str] = field(default_factory=dict)  # compiled kernel hash -> record key

@@ -27,8 +27,9 @@ from dataclasses import replace
 from typing import Any
 
 from kx_core.compile.artifacts.kernel_record import config_of, jsonable_value, kernel_record
-from kx_core.compile.capturing import inductor_capture, inductor_origins
+from kx_core.compile.capturing import capture_state, inductor_capture, inductor_origins
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
+from kx_core.compile.capturing.jit_objects import pass_dumps
 from kx_core.compile.jobs import protocol
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
@@ -77,11 +78,13 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
         if LAUNCH_LOG.in_jit or _KX.depth:
             return original(src, target_, options, *args, **kwargs)
         started = time.perf_counter()
-        kernel = original(src, target_, options, *args, **kwargs)
+        with pass_dumps(capture_state.STATE.passes) as dumps:
+            kernel = original(src, target_, options, *args, **kwargs)
         fn = getattr(src, "fn", None)
         if fn is not None and hasattr(fn, "params"):
             text = _user_text(user_file)
             key, record = _record(kernel, fn, target, user_file, text, time.perf_counter() - started)
+            record = replace(record, passes=dumps.passes())
             send_kernel(key, record)
         return kernel
 

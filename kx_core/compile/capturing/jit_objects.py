@@ -28,37 +28,99 @@ def base_jit(obj: Any) -> Any:
 
 class DumpCapture:
     """fd 2 redirected to a file while Triton compiles, when passes are wanted: MLIR and
-    LLVM print their pass dumps there from C++, out of Python's reach."""
+    LLVM print there from C++, out of Python's reach. The MLIR passes come from kx's pass
+    recorder where this Triton's bindings allow it (pass_recorder.py), else from Triton's
+    own dump (MLIR_ENABLE_DUMP, set for the compile only); LLVM's passes from its
+    print-after-all (LLVM_IR_ENABLE_DUMP, the worker's environment)."""
 
     def __init__(self, wanted: bool) -> None:
         self.wanted = wanted
         self.path: str | None = None
         self.text = ""
+        self.recorder = None  # a PassRecorder, when the passes were recorded
 
     def passes(self) -> tuple:
-        if not self.text:
-            return ()
+        from dataclasses import replace
+
         from kx_core.ir.passes import PassDumpError, parse_pass_dump
 
         try:
-            return parse_pass_dump(self.text).passes
+            dumped = parse_pass_dump(self.text).passes if self.text else ()
         except PassDumpError:
-            return ()
+            dumped = ()
+        recorder = self.recorder
+        if recorder is None:
+            return dumped
+        # the recorder holds the MLIR passes and their own step dumps; the text adds
+        # LLVM's passes, which run after the last MLIR stage
+        llvm = tuple(replace(p, pipeline=recorder.pipelines) for p in dumped if p.kind == "llvm")
+        return tuple(recorder.passes) + llvm
+
+    def unrecorded(self) -> list[str]:
+        """Stages run whole, not pass by pass (a pass added by a route kx did not see)."""
+        return list(self.recorder.unrecorded) if self.recorder is not None else []
+
+
+# Set only while a wanted capture compiles, so a compile outside one (the warm-up, a
+# library's own) prints nothing. Fallback for a Triton without the recorder's bindings.
+_DUMP_ENV = {"MLIR_ENABLE_DUMP": "1", "MLIR_ENABLE_TIMING": "1"}
+_RECORD_ENV = {"MLIR_ENABLE_TIMING": "1"}  # each recorded pass's name, from its report
 
 
 @contextlib.contextmanager
-def pass_dumps(wanted: bool):
+def _environment(values: dict[str, str]):
+    saved = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _say_unrecorded(stages: list[str]) -> None:
+    """A stage that ran whole has no pass-by-pass IR: said, not silently missing."""
+    if not stages:
+        return
+    from kx_core.compile.capturing import capture_state
+
+    state = capture_state.STATE
+    message = "passes not recorded one by one (the stage ran as Triton built it): " + "; ".join(stages)
+    try:
+        state.send_diagnostic(Diagnostic("passes", message, state.user_file))
+    except Exception:  # noqa: BLE001 - no capture in progress (a test, a script): print it
+        print(f"kx: {message}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def pass_dumps(wanted: bool, record: bool = True):
+    """While compiling: the passes, when `wanted` (record=False: only keep what the
+    compile prints on fd 2 off the user's stderr)."""
     capture = DumpCapture(wanted)
     if not wanted:
         yield capture
         return
+    from kx_core.compile.capturing import pass_recorder
+
     sys.stderr.flush()
     fd, capture.path = tempfile.mkstemp(prefix="kx-dump-", suffix=".txt")
     saved = os.dup(2)
     os.dup2(fd, 2)
+    installed = None
+    use_recorder = record and pass_recorder.supported() and os.environ.get("KX_PASS_CAPTURE") != "dump"
     try:
-        yield capture
+        if use_recorder:
+            capture.recorder = pass_recorder.PassRecorder(fd)
+            installed = pass_recorder.install(capture.recorder)
+        with _environment(_RECORD_ENV if use_recorder else _DUMP_ENV if record else {}):
+            yield capture
     finally:
+        if installed is not None:
+            pass_recorder.uninstall(installed)
+            _say_unrecorded(capture.unrecorded())
         sys.stderr.flush()
         os.dup2(saved, 2)
         os.close(saved)

@@ -128,10 +128,9 @@ def _worker_env(
 ) -> dict[str, str]:
     env = dict(os.environ)
     if passes:
-        # Triton's C++ reads these: IR before every MLIR pass, MLIR's timing report,
-        # and LLVM's print-after-all, all on stderr (the worker captures fd 2). LLVM's
+        # The MLIR passes are recorded in the worker, around each compile (pass_dumps);
+        # LLVM's print-after-all is read from stderr (the worker captures fd 2). LLVM's
         # dump is most of the cost (80 MB for a matmul, 6x the MLIR dump's time).
-        env.update(MLIR_ENABLE_DUMP="1", MLIR_ENABLE_TIMING="1")
         if llvm_passes:
             env["LLVM_IR_ENABLE_DUMP"] = "1"
     # Triton's own cache, shared by every compile of this file (an edited file recompiles
