@@ -22,6 +22,11 @@ def add_compare_verb(sub, add_compile_options) -> None:
     add_compile_options(p)  # its FILE positional is side B
     p.add_argument("--json", action="store_true", help="every figure of every pair as JSON")
     p.add_argument(
+        "--llvm-passes",
+        action="store_true",
+        help="with --passes: LLVM's passes too (its print-after-all doubles the capture's time)",
+    )
+    p.add_argument(
         "--time",
         action="store_true",
         help="the GPU side: time both sides interleaved on the local GPU, with an interval and a verdict",
@@ -56,6 +61,8 @@ def compare_command(args: argparse.Namespace) -> int:
         one.gpu = side.gpu or args.gpu
         one.python = side.python or (None if side.triton else args.python)
         one.triton = side.triton or (None if side.python else getattr(args, "triton", None))
+        # the MLIR pipelines, where builds diverge; LLVM's dump is most of a capture's time
+        one.llvm_passes = args.llvm_passes
         ones.append(one)
     # Both sides at once, each in its own worker process: a compare costs about one
     # side's compile, passes included, where there are two cores for them

@@ -21,6 +21,7 @@ def request_from_args(args: argparse.Namespace) -> CompileRequest:
         num_stages=args.num_stages,
         maxnreg=args.maxnreg,
         passes=args.passes,
+        llvm_passes=getattr(args, "llvm_passes", True),
         timeout_s=args.timeout,
         jobs=args.jobs,
         gpu=args.gpu,

@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kx_core.base.jsonable import Jsonable
@@ -95,9 +95,11 @@ class LayoutCall(Jsonable):
     col: int
     end_line: int
     end_col: int
-    name: str  # the class called: 'BlockedLayout'
+    name: str  # the class called: 'BlockedLayout' (PARAMETER, COMPILED: see below)
     text: str  # the call as written
     scope: str  # the function it is in ('' at module level)
+    use_line: int = 0  # COMPILED: the line of the operation that carries the layout
+    use_col: int = 0  # ... and its column (1-based, as MLIR locations count), 0 unknown
 
     def contains(self, line: int, col: int) -> bool:
         return (self.line, self.col) <= (line, col) <= (self.end_line, self.end_col)
@@ -142,7 +144,7 @@ def find_layout_calls(source: str) -> list[LayoutCall]:
     lines = source.splitlines()
     out: list[LayoutCall] = []
 
-    def add(node: ast.expr, name: str, scope: str) -> None:
+    def add(node: ast.expr, name: str, scope: str, use: ast.expr | None = None) -> None:
         out.append(
             LayoutCall(
                 node.lineno,
@@ -152,8 +154,14 @@ def find_layout_calls(source: str) -> list[LayoutCall]:
                 name,
                 _segment(lines, node),
                 scope,
+                use.lineno if use is not None else 0,
+                use.col_offset + 1 if use is not None else 0,
             )  # fmt: skip
         )
+
+    binds = _scope_binds(tree)
+    helper_sites: dict[tuple[str, str], ast.expr] = {}  # (scope, name) -> its first use
+    uses: dict[int, ast.Call] = {}  # a layout argument (by id) -> the call it is passed to
 
     def visit(node: ast.AST, scope: str, params: frozenset[str]) -> None:
         for child in ast.iter_child_nodes(node):
@@ -162,16 +170,46 @@ def find_layout_calls(source: str) -> list[LayoutCall]:
                 inner = child.name
                 inner_params = frozenset(a.arg for a in child.args.args + child.args.kwonlyargs)
             if isinstance(child, ast.Call) and (name := _class_name(child.func)):
-                add(child, name, scope)
+                add(child, name, scope, uses.get(id(child)))
             elif isinstance(child, ast.Call):
-                # a layout the launch passes in: `gl.arange(0, BLOCK, layout=layout)` with
-                # `layout: gl.constexpr` a parameter (its value is the launch's constexpr)
                 for arg in _layout_arguments(child):
+                    uses[id(arg)] = child
                     if isinstance(arg, ast.Name) and arg.id in params:
+                        # a layout the launch passes in: `gl.arange(0, BLOCK, layout=layout)`
+                        # with `layout: gl.constexpr` a parameter (the launch's constexpr)
                         add(arg, PARAMETER, scope)
+                    elif scope and not _constructed(arg, binds.get(scope, {}), params):
+                        # a layout a helper built: the compile says what it is, at the
+                        # operation this call makes
+                        add(arg, COMPILED, scope, child)
+                        if isinstance(arg, ast.Name):
+                            helper_sites.setdefault((scope, arg.id), child)
             visit(child, inner, inner_params)
 
     visit(tree, "", frozenset())
+    # the helper call a layout name is bound to (`layout: gl.constexpr = rows(...)`) is
+    # clickable too: it is the layout of the name's first use
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for st in ast.walk(node):
+            target = st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 else None
+            if isinstance(st, ast.AnnAssign):
+                target = st.target
+            value = getattr(st, "value", None)
+            if isinstance(target, ast.Name) and value is not None and (node.name, target.id) in helper_sites:
+                if not any((c.line, c.col) == (value.lineno, value.col_offset) for c in out):
+                    add(value, COMPILED, node.name, helper_sites[(node.name, target.id)])
+    # a constructor inside a helper (`return gl.BlockedLayout(..., [num_warps, 1], ...)`)
+    # has the helper's arguments only when a kernel calls it: it is the layout of the
+    # helper's first call site
+    sites = {c.text.split("(", 1)[0]: c for c in out if c.name == COMPILED and "(" in c.text}
+    out = [
+        replace(c, use_line=sites[c.scope].use_line, use_col=sites[c.scope].use_col)
+        if c.scope in sites and not c.use_line and c.name not in (COMPILED, PARAMETER)
+        else c
+        for c in out
+    ]
     return sorted(out, key=lambda c: (c.line, c.col))
 
 
@@ -187,6 +225,42 @@ def _segment(lines: list[str], node: ast.expr) -> str:
 
 # LayoutCall.name of a kernel parameter used as a layout (its value: the launch's)
 PARAMETER = "layout parameter"
+# LayoutCall.name of a layout built by a helper kx does not evaluate (a
+# `@gluon.constexpr_function` of the file, Triton's `get_tmem_reg_layout`, a descriptor's
+# `get_reg_layout()`): its value is read from the compile, the layout of the tensor the
+# operation at `use_line` makes
+COMPILED = "layout from the compile"
+
+
+def _constructed(node: ast.expr, binds: dict[str, ast.expr], params: frozenset[str], depth: int = 0) -> bool:
+    """Whether kx evaluates this layout expression itself: a constructor call, a
+    parameter, or a name bound to one (through `gl.constexpr(...)`)."""
+    if depth > 8:
+        return False
+    if isinstance(node, ast.Call):
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute | ast.Name)
+            and (f.attr if isinstance(f, ast.Attribute) else f.id) == "constexpr"
+        ):
+            return bool(node.args) and _constructed(node.args[0], binds, params, depth + 1)
+        return _class_name(f) is not None
+    if isinstance(node, ast.Name):
+        if node.id in params:
+            return True
+        bound = binds.get(node.id)
+        return bound is not None and _constructed(bound, binds, frozenset(), depth + 1)
+    return False
+
+
+def _scope_binds(tree: ast.Module) -> dict[str, dict[str, ast.expr]]:
+    """Each function's simple assignments over the module's (by function name; '' the
+    module): what a layout name used in it is bound to."""
+    out = {"": _bindings(tree, "")[0]}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.name not in out:
+            out[node.name] = _bindings(tree, node.name)[0]
+    return out
 
 
 def _layout_arguments(call: ast.Call) -> list[ast.expr]:
@@ -539,15 +613,71 @@ def resolve(call: LayoutCall, layout: dict[str, Any], ttgirs: list[tuple[str, st
     return SourceLayout(call, layout, render(layout), shared, note=note)
 
 
+def _result_type(line: str) -> tuple[str, tuple[int, ...], bool] | None:
+    """(encoding, shape, shared) of the last tensor or shared buffer type on a TTGIR op
+    line: its result's, as Triton prints `... : tensor<..> -> tensor<64x64xf16, #mma>`."""
+    found = [(m.start(), m, False) for m in _TENSOR_RE.finditer(line)]
+    found += [(m.start(), m, True) for m in _MEMDESC_RE.finditer(line)]
+    if not found:
+        return None
+    _, m, shared = max(found, key=lambda f: f[0])
+    return m.group(2), tuple(int(x) for x in m.group(1).rstrip("x").split("x")), shared
+
+
+def from_compile(call: LayoutCall, ttgirs: list[tuple[str, str]]) -> SourceLayout:
+    """A COMPILED layout: the layout the compile gave the tensor the operation at
+    `call.use_line` makes (the first kernel whose TTGIR has an operation of that line)."""
+    from kx_core.ir.sourcemap import mlir_line_locations
+
+    line = call.use_line or call.line
+    for kernel, ttgir in ttgirs:
+        aliases = layout_alias_texts(ttgir)
+        rows = ttgir.splitlines()
+        at_line = [(n, c) for n, c in sorted(mlir_line_locations(ttgir).items()) if c[0].line == line]
+        # the operation the using call makes (its column), before the line's others (the
+        # operands' ops, which carry other layouts)
+        at_line.sort(key=lambda nc: nc[1][0].column != call.use_col)
+        for number, _chain in at_line:
+            typed = _result_type(rows[number - 1])
+            if typed is None:
+                continue
+            encoding, shape, shared = typed
+            layout = _canonical(encoding, aliases)
+            if not isinstance(layout, dict):
+                continue
+            attr = _inline(aliases.get(encoding, encoding), aliases)
+            how = "built by a helper" if call.name == COMPILED else "not evaluated by kx"
+            note = f"{call.text} ({how}): the layout the compile gave the tensor of line {line}"
+            return SourceLayout(call, layout, attr, shared, encoding, (shape,), note=note, kernel=kernel)
+    raise SourceLayoutError(
+        f"{call.text}: no operation of line {line} in the compiled TTGIR carries a layout "
+        "(not launched, or folded away): kx reads a helper-built layout from the compile"
+    )
+
+
 def source_layout_here(
     source: str, line: int, col: int | None, constexprs: dict[str, Any], ttgirs: list[tuple[str, str]]
 ) -> SourceLayout:
     """The layout call at (line, col) evaluated (Triton's classes, this process) and tied
-    to the compile (the layout service runs this)."""
+    to the compile (the layout service runs this); a helper-built one read from the
+    compile."""
     call = call_at(find_layout_calls(source), line, col)
     if call is None:
         raise SourceLayoutError(f"no layout call at line {line}")
-    return resolve(call, _evaluate(source, call, constexprs), ttgirs)
+    if call.name == COMPILED:
+        return from_compile(call, ttgirs)
+    try:
+        layout = _evaluate(source, call, constexprs)
+    except SourceLayoutError as e:
+        # a constructor over a helper's layout (`gl.SliceLayout(1, rows(...))`), passed
+        # to an operation: that operation's layout in the compile
+        if call.use_line:
+            try:
+                return from_compile(call, ttgirs)
+            except SourceLayoutError:
+                pass
+        raise e
+    return resolve(call, layout, ttgirs)
 
 
 def source_layout(

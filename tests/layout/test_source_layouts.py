@@ -27,6 +27,7 @@ from kx_testing import ROOT
 FILES = {
     "transpose": data_path("examples", "gluon_transpose.py"),
     "wgmma": ROOT / "fixtures" / "kernels" / "gluon" / "wgmma_tile.py",
+    "helpers": ROOT / "fixtures" / "kernels" / "gluon" / "helper_layouts.py",
 }
 
 
@@ -164,3 +165,49 @@ def test_a_layout_parameter_is_the_launchs_constexpr(compiled):
         assert f"size_per_thread={found.layout['sizePerThread']}" in spelled.replace(" ", "").replace(
             ",", ", "
         )
+
+
+def test_a_helper_built_layout_is_the_one_triton_builds():
+    """Layouts a `@gluon.constexpr_function` builds (as Triton's Gluon tutorials build
+    theirs) are clickable where they are built, where they are used and inside the
+    helper; kx reads each from the compile, and it is, by Triton's linear layouts, the
+    layout Triton's own helper returns for the launch (num_warps=4)."""
+    import importlib.util
+
+    from triton.experimental.gluon import language as gl
+
+    from kx_core.layout.source_layouts import COMPILED, layout_dict
+
+    path = FILES["helpers"]
+    spec = importlib.util.spec_from_file_location("helper_layouts", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+
+    def value(x):
+        return getattr(x, "value", x)
+
+    rows = value(module.rows_layout(4))
+    cols = value(module.columns_of(rows))
+    names = {"gl": gl, "layout": rows, "out_layout": cols, "num_warps": 4}
+    names |= {"rows_layout": module.rows_layout, "columns_of": module.columns_of}
+    text = path.read_text()
+    result = compile_file(CompileRequest(file=str(path), target="cuda:90"))
+    (kernel,) = result.kernels
+    calls = find_layout_calls(text)
+    assert {c.name for c in calls} >= {COMPILED, "BlockedLayout", "SliceLayout"}
+    checked = 0
+    for call in calls:
+        found = source_layout_here(
+            text, call.line, call.col + 1, dict(kernel.launch.constexprs), _ttgirs(result)
+        )
+        expected = value(eval(call.text.replace("gl.num_warps()", "4"), dict(names)))  # noqa: S307
+        shape = list(found.shape)
+        assert found.shapes and found.kernel == kernel.display_name, call.text
+        mine = linear_bases(found.attr, shape, {})
+        theirs = linear_bases(render(layout_dict(expected)), shape, {})
+        assert (mine.reg, mine.lane, mine.warp) == (theirs.reg, theirs.lane, theirs.warp), (
+            call.line,
+            call.text,
+        )
+        checked += 1
+    assert checked >= 8
