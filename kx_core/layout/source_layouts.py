@@ -646,8 +646,8 @@ def from_compile(call: LayoutCall, ttgirs: list[tuple[str, str]]) -> SourceLayou
             if not isinstance(layout, dict):
                 continue
             attr = _inline(aliases.get(encoding, encoding), aliases)
-            how = "built by a helper" if call.name == COMPILED else "not evaluated by kx"
-            note = f"{call.text} ({how}): the layout the compile gave the tensor of line {line}"
+            how = "built by a helper" if call.name == COMPILED else "over a value kx does not evaluate"
+            note = f"{how}: read from the compile, the tensor of line {line}"
             return SourceLayout(call, layout, attr, shared, encoding, (shape,), note=note, kernel=kernel)
     raise SourceLayoutError(
         f"{call.text}: no operation of line {line} in the compiled TTGIR carries a layout "

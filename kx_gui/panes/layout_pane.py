@@ -70,6 +70,8 @@ def _source_caption(found, shape: list[int], where: str) -> str:
     call = found.call
     head = f"{where}, line {call.line}: {call.text}"
     at = "x".join(map(str, shape))
+    if found.shapes and found.note:  # read from the compile at one operation (a helper's layout)
+        return f"{head}\n= {found.alias} in {found.kernel}'s TTGIR, drawn at {at} ({found.note})"
     if found.shapes:
         others = ", ".join("x".join(map(str, s)) for s in found.shapes[1:4])
         return (

@@ -78,3 +78,31 @@ def test_a_layout_in_a_file_shown_without_running_is_not_evaluated(qtbot, make_w
         _click_at(qtbot, w.source_pane.view, line, col)
     assert blocker.args[0] == "source_refused"
     assert "not evaluated" in w.layout_pane.info.text() and w.layout_pane.ownership is None
+
+
+def test_a_helper_built_layout_opens_as_the_compile_made_it(qtbot, make_window, tmp_path):
+    """`layout: gl.constexpr = rows_layout(gl.num_warps())`, a @gluon.constexpr_function
+    of the file: clicking the helper's call draws the layout the compile gave the tensor
+    that uses it, and says where it was read."""
+    from kx_testing import ROOT
+
+    path = ROOT / "fixtures" / "kernels" / "gluon" / "helper_layouts.py"
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, path)
+    (kernel,) = result.kernels
+    aliases = layout_alias_texts(kernel.stages["ttgir"])
+    text = path.read_text()
+    line, col = _where(text, "rows_layout(gl.num_warps())")
+    with qtbot.waitSignal(w.session.view_requested, timeout=10_000) as blocker:
+        _click_at(qtbot, w.source_pane.view, line, col)
+    assert blocker.args[0] == "source"
+    pane = w.layout_pane
+    qtbot.waitUntil(lambda: "rows_layout" in pane.info.text(), timeout=60_000)
+    settled(qtbot, pane)
+    assert pane.ownership is not None and pane.ownership.shape == (64, 64)
+    alias = next(a for a, t in aliases.items() if "sizePerThread = [1, 4]" in t)
+    expected = linear_bases(alias, [64, 64], aliases)
+    shown = linear_bases(pane.layout_field.text(), [64, 64])
+    assert (shown.reg, shown.lane, shown.warp) == (expected.reg, expected.lane, expected.warp)
+    assert "built by a helper: read from the compile, the tensor of line 28" in pane.info.text()
+    pane.grab().save(str(tmp_path / "helper_layout.png"))
