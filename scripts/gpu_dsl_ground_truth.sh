@@ -12,7 +12,7 @@ set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH=.
 out="${OUT:-/tmp/kx-out}"
 mkdir -p "$out/real"
-files=(kx_core/data/examples/gluon_transpose.py fixtures/kernels/gluon/wgmma_tile.py)
+files=(kx_core/data/examples/gluon_transpose.py fixtures/kernels/gluon/wgmma_tile.py fixtures/kernels/gluon/helper_layouts.py)
 python3 -c "import helion" 2>/dev/null && files+=(kx_core/data/examples/helion_rows.py)
 python3 -c "import cutlass.cute" 2>/dev/null && files+=(kx_core/data/examples/cute_add.py)
 python3 scripts/record_real_runs.py "${files[@]}" --out "$out/real" --timeout 300 > "$out/real.log" 2>&1

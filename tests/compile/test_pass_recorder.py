@@ -9,7 +9,7 @@ import os
 import pytest
 
 from kx_core.compile.capturing.pass_recorder import flat_pipeline
-from tests.kx_testing import kernel_path
+from kx_testing import kernel_path
 
 
 def test_a_textual_pipeline_flattens_to_its_passes():
