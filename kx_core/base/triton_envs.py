@@ -160,18 +160,49 @@ def _link_packages(base: Path, python: Path) -> None:
     (Path(ours[0]) / "kx-linked.pth").write_text("".join(d + "\n" for d in theirs))
 
 
-def add(version: str, python: str | None = None, log=print, timeout_s: float = 3600.0) -> TritonEnv:
+def _run_step(cmd: list[str], version: str, log, timeout_s: float) -> None:
+    log("$ " + " ".join(cmd))
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
+    except subprocess.TimeoutExpired as e:
+        raise VersionError(f"{' '.join(cmd[:3])}… took over {timeout_s:.0f} s") from e
+    if proc.returncode:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-6:]
+        raise VersionError(
+            f"adding triton {version} failed ({cmd[0]} exit {proc.returncode}):\n" + "\n".join(tail)
+        )
+
+
+def add(
+    version: str, python: str | None = None, log=print, timeout_s: float = 3600.0, extra: tuple[str, ...] = ()
+) -> TritonEnv:
     """Create (or complete) the environment of `version`. `python`: the interpreter the
-    environment is made from (default: the one running kx)."""
+    environment is made from (default: the one running kx). `extra`: more packages for it
+    (a kernel language built on that Triton: `helion==1.4.0`), also into one that exists."""
     path = env_path(version)
     if (path / RECORD).exists():
+        if extra:
+            env = find(version)
+            if env.installer == "linked":
+                raise VersionError(
+                    f"triton {version} is kx's own (linked): install {' '.join(extra)} where kx is installed"
+                )
+            uv = _installer()
+            py = _python_of(path)
+            cmd = [uv, "pip", "install", "--python", str(py), *extra] if uv else [
+                str(py), "-m", "pip", "install", "--disable-pip-version-check", *extra]  # fmt: skip
+            _run_step(cmd, version, log, timeout_s)
         return find(version)
     started = time.perf_counter()
     base = python or sys.executable
     uv = _installer()
     py = _python_of(path)
-    packages = [f"triton=={version}", "torch", "numpy"]
+    packages = [f"triton=={version}", "torch", "numpy", *extra]
     linked = _read_back(Path(base))[0] == version
+    if linked and extra:
+        raise VersionError(
+            f"triton {version} is kx's own (linked): install {' '.join(extra)} where kx is installed"
+        )
     if linked:
         # the version `base` already has: an environment over its packages (nothing to
         # download), so every version a build names goes through one path
@@ -188,16 +219,7 @@ def add(version: str, python: str | None = None, log=print, timeout_s: float = 3
             [str(py), "-m", "pip", "install", "--disable-pip-version-check", *packages],
         ]
     for cmd in steps:
-        log("$ " + " ".join(cmd))
-        try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout_s)
-        except subprocess.TimeoutExpired as e:
-            raise VersionError(f"{' '.join(cmd[:3])}… took over {timeout_s:.0f} s") from e
-        if proc.returncode:
-            tail = (proc.stderr or proc.stdout).strip().splitlines()[-6:]
-            raise VersionError(
-                f"adding triton {version} failed ({cmd[0]} exit {proc.returncode}):\n" + "\n".join(tail)
-            )
+        _run_step(cmd, version, log, timeout_s)
     if linked:
         _link_packages(Path(base), py)
     triton, torch, pins = _read_back(py)

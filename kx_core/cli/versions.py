@@ -21,6 +21,14 @@ def add_versions_verb(sub) -> None:
     p.add_argument("action", choices=("list", "add", "remove"))
     p.add_argument("version", nargs="?", help="a Triton release, e.g. 3.6.0 (add, remove)")
     p.add_argument("--python", metavar="PATH", help="add: make the environment from this interpreter")
+    p.add_argument(
+        "--with",
+        dest="extra",
+        action="append",
+        default=[],
+        metavar="PKG",
+        help="add: another package for that version (a kernel language: helion==1.4.0), repeatable",
+    )
     p.add_argument("--json", action="store_true")
 
 
@@ -40,7 +48,12 @@ def versions_command(args: argparse.Namespace) -> int:
             print(f"kx versions {args.action}: name a version (e.g. 3.6.0)", file=sys.stderr)
             return cli_args.EXIT_USAGE
         if args.action == "add":
-            env = triton_envs.add(args.version, args.python, log=lambda line: print(line, file=sys.stderr))
+            env = triton_envs.add(
+                args.version,
+                args.python,
+                log=lambda line: print(line, file=sys.stderr),
+                extra=tuple(args.extra),
+            )
             print(json.dumps(env.to_json(), indent=1) if args.json else env.line())
             return cli_args.EXIT_OK
         if triton_envs.remove(args.version):

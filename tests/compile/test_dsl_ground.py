@@ -65,3 +65,51 @@ def _portable(ptx: str) -> str:
     """Each `.file N "path"` cut to its file name (scripts/record_real_runs.py's portable
     hash). Example: '.file 1 "/work/main/x.py"' -> '.file 1 "x.py"'."""
     return re.sub(r'^(\s*\.file\s+\d+\s+)"(?:[^"]*/)?([^/"]*)"', r'\1"\2"', ptx, flags=re.M)
+
+
+# Helion's ground truth: its real run on the H200 (Helion 1.4.0, the newest that imports
+# against the H200's torch 2.11), with Helion's search off (its default config)
+HELION_GROUND = sorted((ROOT / "fixtures" / "dsl_ground" / "helion").glob("*.json"))
+
+
+def _package_version(python: str, name: str) -> str | None:
+    import subprocess
+
+    probe = f"import importlib.metadata as m\ntry: print(m.version({name!r}))\nexcept m.PackageNotFoundError: pass"
+    out = subprocess.run([python, "-c", probe], capture_output=True, text=True, timeout=60)
+    return out.stdout.strip() or None
+
+
+@pytest.mark.parametrize("ground", HELION_GROUND, ids=[g.stem for g in HELION_GROUND])
+def test_kx_builds_what_helion_built_on_the_h200(ground, monkeypatch):
+    """Every kernel Helion's own run built on the H200 (its PTX, byte for byte, file paths
+    aside), and no other, is what kx builds here from the same file with the same Triton
+    and Helion (a managed environment: `kx versions add 3.6.0 --with helion==1.4.0`);
+    the registers and shared memory are those kx read from the H200's cubins there (for
+    the kernels kx captured there: its capture stopped at the third under the H200's
+    torch 2.11, which the record says)."""
+    record = json.loads(ground.read_text())
+    assert record["gpu"] == "NVIDIA H200"
+    env = other_triton()
+    if env.triton != record["triton"]:
+        pytest.skip(f"the ground truth is Triton {record['triton']}'s; the managed one is {env.triton}")
+    have = _package_version(env.python, "helion")
+    if have != record["helion"]:
+        pytest.skip(
+            f"the managed Triton {env.triton} has helion {have or 'none'}, the record {record['helion']}: "
+            f"kx versions add {env.triton} --with helion=={record['helion']}"
+        )
+    monkeypatch.setenv("KX_HELION_CONFIGS", "1")  # the default config: what the real run built
+    for file, entry in record["files"].items():
+        result = compile_file(
+            CompileRequest(str(ROOT / file), target="cuda:90", python=env.python), use_cache=False
+        )
+        kernels = [k for k in result.kernels if k.status == "compiled"]
+        mine = {_sha(_portable(k.stages["ptx"])) for k in kernels}
+        assert mine == {r["ptx_sha256_portable"] for r in entry["real"]}
+        by_name = {k.name: k for k in kernels}
+        assert entry["kx"]
+        for there in entry["kx"]:
+            assert there["same_as_real_run"], there["name"]
+            k = by_name[there["name"]]
+            assert (k.metadata.registers, k.metadata.shared) == (there["registers"], there["shared"])
