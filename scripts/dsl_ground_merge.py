@@ -17,6 +17,8 @@ import json
 import os
 
 REAL_FIELDS = ("name", "hash", "ptx_sha256", "ptx_sha256_portable", "num_warps", "num_stages")
+# what a CuTe DSL program's record has instead (scripts/record_cute_runs.py)
+CUTE_FIELDS = ("name", "arch", "ptx_sha256_portable", "registers", "shared", "sass_sha256_portable")
 
 
 def _installed(name: str) -> str | None:
@@ -36,6 +38,7 @@ def main() -> int:
     ap.add_argument("--triton")
     ap.add_argument("--torch")
     ap.add_argument("--helion")
+    ap.add_argument("--nvidia-cutlass-dsl")
     args = ap.parse_args()
     gpu = args.gpu
     if gpu is None:
@@ -48,16 +51,20 @@ def main() -> int:
         "torch": args.torch or _installed("torch"),
         "files": {},
     }
-    helion = args.helion or _installed("helion")
-    if helion:
-        row["helion"] = helion
+    for package in ("helion", "nvidia-cutlass-dsl"):
+        version = getattr(args, package.replace("-", "_"), None) or _installed(package)
+        if version:
+            row[package] = version
     for f in args.files:
         n = os.path.splitext(os.path.basename(f))[0]
         with open(os.path.join(args.out, "real", f"{n}.json")) as fh:
             real = json.load(fh)
         with open(os.path.join(args.out, f"kx_{n}.json")) as fh:
             kx = json.load(fh)
-        compiles = [{k: c.get(k) for k in REAL_FIELDS} for c in real.get("compiles", [])]
+        fields = (
+            CUTE_FIELDS if any("sass_sha256_portable" in c for c in real.get("compiles", [])) else REAL_FIELDS
+        )
+        compiles = [{k: c.get(k) for k in fields} for c in real.get("compiles", [])]
         built = {c["hash"] for c in compiles}
         row["files"][f] = {
             "real": compiles,
