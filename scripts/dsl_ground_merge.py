@@ -65,7 +65,7 @@ def main() -> int:
             CUTE_FIELDS if any("sass_sha256_portable" in c for c in real.get("compiles", [])) else REAL_FIELDS
         )
         compiles = [{k: c.get(k) for k in fields} for c in real.get("compiles", [])]
-        built = {c["hash"] for c in compiles}
+        built = {c.get("hash") for c in compiles} - {None}
         row["files"][f] = {
             "real": compiles,
             "kx": [

@@ -113,3 +113,52 @@ def test_kx_builds_what_helion_built_on_the_h200(ground, monkeypatch):
             assert there["same_as_real_run"], there["name"]
             k = by_name[there["name"]]
             assert (k.metadata.registers, k.metadata.shared) == (there["registers"], there["shared"])
+
+
+# CuTe DSL's ground truth: its own runs on the H200 (nvidia-cutlass-dsl 4.8.1, carried
+# there as wheels), each program's PTX, cubin resources and SASS kept by the DSL
+# (scripts/record_cute_runs.py); the DSL builds no Triton kernel, so kx's own interpreter
+# (where the DSL is installed, `pip install 'kx[cute]'`) compiles the files here
+CUTE_GROUND = sorted((ROOT / "fixtures" / "dsl_ground" / "cute").glob("*.json"))
+
+
+@pytest.mark.parametrize("ground", CUTE_GROUND, ids=[g.stem for g in CUTE_GROUND])
+def test_kx_builds_what_cute_dsl_built_on_the_h200(ground):
+    """Every program the DSL built in its real runs on the H200 (from torch CUDA tensors
+    through from_dlpack, a grid sized by the driver's HardwareInfo, fake tensors) is
+    what kx builds here without a GPU: the PTX byte for byte (file paths aside), the
+    registers and shared memory of the cubin, and its SASS text."""
+    import importlib.metadata
+
+    from scripts.record_cute_runs import portable_ptx, portable_sass, sha
+
+    record = json.loads(ground.read_text())
+    assert record["gpu"] == "NVIDIA H200"
+    try:
+        have = importlib.metadata.version("nvidia-cutlass-dsl")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("no CuTe DSL here: pip install 'kx[cute]'")
+    if have != record["nvidia-cutlass-dsl"]:
+        pytest.skip(f"the ground truth is CuTe DSL {record['nvidia-cutlass-dsl']}'s; this is {have}")
+    from kx_core.compile.artifacts.derived import with_derived
+
+    for file, entry in record["files"].items():
+        result = with_derived(
+            compile_file(CompileRequest(str(ROOT / file), target="cuda:90"), use_cache=False)
+        )
+        kernels = [k for k in result.kernels if k.status == "compiled"]
+        assert len(kernels) == len(entry["real"]) >= 1, file
+        mine = sorted(
+            (
+                sha(portable_ptx(k.stages["ptx"])),
+                k.metadata.registers,
+                k.metadata.shared,
+                sha(portable_sass(k.stages["sass"])),
+            )
+            for k in kernels
+        )
+        theirs = sorted(
+            (r["ptx_sha256_portable"], r["registers"], r["shared"], r["sass_sha256_portable"])
+            for r in entry["real"]
+        )
+        assert mine == theirs, file
