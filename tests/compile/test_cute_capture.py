@@ -103,8 +103,8 @@ def test_from_dlpack_of_a_cuda_tensor_compiles_what_the_real_tensor_gives(tmp_pa
     r = compile_file(CompileRequest(file=str(DLPACK), target="cuda:90"), use_cache=False)
     (k,) = [k for k in r.kernels if k.status == "compiled"]
     line = next(i for i, t in enumerate(DLPACK.read_text().splitlines(), 1) if "from_dlpack(t" in t)
-    (told,) = [d for d in r.diagnostics if d.kind == "placeholder"]
-    assert told.line == line and "stand-in for a CUDA tensor" in told.message
+    (told,) = [d for d in r.diagnostics if "stand-in for a CUDA tensor" in d.message]
+    assert told.line == line and told.kind == "placeholder"
     assert "gmemalign16" in k.message  # the DSL saw global memory, 16-byte aligned
     own = subprocess.run(
         [sys.executable, "-c", _FAKE_BUILD, str(DLPACK), str(tmp_path)],
@@ -113,9 +113,11 @@ def test_from_dlpack_of_a_cuda_tensor_compiles_what_the_real_tensor_gives(tmp_pa
         check=True,
     ).stdout
     assert k.stages["ptx"].splitlines() == own.splitlines()
-    # the launch that follows cannot run without a GPU: said, without terminal colours
-    (ran,) = [d for d in r.diagnostics if d.kind == "runtime"]
-    assert "\x1b[" not in ran.message
+    # the launch that follows cannot run without a GPU: skipped and said (the check after
+    # it reads placeholder data, said too), nothing fatal, no terminal colours
+    assert [d.kind for d in r.diagnostics if "launch was skipped" in d.message] == ["placeholder"]
+    assert not [d for d in r.diagnostics if d.fatal or d.kind == "runtime"]
+    assert not [d for d in r.diagnostics if "\x1b[" in d.message]
 
 
 def test_the_dsls_driver_queries_are_answered_by_the_capture_device():
@@ -135,3 +137,17 @@ def test_the_dsls_driver_queries_are_answered_by_the_capture_device():
     assert f"{h200.sm_count} SMs" in at[line_of("programs = utils.HardwareInfo()")]
     # the tensors the script made from that count: (SMs, 128) floats, as the DSL saw them
     assert f"o{h200.sm_count}128" in k.message.replace(",", "")
+
+
+def test_a_launch_is_skipped_and_the_next_program_compiles():
+    """A program's launch needs the GPU: kx skips it (said once) and the file goes on, so
+    the program compiled after it (and after a stream sync) is captured too, as in the
+    file's real run."""
+    result = compile_file(
+        CompileRequest(file=str(ROOT / "fixtures/kernels/cute/two_programs.py"), target="cuda:90")
+    )
+    names = sorted(k.name for k in result.kernels if k.status == "compiled")
+    assert names == ["double", "offset"], [str(d) for d in result.diagnostics]
+    skipped = [d for d in result.diagnostics if "launch was skipped" in d.message]
+    assert len(skipped) == 1 and skipped[0].kind == "placeholder" and skipped[0].line
+    assert not [d for d in result.diagnostics if d.fatal]

@@ -60,8 +60,10 @@ def prepare(text: str, target: Target) -> str | None:
 _STOOD_IN = {
     "from_dlpack": "from_dlpack got kx's stand-in for a CUDA tensor: the DSL compiled from its description "
     "(cuda:0, its dtype, shape and strides, a 256-byte aligned address), as the real run's tensor gives "
-    "it; the program's launch has no GPU to run on here",
+    "it",
     "initialize_cuda_context": "the CUDA context is kx's capture device: no driver was started",
+    "launch": "the compiled program's launch was skipped (no GPU here): what it writes stays kx's placeholder "
+    "data, and the file went on to the programs after it",
     "HardwareInfo": "HardwareInfo answered from the capture device ({gpu}: {sms} SMs; max active clusters = "
     "SMs / cluster size, one CTA an SM; the driver's occupancy query can allow fewer for a kernel's own "
     "resources)",

@@ -9,8 +9,8 @@ description to compile (DLPack's device, dtype, shape, strides; its data pointer
 for alignment), so kx hands it a DLPack capsule describing exactly the CUDA tensor the
 real run would have: device kDLCUDA 0, the stand-in's dtype, shape and strides, and a
 data address aligned to 256 bytes (what the CUDA caching allocator gives) that points at
-nothing. The compiled program is then the one the real run compiles; launching it, which
-dereferences the address, fails here as a launch without a GPU does, and kx says once
+nothing. The compiled program is then the one the real run compiles; its launch, which
+needs the GPU, is skipped (said once), and the file goes on to its next program; kx says once
 per run, as a `placeholder` diagnostic at the call's line, that the tensors were
 stand-ins.
 
@@ -143,7 +143,27 @@ def install(tell) -> bool:
     from_dlpack._kx_stand_in = True
     _rebind("from_dlpack", original, from_dlpack)
     _install_driver(once)
+    _install_launch(once)
     return True
+
+
+def _install_launch(once) -> None:
+    """A compiled program's launch, which needs a GPU, is skipped (said once), so the file
+    goes on to compile the programs after it, as its real run does; what the program
+    would have written stays what it was (kx's placeholder data)."""
+    try:
+        from cutlass.base_dsl import jit_executor
+    except Exception:  # noqa: BLE001 - another DSL layout: its launch then fails as it would
+        return
+
+    def run_compiled_program(self, exe_args):  # noqa: ARG001 - the DSL's signature
+        once("launch")
+        return 0
+
+    for name in ("JitCompiledFunction", "JitExecutor"):
+        cls = getattr(jit_executor, name, None)
+        if cls is not None and hasattr(cls, "run_compiled_program"):
+            cls.run_compiled_program = run_compiled_program
 
 
 def _user_frame(frame):
@@ -209,3 +229,20 @@ def _install_driver(once) -> None:
 
     _rebind("initialize_cuda_context", dsl_cuda.initialize_cuda_context, initialize_cuda_context)
     _rebind("HardwareInfo", hardware_info.HardwareInfo, HardwareInfo)
+
+    # streams: launches are skipped (_install_launch), so there is nothing to wait for;
+    # a stream made is the default one (a CUstream needs no driver)
+    def stream_sync(stream=None) -> None:  # noqa: ARG001 - the DSL's signature
+        return None
+
+    def stream_create(*args, **kwargs):  # noqa: ARG001 - the DSL's signature
+        return dsl_cuda.cuda.CUstream(0)
+
+    for name, replacement in (
+        ("stream_sync", stream_sync),
+        ("stream_destroy", stream_sync),
+        ("stream_create", stream_create),
+    ):
+        original = getattr(dsl_cuda, name, None)
+        if original is not None:
+            _rebind(name, original, replacement)
