@@ -16,7 +16,15 @@ import argparse
 import json
 import os
 
-REAL_FIELDS = ("name", "hash", "ptx_sha256", "ptx_sha256_portable", "num_warps", "num_stages")
+REAL_FIELDS = (
+    "name",
+    "hash",
+    "ptx_sha256",
+    "ptx_sha256_portable",
+    "ptx_sha256_nodebug",
+    "num_warps",
+    "num_stages",
+)
 # what a CuTe DSL program's record has instead (scripts/record_cute_runs.py)
 CUTE_FIELDS = ("name", "arch", "ptx_sha256_portable", "registers", "shared", "sass_sha256_portable")
 

@@ -57,6 +57,13 @@ def _describe(src):
 
 real_compile = tc.compile
 
+# Example: '.file 1 "/work/main/x.py"' -> '.file 1 "x.py"'
+def _portable(ptx):
+    return re.sub(r'^(\s*\.file\s+\d+\s+)"(?:[^"]*/)?([^/"]*)"', r'\1"\2"', ptx, flags=re.M)
+
+# Example: "\t.section\t.debug_info\n\t{\n.b32 73 ...\n\t}"
+_DEBUG_INFO = re.compile(r"^[ \t]*\.section[ \t]+\.debug_info\s*\{.*?^[ \t]*\}[ \t]*$", re.M | re.S)
+
 def compile(src, target=None, options=None, *args, **kwargs):
     entry = _describe(src) if hasattr(src, "fn") else {"kernel": str(src)}
     try:
@@ -73,8 +80,11 @@ def compile(src, target=None, options=None, *args, **kwargs):
                  ptx_sha256=hashlib.sha256(ptx.encode()).hexdigest() if isinstance(ptx, str) else None,
                  # the same with each `.file N "path"` cut to its file name: the PTX names the
                  # source's and Triton's absolute paths, which differ from machine to machine
-                 ptx_sha256_portable=hashlib.sha256(re.sub(r'^(\s*\.file\s+\d+\s+)"(?:[^"]*/)?([^/"]*)"',
-                     r'\1"\2"', ptx, flags=re.M).encode()).hexdigest() if isinstance(ptx, str) else None)
+                 ptx_sha256_portable=hashlib.sha256(_portable(ptx).encode()).hexdigest() if isinstance(ptx, str) else None,
+                 # and without its DWARF .debug_info section, which holds the source's folder
+                 # (and lengths that follow from it): the same kernel at any path
+                 ptx_sha256_nodebug=hashlib.sha256(_DEBUG_INFO.sub("", _portable(ptx)).encode()).hexdigest()
+                 if isinstance(ptx, str) else None)
     log.append(entry)
     return kernel
 
