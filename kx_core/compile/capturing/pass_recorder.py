@@ -117,7 +117,6 @@ class PassRecorder:
     passes: list[PassDump] = field(default_factory=list)
     pipelines: int = 0  # pass-manager runs seen (numbered as the dump's pipelines)
     unrecorded: list[str] = field(default_factory=list)  # stages run whole, and why
-    print_s: float = 0.0  # time spent printing the module
 
     def _offset(self) -> int:
         return os.lseek(self.fd, 0, os.SEEK_END)
@@ -129,10 +128,7 @@ class PassRecorder:
         return os.pread(self.fd, end - start, start).decode("utf-8", "replace")
 
     def _module_text(self, mod: Any) -> str:
-        t = time.perf_counter()
-        text = mod.str().strip("\n")  # as the dump's sections are kept
-        self.print_s += time.perf_counter() - t
-        return text
+        return mod.str().strip("\n")  # as the dump's sections are kept
 
     def run_stage(self, base: type, pm: Any, mod: Any, args: tuple) -> None:
         """Run one stage's pass manager `pm` pass by pass, recording each pass."""
@@ -148,8 +144,9 @@ class PassRecorder:
         for (real, a, kw), single in zip(steps, singles, strict=True):
             real(single, *a, **kw)
         del single  # (a leftover reference would hold back its timing report)
-        joined = [e for s in singles for e in flat_pipeline(s.get_pipeline_str())]
-        if joined != whole:
+        texts = [single.get_pipeline_str() for single in singles]
+        elements = [flat_pipeline(text) for text in texts]
+        if [e for element in elements for e in element] != whole:
             # a pass kx did not see added: run the stage exactly as Triton built it
             self.unrecorded.append(f"{tag}: passes added outside Triton's passes modules")
             base.run(pm, mod, *args)
@@ -158,8 +155,7 @@ class PassRecorder:
         self.pipelines += 1
         before = self._module_text(mod)
         for i in range(len(singles)):
-            text = singles[i].get_pipeline_str()
-            element = flat_pipeline(text)
+            text, element = texts[i], elements[i]
             start = self._offset()
             t = time.perf_counter()
             base.run(singles[i], mod, *args)
