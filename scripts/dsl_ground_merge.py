@@ -22,9 +22,12 @@ REAL_FIELDS = (
     "ptx_sha256",
     "ptx_sha256_portable",
     "ptx_sha256_nodebug",
+    "ptx_sha256_code",
     "num_warps",
     "num_stages",
 )
+# what record_real_runs.py --cubin-figures adds to a Triton compile's
+CUBIN_FIELDS = ("registers", "spills", "shared", "cubin_sha256", "sass_sha256_portable", "source")
 # what a CuTe DSL program's record has instead (scripts/record_cute_runs.py)
 CUTE_FIELDS = ("name", "arch", "ptx_sha256_portable", "registers", "shared", "sass_sha256_portable")
 
@@ -60,7 +63,10 @@ def main() -> int:
         "files": {},
     }
     for package in ("helion", "nvidia-cutlass-dsl"):
-        version = getattr(args, package.replace("-", "_"), None) or _installed(package)
+        # joined elsewhere (--gpu given), this machine's packages say nothing of that run's
+        version = getattr(args, package.replace("-", "_"), None) or (
+            None if args.gpu else _installed(package)
+        )
         if version:
             row[package] = version
     for f in args.files:
@@ -69,9 +75,12 @@ def main() -> int:
             real = json.load(fh)
         with open(os.path.join(args.out, f"kx_{n}.json")) as fh:
             kx = json.load(fh)
-        fields = (
-            CUTE_FIELDS if any("sass_sha256_portable" in c for c in real.get("compiles", [])) else REAL_FIELDS
-        )
+        # a Triton compile has Triton's hash (and, with --cubin-figures, the cubin's too)
+        compiles_ = real.get("compiles", [])
+        if any("hash" in c for c in compiles_):
+            fields = REAL_FIELDS + tuple(f for f in CUBIN_FIELDS if any(f in c for c in compiles_))
+        else:
+            fields = CUTE_FIELDS
         compiles = [{k: c.get(k) for k in fields} for c in real.get("compiles", [])]
         built = {c.get("hash") for c in compiles} - {None}
         row["files"][f] = {

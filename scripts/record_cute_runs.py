@@ -40,6 +40,29 @@ def portable_ptx(ptx: str) -> str:
     return _FILE_RE.sub(r'\1"\2"', ptx)
 
 
+# Example: "\t.section\t.debug_info\n\t{\n.b32 73 // Length of Unit ...\n\t}"
+_DEBUG_INFO_RE = re.compile(r"^[ \t]*\.section[ \t]+\.debug_info\s*\{.*?^[ \t]*\}[ \t]*$", re.M | re.S)
+
+
+def nodebug_ptx(ptx: str) -> str:
+    """The PTX less its paths: `.file` cut to names and the DWARF .debug_info section (it
+    holds the source's folder) left out: scripts/record_real_runs.py's ptx_sha256_nodebug."""
+    return _DEBUG_INFO_RE.sub("", portable_ptx(ptx))
+
+
+# Example: "\t.loc\t1 27 33" and '\t.file\t2 "/x/torch/_inductor/runtime/triton_helpers.py"'
+_LOC_FILE_RE = re.compile(r"^[ \t]*\.(?:loc|file)\b.*\n?", re.M)
+# Example: "\t.section\t.debug_abbrev\n\t{\n...\t}"
+_DEBUG_SECTION_RE = re.compile(r"^[ \t]*\.section[ \t]+\.debug_\w+\s*\{[^{}]*\}[ \t]*$", re.M)
+
+
+def code_ptx(ptx: str) -> str:
+    """The PTX's code alone: no `.loc`/`.file` lines and no DWARF sections. What remains
+    does not depend on the line numbers of the libraries a kernel inlines (torch's
+    triton_helpers.py differs between torch versions; a Helion kernel inlines it)."""
+    return _DEBUG_SECTION_RE.sub("", _LOC_FILE_RE.sub("", ptx))
+
+
 def portable_sass(sass: str) -> str:
     """kx's SASS text less its header line, file paths cut to their names."""
     lines = [ln for ln in sass.splitlines() if not ln.startswith("// SASS from nvdisasm")]

@@ -8,7 +8,10 @@ Each file runs as `python FILE` would, in a child process of its own with a scra
 folder as its working directory, and `triton.compiler.compile` wrapped to log what it
 compiles (every autotune config, warmup and direct launches alike, and Inductor's
 kernels: TORCHINDUCTOR_COMPILE_THREADS=1 keeps its compiles in the process), with each
-compile's Triton hash and the sha256 of its PTX (kx's capture must give both). By default
+compile's Triton hash and the sha256 of its PTX (kx's capture must give both). With
+--cubin-figures each compile's cubin is kept and read after the run as kx reads its own:
+registers and spills (cuobjdump), the sha256 of the cubin and of its SASS (nvdisasm, the
+header and `//## File` folders left out: scripts/record_cute_runs.portable_sass). By default
 `triton.testing.do_bench` calls the benchmarked function once and returns 1.0 ms: every
 kernel a benchmark or an autotuner launches is still compiled, in a fraction of the time
 (the set of compiled kernels does not depend on timings); --real-timing keeps it. Writes
@@ -64,6 +67,9 @@ def _portable(ptx):
 # Example: "\t.section\t.debug_info\n\t{\n.b32 73 ...\n\t}"
 _DEBUG_INFO = re.compile(r"^[ \t]*\.section[ \t]+\.debug_info\s*\{.*?^[ \t]*\}[ \t]*$", re.M | re.S)
 
+_LOC_FILE = re.compile(r"^[ \t]*\.(?:loc|file)\b.*\n?", re.M)
+_DEBUG_ANY = re.compile(r"^[ \t]*\.section[ \t]+\.debug_\w+\s*\{[^{}]*\}[ \t]*$", re.M)
+
 def compile(src, target=None, options=None, *args, **kwargs):
     entry = _describe(src) if hasattr(src, "fn") else {"kernel": str(src)}
     try:
@@ -84,7 +90,22 @@ def compile(src, target=None, options=None, *args, **kwargs):
                  # and without its DWARF .debug_info section, which holds the source's folder
                  # (and lengths that follow from it): the same kernel at any path
                  ptx_sha256_nodebug=hashlib.sha256(_DEBUG_INFO.sub("", _portable(ptx)).encode()).hexdigest()
+                 if isinstance(ptx, str) else None,
+                 # and the code alone, no line info at all (scripts/record_cute_runs.code_ptx):
+                 # the same kernel under another torch, whose inlined helpers sit elsewhere
+                 ptx_sha256_code=hashlib.sha256(_DEBUG_ANY.sub("", _LOC_FILE.sub("", ptx)).encode()).hexdigest()
                  if isinstance(ptx, str) else None)
+    keep = os.environ.get("KX_KEEP_CUBINS")
+    cubin = kernel.asm.get("cubin") if keep and hasattr(kernel, "asm") else None
+    if isinstance(cubin, bytes):
+        # read after the run by the parent (--cubin-figures): nothing but a file write here
+        entry["cubin_file"] = os.path.join(keep, f"{len(log)}.cubin")
+        entry["entry_name"] = getattr(md, "name", None)
+        # the kernel's own source (a generated module's, as Helion's): a PTX that differs
+        # from kx's is then read against the code it came from
+        entry["source"] = getattr(getattr(src, "fn", None), "src", None)
+        with open(entry["cubin_file"], "wb") as f:
+            f.write(cubin)
     log.append(entry)
     return kernel
 
@@ -124,6 +145,25 @@ with open(out, "w") as f:
 """
 
 
+def cubin_figures_of(path: str, function: str | None) -> dict:
+    """A real compile's cubin as kx shows its own: registers, spills, SASS and the bytes."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    import hashlib
+
+    from kx_core.compile.artifacts import resources, sass
+    from scripts.record_cute_runs import portable_sass, sha
+
+    with open(path, "rb") as f:
+        cubin = f.read()
+    usage = resources.cubin_resources(cubin, function)
+    return {
+        "registers": usage.registers,
+        "spills": usage.spills,
+        "cubin_sha256": hashlib.sha256(cubin).hexdigest(),
+        "sass_sha256_portable": sha(portable_sass(sass.disassemble(cubin))),
+    }
+
+
 def record(
     path: str,
     out_dir: str,
@@ -132,6 +172,7 @@ def record(
     fast: bool = True,
     timeout: float = 900,
     inductor_cache_root: str | None = None,
+    cubin_figures: bool = False,
 ) -> dict:
     name = name or os.path.splitext(os.path.basename(path))[0]
     out = os.path.abspath(os.path.join(out_dir, f"{name}.json"))
@@ -154,6 +195,10 @@ def record(
         env["TORCHINDUCTOR_CACHE_DIR"] = os.path.join(inductor_cache_root, name)
     paths = [*map(os.path.abspath, pythonpath), env.get("PYTHONPATH", "")]
     env["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    cubins = os.path.join(scratch, "cubins")
+    if cubin_figures:
+        os.makedirs(cubins, exist_ok=True)
+        env["KX_KEEP_CUBINS"] = cubins
     started = time.perf_counter()
     try:
         p = subprocess.run(
@@ -173,6 +218,10 @@ def record(
             got = json.load(f)
     except (OSError, ValueError):
         got = {"status": f"child died or timed out (exit {code})", "compiles": []}
+    if cubin_figures:
+        for c in got["compiles"]:
+            if c.get("cubin_file"):
+                c.update(cubin_figures_of(c.pop("cubin_file"), c.pop("entry_name", None)))
     import torch
     import triton
 
@@ -196,16 +245,21 @@ def main() -> int:
     ap.add_argument("--out", required=True)
     ap.add_argument("--pythonpath", action="append", default=[])
     ap.add_argument("--manifest", help="benchmarks/real_files/manifest.json: run every entry")
+    ap.add_argument("--only", default="", help="with --manifest: these ids only, comma-separated")
     ap.add_argument("--jobs", type=int, default=1, help="files run at once (the GPU is shared)")
     ap.add_argument("--timeout", type=float, default=900, help="seconds per file")
     ap.add_argument("--real-timing", action="store_true", help="keep do_bench as it is (slow)")
+    ap.add_argument("--cubin-figures", action="store_true", help="registers, spills, cubin and SASS hashes")
     ap.add_argument("--inductor-cache-root", help="TORCHINDUCTOR_CACHE_DIR=ROOT/<name> for each file")
     args = ap.parse_args()
     os.makedirs(args.out, exist_ok=True)
     jobs = [(f, args.pythonpath, None) for f in args.files]
     if args.manifest:
         with open(args.manifest) as f:
+            wanted = set(filter(None, args.only.split(",")))
             for e in json.load(f):
+                if wanted and e["id"] not in wanted:
+                    continue
                 jobs.append((e["run"], [*args.pythonpath, *e.get("pythonpath", [])], e["id"]))
 
     import threading
@@ -224,6 +278,7 @@ def main() -> int:
             fast=not args.real_timing,
             timeout=args.timeout,
             inductor_cache_root=args.inductor_cache_root,
+            cubin_figures=args.cubin_figures,
         )
         ok = sum(c["status"] == "compiled" for c in got["compiles"])
         bad = len(got["compiles"]) - ok

@@ -26,3 +26,24 @@ def test_a_message_that_starts_on_a_new_line_keeps_its_text():
     except DSLUserCodeError as e:
         d = runtime_diagnostic(e, "/nowhere.py")
     assert d.message.startswith("DSLUserCodeError: Struct element only support struct/array types")
+
+
+def test_a_wrapped_error_names_where_its_cause_was_raised(tmp_path):
+    # Helion wraps Inductor's LoweringException, itself around a bare `assert`: the outer
+    # message says nothing; the diagnostic says which assert failed, and where (a library
+    # of the test's own: pytest rewrites the asserts of test modules)
+    import runpy
+
+    lib = tmp_path / "lowering.py"
+    lib.write_text("def lowering():\n    scheduling = None\n    assert scheduling\n")
+    lowering = runpy.run_path(str(lib))["lowering"]
+    try:
+        try:
+            lowering()
+        except AssertionError as inner:
+            raise RuntimeError("AssertionError: ") from inner
+    except RuntimeError as e:
+        d = runtime_diagnostic(e, "/nowhere.py")
+    assert d.message.startswith("RuntimeError: AssertionError:")
+    assert "; caused by AssertionError at " in d.message
+    assert d.message.endswith("lowering.py:3: assert scheduling")

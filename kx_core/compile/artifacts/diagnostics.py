@@ -158,7 +158,36 @@ def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> 
     message = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
     raised = _raised_in(exc.__traceback__, user_file)
-    return Diagnostic("runtime", prefix + first[:500] + raised, user_file, where[0] if where else None)
+    cause = _root_cause(exc)
+    return Diagnostic(
+        "runtime", prefix + first[:500] + raised + cause, user_file, where[0] if where else None
+    )
+
+
+def _root_cause(exc: BaseException) -> str:
+    """'; caused by AssertionError at torch/_inductor/ir.py:1291: assert x' for an
+    exception raised while handling another (a library wrapping an error it caught: Helion's
+    InductorLoweringError around Inductor's LoweringException around a bare assert), where
+    the outer message alone says nothing of where it went wrong; else ''."""
+    import linecache
+
+    root, seen = exc, {id(exc)}
+    while (nxt := root.__cause__ or root.__context__) is not None and id(nxt) not in seen:
+        seen.add(id(nxt))
+        root = nxt
+    if root is exc:
+        return ""
+    tb, last = root.__traceback__, None
+    while tb is not None:
+        last, tb = tb, tb.tb_next
+    message = next((t.strip() for t in _ANSI_RE.sub("", str(root)).splitlines() if t.strip()), "")
+    text = f"; caused by {type(root).__name__}" + (f": {message[:200]}" if message else "")
+    if last is not None:
+        file, line = last.tb_frame.f_code.co_filename, last.tb_lineno
+        text += f" at {shorten_path(file)}:{line}"
+        if not message and (source := linecache.getline(file, line).strip()):
+            text += f": {source[:200]}"  # a bare `assert cond`: the condition is the message
+    return text
 
 
 def _raised_in(tb: Any, user_file: str) -> str:

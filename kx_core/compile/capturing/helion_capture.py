@@ -29,14 +29,79 @@ _FIRST_CALLS: dict[int, tuple[Any, tuple, dict]] = {}  # id(kernel) -> (kernel, 
 
 
 def prepare(text: str) -> bool:
-    """Before the file runs: for a Helion file, Helion's default config rather than an
-    autotune kx cannot time. True when kx chose that (the user did not)."""
-    if not BY_NAME["helion"].marks(text) or _EFFORT in os.environ:
+    """Before the file runs: for a Helion file, Helion's traces on the GPU (see
+    `_on_the_gpu`) and its default config rather than an autotune kx cannot time. True
+    when kx chose that config (the user did not)."""
+    if not BY_NAME["helion"].marks(text):
+        return False
+    _on_the_gpu()
+    if _EFFORT in os.environ:
         return False
     os.environ[_EFFORT] = "none"
     if _explored() > 0:
         _remember_first_calls()
     return True
+
+
+def _on_the_gpu() -> None:
+    """Helion compiles a kernel for the device it finds among the arguments, with fakes of
+    them made on their device. A capture tensor is a meta tensor standing for a GPU tensor:
+    the device Helion compiles for is cuda:0, its fakes are on cuda:0 and its compile runs
+    without the capture's torch function mode (which makes GPU factory calls meta), so every
+    tensor it traces is on the GPU, as a real run's are. Left on meta, a reduction's lowering
+    asks the meta device's backend what it can do (torch 2.11 asserts) and `hl.full` or
+    `x.new_zeros` in a kernel meet tensors of the other device."""
+    from kx_core.compile.capturing.import_hooks import after_import
+
+    after_import("helion._compiler.compile_environment", _gpu_fakes)
+    after_import("helion.runtime.kernel", _gpu_compiles)
+
+
+def _gpu_fakes(module: Any) -> None:
+    from kx_core.compile.capturing import inductor_capture
+
+    env = getattr(module, "CompileEnvironment", None)
+    real = getattr(env, "_to_fake_tensor", None)
+    if real is None or getattr(real, "_kx_gpu", False):
+        return
+
+    def _to_fake_tensor(self, tensor, source):
+        if not getattr(tensor, "is_meta", False):
+            return real(self, tensor, source)
+        # the fake of a capture tensor, however Helion makes it, is on cuda:0
+        # (inductor_capture._gpu_fakes_of_capture_tensors while converting)
+        inductor_capture._CONVERTING.depth += 1
+        try:
+            return real(self, tensor, source)
+        finally:
+            inductor_capture._CONVERTING.depth -= 1
+
+    _to_fake_tensor._kx_gpu = True
+    env._to_fake_tensor = _to_fake_tensor
+
+
+def _gpu_compiles(module: Any) -> None:
+    import torch
+
+    from kx_core.compile.capturing.inductor_capture import without_torch_function_modes
+
+    find, bound = getattr(module, "_find_device", None), getattr(module, "BoundKernel", None)
+    if find is None or bound is None or getattr(find, "_kx_gpu", False):
+        return
+
+    def _find_device(args):
+        device = find(args)
+        return torch.device("cuda", 0) if device.type == "meta" else device
+
+    init = bound.__init__
+
+    def __init__(self, *args, **kwargs):  # where Helion traces and compiles the kernel
+        with without_torch_function_modes():
+            init(self, *args, **kwargs)
+
+    _find_device._kx_gpu = True
+    module._find_device = _find_device
+    bound.__init__ = __init__
 
 
 def _explored() -> int:

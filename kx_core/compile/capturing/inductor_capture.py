@@ -29,12 +29,13 @@ imported (kx_core.compile.capturing.import_hooks), so a file without Inductor pa
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib
 import logging
 import re
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -221,7 +222,6 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
 def _compile_without_modes(module: Any) -> None:
     """Inductor compiles a graph with no torch function mode on the stack, as under dynamo
     (a backward graph compiled at its first backward would run under the capture's mode)."""
-    import torch
 
     inner = getattr(module, "compile_fx_inner", None)
     if inner is None:
@@ -229,16 +229,26 @@ def _compile_without_modes(module: Any) -> None:
 
     @functools.wraps(inner)
     def compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
-        modes = []
-        while torch._C._len_torch_function_stack() > 0:
-            modes.append(torch._C._pop_torch_function_stack())
-        try:
+        with without_torch_function_modes():
             return inner(*args, **kwargs)
-        finally:
-            for mode in reversed(modes):
-                torch._C._push_on_torch_function_stack(mode)
 
     module.compile_fx_inner = compile_fx_inner
+
+
+@contextlib.contextmanager
+def without_torch_function_modes() -> Iterator[None]:
+    """No torch function mode on the stack while inside (the capture's turns a GPU
+    factory call into a meta tensor: a compiler's fakes of the GPU are made on the GPU)."""
+    import torch
+
+    modes = []
+    while torch._C._len_torch_function_stack() > 0:
+        modes.append(torch._C._pop_torch_function_stack())
+    try:
+        yield
+    finally:
+        for mode in reversed(modes):
+            torch._C._push_on_torch_function_stack(mode)
 
 
 def _optimizers_see_the_gpu(torch: Any) -> None:
