@@ -118,6 +118,10 @@ HELION = Stage("helion", "helion.py", "Triton (Helion)", -2, "python", locations
 # A CuTe DSL program's MLIR as the DSL traced it, before any pass (located in the source;
 # CUTE_DSL_KEEP=ir-debug: compile/capturing/cute_capture.py)
 CUTE = Stage("cute", "cute.mlir", "CuTe IR", -3, "mlir", locations="mlir", optional=True)
+# A TileLang program as TileLang traced it (TVM's TIR script) and the CUDA C it lowers it
+# to, which nvcc compiles (compile/capturing/tilelang_capture.py): no line links yet
+TILELANG = Stage("tilelang", "tir.py", "TileLang TIR", -5, "python", optional=True)
+CUDA_C = Stage("cudac", "cu", "CUDA C", -4, "cuda", optional=True)
 TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 TTGIR = Stage("ttgir", "ttgir", "TTGIR", 1, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 LLIR = Stage("llir", "ll", "LLVM IR", 2, "llvm", locations="llvm", replaceable=True, triton_ir=True)
@@ -133,7 +137,7 @@ VECTORIZATION = Stage("vectorization", "vec", "Vectorization", 1, "text", locati
 CUDA = Backend(
     "cuda",
     "CUDA",
-    (CUTE, HELION, GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
+    (TILELANG, CUDA_C, CUTE, HELION, GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
     gpu=True,
     arch_prefix="sm_",
     compiler="triton",

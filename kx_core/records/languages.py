@@ -80,6 +80,17 @@ LANGUAGES: tuple[Language, ...] = (
         note="programs compiled with cute.compile are shown; launching one needs a GPU",
     ),
     Language(
+        "tilelang", "TileLang",
+        # Example: "@T.prim_func", "@tilelang.jit(out_idx=[-1])"
+        marker=r"^\s*@\s*(?:T\.prim_func|tilelang\.jit)\b",
+        # the file runs as it is; TileLang's nvcc calls are watched and its CUDA C, PTX
+        # and cubin kept (compile/capturing/tilelang_capture.py)
+        suffixes=(".py",), capture="tilelang", first_stage="tilelang", source_layouts=False,
+        module="tilelang", extra="tilelang", versions="tilelang 0.1.15 (nvcc from pip's CUDA 13.0)",
+        example="tilelang_gemm.py",
+        note="kernels TileLang compiles are shown; calling one needs a GPU (its outputs are empty tensors)",
+    ),
+    Language(
         "triton", "Triton",
         # Example: "@triton.jit", "@triton.autotune(configs=[...])", "@jit"
         marker=r"^\s*@\s*(?:triton\.)?(?:jit|autotune|heuristics)\b",

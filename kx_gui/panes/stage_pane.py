@@ -163,9 +163,9 @@ class StagePane(Pane):
                 view.set_content("")
             return
         # an optional stage (Gluon IR) is a tab only for a kernel that has it; a CuTe DSL
-        # program never passes through Triton's TTIR, TTGIR or LLVM IR: only its own tabs
-        # (SASS and ELF, made from its cubin, among them)
-        own_only = "cute" in kernel.stages
+        # program or a TileLang kernel never passes through Triton's TTIR, TTGIR or LLVM
+        # IR: only its own tabs (SASS and ELF, made from its cubin, among them)
+        own_only = "cute" in kernel.stages or "tilelang" in kernel.stages
         self._build_tabs(
             tuple(
                 d

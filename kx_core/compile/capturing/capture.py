@@ -405,18 +405,22 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
-        from kx_core.compile.capturing import cute_capture, helion_capture
+        from kx_core.compile.capturing import cute_capture, helion_capture, tilelang_capture
 
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
         text = request.text if request.text is not None else text_or_empty(path)
         helion_default = helion_capture.prepare(text)
         cute_folder = cute_capture.prepare(text, target)
+        tilelang = tilelang_capture.prepare(text, target)
         namespace = run_user_file(path, request.text)
         if helion_default and namespace:
             for d in helion_capture.guessed_configs(namespace, path) + helion_capture.explore_configs(
                 namespace, path
             ):
                 capture_state.STATE.send_diagnostic(d)
+        if tilelang:  # what TileLang compiled, whether or not the run then failed
+            for k in tilelang_capture.records(path):
+                capture_state.STATE.send_kernel(f"tilelang:{k.name}:{k.message}", k)
         if cute_folder:  # what the DSL compiled, whether or not the run then failed
             for k in cute_capture.records(cute_folder, target, path):
                 capture_state.STATE.send_kernel(f"cute:{k.name}:{k.message}", k)

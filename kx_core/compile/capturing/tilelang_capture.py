@@ -1,0 +1,246 @@
+"""TileLang files (`@T.prim_func` programs compiled with `tilelang.compile` or
+`@tilelang.jit`) under kx's capture. TileLang lowers a tile program through TVM's TIR to
+CUDA C and compiles that with nvcc to a cubin, with no GPU needed once it is told the
+arch. kx runs the file as it is and, for each kernel TileLang compiles:
+
+- the target: where the file asks for "auto" or "cuda" (the local GPU on a real run),
+  kx's target (sm_90a for cuda:90: TileLang's Hopper code needs wgmma's 'a' variant);
+- what nvcc was given and gave: TileLang's own `compile_cuda` call is watched, its CUDA C
+  kept and its cubin read (registers and shared memory from cuobjdump, SASS from
+  nvdisasm, as for a Triton kernel); the PTX is nvcc's for the same code and options;
+- the program as TileLang traced it (its TIR script) as the first stage.
+
+TileLang's binary cache would answer a kernel compiled before without calling nvcc: the
+job's own cache folder keeps every capture's compile real. Calling the compiled kernel
+needs a GPU: kx returns empty (meta) tensors for its outputs instead and says so once, so
+the file goes on to the kernels after it.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from kx_core.compile.capturing.cute_capture import arch_for
+from kx_core.records.languages import BY_NAME
+from kx_core.records.results import CompiledKernel, Diagnostic, KernelMetadata, Target
+
+# Example: ".visible .entry main_kernel(" / ".entry gemm_kernel("
+_ENTRY_RE = re.compile(r"^(?:\.visible\s+)?\.entry\s+(\w+)\s*\(", re.MULTILINE)
+# Example: "extern "C" __global__ void __launch_bounds__(128, 1) main_kernel(" -> 128 threads
+_BOUNDS_RE = re.compile(r"__launch_bounds__\((\d+)")
+
+
+@dataclass
+class _Build:
+    """One kernel being compiled: what nvcc was asked for while its JITKernel was made."""
+
+    sources: list[tuple[str, str | None, list[str], bytes]] = field(default_factory=list)
+
+
+_LOCAL = threading.local()
+_KERNELS: list[CompiledKernel] = []
+_SAID: set[str] = set()
+
+
+def prepare(text: str, target: Target) -> bool:
+    """Before the file runs: for a TileLang file and a CUDA target, TileLang's compiles
+    watched and its target, cache and launches set as the module says. True when so."""
+    if not BY_NAME["tilelang"].marks(text) or target.backend != "cuda":
+        return False
+    folder = tempfile.mkdtemp(prefix="tilelang-", dir=os.environ.get("KX_JOB_DIR") or None)
+    os.environ["TILELANG_CACHE_DIR"] = folder
+    os.environ["TILELANG_DISABLE_CACHE"] = "1"
+    if "CUDA_HOME" not in os.environ and "CUDA_PATH" not in os.environ and (home := _pip_cuda_home()):
+        # the nvcc kx[tilelang] installs, matched to torch's CUDA headers, rather than
+        # whichever nvcc PATH finds first: the same compile on every machine
+        os.environ["CUDA_HOME"] = home
+    from kx_core.compile.capturing.import_hooks import after_import
+
+    arch = arch_for(target)
+    after_import("tilelang.backend.target", lambda m: _target_is_kx_s(m, arch))
+    after_import("tilelang.contrib.nvcc", _watch_nvcc)
+    after_import("tilelang.jit.kernel", lambda m: _record_kernels(m, target))
+    return True
+
+
+def _pip_cuda_home() -> str | None:
+    """The folder above pip's nvcc (nvidia-cuda-nvcc: nvidia/cu13/bin/nvcc), or None."""
+    from importlib import metadata
+
+    try:
+        files = metadata.files("nvidia-cuda-nvcc") or []
+    except metadata.PackageNotFoundError:
+        return None
+    nvcc = next((f for f in files if f.name == "nvcc"), None)
+    return str(nvcc.locate().parent.parent) if nvcc is not None else None
+
+
+def records(user_file: str) -> list[CompiledKernel]:
+    """The kernels TileLang compiled in this run, in order."""
+    import dataclasses
+
+    return [dataclasses.replace(k, source_file=user_file) for k in _KERNELS]
+
+
+def _target_is_kx_s(module: Any, arch: str) -> None:
+    real = module.determine_target
+
+    def determine_target(target="auto", return_object=False):
+        if isinstance(target, str) and target in ("auto", "cuda"):
+            target = {"kind": "cuda", "arch": arch}
+        return real(target, return_object=return_object)
+
+    module.determine_target = determine_target
+
+
+def _watch_nvcc(module: Any) -> None:
+    real = module.compile_cuda
+
+    def compile_cuda(code, target_format="ptx", arch=None, options=None, path_target=None, verbose=False):
+        binary = real(code, target_format, arch, options=options, path_target=path_target, verbose=verbose)
+        build = getattr(_LOCAL, "build", None)
+        if build is not None:
+            opts = [options] if isinstance(options, str) else list(options or [])
+            build.sources.append((code, arch, opts, bytes(binary)))
+            if target_format != "ptx":  # the PTX of the same code and options: nvcc's own
+                ptx = real(code, "ptx", arch, options=opts, verbose=False)
+                build.sources.append((code, arch, [*opts, "--kx-ptx"], bytes(ptx)))
+        return binary
+
+    module.compile_cuda = compile_cuda
+
+
+def _record_kernels(module: Any, target: Target) -> None:
+    jit_kernel = module.JITKernel
+    init = jit_kernel.__init__
+
+    def __init__(self, func=None, *args, **kwargs):
+        _LOCAL.build = build = _Build()
+        try:
+            init(self, func, *args, **kwargs)
+        finally:
+            _LOCAL.build = None
+        if build.sources:
+            _KERNELS.append(_record(self, func, build, target))
+
+    def __call__(self, *args, **kwargs):
+        return _launch_placeholder(self, args)
+
+    jit_kernel.__init__ = __init__
+    jit_kernel.__call__ = __call__
+
+
+def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKernel:
+    from kx_core.compile.artifacts import resources
+
+    code = next((c for c, _, _, _ in build.sources), "")
+    ptx = next((b.decode("utf-8", "replace") for _, _, o, b in build.sources if "--kx-ptx" in o), "")
+    cubin = next((b for _, _, o, b in reversed(build.sources) if "--kx-ptx" not in o), b"")
+    entry = _ENTRY_RE.search(ptx)
+    usage = resources.cubin_resources(cubin, entry.group(1) if entry else None) if cubin else None
+    bounds = _BOUNDS_RE.search(code)
+    stages = {"tilelang": _script(func), "cudac": code, "ptx": ptx}
+    name = getattr(getattr(func, "attrs", None), "get", lambda *_: None)("global_symbol") or "main"
+    metadata = KernelMetadata(
+        num_warps=int(bounds.group(1)) // 32 if bounds else 0,
+        num_stages=0,  # TileLang pipelines in the program (T.Pipelined); Triton's knob has no meaning
+        shared=(usage.shared or 0) if usage else 0,
+        registers=usage.registers if usage else None,
+        spills=usage.spills if usage else None,
+        local=usage.local if usage else None,
+        stack=usage.stack if usage else None,
+        extra={
+            "notes": [
+                *([] if bounds else ["the block size is set at launch: warps unknown"]),
+                "shared memory is the cubin's static part: TileLang's pipeline buffers are dynamic "
+                "shared memory, sized by its host code at launch",
+            ],
+            "compiler": "tilelang",
+            "compiler_version": _version(),
+            "cuda_home": os.environ.get("CUDA_HOME", ""),
+            "arch": _arch(build),
+        },  # fmt: skip
+    )
+    return CompiledKernel(
+        name=str(name),
+        status="compiled",
+        target=target,
+        source_file="",  # the user's file: records()
+        stages={k: v for k, v in stages.items() if v},
+        binaries={"cubin": base64.b64encode(cubin).decode("ascii")} if cubin else {},
+        metadata=metadata,
+        message=f"TileLang kernel {name}: its CUDA C compiled by nvcc for {metadata.extra['arch'] or 'the target'}",
+    )
+
+
+def _arch(build: _Build) -> str:
+    """'sm_90a' from nvcc's arch argument ('sm_90a', or a list such as ['-arch=sm_90a'])."""
+    for _, arch, opts, _ in build.sources:
+        for a in [arch] if isinstance(arch, str) else [*(arch or []), *opts]:
+            if m := re.search(r"(sm_\w+|compute_\w+)", str(a)):
+                return m.group(1)
+    return ""
+
+
+def _script(func: Any) -> str:
+    script = getattr(func, "script", None)
+    try:
+        return script() if callable(script) else ""
+    except (RuntimeError, ValueError, TypeError):  # a program TVM cannot print: no stage
+        return ""
+
+
+def _version() -> str:
+    import sys
+
+    return str(getattr(sys.modules.get("tilelang"), "__version__", "") or "")
+
+
+def _launch_placeholder(kernel: Any, args: tuple) -> Any:
+    """A compiled kernel's call: no GPU to run it on. Its outputs (out_idx) are empty meta
+    tensors of their declared shapes, and the file goes on."""
+    import torch
+
+    from kx_core.compile.capturing import capture_state
+
+    user = capture_state.STATE.user_file
+    if "launch" not in _SAID:
+        _SAID.add("launch")
+        capture_state.STATE.send_diagnostic(
+            Diagnostic(
+                "placeholder",
+                "a TileLang kernel's launch was skipped (no GPU here): its outputs are empty tensors of "
+                "their declared shapes, and the file went on to the kernels after it",
+                user or None,
+                _user_line(user),
+            )
+        )
+    params = list(getattr(kernel, "params", []) or [])
+    out_idx = getattr(kernel, "out_idx", None) or []
+    out_idx = [out_idx] if isinstance(out_idx, int) else list(out_idx)
+    outs = []
+    for i in out_idx:
+        p = params[i]
+        shape = [int(s) for s in p.shape]
+        dtype = p.torch_dtype() if hasattr(p, "torch_dtype") else torch.float32
+        outs.append(torch.empty(shape, dtype=dtype, device="meta"))
+    if not outs:
+        return None
+    return outs[0] if len(outs) == 1 else outs
+
+
+def _user_line(user: str) -> int | None:
+    import sys
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        if user and os.path.abspath(frame.f_code.co_filename) == os.path.abspath(user):
+            return frame.f_lineno
+        frame = frame.f_back
+    return None

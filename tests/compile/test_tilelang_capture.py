@@ -1,0 +1,76 @@
+"""A TileLang file: kx runs it as it is, with TileLang compiling for kx's target (sm_90a
+for cuda:90) through pip's nvcc, and shows each kernel TileLang compiled: its TIR, the
+CUDA C TileLang generated, and nvcc's PTX, cubin (registers from cuobjdump), SASS and ELF.
+Oracle: TileLang's own compile of the same program, in a process of its own, generates
+the same CUDA C, and cuobjdump reads kx's cubin as kx says."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from kx_core.base.data import data_path
+from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.artifacts import resources
+from kx_core.compile.artifacts.derived import with_derived
+
+pytest.importorskip("tilelang")
+
+FILE = data_path("examples", "tilelang_gemm.py")
+
+# TileLang's own compile of the example's program, as the file would make it on a GPU
+# machine (target sm_90a given: no GPU here to detect it from)
+_OWN = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import tilelang
+from tilelang_gemm import matmul
+k = tilelang.compile(matmul(1024, 1024, 1024), out_idx=[2], target={"kind": "cuda", "arch": "sm_90a"})
+print(json.dumps({"source": k.get_kernel_source()}))
+"""
+
+
+@pytest.fixture(scope="module")
+def result():
+    return with_derived(compile_file(CompileRequest(file=str(FILE), target="cuda:90"), use_cache=False))
+
+
+def test_each_kernel_tilelang_compiled_has_every_stage(result):
+    (k,) = [k for k in result.kernels if k.status == "compiled"]
+    assert k.name == "gemm"
+    assert list(k.stages)[:3] == ["tilelang", "cudac", "ptx"] and {"sass", "elf"} <= set(k.stages)
+    assert "T.Pipelined" in k.stages["tilelang"] or "T.gemm" in k.stages["tilelang"]
+    assert "__global__ void __launch_bounds__(" in k.stages["cudac"]
+    # T.gemm of fp16 tiles on Hopper: wgmma in the PTX, HGMMA in the SASS
+    assert "wgmma.mma_async" in k.stages["ptx"] and "HGMMA." in k.stages["sass"]
+    assert k.metadata.extra["arch"] == "sm_90a"
+
+
+def test_the_cuda_c_is_tilelangs_own_and_the_figures_are_the_cubins(result, tmp_path):
+    (k,) = [k for k in result.kernels if k.status == "compiled"]
+    env = dict(os.environ, TILELANG_CACHE_DIR=str(tmp_path / "cache"), TILELANG_DISABLE_CACHE="1")
+    env.setdefault("CUDA_HOME", k.metadata.extra["cuda_home"])
+    own = subprocess.run(
+        [sys.executable, "-c", _OWN, str(FILE.parent)], capture_output=True, text=True, env=env, timeout=600
+    )
+    assert own.returncode == 0, own.stderr[-2000:]
+    source = json.loads(own.stdout.strip().splitlines()[-1])["source"]
+    assert k.stages["cudac"] == source
+    cubin = base64.b64decode(k.binaries["cubin"])
+    usage = resources.cubin_resources(cubin, None)
+    assert (k.metadata.registers, k.metadata.shared) == (usage.registers, usage.shared)
+    assert k.metadata.registers > 0
+
+
+def test_a_launch_is_skipped_and_said(result):
+    said = [
+        d for d in result.diagnostics if d.kind == "placeholder" and "TileLang kernel's launch" in d.message
+    ]
+    launch_line = next(i for i, t in enumerate(FILE.read_text().splitlines(), 1) if "c = kernel(a, b)" in t)
+    assert [d.line for d in said] == [launch_line]
+    assert not [d for d in result.diagnostics if d.kind == "runtime"], [d.message for d in result.diagnostics]
