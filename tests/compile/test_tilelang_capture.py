@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +23,7 @@ from kx_core.compile.artifacts.derived import with_derived
 pytest.importorskip("tilelang")
 
 FILE = data_path("examples", "tilelang_gemm.py")
+FIXTURE_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "kernels" / "tilelang"
 
 # TileLang's own compile of the example's program, as the file would make it on a GPU
 # machine (target sm_90a given: no GPU here to detect it from)
@@ -74,3 +76,38 @@ def test_a_launch_is_skipped_and_said(result):
     launch_line = next(i for i, t in enumerate(FILE.read_text().splitlines(), 1) if "c = kernel(a, b)" in t)
     assert [d.line for d in said] == [launch_line]
     assert not [d for d in result.diagnostics if d.kind == "runtime"], [d.message for d in result.diagnostics]
+
+
+_OWN_JIT = """
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import tilelang
+import tilelang.language as T
+import runpy
+ns = runpy.run_path(sys.argv[2], run_name="not_main")
+fn = ns["elementwise_add"]
+sources = []
+for args, kwargs in (((1024, 1024), {}), ((2048, 512), {"block_M": 64})):
+    # the @tilelang.jit function's own program, compiled by TileLang for sm_90a
+    k = tilelang.compile(fn.get_tir(*args, **kwargs), out_idx=[-1], target={"kind": "cuda", "arch": "sm_90a"})
+    sources.append(k.get_kernel_source())
+print(json.dumps(sources))
+"""
+
+
+def test_a_jit_function_compiled_twice_is_two_kernels(tmp_path):
+    file = FIXTURE_DIR / "jit_add.py"
+    r = compile_file(CompileRequest(file=str(file), target="cuda:90"), use_cache=False)
+    kernels = [k for k in r.kernels if k.status == "compiled"]
+    assert [k.name for k in kernels] == ["add", "add"]
+    assert "float32[1024x1024]" in kernels[0].message and "float32[2048x512]" in kernels[1].message
+    env = dict(os.environ, TILELANG_CACHE_DIR=str(tmp_path / "cache"), TILELANG_DISABLE_CACHE="1")
+    env.setdefault("CUDA_HOME", kernels[0].metadata.extra["cuda_home"])
+    own = subprocess.run(
+        [sys.executable, "-c", _OWN_JIT, str(file.parent), str(file)],
+        capture_output=True, text=True, env=env, timeout=600,
+    )  # fmt: skip
+    if own.returncode != 0 and "get_tir" in own.stderr:
+        pytest.skip("this TileLang's jit functions have no get_tir")
+    assert own.returncode == 0, own.stderr[-2000:]
+    assert [k.stages["cudac"] for k in kernels] == json.loads(own.stdout.strip().splitlines()[-1])

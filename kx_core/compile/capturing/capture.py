@@ -419,8 +419,8 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
             ):
                 capture_state.STATE.send_diagnostic(d)
         if tilelang:  # what TileLang compiled, whether or not the run then failed
-            for k in tilelang_capture.records(path):
-                capture_state.STATE.send_kernel(f"tilelang:{k.name}:{k.message}", k)
+            for i, k in enumerate(tilelang_capture.records(path)):  # each compile its own
+                capture_state.STATE.send_kernel(f"tilelang:{i}:{k.name}", k)
         if cute_folder:  # what the DSL compiled, whether or not the run then failed
             for k in cute_capture.records(cute_folder, target, path):
                 capture_state.STATE.send_kernel(f"cute:{k.name}:{k.message}", k)

@@ -175,8 +175,18 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
         stages={k: v for k, v in stages.items() if v},
         binaries={"cubin": base64.b64encode(cubin).decode("ascii")} if cubin else {},
         metadata=metadata,
-        message=f"TileLang kernel {name}: its CUDA C compiled by nvcc for {metadata.extra['arch'] or 'the target'}",
+        message=f"TileLang kernel {name}({_signature(kernel)}): its CUDA C compiled by nvcc for "
+        f"{metadata.extra['arch'] or 'the target'}",
     )
+
+
+def _signature(kernel: Any) -> str:
+    """The kernel's parameters as TileLang declares them. Example: 'float16[1024x1024], ...'."""
+    out = []
+    for p in getattr(kernel, "params", None) or []:
+        shape = "x".join(str(s) for s in getattr(p, "shape", []))
+        out.append(f"{getattr(p, 'dtype', '?')}[{shape}]")
+    return ", ".join(out)
 
 
 def _arch(build: _Build) -> str:
