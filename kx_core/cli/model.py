@@ -112,11 +112,16 @@ def measured_note(gpu, wanted: bool) -> str | None:
 
 def roofline_command(args: argparse.Namespace, result: CompileResult) -> int:
     from kx_core.model.kernel import gpu_for, model_kernel
+    from kx_core.model.matrix import modelled
     from kx_core.model.roofline import roofs_text
 
-    compiled = [k for k in result.kernels if k.status == "compiled" and k.launch is not None]
+    compiled = [k for k in result.kernels if modelled(k)]
     if not compiled:
-        print("kx: no compiled, launched kernel to place on the roofline", file=sys.stderr)
+        print(
+            "kx: no compiled, launched kernel with Triton's TTIR (what the work model reads) to place "
+            "on the roofline",
+            file=sys.stderr,
+        )
         return 1
     gpu = _gpu(args) or gpu_for(compiled[0])
     timed = _timed(args, result) if getattr(args, "timed", False) else {}

@@ -118,16 +118,19 @@ def row_of(m: KernelModel) -> ConfigRow:
     )
 
 
+def modelled(kernel: CompiledKernel) -> bool:
+    """Whether kx's model places this kernel: compiled, launched, and with Triton's TTIR,
+    which the work estimate reads (a TileLang or CuTe DSL kernel has none: it is left off
+    rather than placed at zero work)."""
+    return kernel.status == "compiled" and kernel.launch is not None and bool(kernel.stages.get("ttir"))
+
+
 def models(
     kernels: list[CompiledKernel], gpu: GPU | None = None, measured: dict[str, float] | None = None
 ) -> list[KernelModel]:
     """Models of every compiled, launched kernel; `measured` maps display names to seconds."""
     measured = measured or {}
-    return [
-        model_kernel(k, gpu, measured_s=measured.get(k.display_name))
-        for k in kernels
-        if k.status == "compiled" and k.launch is not None
-    ]
+    return [model_kernel(k, gpu, measured_s=measured.get(k.display_name)) for k in kernels if modelled(k)]
 
 
 def config_matrix(

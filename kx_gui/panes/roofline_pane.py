@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from kx_core.model.gpu import GPU, SPECS, local_gpu
 from kx_core.model.kernel import KernelModel, bandwidth_text, gpu_for, model_kernel
-from kx_core.model.matrix import models
+from kx_core.model.matrix import modelled, models
 from kx_core.model.roofline import roofs
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
@@ -147,7 +147,13 @@ class RooflinePane(Pane):
 
     def render(self) -> None:
         result = self.session.result
-        compiled = [k for k in (result.kernels if result else []) if k.status == "compiled" and k.launch]
+        compiled = [k for k in (result.kernels if result else []) if modelled(k)]
+        # launched kernels of a language whose IR the model does not read (TileLang)
+        unmodelled = [
+            k
+            for k in (result.kernels if result else [])
+            if k.status == "compiled" and k.launch and not modelled(k)
+        ]
         self.plot.clear()
         self.plot.addItem(self.predicted)
         self.plot.addItem(self.measured)
@@ -170,10 +176,25 @@ class RooflinePane(Pane):
             self.info.setText(
                 f"a C++ build for {result.target.spec}: the roofline places GPU kernels (Bench times this one)"
                 if cpu
-                else "no compiled, launched kernel to place"
+                else (
+                    f"{len(unmodelled)} kernel(s) not placed: kx's work model reads Triton's TTIR, which a "
+                    f"{_compiler(unmodelled[0])} kernel does not have"
+                    if unmodelled
+                    else "no compiled, launched kernel to place"
+                )
             )
             # an empty chart says what would be on it, not bare axes
-            empty = pg.TextItem(CPU_TEXT if cpu else EMPTY_TEXT, color="#616161", anchor=(0.5, 0.5))
+            text = (
+                CPU_TEXT
+                if cpu
+                else (
+                    f"Not placed: kx's work model counts FLOPs and bytes in Triton's TTIR,\n"
+                    f"which a {_compiler(unmodelled[0])} kernel does not have."
+                    if unmodelled
+                    else EMPTY_TEXT
+                )
+            )
+            empty = pg.TextItem(text, color="#616161", anchor=(0.5, 0.5))
             self.plot.addItem(empty)
             self.plot.getPlotItem().setRange(xRange=(-1, 1), yRange=(-1, 1), padding=0)
             return
@@ -503,3 +524,9 @@ def percent_of_roofs(m: KernelModel, flops_s: float) -> str:
             "(each tensor once)"
         )
     return text
+
+
+def _compiler(kernel) -> str:
+    """The compiler a non-Triton kernel came from ('tilelang'), as its record says."""
+    extra = kernel.metadata.extra if kernel.metadata else {}
+    return str(extra.get("compiler") or "non-Triton")

@@ -65,8 +65,17 @@ def test_the_cuda_c_is_tilelangs_own_and_the_figures_are_the_cubins(result, tmp_
     assert k.stages["cudac"] == source
     cubin = base64.b64decode(k.binaries["cubin"])
     usage = resources.cubin_resources(cubin, None)
-    assert (k.metadata.registers, k.metadata.shared) == (usage.registers, usage.shared)
-    assert k.metadata.registers > 0
+    assert k.metadata.registers == usage.registers > 0
+    # per block: the cubin's static shared memory and the pipeline's dynamic buffers, three
+    # stages of a 128x32 and a 32x128 fp16 tile (T.Pipelined(num_stages=3))
+    assert k.metadata.shared == usage.shared + 3 * (128 * 32 + 32 * 128) * 2
+
+
+def test_the_launch_is_the_programs_own(result):
+    (k,) = [k for k in result.kernels if k.status == "compiled"]
+    # T.Kernel(ceildiv(N, 128), ceildiv(M, 128)) over 1024x1024: 8x8 blocks
+    assert k.launch.grid == (8, 8, 1)
+    assert [(a.dtype, a.shape) for a in k.launch.args] == [("float16", (1024, 1024))] * 3
 
 
 def test_a_launch_is_skipped_and_said(result):
@@ -111,3 +120,11 @@ def test_a_jit_function_compiled_twice_is_two_kernels(tmp_path):
         pytest.skip("this TileLang's jit functions have no get_tir")
     assert own.returncode == 0, own.stderr[-2000:]
     assert [k.stages["cudac"] for k in kernels] == json.loads(own.stdout.strip().splitlines()[-1])
+
+
+def test_the_model_leaves_it_off_rather_than_at_zero_work(result):
+    from kx_core.model.matrix import modelled, models
+
+    # kx's work estimate counts FLOPs and bytes in TTIR, which a TileLang kernel has none of
+    (k,) = [k for k in result.kernels if k.status == "compiled"]
+    assert not modelled(k) and models(result.kernels) == []

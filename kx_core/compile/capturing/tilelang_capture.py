@@ -28,12 +28,16 @@ from typing import Any
 
 from kx_core.compile.capturing.cute_capture import arch_for
 from kx_core.records.languages import BY_NAME
-from kx_core.records.results import CompiledKernel, Diagnostic, KernelMetadata, Target
+from kx_core.records.results import CompiledKernel, Diagnostic, KernelMetadata, Launch, LaunchArg, Target
 
 # Example: ".visible .entry main_kernel(" / ".entry gemm_kernel("
 _ENTRY_RE = re.compile(r"^(?:\.visible\s+)?\.entry\s+(\w+)\s*\(", re.MULTILINE)
 # Example: "extern "C" __global__ void __launch_bounds__(128, 1) main_kernel(" -> 128 threads
 _BOUNDS_RE = re.compile(r"__launch_bounds__\((\d+)")
+# the lowered device module's launch: Example: 'bx = T.launch_thread("blockIdx.x", 8)'
+_GRID_RE = re.compile(r'T\.launch_thread\("blockIdx\.([xyz])", (\d+)\)')
+# Example: 'T.func_attr({"calling_conv": 2, "dyn_shared_memory_buf": 49152, ...'
+_DYN_SMEM_RE = re.compile(r'"dyn_shared_memory_buf": (\d+)')
 
 
 @dataclass
@@ -41,6 +45,7 @@ class _Build:
     """One kernel being compiled: what nvcc was asked for while its JITKernel was made."""
 
     sources: list[tuple[str, str | None, list[str], bytes]] = field(default_factory=list)
+    device_ir: str = ""  # the lowered device module (TVMScript): its launch and dynamic shared memory
 
 
 _LOCAL = threading.local()
@@ -132,8 +137,19 @@ def _record_kernels(module: Any, target: Target) -> None:
     def __call__(self, *args, **kwargs):
         return _launch_placeholder(self, args)
 
+    lower = getattr(jit_kernel, "_compile_artifact", None)
+
+    def _compile_artifact(self, *args, **kwargs):
+        artifact = lower(self, *args, **kwargs)
+        build = getattr(_LOCAL, "build", None)
+        if build is not None and getattr(artifact, "device_mod", None) is not None:
+            build.device_ir = str(artifact.device_mod)
+        return artifact
+
     jit_kernel.__init__ = __init__
     jit_kernel.__call__ = __call__
+    if lower is not None:
+        jit_kernel._compile_artifact = _compile_artifact
 
 
 def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKernel:
@@ -145,12 +161,16 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
     entry = _ENTRY_RE.search(ptx)
     usage = resources.cubin_resources(cubin, entry.group(1) if entry else None) if cubin else None
     bounds = _BOUNDS_RE.search(code)
+    grid = dict(_GRID_RE.findall(build.device_ir))
+    dynamic = int(m.group(1)) if (m := _DYN_SMEM_RE.search(build.device_ir)) else 0
     stages = {"tilelang": _script(func), "cudac": code, "ptx": ptx}
     name = getattr(getattr(func, "attrs", None), "get", lambda *_: None)("global_symbol") or "main"
     metadata = KernelMetadata(
         num_warps=int(bounds.group(1)) // 32 if bounds else 0,
         num_stages=0,  # TileLang pipelines in the program (T.Pipelined); Triton's knob has no meaning
-        shared=(usage.shared or 0) if usage else 0,
+        # per block: the cubin's static shared memory and the dynamic part TileLang's host
+        # code asks for at launch (its pipeline buffers)
+        shared=((usage.shared or 0) if usage else 0) + dynamic,
         registers=usage.registers if usage else None,
         spills=usage.spills if usage else None,
         local=usage.local if usage else None,
@@ -158,8 +178,8 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
         extra={
             "notes": [
                 *([] if bounds else ["the block size is set at launch: warps unknown"]),
-                "shared memory is the cubin's static part: TileLang's pipeline buffers are dynamic "
-                "shared memory, sized by its host code at launch",
+                f"shared memory: {(usage.shared or 0) if usage else 0} B static (the cubin's) + "
+                f"{dynamic} B dynamic (TileLang's pipeline buffers, asked for at launch)",
             ],
             "compiler": "tilelang",
             "compiler_version": _version(),
@@ -167,8 +187,18 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
             "arch": _arch(build),
         },  # fmt: skip
     )
+    launch = None
+    if grid:  # the program fixes its grid (T.Kernel's extents): any call launches this one
+        launch = Launch(
+            grid=tuple(int(grid.get(a, 1)) for a in "xyz"),  # type: ignore[arg-type]
+            args=tuple(_arg(i, p) for i, p in enumerate(getattr(kernel, "params", None) or [])),
+            constexprs={},
+            num_warps=metadata.num_warps,
+            num_stages=0,
+        )
     return CompiledKernel(
         name=str(name),
+        launch=launch,
         status="compiled",
         target=target,
         source_file="",  # the user's file: records()
@@ -178,6 +208,19 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
         message=f"TileLang kernel {name}({_signature(kernel)}): its CUDA C compiled by nvcc for "
         f"{metadata.extra['arch'] or 'the target'}",
     )
+
+
+def _arg(index: int, param: Any) -> LaunchArg:
+    """A kernel parameter as a launch argument: a contiguous tensor of its declared shape."""
+    try:
+        shape = tuple(int(x) for x in getattr(param, "shape", []))
+    except (TypeError, ValueError):  # a symbolic extent: its size is the call's
+        return LaunchArg(f"arg{index}", "tensor", dtype=str(getattr(param, "dtype", "")) or None)
+    strides, step = [], 1
+    for extent in reversed(shape):
+        strides.insert(0, step)
+        step *= extent
+    return LaunchArg(f"arg{index}", "tensor", dtype=str(param.dtype), shape=shape, strides=tuple(strides))
 
 
 def _signature(kernel: Any) -> str:
