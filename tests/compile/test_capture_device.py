@@ -51,6 +51,19 @@ def test_the_active_torch_device_is_the_gpu(tmp_path):
     assert r.ok and blocks(r) == [256], r.diagnostics
 
 
+def test_a_device_ordinal_is_the_gpu(tmp_path):
+    # `device=torch.cuda.current_device()` (an int) makes a GPU tensor on a real run
+    r = run(
+        tmp_path,
+        """
+        x = torch.empty(4096, device=torch.cuda.current_device())
+        assert x.is_cuda and x.device == torch.device("cuda", 0)
+        launch(x, 512)
+        """,
+    )
+    assert r.ok and blocks(r) == [512], r.diagnostics
+
+
 def test_a_custom_backward_runs_with_capture_tensors(tmp_path):
     """Inside Function.backward (run by autograd, outside the mode's handler) GPU
     allocations are still capture tensors and data reads are placeholders."""

@@ -110,6 +110,10 @@ def test_a_jit_function_compiled_twice_is_two_kernels(tmp_path):
     kernels = [k for k in r.kernels if k.status == "compiled"]
     assert [k.name for k in kernels] == ["add", "add"]
     assert "float32[1024x1024]" in kernels[0].message and "float32[2048x512]" in kernels[1].message
+    # TileLang's Profiler checks and times on random GPU inputs: placeholders, said
+    said = {d.message.split(" reads")[0] for d in r.diagnostics if d.kind == "placeholder"}
+    assert {"tilelang Profiler.assert_allclose", "tilelang Profiler.do_bench"} <= said, said
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [d.message for d in r.diagnostics]
     env = dict(os.environ, TILELANG_CACHE_DIR=str(tmp_path / "cache"), TILELANG_DISABLE_CACHE="1")
     env.setdefault("CUDA_HOME", kernels[0].metadata.extra["cuda_home"])
     own = subprocess.run(

@@ -116,7 +116,10 @@ class _MetaRules:
         }
 
     def to_meta(self, value: Any) -> Any:
-        return self.meta if _is_gpu_device(value) else value
+        # a bare int as a factory's device is an accelerator ordinal: `device=0` is cuda:0
+        # (TileLang's helpers pass torch.cuda.current_device())
+        ordinal = isinstance(value, int) and not isinstance(value, bool)
+        return self.meta if ordinal or _is_gpu_device(value) else value
 
     def sees_meta(self, frame: Any) -> bool:
         """Whether the code of `frame` sees a capture tensor's real device (meta): torch's
