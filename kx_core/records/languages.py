@@ -81,8 +81,8 @@ LANGUAGES: tuple[Language, ...] = (
     ),
     Language(
         "tilelang", "TileLang",
-        # Example: "@T.prim_func", "@tilelang.jit(out_idx=[-1])"
-        marker=r"^\s*@\s*(?:T\.prim_func|tilelang\.jit)\b",
+        # Example: "@T.prim_func", "@tilelang.jit(out_idx=[-1])", "@tl.jit" (import tilelang as tl)
+        marker=r"^\s*@\s*(?:T\.prim_func|(?:tilelang|tl)\.jit)\b",
         # the file runs as it is; TileLang's nvcc calls are watched and its CUDA C, PTX
         # and cubin kept (compile/capturing/tilelang_capture.py)
         suffixes=(".py",), capture="tilelang", first_stage="tilelang", source_layouts=False,
