@@ -97,6 +97,7 @@ def compare(entry: dict, real: dict, python: str | None) -> dict:
             f"{d.kind}: {d.message[:160]}" for d in result.diagnostics if d.kind != "placeholder"
         ],
         "kx_seconds": seconds,
+        "real_seconds": real.get("seconds"),
         "kx_triton": result.triton_version,
     }
 
@@ -153,6 +154,9 @@ def main() -> int:
             f"{sum(r['same_sass'] for r in mine)} same SASS, {sum(r['same_cubin'] for r in mine)} same cubin; "
             f"kx-only {sum(len(r['kx_not_in_real']) for r in mine)}"
         )
+        kx_s, real_s = sum(r["kx_seconds"] for r in mine), sum(r["real_seconds"] or 0 for r in mine)
+        if real_s:  # the real runs' wall, measured by record_real_runs.py before this
+            print(f"{lang}: kx's builds {kx_s:.1f} s vs the real runs {real_s:.1f} s = {kx_s / real_s:.2f}x")
     return 0
 
 
