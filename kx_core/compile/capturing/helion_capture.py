@@ -68,13 +68,8 @@ def _gpu_fakes(module: Any) -> None:
     def _to_fake_tensor(self, tensor, source):
         if not getattr(tensor, "is_meta", False):
             return real(self, tensor, source)
-        # the fake of a capture tensor, however Helion makes it, is on cuda:0
-        # (inductor_capture._gpu_fakes_of_capture_tensors while converting)
-        inductor_capture._CONVERTING.depth += 1
-        try:
+        with inductor_capture.gpu_fakes_of_capture_tensors():  # however Helion makes it
             return real(self, tensor, source)
-        finally:
-            inductor_capture._CONVERTING.depth -= 1
 
     _to_fake_tensor._kx_gpu = True
     env._to_fake_tensor = _to_fake_tensor

@@ -313,6 +313,18 @@ class _Converting(threading.local):
 _CONVERTING = _Converting()
 
 
+@contextlib.contextmanager
+def gpu_fakes_of_capture_tensors() -> Iterator[None]:
+    """While inside, a fake made of a capture tensor (a meta tensor) is on cuda:0, however
+    it is made (`_gpu_fakes_of_capture_tensors`): FakeTensorConverter's conversion, or a
+    compiler's own `torch.empty_strided(..., device=t.device)` under its fake mode."""
+    _CONVERTING.depth += 1
+    try:
+        yield
+    finally:
+        _CONVERTING.depth -= 1
+
+
 def _gpu_fakes_of_capture_tensors(module: Any) -> None:
     """A capture tensor is a meta tensor standing for a GPU tensor: the fake that
     torch.compile makes of it (FakeTensorConverter.from_real_tensor) is on cuda:0, so
@@ -326,11 +338,8 @@ def _gpu_fakes_of_capture_tensors(module: Any) -> None:
     gpu = torch.device("cuda", 0)
 
     def converting(self: Any, fake_mode: Any, t: Any, *args: Any, **kwargs: Any) -> Any:
-        _CONVERTING.depth += 1
-        try:
+        with gpu_fakes_of_capture_tensors():
             return from_real_tensor(self, fake_mode, t, *args, **kwargs)
-        finally:
-            _CONVERTING.depth -= 1
 
     def meta(value: Any) -> bool:
         return isinstance(value, torch.device) and value.type == "meta"
