@@ -23,9 +23,10 @@ import os
 import re
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from kx_core.compile.capturing.aten_layouts import contiguous_strides
 from kx_core.compile.capturing.cute_capture import arch_for
 from kx_core.records.languages import BY_NAME
 from kx_core.records.results import CompiledKernel, Diagnostic, KernelMetadata, Launch, LaunchArg, Target
@@ -44,7 +45,10 @@ _DYN_SMEM_RE = re.compile(r'"dyn_shared_memory_buf": (\d+)')
 class _Build:
     """One kernel being compiled: what nvcc was asked for while its JITKernel was made."""
 
-    sources: list[tuple[str, str | None, list[str], bytes]] = field(default_factory=list)
+    code: str = ""  # the CUDA C TileLang gave nvcc
+    arch: str = ""  # nvcc's target: 'sm_90a'
+    cubin: bytes = b""
+    ptx: str = ""  # nvcc's PTX of the same code and options
     device_ir: str = ""  # the lowered device module (TVMScript): its launch and dynamic shared memory
 
 
@@ -133,10 +137,14 @@ def _watch_nvcc(module: Any) -> None:
         build = getattr(_LOCAL, "build", None)
         if build is not None:
             opts = [options] if isinstance(options, str) else list(options or [])
-            build.sources.append((code, arch, opts, bytes(binary)))
-            if target_format != "ptx":  # the PTX of the same code and options: nvcc's own
-                ptx = real(code, "ptx", arch, options=opts, verbose=False)
-                build.sources.append((code, arch, [*opts, "--kx-ptx"], bytes(ptx)))
+            build.code, build.arch = code, _arch(arch, opts)
+            if target_format == "ptx":
+                build.ptx = bytes(binary).decode("utf-8", "replace")
+            else:  # the cubin TileLang loads, and nvcc's PTX of the same code and options
+                build.cubin = bytes(binary)
+                build.ptx = bytes(real(code, "ptx", arch, options=opts, verbose=False)).decode(
+                    "utf-8", "replace"
+                )
         return binary
 
     module.compile_cuda = compile_cuda
@@ -152,11 +160,11 @@ def _record_kernels(module: Any, target: Target) -> None:
             init(self, func, *args, **kwargs)
         finally:
             _LOCAL.build = None
-        if build.sources:
+        if build.code:
             _KERNELS.append(_record(self, func, build, target))
 
     def __call__(self, *args, **kwargs):
-        return _launch_placeholder(self, args)
+        return _launch_placeholder(self)
 
     lower = getattr(jit_kernel, "_compile_artifact", None)
 
@@ -176,11 +184,10 @@ def _record_kernels(module: Any, target: Target) -> None:
 def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKernel:
     from kx_core.compile.artifacts import resources
 
-    code = next((c for c, _, _, _ in build.sources), "")
-    ptx = next((b.decode("utf-8", "replace") for _, _, o, b in build.sources if "--kx-ptx" in o), "")
-    cubin = next((b for _, _, o, b in reversed(build.sources) if "--kx-ptx" not in o), b"")
+    code, ptx, cubin = build.code, build.ptx, build.cubin
     entry = _ENTRY_RE.search(ptx)
     usage = resources.cubin_resources(cubin, entry.group(1) if entry else None) if cubin else None
+    static = (usage.shared or 0) if usage else 0
     bounds = _BOUNDS_RE.search(code)
     grid = dict(_GRID_RE.findall(build.device_ir))
     dynamic = int(m.group(1)) if (m := _DYN_SMEM_RE.search(build.device_ir)) else 0
@@ -191,7 +198,7 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
         num_stages=0,  # TileLang pipelines in the program (T.Pipelined); Triton's knob has no meaning
         # per block: the cubin's static shared memory and the dynamic part TileLang's host
         # code asks for at launch (its pipeline buffers)
-        shared=((usage.shared or 0) if usage else 0) + dynamic,
+        shared=static + dynamic,
         registers=usage.registers if usage else None,
         spills=usage.spills if usage else None,
         local=usage.local if usage else None,
@@ -199,13 +206,13 @@ def _record(kernel: Any, func: Any, build: _Build, target: Target) -> CompiledKe
         extra={
             "notes": [
                 *([] if bounds else ["the block size is set at launch: warps unknown"]),
-                f"shared memory: {(usage.shared or 0) if usage else 0} B static (the cubin's) + "
+                f"shared memory: {static} B static (the cubin's) + "
                 f"{dynamic} B dynamic (TileLang's pipeline buffers, asked for at launch)",
             ],
             "compiler": "tilelang",
             "compiler_version": _version(),
             "cuda_home": os.environ.get("CUDA_HOME", ""),
-            "arch": _arch(build),
+            "arch": build.arch,
         },  # fmt: skip
     )
     launch = None
@@ -237,11 +244,8 @@ def _arg(index: int, param: Any) -> LaunchArg:
         shape = tuple(int(x) for x in getattr(param, "shape", []))
     except (TypeError, ValueError):  # a symbolic extent: its size is the call's
         return LaunchArg(f"arg{index}", "tensor", dtype=str(getattr(param, "dtype", "")) or None)
-    strides, step = [], 1
-    for extent in reversed(shape):
-        strides.insert(0, step)
-        step *= extent
-    return LaunchArg(f"arg{index}", "tensor", dtype=str(param.dtype), shape=shape, strides=tuple(strides))
+    strides = tuple(contiguous_strides(shape))
+    return LaunchArg(f"arg{index}", "tensor", dtype=str(param.dtype), shape=shape, strides=strides)
 
 
 def _signature(kernel: Any) -> str:
@@ -253,12 +257,12 @@ def _signature(kernel: Any) -> str:
     return ", ".join(out)
 
 
-def _arch(build: _Build) -> str:
-    """'sm_90a' from nvcc's arch argument ('sm_90a', or a list such as ['-arch=sm_90a'])."""
-    for _, arch, opts, _ in build.sources:
-        for a in [arch] if isinstance(arch, str) else [*(arch or []), *opts]:
-            if m := re.search(r"(sm_\w+|compute_\w+)", str(a)):
-                return m.group(1)
+def _arch(arch: Any, options: list[str]) -> str:
+    """'sm_90a' from nvcc's arch argument ('sm_90a', or a list such as ['-arch=sm_90a'])
+    or, without one, its options."""
+    for a in [arch] if isinstance(arch, str) else [*(arch or []), *options]:
+        if m := re.search(r"(sm_\w+|compute_\w+)", str(a)):
+            return m.group(1)
     return ""
 
 
@@ -276,7 +280,7 @@ def _version() -> str:
     return str(getattr(sys.modules.get("tilelang"), "__version__", "") or "")
 
 
-def _launch_placeholder(kernel: Any, args: tuple) -> Any:
+def _launch_placeholder(kernel: Any) -> Any:
     """A compiled kernel's call: no GPU to run it on. Its outputs (out_idx) are empty meta
     tensors of their declared shapes, and the file goes on."""
     import torch
