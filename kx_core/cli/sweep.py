@@ -203,6 +203,10 @@ def format_sweep(r) -> str:
             out.append(
                 f"  rank accuracy Spearman {rho}, winner in the model's top 3: {'yes' if c.winner_in_top3 else 'no'}"
             )
+        if c.shipped is not None:
+            out.append(
+                f"  binaries      {c.shipped} from the compile side, {c.compiled_again} compiled again where measured"
+            )
         if c.triton_pick:
             out.append(
                 f"  triton.autotune picked {c.triton_pick} in {c.triton_autotune_s:.1f} s (compiles included)"

@@ -7,15 +7,20 @@ from __future__ import annotations
 import os
 import time
 
+from kx_core.sweep.binaries import Binary, collect
 from kx_core.sweep.driver import script
 from kx_core.sweep.rank import figures
 from kx_core.sweep.request import SweepRequest
 from kx_core.sweep.result import CaseResult
 
 
-def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> CaseResult:
-    """One shape's compile side: its driver captured, its configs' figures ranked."""
+def compile_shape(
+    req: SweepRequest, shape: dict[str, int], folder: str
+) -> tuple[CaseResult, dict[str, Binary]]:
+    """One shape's compile side: its driver captured, its configs' figures ranked, and
+    each compiled config's binary as Triton's cache holds it (kx_core.sweep.binaries)."""
     from kx_core.compile import CompileRequest, compile_file
+    from kx_core.compile.jobs.cache import triton_cache_for
 
     # one driver path for every shape of the sweep: Triton's cache is kept per driver file
     # (compile/jobs/cache.py), and a config whose specialization is the same at the next
@@ -57,5 +62,10 @@ def compile_shape(req: SweepRequest, shape: dict[str, int], folder: str) -> Case
             " narrow; the model ranks such shapes least well: measure them all (--measure all)"
         )
     notes = tuple(notes)
-    return CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
+    case = CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
                       error=error, notes=notes)  # fmt: skip
+    try:  # the folder the capture's worker compiled into (runner._worker_env)
+        binaries = collect(result, req.kernel, triton_cache_for(path, req.python)) if figs else {}
+    except OSError:
+        binaries = {}
+    return case, binaries

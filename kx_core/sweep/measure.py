@@ -114,6 +114,39 @@ def time_calls(calls: dict, rounds: int = ROUNDS, round_ms: float = ROUND_MS, wa
 
 _KEEP = _Keep()
 
+# content hash -> Triton key of every binary this worker has received: each is fetched
+# and installed once, however many jobs (shapes) share it
+_RECEIVED: dict[str, str] = {}
+
+
+def receive(shipped: list[dict]) -> tuple[set[str], list[str]]:
+    """Put the compile side's binaries into this process's Triton cache (kx_core.sweep.
+    binaries): (the Triton keys now served from it, what could not be received). A binary
+    arrives as its files (`files`, from Ray's object store) or its folder (`folder`, on
+    this machine)."""
+    from pathlib import Path
+
+    from kx_core.sweep.binaries import install, read_group
+
+    keys, problems = set(), []
+    for b in shipped:
+        if b["digest"] in _RECEIVED:
+            keys.add(b["key"])
+            continue
+        files = b.get("files")
+        if files is None and b.get("folder"):
+            files = read_group(Path(b["folder"]), b["name"])
+        if files is None:
+            problems.append(f"{b['label']}: its binary was gone from the compile side's cache")
+            continue
+        status = install(b["key"], b["name"], files, b["digest"])
+        if status == "damaged":
+            problems.append(f"{b['label']}: its binary arrived damaged (content hash differs): compiled here")
+            continue
+        _RECEIVED[b["digest"]] = b["key"]
+        keys.add(b["key"])
+    return keys, problems
+
 
 def run_job(job: dict) -> dict:
     import torch
@@ -140,10 +173,15 @@ def run_job(job: dict) -> dict:
         best = tuner.best_config
         label = config_of(best, tuner.configs.index(best)).label if best in tuner.configs else None
         return {"wall_s": wall, "triton_pick": label}
+    from kx_core.sweep.binaries import Compiles
+
     keep = _KEEP
     keep.kernel, keep.kept = job["kernel"], None
+    compiles = Compiles(job["kernel"])
     try:
         start = time.perf_counter()
+        received, problems = receive(job.get("binaries", []))
+        compiles.start()
         entry(**job["shape"])
         torch.cuda.synchronize()
         if keep.kept is None:
@@ -153,6 +191,7 @@ def run_job(job: dict) -> dict:
         if len(configs) > 1:
             compile_configs(base, args, kwargs, configs[1:])
         compile_s = time.perf_counter() - start
+        compiles.stop()
         grid = kwargs.get("grid")
         rest = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")}
         calls, failed = {}, {}
@@ -177,8 +216,13 @@ def run_job(job: dict) -> dict:
             "failed": failed,
             "compile_s": compile_s,
             "wall_s": time.perf_counter() - start,
+            # the job's configs served by what the compile side built, and built here
+            "shipped": len(compiles.hits & received),
+            "compiled_again": len(compiles.compiled),
+            "shipping": problems,
         }
     finally:
+        compiles.stop()
         keep.kernel, keep.kept = None, None
         torch.cuda.empty_cache()
 
@@ -189,8 +233,27 @@ def simulated(job: dict) -> dict:
     # a test's pool takes jobs, as on real GPUs
     time.sleep(float(os.environ.get("KX_SWEEP_SIMULATE_S", "0")))
     times = {s["label"]: s["predicted_us"] for s in job.get("figures", [])}
+    # the binaries are received as on a GPU, and counted as shipped where Triton's own
+    # loader reads back the binary the compile side built (nothing launches them here)
+    from kx_core.sweep.binaries import served
+
+    received, problems = receive(job.get("binaries", []))
+    shipped = sum(1 for b in job.get("binaries", []) if b["key"] in received and served(b["key"], b["name"]))
     return {"times_us": times, "rounds_us": {n: [t] for n, t in times.items()}, "remeasured": [], "failed": {},
-            "compile_s": 0.0, "wall_s": 0.0}  # fmt: skip
+            "compile_s": 0.0, "wall_s": 0.0, "shipped": shipped, "compiled_again": 0,
+            "shipping": problems}  # fmt: skip
+
+
+def simulated_cache() -> None:
+    """A simulated worker's Triton cache: a folder of its own, gone when it ends (the
+    binaries it receives are not the user's cache's business)."""
+    import atexit
+    import shutil
+    import tempfile
+
+    folder = tempfile.mkdtemp(prefix="kx-sweep-simulated-cache-")
+    os.environ["TRITON_CACHE_DIR"] = folder
+    atexit.register(shutil.rmtree, folder, True)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -205,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
 
     faulthandler.enable(file=sys.stderr, all_threads=True)
     simulate = os.environ.get("KX_SWEEP_SIMULATE") == "1"
+    if simulate:
+        simulated_cache()
     try:
         if simulate:
             say(

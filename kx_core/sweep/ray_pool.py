@@ -9,9 +9,11 @@ for loopback (127.0.0.1); Ray 2.60 registers the node under the machine's addres
 default). A cluster must be on a trusted network: Ray runs whatever its clients send.
 
 The file must be at the same path on every node (a shared file system): the tasks and
-actors import it there. Not done: shipping the compiled binaries to the actors by content
-hash (each actor compiles the configs it measures again, from Triton's cache where the
-node has one).
+actors import it there. The binaries a compile task built travel to the actors through
+Ray's object store, put once per content hash however many shapes share them, fetched by
+an actor only when it has not received that hash before (kx_core.sweep.binaries: an
+actor whose Triton's cache key differs from the compile node's compiles the config
+itself, counted as compiled again).
 """
 
 from __future__ import annotations
@@ -70,6 +72,9 @@ class MeasureActor:
         os.environ.update(env)
         self.simulate = simulate
         if simulate:
+            from kx_core.sweep.measure import simulated_cache
+
+            simulated_cache()
             self.device, self.key = "simulated Ray actor", f"ray-simulated-{os.getpid()}"
             return
         from kx_core.compile.capturing import launch_hooks
@@ -85,9 +90,26 @@ class MeasureActor:
         from kx_core.sweep import measure
 
         try:
+            job = _fetched(job)
             return {"result": measure.simulated(job) if self.simulate else measure.run_job(job)}
         except Exception as e:  # noqa: BLE001 - a job's failure is its answer; the actor goes on
             return {"error": f"{type(e).__name__}: {e}"}
+
+
+def _fetched(job: dict) -> dict:
+    """The job with the files of each binary this actor has not received yet, fetched
+    from the object store by their reference."""
+    from kx_core.sweep.measure import _RECEIVED
+
+    ray = _ray()
+    shipped = []
+    for b in job.get("binaries", []):
+        b = dict(b)
+        ref = b.pop("ref", None)
+        if ref is not None and b["digest"] not in _RECEIVED:
+            b["files"] = ray.get(ref)
+        shipped.append(b)
+    return {**job, "binaries": shipped}
 
 
 class _RayWorker:
@@ -132,16 +154,33 @@ def compile_remote(req, shapes: list[dict]):
     init(req.ray)
     task = ray.remote(num_cpus=1)(_compile_task)
     pending = {task.remote(req, shape): i for i, shape in enumerate(shapes)}
+    stored: dict[str, object] = {}  # content hash -> its object reference: one put each
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
         i = pending.pop(done[0])
-        yield i, ray.get(done[0])
+        case, binaries, files = ray.get(done[0])
+        shipped = {}
+        for label, b in binaries.items():
+            if b.digest not in stored:
+                stored[b.digest] = ray.put(files[b.digest])
+            shipped[label] = {**b.to_json(), "folder": "", "ref": stored[b.digest]}
+        yield i, case, shipped
 
 
 def _compile_task(req, shape):
+    """One shape compiled on a node with a free CPU: its case, its binaries and their
+    files by content hash (read from the node's Triton cache before the task ends)."""
     import tempfile
+    from pathlib import Path
 
+    from kx_core.sweep.binaries import read_group
     from kx_core.sweep.compile_side import compile_shape
 
     with tempfile.TemporaryDirectory(prefix="kx-sweep-ray-") as folder:
-        return compile_shape(req, shape, folder)
+        case, binaries = compile_shape(req, shape, folder)
+    files = {}
+    for b in binaries.values():
+        group = read_group(Path(b.folder), b.name)
+        if group is not None:
+            files[b.digest] = group
+    return case, {label: b for label, b in binaries.items() if b.digest in files}, files

@@ -38,6 +38,11 @@ class CaseResult(Jsonable):
     measure_s: float = 0.0
     triton_pick: str | None = None  # triton.autotune's own choice (--versus-autotune)
     triton_autotune_s: float | None = None  # its wall time, compiles included
+    # the measured configs whose binary the measuring worker received from the compile
+    # side (kx_core.sweep.binaries), and those it compiled itself (its Triton's cache key
+    # not the compile side's, or nothing shipped); None: not measured
+    shipped: int | None = None
+    compiled_again: int | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
 
@@ -114,6 +119,9 @@ class SweepResult(Jsonable):
             "mean_regret_default": mean(
                 [c.regret_default for c in judged_cases if c.regret_default is not None]
             ),
+            # configs the measuring workers got built from the compile side / built again
+            "shipped": sum(c.shipped or 0 for c in self.cases),
+            "compiled_again": sum(c.compiled_again or 0 for c in self.cases),
         }
 
 

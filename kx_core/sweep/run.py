@@ -51,9 +51,9 @@ def sweep(
     waiting: list[tuple[int, dict]] = []  # jobs held back until every shape is compiled (no overlap)
     try:
         with tempfile.TemporaryDirectory(prefix="kx-sweep-drivers-") as folder:
-            for i, case in _compiled(req, folder, progress, stop):
+            for i, case, binaries in _compiled(req, folder, progress, stop):
                 by_index[i] = case
-                job = _job(req, case) if measuring else None
+                job = _job(req, case, binaries) if measuring else None
                 if job is not None:
                     waiting.append((i, job))
                     if req.overlap:
@@ -85,15 +85,16 @@ def sweep(
 
 
 def _compiled(req: SweepRequest, folder: str, progress: Progress, stop: threading.Event):
-    """(shape index, its compile side) as each is done: one after another here, or all at
-    once as Ray CPU tasks (in the order they finish)."""
+    """(shape index, its compile side, its configs' binaries as the measuring workers
+    receive them) as each is done: one after another here, or all at once as Ray CPU
+    tasks (in the order they finish; their binaries in Ray's object store)."""
     if req.ray is not None:
         from kx_core.sweep.ray_pool import compile_remote
 
         progress("compile", 0, len(req.shapes), "on the Ray cluster")
-        for done, (i, case) in enumerate(compile_remote(req, list(req.shapes)), 1):
+        for done, (i, case, shipped) in enumerate(compile_remote(req, list(req.shapes)), 1):
             progress("compile", done, len(req.shapes), shape_label(case.shape))
-            yield i, case
+            yield i, case, shipped
             if stop.is_set():
                 return
         return
@@ -103,7 +104,9 @@ def _compiled(req: SweepRequest, folder: str, progress: Progress, stop: threadin
             if stop.is_set():
                 return
             progress("compile", i, len(req.shapes), shape_label(shape))
-            yield i, compile_shape(req, shape, folder)
+            case, binaries = compile_shape(req, shape, folder)
+            # read where they are: the measuring workers are on this machine
+            yield i, case, {label: b.to_json() for label, b in binaries.items()}
     finally:
         if server is not None:
             from kx_core.compile.jobs import warm
@@ -134,7 +137,7 @@ def _ray_gpus(address: str) -> int:
     return int(_ray().cluster_resources().get("GPU", 0))
 
 
-def _job(req: SweepRequest, c: CaseResult) -> dict | None:
+def _job(req: SweepRequest, c: CaseResult, binaries: dict[str, dict]) -> dict | None:
     if c.error:
         return None
     chosen = to_measure(list(c.configs), None if req.measure == "all" else req.top_k)
@@ -147,7 +150,14 @@ def _job(req: SweepRequest, c: CaseResult) -> dict | None:
         "shape": c.shape,
         "configs": [f.spec.to_json() for f in chosen],
         "figures": [{"label": f.label, "predicted_us": f.predicted_us} for f in chosen],
+        # what the compile side built, so the worker does not build it again
+        # (kx_core.sweep.binaries; KX_SWEEP_SHIP=0: the worker compiles every config itself)
+        "binaries": [binaries[f.label] for f in chosen if f.label in binaries] if _ship() else [],
     }
+
+
+def _ship() -> bool:
+    return os.environ.get("KX_SWEEP_SHIP", "1") != "0"
 
 
 class _Measuring:
@@ -232,7 +242,8 @@ def _judged(cases: list[CaseResult], results: dict[int, Done]) -> tuple[list[Cas
         if r.get("remeasured"):
             notes.append(f"timed again (round medians spread over 5%): {', '.join(r['remeasured'])}")
         case = replace(out[i], measured_on=d.device, gpu_key=d.key, worker=d.worker, simulated=d.simulated,
-                       measure_s=r.get("wall_s", 0.0), notes=out[i].notes + tuple(notes))  # fmt: skip
+                       measure_s=r.get("wall_s", 0.0), notes=out[i].notes + tuple(notes),
+                       shipped=r.get("shipped"), compiled_again=r.get("compiled_again"))  # fmt: skip
         out[i] = judged(case, r["times_us"], r.get("rounds_us"))
     return out, shares
 

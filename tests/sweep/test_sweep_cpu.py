@@ -78,6 +78,23 @@ def test_each_case_is_measured_by_one_worker_and_the_workers_share_the_jobs(simu
     assert {c.worker for c in simulated.cases} <= {0, 1, 2}  # which worker, where keys repeat
 
 
+def test_every_measured_config_reaches_its_worker_as_the_binary_the_compile_side_built(simulated):
+    """Each worker read back, through Triton's own loader, the kernel of every config it
+    was given (kx_core.sweep.binaries); nothing was compiled where it was measured."""
+    for case in simulated.cases:
+        timed = [f for f in case.configs if f.measured_us is not None]
+        assert case.shipped == len(timed) and case.compiled_again == 0, case.label
+    s = simulated.summary()
+    assert s["shipped"] == sum(simulated.shares.values()) and s["compiled_again"] == 0
+
+
+def test_without_shipping_the_workers_get_no_binaries(monkeypatch):
+    monkeypatch.setenv("KX_SWEEP_SHIP", "0")
+    r = sweep(SweepRequest(MATMUL, "matmul_kernel", SHAPES[:1], target="cuda:90", gpu=H200, simulate=True,
+                           gpus=1, top_k=3))  # fmt: skip
+    assert r.cases[0].winner is not None and r.cases[0].shipped == 0
+
+
 def test_workers_are_pinned_to_their_gpu_or_to_the_devices_asked_for(monkeypatch):
     from kx_core.sweep.dispatch import device_of
 

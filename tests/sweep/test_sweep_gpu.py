@@ -23,6 +23,9 @@ def test_the_sweeps_times_rank_as_do_bench_ranks(tmp_path):
     case = r.cases[0]
     assert case.error is None and r.measured == "gpu"
     assert case.gpu_key.startswith(case.measured_on) and r.shares == {case.gpu_key: 16}
+    # every config timed is the binary kx's capture built: Triton's key on the GPU side is
+    # the compile side's (kx_core.sweep.binaries), so the worker compiled none again
+    assert (case.shipped, case.compiled_again) == (16, 0), case.notes
     driver = tmp_path / "shape.py"
     driver.write_text(script(MATMUL, "matmul_kernel", None, SHAPE, None))
     ref = {

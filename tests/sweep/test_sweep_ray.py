@@ -37,8 +37,51 @@ def test_ray_gives_the_local_pools_winners(local_ray):
     assert all(k.startswith("ray-simulated-") for k in on_ray.workers) and len(on_ray.workers) == 2
     assert {c.gpu_key for c in on_ray.cases} <= set(on_ray.workers)
     assert sum(on_ray.shares.values()) == sum(local.shares.values())
+    # the compile tasks' binaries reached the actors through the object store
+    assert [c.shipped for c in on_ray.cases] == [c.shipped for c in local.cases]
+    assert all(c.shipped and c.compiled_again == 0 for c in on_ray.cases)
+
+
+def test_a_binary_shared_by_shapes_is_put_in_the_object_store_once(local_ray):
+    """Shapes whose sizes are all multiples of 16 share every config's specialization:
+    one kernel, one content hash, one object."""
+    from kx_core.sweep.ray_pool import compile_remote
+    from kx_core.sweep.space import parse_space
+
+    space = tuple(parse_space("BLOCK_M=64,128;BLOCK_N=64;BLOCK_K=32;GROUP_M=8;num_warps=4;num_stages=3"))
+    req = SweepRequest(MATMUL, "matmul_kernel", SHAPES[:2], space, target="cuda:90", ray="")
+    shipped = [s for _, _, s in compile_remote(req, list(req.shapes))]
+    assert [sorted(s) for s in shipped] == [sorted(shipped[0])] * 2 and len(shipped[0]) == 2
+    for label in shipped[0]:
+        a, b = shipped[0][label], shipped[1][label]
+        assert a["digest"] == b["digest"] and a["ref"] == b["ref"]
+    files = ray.get(shipped[0][label]["ref"])
+    assert f"{a['name']}.cubin" in files
 
 
 def test_a_cluster_without_gpus_is_refused_with_the_reason(local_ray):
     r = sweep(SweepRequest(MATMUL, "matmul_kernel", SHAPES[:1], target="cuda:90", ray="", measure="top-k"))
     assert r.measured == "none" and any("no local GPU" in n for n in r.notes)
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_one_ray_actor_measures_what_the_local_worker_measures(local_ray):
+    """A local Ray instance with one GPU actor against the local measuring worker, every
+    config measured: the same winners, or (two timings of near-equal configs) a Ray
+    winner within 3% of the local winner by the local worker's own times; the binaries
+    reached the actor through the object store."""
+    from kx_core.bench.bench import has_gpu
+
+    if not has_gpu():
+        pytest.skip("needs a CUDA GPU")
+    shapes = ({"M": 4096, "N": 4096, "K": 1024}, {"M": 1024, "N": 4096, "K": 4096})
+    common = dict(measure="all", gpus=1)
+    local = sweep(SweepRequest(MATMUL, "matmul_kernel", shapes, **common))
+    on_ray = sweep(SweepRequest(MATMUL, "matmul_kernel", shapes, ray="", **common))
+    assert on_ray.measured == "gpu" and len(on_ray.workers) == 1
+    assert on_ray.workers[0].split(" | ")[0] == local.workers[0].split(" | ")[0]  # the same GPU model
+    for a, b in zip(local.cases, on_ray.cases):
+        assert a.error is None and b.error is None
+        times = {f.label: f.measured_us for f in a.configs}
+        assert times[b.winner] <= 1.03 * times[a.winner], (a.label, a.winner, b.winner)
+        assert (b.shipped, b.compiled_again) == (16, 0), b.notes

@@ -40,7 +40,10 @@ def replay(fn: Any, spec: Specialization, target: Any) -> Any:
 
     names = {p.name: p.num for p in fn.params}
     constexprs = {_path_key(names, k): _constant(v) for k, v in spec.constexprs.items()}
-    attrs = {_path_key(names, k): [tuple(a) for a in v] for k, v in spec.attrs.items()}
+    # lists, as the JIT's backend.parse_attr makes them: Triton's cache key holds their
+    # text, so tuples would key the same kernel differently (a replay not served the
+    # JIT's compile, nor a sweep's shipped binary found: kx_core.sweep.binaries)
+    attrs = {_path_key(names, k): [list(a) for a in v] for k, v in spec.attrs.items()}
     options = {k: v for k, v in spec.options.items() if v is not None}
     source = ASTSource(fn, dict(spec.signature), constexprs, attrs)
     from kx_core.compile.capturing.direct_compiles import not_recorded
