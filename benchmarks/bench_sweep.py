@@ -66,6 +66,16 @@ VALIDATE = {
     "layer_norm.py": ["M=6000,N=1500", "M=2048,N=2048", "M=32768,N=256", "M=256,N=32768"],
     "attention.py": ["B=2,H=12,S=1024", "B=1,H=8,S=2048", "B=16,H=8,S=128", "B=3,H=6,S=2500"],
 }  # fmt: skip
+# shapes neither the constants nor the L2 terms (kx_core.model.ranking, 2026-12-04) were
+# fitted or chosen on: `--group validate2`
+VALIDATE2 = {
+    "matmul.py": ["M=3072,N=3072,K=3072", "M=1536,N=6144,K=1024", "M=768,N=768,K=4096", "M=8192,N=4096,K=768"],
+    "persistent_matmul.py": ["M=3072,N=3072,K=3072", "M=1024,N=8192,K=1024", "M=6144,N=2048,K=2048",
+                             "M=768,N=768,K=4096"],
+    "softmax.py": ["M=12288,N=768", "M=3000,N=5000", "M=2048,N=3072", "M=24576,N=192"],
+    "layer_norm.py": ["M=12288,N=768", "M=3000,N=5000", "M=1536,N=6144", "M=65536,N=128"],
+    "attention.py": ["B=2,H=16,S=768", "B=1,H=24,S=2048", "B=8,H=8,S=384", "B=4,H=12,S=1280"],
+}  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -118,12 +128,14 @@ def report(name: str, r: dict) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--group", choices=["gemm", "rows", "all", "versus", "validate"], default="all")
+    ap.add_argument(
+        "--group", choices=["gemm", "rows", "all", "versus", "validate", "validate2"], default="all"
+    )
     ap.add_argument("--out", default=".")
     ap.add_argument("--timeout", type=float, default=280.0, help="per kernel's sweep")
     # one kernel per call: a device call has 10 minutes, and the rows group's softmax
     # alone ran past 150 s (its 10 shapes x 12 configs, every one measured)
-    ap.add_argument("--only", help="only this fixture (its file stem: softmax, attention, ...)")
+    ap.add_argument("--only", help="only these fixtures (file stems, commas: softmax,attention)")
     # a kernel's later shapes only, after a run that stopped at its deadline (own JSON name)
     ap.add_argument("--from-shape", type=int, default=0, help="start at this shape index of --only's list")
     args = ap.parse_args()
@@ -131,13 +143,13 @@ def main() -> int:
     groups = ["gemm", "rows"] if args.group == "all" else [] if args.group == "versus" else [args.group]
     rows = []
     cases = dict(CASES)
-    if args.group == "validate":
-        kernels = {f: k for g in CASES.values() for f, k, _ in g}
-        cases["validate"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE.items()]
-    prefix = "validate" if args.group == "validate" else "sweep"
+    kernels = {f: k for g in CASES.values() for f, k, _ in g}
+    cases["validate"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE.items()]
+    cases["validate2"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE2.items()]
+    prefix = args.group if args.group.startswith("validate") else "sweep"
     for g in groups:
         for file, kernel, shapes in cases[g]:
-            if args.only and Path(file).stem != args.only:
+            if args.only and Path(file).stem not in args.only.split(","):
                 continue
             tail = f"_from{args.from_shape}" if args.from_shape else ""
             shapes = shapes[args.from_shape :]

@@ -37,7 +37,10 @@ def compiled(file: str, kernel: str, shape: dict, python: str | None, cache: Pat
     key = cache / f"{kernel}_{shape_label(shape).replace(',', '_').replace('=', '')}.json"
     if key.exists():
         return CompileResult.from_json(json.loads(key.read_text()))
-    driver = cache / f"driver_{key.stem}.py"
+    # one driver path for every shape of a kernel, as the sweep has (compile_side.py):
+    # Triton's cache, kept per driver file, serves the configs the shapes share
+    (cache / f"driver_{kernel}").mkdir(exist_ok=True)
+    driver = cache / f"driver_{kernel}" / "kx_sweep_driver.py"
     driver.write_text(script(file, kernel, None, shape, None))
     result = compile_file(CompileRequest(str(driver), target="cuda:90", python=python, timeout_s=900))
     key.write_text(json.dumps(result.to_json()))
@@ -49,6 +52,8 @@ def main() -> int:
     ap.add_argument("--triton", default="3.6.0")
     ap.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "kx-sweep-rerank"))
     ap.add_argument("--show", action="store_true", help="every shape's figures")
+    ap.add_argument("--validate", action="store_true", help="the validate_*.json recordings too")
+    ap.add_argument("--dump", help="write every measured config's figures and model terms here (JSON lines)")
     args = ap.parse_args()
     from kx_core.base.triton_envs import python_for
 
@@ -56,15 +61,24 @@ def main() -> int:
     cache = Path(args.cache) / (args.triton or "own")
     cache.mkdir(parents=True, exist_ok=True)
     gpu = spec("h200")
-    for recorded in sorted((ROOT / "benchmarks" / "sweep_h200").glob("sweep_*.json")):
+    folder = ROOT / "benchmarks" / "sweep_h200"
+    recordings = sorted(folder.glob("sweep_*.json")) + (
+        sorted(folder.glob("validate_*.json")) if args.validate else []
+    )
+    dump = open(args.dump, "w", encoding="utf-8") if args.dump else None
+    for recorded in recordings:
         r = json.loads(recorded.read_text())
+        if "cases" not in r:  # sweep_gpus.json, sweep_ship.json: wall-time runs
+            continue
         rhos, top3, regrets = [], [], []
         for c in r["cases"]:
             measured = {f["label"]: f["measured_us"] for f in c["configs"] if f["measured_us"]}
             if not measured:
                 continue
-            figs = [f for f in figures(compiled(r["file"], r["kernel"], c["shape"], python, cache), r["kernel"], gpu)
-                    if f.label in measured and f.model_rank]  # fmt: skip
+            result = compiled(r["file"], r["kernel"], c["shape"], python, cache)
+            figs = [f for f in figures(result, r["kernel"], gpu) if f.label in measured and f.model_rank]
+            if dump:
+                _dump(dump, recorded.stem, r["kernel"], c["shape"], result, measured, gpu)
             rho = spearman([f.rank_us for f in figs], [measured[f.label] for f in figs])
             best = min(measured.values())
             ranked = sorted(figs, key=lambda f: f.model_rank)
@@ -75,9 +89,37 @@ def main() -> int:
             regrets.append(regret)
             if args.show:
                 print(f"  {shape_label(c['shape'])}: rho {rho}, top3 {in3}, regret {regret:.3f}")
-        print(json.dumps({"kernel": r["kernel"], "cases": len(rhos), "mean_spearman": statistics.fmean(rhos),
+        print(json.dumps({"recording": recorded.stem, "kernel": r["kernel"], "cases": len(rhos), "mean_spearman": statistics.fmean(rhos),
                           "top3": sum(top3) / len(top3), "mean_regret": statistics.fmean(regrets)}), flush=True)  # fmt: skip
     return 0
+
+
+def _dump(out, recording: str, kernel: str, shape: dict, result: CompileResult, measured: dict, gpu) -> None:
+    """One JSON line per measured config: its figures and the ranking model's terms."""
+    import dataclasses
+
+    from kx_core.model.kernel import model_kernel
+    from kx_core.model.ranking import rank_terms
+
+    for k in result.kernels:
+        if k.name != kernel or k.config is None or k.config.label not in measured or k.status != "compiled":
+            continue
+        m = model_kernel(k, gpu)
+        t = rank_terms(m, k, gpu)
+        w = m.work
+        row = {
+            "recording": recording, "kernel": kernel, "shape": shape, "label": k.config.label,
+            "measured_us": measured[k.config.label], "kwargs": dict(k.config.kwargs),
+            "num_warps": k.metadata.num_warps, "num_stages": k.metadata.num_stages,
+            "registers": k.metadata.registers, "spills": k.metadata.spills, "shared": k.metadata.shared,
+            "stack": k.metadata.stack, "programs": m.programs,
+            "blocks": m.occupancy.blocks if m.occupancy else None,
+            "loads_per_program": w.loads_per_program, "dot_flops": w.dot_flops,
+            "flops_per_program": w.flops_per_program, "bytes": w.bytes, "dram_bytes": w.dram_bytes,
+            "modeled_us": m.modeled_s * 1e6,
+            "terms": dataclasses.asdict(t) if t else None, "rank_us": t.total * 1e6 if t else None,
+        }  # fmt: skip
+        out.write(json.dumps(row) + "\n")
 
 
 if __name__ == "__main__":

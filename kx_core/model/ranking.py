@@ -20,19 +20,27 @@ alone.
   arrays, cuobjdump's STACK) is stored and read back through local memory at
   LOCAL_S_PER_BYTE: a softmax row of 16k floats in one warp spills 12 KB a thread and
   runs 20x slower than in eight warps.
-- The total is the round time over the busiest SM or the compulsory DRAM bytes (each
-  tensor once; requested bytes where the launch has no tensors) over the DRAM roof,
-  whichever is longer, plus FLOOR_LEFT of the other (configs on the bandwidth floor
-  still differ by their rounds), plus the launch floor.
+- The memory floor: the compulsory DRAM bytes (each tensor once; requested bytes where
+  the launch has no tensors) over the DRAM roof; bytes a dot-free program reads again
+  come from DRAM for the share of them the L2 cannot hold (the rows of all programs
+  resident at once: more programs per SM can be slower) and from L2 for the rest; and
+  every requested byte passes L2 at L2_OVER_DRAM times the DRAM roof (a GEMM's small
+  tiles re-read their operands many times).
+- The total is the round time over the busiest SM or the memory floor, whichever is
+  longer, plus FLOOR_LEFT of the other (configs on the bandwidth floor still differ by
+  their rounds), plus the launch floor.
 
 The constants are fitted on the recorded H200 sweeps (benchmarks/sweep_rerank.py: 50
 shapes of five kernels, every config measured): LATENCY_S and OVERLAP_LEFT as before,
 CYCLES_PER_OP, LOCAL_S_PER_BYTE, FLOOR_LEFT and the square root from a grid over those
-recordings; NOTES.md gives the fit and how the model did on shapes it was not fitted on.
+recordings; L2_OVER_DRAM on a grid over the same recordings (2.5-6, the L2's capacity
+taken from the GPU's spec, not fitted); NOTES.md gives the fit and how the model did on
+shapes it was not fitted on.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import ceil, sqrt
 
 from kx_core.model.gpu import GPU
@@ -44,15 +52,39 @@ OVERLAP_LEFT = 0.5
 CYCLES_PER_OP = 16
 LOCAL_S_PER_BYTE = 36e-9
 FLOOR_LEFT = 0.25
+L2_OVER_DRAM = 4  # L2's bandwidth over DRAM's, as the ranking sees it
 _CLOCK_HZ = 1.5e9  # where the GPU's table entry has no boost clock
 
 
-def config_time(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> float:
-    """Seconds the model ranks this config by (lower is better)."""
+@dataclass(frozen=True)
+class RankTerms:
+    """What a config's ranking time is made of (seconds, per the busiest SM's round)."""
+
+    rounds: int  # rounds of resident programs on the busiest SM
+    resident: int  # programs at once on one SM
+    tensor: float  # one round's dots on the tensor cores
+    cuda: float  # one round's other FLOPs on the CUDA cores
+    waits: float  # one program's chain of global loads and its stack traffic
+    floor: float  # the compulsory DRAM bytes over the DRAM roof
+    launch: float
+
+    @property
+    def per_round(self) -> float:
+        compute = self.tensor + self.cuda
+        return max(compute, self.waits) + OVERLAP_LEFT * min(compute, self.waits)
+
+    @property
+    def total(self) -> float:
+        busiest = self.rounds * self.per_round
+        return max(busiest, self.floor) + FLOOR_LEFT * min(busiest, self.floor) + self.launch
+
+
+def rank_terms(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> RankTerms | None:
+    """The terms of config_time; None where the occupancy or the metadata is unknown."""
     occ = m.occupancy
     meta = kernel.metadata
     if occ is None or not occ.valid or not occ.blocks or meta is None:
-        return m.modeled_s
+        return None
     w = m.work
     per_sm = ceil(max(1, m.programs) / gpu.sm_count)
     resident = min(occ.blocks, per_sm)
@@ -68,8 +100,31 @@ def config_time(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> float:
     )
     in_flight = max(1, meta.num_stages - 1) if w.dot_flops else 1
     waits = sqrt(w.loads_per_program / in_flight) * LATENCY_S + (meta.stack or 0) * LOCAL_S_PER_BYTE
-    compute = tensor + cuda
-    per_round = max(compute, waits) + OVERLAP_LEFT * min(compute, waits)
-    busiest = rounds * per_round
-    floor = (w.dram_bytes or w.bytes) / m.roofline.peak_bw
-    return max(busiest, floor) + FLOOR_LEFT * min(busiest, floor) + gpu.launch_overhead
+    floor = _memory_floor(m, resident, gpu)
+    return RankTerms(rounds, resident, tensor, cuda, waits, floor, gpu.launch_overhead)
+
+
+def _memory_floor(m: KernelModel, resident: int, gpu: GPU) -> float:
+    """Seconds the memory system needs at the least: the compulsory DRAM bytes, plus the
+    bytes a dot-free program reads again (a layer norm's passes over its row) from DRAM
+    for the part of them the L2 cannot hold (the rows of every program resident at once),
+    from L2 for the rest; and never less than every requested byte at L2's bandwidth."""
+    w = m.work
+    bw = m.roofline.peak_bw
+    dram = w.dram_bytes or w.bytes
+    floor = dram / bw
+    reread = max(0, w.bytes - dram) if w.dram_bytes else 0
+    if reread and not w.dot_flops and m.programs and gpu.l2_bytes:
+        # measured (layer norm, 2048 rows of 16k halves): 8 rows an SM at once run at 53 us,
+        # 16 at 74 us: 132 x 16 rows of 64 KB are 135 MB against 50 MB of L2
+        working = min(m.programs, resident * gpu.sm_count) * dram / m.programs
+        miss = max(0.0, 1 - gpu.l2_bytes / working)
+        floor = (dram + miss * reread) / bw + (1 - miss) * reread / (bw * L2_OVER_DRAM)
+    # a GEMM's small tiles re-read A and B through L2 many times over
+    return max(floor, w.bytes / (bw * L2_OVER_DRAM))
+
+
+def config_time(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> float:
+    """Seconds the model ranks this config by (lower is better)."""
+    terms = rank_terms(m, kernel, gpu)
+    return m.modeled_s if terms is None else terms.total
