@@ -26,6 +26,8 @@ CASES = [  # (recording, shape): GEMMs big and small, a layer norm short and lon
     ("sweep_matmul.json", {"M": 1024, "N": 4096, "K": 4096}),
     ("sweep_layer_norm.json", {"M": 4096, "N": 1024}),
     ("sweep_layer_norm.json", {"M": 1024, "N": 8192}),
+    # rows re-read from L2 only while the rows of every program at once fit in it
+    ("sweep_layer_norm.json", {"M": 2048, "N": 16384}),
     # long rows in few threads spill to the stack: the local-memory term ranks them last
     ("sweep_softmax.json", {"M": 2048, "N": 8192}),
     # a shape the constants were not fitted on (bench_sweep.py --group validate)
@@ -67,3 +69,17 @@ def test_the_ranking_model_beats_the_roofline_time_alone(judged):
     ours = [spearman([f.rank_us for f in figs], [m[f.label] for f in figs]) or 0.0 for figs, m in judged]
     roof = [spearman([f.modeled_us for f in figs], [m[f.label] for f in figs]) or 0.0 for figs, m in judged]
     assert statistics.fmean(ours) > statistics.fmean(roof) + 0.1, (ours, roof)
+
+
+def test_more_rows_at_once_than_the_l2_holds_are_ranked_slower(judged):
+    """Layer norm over 2048 rows of 16k halves, three passes a row: 8 rows an SM at once
+    (8 warps) ran in 53 us on the H200, 16 at once (4 warps) in 74 us, the same blocks:
+    132 x 16 rows of 64 KB do not fit the 50 MB L2, so the second and third passes read
+    DRAM. The memory floor ranks them so."""
+    figs, measured = judged[CASES.index(("sweep_layer_norm.json", {"M": 2048, "N": 16384}))]
+    by = {f.label: f for f in figs}
+    few, many = by["BLOCK=2048,w8,s2"], by["BLOCK=2048,w4,s2"]
+    assert measured[few.label] < measured[many.label] and few.rank_us < many.rank_us
+    # (the H200's Triton 3.6 fits 8 of the 8-warp programs an SM, this Triton fewer; all
+    # 16 rows an SM has of the 4-warp ones)
+    assert few.blocks_per_sm < 16 <= many.blocks_per_sm
