@@ -89,8 +89,11 @@ def rank_terms(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> RankTerms | 
     per_sm = ceil(max(1, m.programs) / gpu.sm_count)
     resident = min(occ.blocks, per_sm)
     rounds = ceil(per_sm / occ.blocks)
-    dot_per_program = w.dot_flops / max(1, w.programs)
-    other_per_program = max(0.0, w.flops_per_program - dot_per_program)
+    # the busiest program's work: a persistent kernel's program 0 may take one tile more
+    # (144 tiles on 132 programs: two tiles' time, as 72 tiles of twice the size)
+    flops, dot_per_program, loads = w.busiest or (w.flops_per_program, w.dot_flops / max(1, w.programs),
+                                                  w.loads_per_program)  # fmt: skip
+    other_per_program = max(0.0, flops - dot_per_program)
     tensor = dot_per_program * resident / (m.roofline.peak_flops / gpu.sm_count)
     clock = gpu.sm_clock_khz * 1e3 or _CLOCK_HZ
     threads = meta.num_warps * gpu.warp_size
@@ -99,7 +102,7 @@ def rank_terms(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> RankTerms | 
         other_per_program * resident / (gpu.peak("fp32") / gpu.sm_count),
     )
     in_flight = max(1, meta.num_stages - 1) if w.dot_flops else 1
-    waits = sqrt(w.loads_per_program / in_flight) * LATENCY_S + (meta.stack or 0) * LOCAL_S_PER_BYTE
+    waits = sqrt(loads / in_flight) * LATENCY_S + (meta.stack or 0) * LOCAL_S_PER_BYTE
     floor = _memory_floor(m, resident, gpu)
     return RankTerms(rounds, resident, tensor, cuda, waits, floor, gpu.launch_overhead)
 

@@ -95,6 +95,10 @@ class WorkEstimate(Jsonable):
     # tt.descriptor_load times the trips of the loops around it): the round trips to
     # memory a program waits on where nothing overlaps them (kx_core.model.ranking)
     loads_per_program: int = 0
+    # the busiest program's FLOPs, dot FLOPs and loads where programs differ (a persistent
+    # or grid-stride loop: program 0 takes ceil(tiles / programs) tiles); None where every
+    # program does the same. The slowest program ends the kernel (kx_core.model.ranking)
+    busiest: tuple[int, int, int] | None = None
 
 
 def _divsi(a, b):
@@ -212,7 +216,10 @@ def estimate(
             stack.pop()
     out = _estimate_of(flops, dot_flops, nbytes, grid, precisions, unknown)
     per_program = int(round(float(np.mean(loads)))) if np.ndim(loads) else int(loads)
-    return replace(out, loads_per_program=per_program)
+    busiest = None
+    if any(np.ndim(v) for v in (flops, dot_flops, loads)):
+        busiest = tuple(int(np.max(v)) for v in (flops, dot_flops, loads))
+    return replace(out, loads_per_program=per_program, busiest=busiest)
 
 
 # Example: "%a = tt.load %a_ptrs, %mask, %cst : tensor<128x64x!tt.ptr<f16>>"
