@@ -264,5 +264,10 @@ class SweepTab(QWidget):
             text += (
                 f" Mean Spearman {rho}; the winner in the model's top 3 in {100 * s['winner_in_top3']:.0f}%."
             )
+        if s["shipped"] or s["compiled_again"]:  # kx_core.sweep.binaries
+            text += (
+                f" {s['shipped']} timed config(s) were the compile side's binaries,"
+                f" {s['compiled_again']} compiled again where measured."
+            )
         text += "".join(f" {n}." for n in r.notes)
         self.status.setText(text)

@@ -41,6 +41,7 @@ def test_a_recorded_sweep_is_a_heat_map_of_time_over_the_best(qtbot, make_window
     assert winners[3] == "128,256,64,8,w8,s3"  # 4096^3 on the H200: the 128x256 tile
     assert "12 shape(s), measured" in tab.status.text() and "Spearman" in tab.status.text()
     w.resize(1280, 800)
+    qtbot.wait(200)  # the layout settles (the axes' labels) before the picture
     w.grab().save(str(tmp_path / "sweep_tab.png"))
 
 
@@ -98,3 +99,17 @@ def test_the_heat_map_has_no_axes_until_a_sweep_fills_it(qtbot, make_window):
     assert not plot.getAxis("left").isVisible() and not plot.getAxis("bottom").isVisible()
     tab.show_result(SweepResult.from_json(json.loads(RECORDED.read_text())))
     assert plot.getAxis("left").isVisible() and plot.getAxis("bottom").isVisible()
+
+
+def test_a_sweep_says_how_many_timed_configs_were_the_compile_sides_binaries(qtbot, make_window, tmp_path):
+    """The H200's sweep of three matmul shapes (scripts/gpu_sweep_ray.sh, the local pool):
+    every config it timed was the binary kx's capture built (kx_core.sweep.binaries)."""
+    w, pane, tab = _tab(qtbot, make_window)
+    data = json.loads((ROOT / "benchmarks" / "sweep_h200" / "ray" / "local_sweep.json").read_text())
+    r = SweepResult.from_json({k: v for k, v in data.items() if k != "summary"})
+    assert r.summary()["shipped"] == sum(c.shipped for c in r.cases) == 30
+    tab.show_result(r)
+    assert "30 timed config(s) were the compile side's binaries, 0 compiled again" in tab.status.text()
+    w.resize(1280, 800)
+    qtbot.wait(200)  # the layout settles (axis labels, the wrapped status) before the picture
+    w.grab().save(str(tmp_path / "sweep_shipped.png"))
