@@ -18,13 +18,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
+
+from sweep_cold import cold_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 FILE = ROOT / "fixtures" / "kernels" / "sweep" / "matmul.py"
@@ -35,22 +32,8 @@ SHAPES = [
 
 
 def one(gpus: int, devices: str | None, timeout: float) -> dict:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(
-            os.environ, TRITON_CACHE_DIR=os.path.join(cache, "triton"), KX_CACHE_DIR=os.path.join(cache, "kx")
-        )
-        cmd = [sys.executable, "-m", "kx_core.cli", "sweep", str(FILE), "--kernel", "matmul_kernel",
-               "--measure", "all", "--gpus", str(gpus), "--json"]  # fmt: skip
-        if devices:
-            cmd += ["--devices", devices]
-        for s in SHAPES:
-            cmd += ["--shape", s]
-        start = time.perf_counter()
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT)
-        wall = time.perf_counter() - start
-    if p.returncode != 0 or not p.stdout.strip():
-        raise SystemExit(f"--gpus {gpus}: exit {p.returncode}\n{p.stderr[-3000:]}")
-    r = json.loads(p.stdout)
+    args = ["--measure", "all", "--gpus", str(gpus)] + (["--devices", devices] if devices else [])
+    r, wall = cold_sweep(FILE, "matmul_kernel", SHAPES, args, timeout=timeout, what=f"--gpus {gpus}")
     return {
         "gpus": gpus,
         "wall_s": wall,

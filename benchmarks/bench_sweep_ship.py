@@ -15,13 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
-import subprocess
-import sys
-import tempfile
-import time
 from pathlib import Path
+
+from sweep_cold import cold_sweep
 
 ROOT = Path(__file__).resolve().parent.parent
 FILE = ROOT / "fixtures" / "kernels" / "sweep" / "matmul.py"
@@ -29,19 +26,9 @@ SHAPES = ["M=1024,N=1024,K=1024", "M=4096,N=4096,K=1024", "M=2048,N=4096,K=2048"
 
 
 def one(ship: bool, measure: str, timeout: float) -> dict:
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, TRITON_CACHE_DIR=os.path.join(cache, "triton"),
-                   KX_CACHE_DIR=os.path.join(cache, "kx"), KX_SWEEP_SHIP="1" if ship else "0")  # fmt: skip
-        cmd = [sys.executable, "-m", "kx_core.cli", "sweep", str(FILE), "--kernel", "matmul_kernel",
-               "--measure", measure, "--gpus", "1", "--json"]  # fmt: skip
-        for s in SHAPES:
-            cmd += ["--shape", s]
-        start = time.perf_counter()
-        p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT)
-        wall = time.perf_counter() - start
-    if p.returncode != 0 or not p.stdout.strip():
-        raise SystemExit(f"ship={ship}: exit {p.returncode}\n{p.stderr[-3000:]}")
-    r = json.loads(p.stdout)
+    env = {"KX_SWEEP_SHIP": "1" if ship else "0"}
+    args = ["--measure", measure, "--gpus", "1"]
+    r, wall = cold_sweep(FILE, "matmul_kernel", SHAPES, args, env, timeout, what=f"ship={ship}")
     cases = r["cases"]
     return {
         "ship": ship,
