@@ -3,7 +3,10 @@
 # actor, against the local measuring worker. The image has no Ray and Ray 2.60's wheel
 # (79 MB) is over what one device call carries (64 MiB), so it travels in two parts, each
 # in its own call's carry while the machine stays warm: .rayA/part-aa in the call before,
-# .rayB/part-ab with the wheels the image lacks (jsonschema and its needs) in this one.
+# which must copy it out of the carried folder (a carried folder is gone by the next call;
+# what a command writes under build/ stays): `mkdir -p build/raypart && cp .rayA/part-aa
+# build/raypart/`; then .rayB/part-ab with the wheels the image lacks (jsonschema and its
+# needs) in this one.
 # Made here by:
 #   pip download --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
 #     --platform manylinux2014_x86_64 -d W ray==2.60.0 jsonschema jsonschema-specifications \
@@ -12,8 +15,10 @@
 # Writes ray_tests.log and ray_sweep.json / local_sweep.json under $OUT.
 set -u
 OUT=${OUT:-.}
-ls .rayA/part-aa .rayB/part-ab >/dev/null || { echo "a part of Ray's wheel is missing here"; exit 1; }
-cat .rayA/part-* .rayB/part-* > /tmp/ray-2.60.0-cp312-cp312-manylinux2014_x86_64.whl
+first=.rayA/part-aa
+[ -f "$first" ] || first=build/raypart/part-aa
+ls "$first" .rayB/part-ab >/dev/null || { echo "a part of Ray's wheel is missing here"; exit 1; }
+cat "$first" .rayB/part-ab > /tmp/ray-2.60.0-cp312-cp312-manylinux2014_x86_64.whl
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target /tmp/kx-ray \
   /tmp/ray-2.60.0-cp312-cp312-manylinux2014_x86_64.whl .rayB/*.whl || exit 1
 export PYTHONPATH=.:/tmp/kx-ray PYTHONUNBUFFERED=1
