@@ -239,6 +239,7 @@ def _judged(cases: list[CaseResult], results: dict[int, Done]) -> tuple[list[Cas
             continue
         shares[d.key] = shares.get(d.key, 0) + len(r["times_us"])
         notes = [f"{label} failed on the GPU: {why}" for label, why in r.get("failed", {}).items()]
+        notes += [f"not shipped: {why}" for why in r.get("shipping", [])]
         if r.get("remeasured"):
             notes.append(f"timed again (round medians spread over 5%): {', '.join(r['remeasured'])}")
         case = replace(out[i], measured_on=d.device, gpu_key=d.key, worker=d.worker, simulated=d.simulated,
