@@ -133,3 +133,21 @@ def test_triton_in_a_plain_process_finds_the_shipped_kernels_under_its_own_key(c
         assert got["hash"] == binaries[label].key, label  # Triton's key is the compile side's
         assert got["hits"] == [got["hash"]] and got["compiled"] == []
         assert bytes.fromhex(got["cubin"]) == base64.b64decode(records[label].binaries["cubin"])
+
+
+def test_a_binary_gone_or_damaged_is_said_and_not_installed(compiled, tmp_path, monkeypatch):
+    from kx_core.sweep import measure
+
+    _, binaries, _ = compiled
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr(measure, "_RECEIVED", {})
+    a, b = (binaries[x].to_json() for x in sorted(binaries))
+    gone = {**a, "folder": str(tmp_path / "pruned")}
+    files = read_group(Path(b["folder"]), b["name"])
+    damaged = {**b, "folder": "", "files": {**files, f"{b['name']}.json": b"{}"}}
+    keys, problems = measure.receive([gone, damaged])
+    assert keys == set() and len(problems) == 2
+    assert "gone from the compile side's cache" in problems[0] and "damaged" in problems[1]
+    assert served(a["key"], a["name"]) is None and served(b["key"], b["name"]) is None
+    keys, problems = measure.receive([a])  # the real one arrives once, then is known
+    assert keys == {a["key"]} and problems == [] and list(measure._RECEIVED) == [a["digest"]]
