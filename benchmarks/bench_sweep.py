@@ -76,6 +76,16 @@ VALIDATE2 = {
     "layer_norm.py": ["M=12288,N=768", "M=3000,N=5000", "M=1536,N=6144", "M=65536,N=128"],
     "attention.py": ["B=2,H=16,S=768", "B=1,H=24,S=2048", "B=8,H=8,S=384", "B=4,H=12,S=1280"],
 }  # fmt: skip
+# shapes measured after the model of 2026-12-04 was committed (its L2 terms, the busiest
+# program): `--group validate3`, the figure no choice of the model has seen
+VALIDATE3 = {
+    "matmul.py": ["M=2560,N=2560,K=2560", "M=4096,N=2048,K=512", "M=1024,N=2048,K=8192", "M=6144,N=1024,K=2048"],
+    "persistent_matmul.py": ["M=2560,N=2560,K=2560", "M=4096,N=2048,K=512", "M=512,N=4096,K=4096",
+                             "M=8192,N=8192,K=512"],
+    "softmax.py": ["M=6144,N=1024", "M=1536,N=6144", "M=20000,N=300", "M=4096,N=4096"],
+    "layer_norm.py": ["M=6144,N=1024", "M=1536,N=8192", "M=20000,N=300", "M=3072,N=2048"],
+    "attention.py": ["B=1,H=16,S=3072", "B=4,H=16,S=512", "B=2,H=4,S=4096", "B=6,H=8,S=640"],
+}  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -129,7 +139,9 @@ def report(name: str, r: dict) -> dict:
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument(
-        "--group", choices=["gemm", "rows", "all", "versus", "validate", "validate2"], default="all"
+        "--group",
+        choices=["gemm", "rows", "all", "versus", "validate", "validate2", "validate3"],
+        default="all",
     )
     ap.add_argument("--out", default=".")
     ap.add_argument("--timeout", type=float, default=280.0, help="per kernel's sweep")
@@ -146,6 +158,7 @@ def main() -> int:
     kernels = {f: k for g in CASES.values() for f, k, _ in g}
     cases["validate"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE.items()]
     cases["validate2"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE2.items()]
+    cases["validate3"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE3.items()]
     prefix = args.group if args.group.startswith("validate") else "sweep"
     for g in groups:
         for file, kernel, shapes in cases[g]:
