@@ -52,9 +52,7 @@ def main() -> int:
     ap.add_argument("--triton", default="3.6.0")
     ap.add_argument("--cache", default=os.path.join(os.path.expanduser("~"), ".cache", "kx-sweep-rerank"))
     ap.add_argument("--show", action="store_true", help="every shape's figures")
-    ap.add_argument(
-        "--validate", action="store_true", help="the validate_*.json and validate2_*.json recordings too"
-    )
+    ap.add_argument("--validate", action="store_true", help="the validate*_*.json recordings too")
     ap.add_argument("--dump", help="write every measured config's figures and model terms here (JSON lines)")
     args = ap.parse_args()
     from kx_core.base.triton_envs import python_for
@@ -64,11 +62,8 @@ def main() -> int:
     cache.mkdir(parents=True, exist_ok=True)
     gpu = spec("h200")
     folder = ROOT / "benchmarks" / "sweep_h200"
-    recordings = sorted(folder.glob("sweep_*.json")) + (
-        sorted(folder.glob("validate_*.json")) + sorted(folder.glob("validate2_*.json"))
-        if args.validate
-        else []
-    )
+    sets = ("sweep", "validate", "validate2", "validate3") if args.validate else ("sweep",)
+    recordings = [p for name in sets for p in sorted(folder.glob(f"{name}_*.json"))]
     dump = open(args.dump, "w", encoding="utf-8") if args.dump else None
     for recorded in recordings:
         r = json.loads(recorded.read_text())
