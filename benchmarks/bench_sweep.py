@@ -86,6 +86,20 @@ VALIDATE3 = {
     "layer_norm.py": ["M=6144,N=1024", "M=1536,N=8192", "M=20000,N=300", "M=3072,N=2048"],
     "attention.py": ["B=1,H=16,S=3072", "B=4,H=16,S=512", "B=2,H=4,S=4096", "B=6,H=8,S=640"],
 }  # fmt: skip
+# shapes chosen and measured after the learned correction (kx_core.model.learned_rank)
+# was fitted on every set above and committed: `--group validate4`, its unseen figure
+VALIDATE4 = {
+    "matmul.py": ["M=4096,N=3072,K=1536", "M=1024,N=1024,K=8192", "M=5120,N=5120,K=1024", "M=2048,N=6144,K=3072",
+                  "M=12288,N=1536,K=1024", "M=1536,N=1536,K=1536"],
+    "persistent_matmul.py": ["M=4096,N=3072,K=1536", "M=1024,N=1024,K=8192", "M=5120,N=5120,K=1024",
+                             "M=2048,N=6144,K=3072", "M=12288,N=1536,K=1024", "M=1536,N=1536,K=1536"],
+    "softmax.py": ["M=10240,N=640", "M=2560,N=2560", "M=49152,N=96", "M=1024,N=12288", "M=5000,N=2000",
+                   "M=16384,N=1536"],
+    "layer_norm.py": ["M=10240,N=640", "M=2560,N=2560", "M=49152,N=96", "M=1024,N=12288", "M=5000,N=2000",
+                      "M=16384,N=1536"],
+    "attention.py": ["B=2,H=8,S=2560", "B=1,H=12,S=6144", "B=12,H=8,S=256", "B=3,H=16,S=1024", "B=1,H=4,S=5000",
+                     "B=5,H=10,S=896"],
+}  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -140,7 +154,7 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument(
         "--group",
-        choices=["gemm", "rows", "all", "versus", "validate", "validate2", "validate3"],
+        choices=["gemm", "rows", "all", "versus", "validate", "validate2", "validate3", "validate4"],
         default="all",
     )
     ap.add_argument("--out", default=".")
@@ -159,6 +173,7 @@ def main() -> int:
     cases["validate"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE.items()]
     cases["validate2"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE2.items()]
     cases["validate3"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE3.items()]
+    cases["validate4"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE4.items()]
     prefix = args.group if args.group.startswith("validate") else "sweep"
     for g in groups:
         for file, kernel, shapes in cases[g]:

@@ -54,6 +54,15 @@ def main() -> int:
     ap.add_argument("--show", action="store_true", help="every shape's figures")
     ap.add_argument("--validate", action="store_true", help="the validate*_*.json recordings too")
     ap.add_argument("--dump", help="write every measured config's figures and model terms here (JSON lines)")
+    ap.add_argument(
+        "--features",
+        help="write every measured config's learned-ranking features here "
+        "(JSON lines: what scripts/fit_ranking.py fits on)",
+    )
+    ap.add_argument("--analytic", action="store_true", help="rank without the learned correction")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="kernels compiled at once before ranking (a cold cache)"
+    )
     args = ap.parse_args()
     from kx_core.base.triton_envs import python_for
 
@@ -62,9 +71,12 @@ def main() -> int:
     cache.mkdir(parents=True, exist_ok=True)
     gpu = spec("h200")
     folder = ROOT / "benchmarks" / "sweep_h200"
-    sets = ("sweep", "validate", "validate2", "validate3") if args.validate else ("sweep",)
+    sets = ("sweep", "validate", "validate2", "validate3", "validate4") if args.validate else ("sweep",)
     recordings = [p for name in sets for p in sorted(folder.glob(f"{name}_*.json"))]
+    if args.jobs > 1:
+        _warm(recordings, python, cache, args.jobs)
     dump = open(args.dump, "w", encoding="utf-8") if args.dump else None
+    rows = open(args.features, "w", encoding="utf-8") if args.features else None
     for recorded in recordings:
         r = json.loads(recorded.read_text())
         if "cases" not in r:  # sweep_gpus.json, sweep_ship.json: wall-time runs
@@ -75,9 +87,12 @@ def main() -> int:
             if not measured:
                 continue
             result = compiled(r["file"], r["kernel"], c["shape"], python, cache)
-            figs = [f for f in figures(result, r["kernel"], gpu) if f.label in measured and f.model_rank]
+            figs = figures(result, r["kernel"], gpu, learned=not args.analytic)
+            figs = [f for f in figs if f.label in measured and f.model_rank]
             if dump:
                 _dump(dump, recorded.stem, r["kernel"], c["shape"], result, measured, gpu)
+            if rows:
+                _features(rows, recorded.stem, r["kernel"], c["shape"], result, measured, gpu)
             rho = spearman([f.rank_us for f in figs], [measured[f.label] for f in figs])
             best = min(measured.values())
             ranked = sorted(figs, key=lambda f: f.model_rank)
@@ -91,6 +106,45 @@ def main() -> int:
         print(json.dumps({"recording": recorded.stem, "kernel": r["kernel"], "cases": len(rhos), "mean_spearman": statistics.fmean(rhos),
                           "top3": sum(top3) / len(top3), "mean_regret": statistics.fmean(regrets)}), flush=True)  # fmt: skip
     return 0
+
+
+def _warm(recordings: list[Path], python: str | None, cache: Path, jobs: int) -> None:
+    """Compile every recorded shape into the cache, one kernel per thread (each kernel has
+    its own driver folder, so two kernels never share a driver file)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    per_kernel: dict[str, list[tuple[str, dict]]] = {}
+    for recorded in recordings:
+        r = json.loads(recorded.read_text())
+        for c in r.get("cases", ()):
+            per_kernel.setdefault(r["kernel"], []).append((r["file"], c["shape"]))
+
+    def one(kernel: str) -> None:
+        for file, shape in per_kernel[kernel]:
+            compiled(file, kernel, shape, python, cache)
+
+    with ThreadPoolExecutor(jobs) as pool:
+        list(pool.map(one, per_kernel))
+
+
+def _features(
+    out, recording: str, kernel: str, shape: dict, result: CompileResult, measured: dict, gpu
+) -> None:
+    """One JSON line per measured config: the learned ranking's features of it and its time."""
+    from kx_core.model.kernel import model_kernel
+    from kx_core.model.learned_rank import features
+    from kx_core.model.ranking import rank_terms
+
+    for k in result.kernels:
+        if k.name != kernel or k.config is None or k.config.label not in measured or k.status != "compiled":
+            continue
+        m = model_kernel(k, gpu)
+        terms = rank_terms(m, k, gpu)
+        if terms is None:
+            continue
+        row = {"recording": recording, "kernel": kernel, "shape": shape, "label": k.config.label,
+               "measured_us": measured[k.config.label], "features": [round(v, 9) for v in features(m, k, gpu, terms)]}  # fmt: skip
+        out.write(json.dumps(row) + "\n")
 
 
 def _dump(out, recording: str, kernel: str, shape: dict, result: CompileResult, measured: dict, gpu) -> None:

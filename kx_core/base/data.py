@@ -5,6 +5,7 @@ importlib.resources so that they are found from any install, editable or not.
     egraph/       egglog programs for the E-graph pane and `kx egraph`
     lit/          lit tests for the Playground pane and `kx lit`
     kernelbench/  the KernelBench-style library `kx kernelbench` judges
+    ranking/      the sweep ranking's learned corrections, one file per GPU (kx_core.model.learned_rank)
 
 Test-only fixtures (captured IR, bad files, timing runs) stay in the checkout, outside the package.
 """
@@ -18,7 +19,7 @@ import importlib.resources
 from pathlib import Path
 
 # Every folder of kx_core/data the code reads; the wheel test checks each is shipped whole.
-DATA_FOLDERS = ("examples", "egraph", "lit", "kernelbench")
+DATA_FOLDERS = ("examples", "egraph", "lit", "kernelbench", "ranking")
 
 
 @functools.cache

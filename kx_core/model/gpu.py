@@ -242,15 +242,21 @@ _NAME_HINTS = (
 )
 
 
-def spec(name: str) -> GPU:
-    """A table entry by key ('h100') or by a device name containing a hint ('NVIDIA H200')."""
+def table_key(name: str) -> str | None:
+    """The table's key for a key ('h100'), an entry's own name ('H200 SXM 141GB') or a
+    device name containing a hint ('NVIDIA H200'); None for a GPU the table lacks."""
     key = name.lower().replace(" ", "")
     if key in SPECS:
-        return SPECS[key]
-    for hint, k in _NAME_HINTS:
-        if hint in key:
-            return SPECS[k]
-    raise KeyError(f"no spec for {name!r}; known: {', '.join(SPECS)}")
+        return key
+    return next((k for hint, k in _NAME_HINTS if hint in key), None)
+
+
+def spec(name: str) -> GPU:
+    """A table entry by key ('h100') or by a device name containing a hint ('NVIDIA H200')."""
+    key = table_key(name)
+    if key is None:
+        raise KeyError(f"no spec for {name!r}; known: {', '.join(SPECS)}")
+    return SPECS[key]
 
 
 def for_arch(arch: str) -> GPU:

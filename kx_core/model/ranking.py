@@ -41,10 +41,11 @@ shapes it was not fitted on.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from math import ceil, sqrt
+from math import ceil, exp, sqrt
 
 from kx_core.model.gpu import GPU
 from kx_core.model.kernel import KernelModel
+from kx_core.model.learned_rank import features, trees_for
 from kx_core.records.results import CompiledKernel
 
 LATENCY_S = 0.8e-6
@@ -127,7 +128,13 @@ def _memory_floor(m: KernelModel, resident: int, gpu: GPU) -> float:
     return max(floor, w.bytes / (bw * L2_OVER_DRAM))
 
 
-def config_time(m: KernelModel, kernel: CompiledKernel, gpu: GPU) -> float:
-    """Seconds the model ranks this config by (lower is better)."""
+def config_time(m: KernelModel, kernel: CompiledKernel, gpu: GPU, learned: bool = True) -> float:
+    """Seconds the model ranks this config by (lower is better): the terms' total, times
+    the learned correction where kx ships one for this GPU (kx_core.model.learned_rank)."""
     terms = rank_terms(m, kernel, gpu)
-    return m.modeled_s if terms is None else terms.total
+    if terms is None:
+        return m.modeled_s
+    trees = trees_for(gpu) if learned else None
+    if trees is None:
+        return terms.total
+    return terms.total * exp(trees.correction(features(m, kernel, gpu, terms)))

@@ -43,8 +43,9 @@ def spec_of(config) -> ConfigSpec:
     return ConfigSpec(dict(config.kwargs), config.num_warps, config.num_stages, config.maxnreg)
 
 
-def figures(result: CompileResult, kernel: str, gpu: GPU | None) -> list[ConfigFigures]:
-    """Every config of `kernel` in the result, in the kernel's order, ranked."""
+def figures(result: CompileResult, kernel: str, gpu: GPU | None, learned: bool = True) -> list[ConfigFigures]:
+    """Every config of `kernel` in the result, in the kernel's order, ranked (learned: with
+    the GPU's learned correction where kx has one, kx_core.model.learned_rank)."""
     records = [k for k in result.kernels if k.name == kernel and k.config is not None]
     compiled = [k for k in records if k.status == "compiled" and k.launch is not None]
     rows, ranked = {}, {}
@@ -52,7 +53,7 @@ def figures(result: CompileResult, kernel: str, gpu: GPU | None) -> list[ConfigF
         on = gpu or gpu_for(k)
         m = model_kernel(k, on)
         rows[k.config.label] = row_of(m)
-        ranked[k.config.label] = config_time(m, k, on) * 1e6
+        ranked[k.config.label] = config_time(m, k, on, learned) * 1e6
     out = []
     for k in records:
         label = k.config.label
