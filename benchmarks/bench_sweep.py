@@ -100,6 +100,20 @@ VALIDATE4 = {
     "attention.py": ["B=2,H=8,S=2560", "B=1,H=12,S=6144", "B=12,H=8,S=256", "B=3,H=16,S=1024", "B=1,H=4,S=5000",
                      "B=5,H=10,S=896"],
 }  # fmt: skip
+# shapes chosen and measured after the pairwise-fitted trees (fitted on every set above,
+# validate4 included) were committed: `--group validate5`
+VALIDATE5 = {
+    "matmul.py": ["M=3584,N=3584,K=2048", "M=2048,N=1024,K=6144", "M=7168,N=2048,K=1536", "M=1024,N=5120,K=2560",
+                  "M=640,N=4096,K=4096", "M=10240,N=10240,K=256"],
+    "persistent_matmul.py": ["M=3584,N=3584,K=2048", "M=2048,N=1024,K=6144", "M=7168,N=2048,K=1536",
+                             "M=1024,N=5120,K=2560", "M=640,N=4096,K=4096", "M=10240,N=10240,K=256"],
+    "softmax.py": ["M=7168,N=896", "M=3584,N=3584", "M=40960,N=160", "M=768,N=10240", "M=6000,N=2500",
+                   "M=20480,N=1280"],
+    "layer_norm.py": ["M=7168,N=896", "M=3584,N=3584", "M=40960,N=160", "M=768,N=10240", "M=6000,N=2500",
+                      "M=20480,N=1280"],
+    "attention.py": ["B=2,H=8,S=3584", "B=1,H=20,S=2560", "B=10,H=8,S=320", "B=2,H=24,S=1152", "B=1,H=6,S=7000",
+                     "B=6,H=6,S=1536"],
+}  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -154,7 +168,17 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument(
         "--group",
-        choices=["gemm", "rows", "all", "versus", "validate", "validate2", "validate3", "validate4"],
+        choices=[
+            "gemm",
+            "rows",
+            "all",
+            "versus",
+            "validate",
+            "validate2",
+            "validate3",
+            "validate4",
+            "validate5",
+        ],
         default="all",
     )
     ap.add_argument("--out", default=".")
@@ -174,6 +198,7 @@ def main() -> int:
     cases["validate2"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE2.items()]
     cases["validate3"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE3.items()]
     cases["validate4"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE4.items()]
+    cases["validate5"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE5.items()]
     prefix = args.group if args.group.startswith("validate") else "sweep"
     for g in groups:
         for file, kernel, shapes in cases[g]:

@@ -71,7 +71,11 @@ def main() -> int:
     cache.mkdir(parents=True, exist_ok=True)
     gpu = spec("h200")
     folder = ROOT / "benchmarks" / "sweep_h200"
-    sets = ("sweep", "validate", "validate2", "validate3", "validate4") if args.validate else ("sweep",)
+    sets = (
+        ("sweep", "validate", "validate2", "validate3", "validate4", "validate5")
+        if args.validate
+        else ("sweep",)
+    )
     recordings = [p for name in sets for p in sorted(folder.glob(f"{name}_*.json"))]
     if args.jobs > 1:
         _warm(recordings, python, cache, args.jobs)

@@ -7,11 +7,11 @@ The rows are every measured config of every recorded shape (benchmarks/sweep_h20
 measured on the H200 by benchmarks/bench_sweep.py), with the features kx computes from
 the config's real compile with the H200's Triton (kx_core.model.learned_rank.features).
 This prints, for each fitted recording set held out in turn (sweep, validate, validate2,
-validate3: the sets were measured on different days, each after the model of its day
-was fixed), the analytic ranking's and the learned one's mean Spearman rho and top-3
-rate on that set with trees fitted on the others; then fits on all four and, with
+validate3, validate4: measured on different days, each after the model of its day was
+fixed), the analytic ranking's and the learned one's mean Spearman rho and top-3
+rate on that set with trees fitted on the others; then fits on all of them and, with
 --write, writes kx_core/data/ranking/h200.json, the file kx ships; a set recorded after
-that (validate4) is judged by those trees.
+that (validate5) is judged by those trees.
 """
 
 from __future__ import annotations
@@ -33,9 +33,9 @@ from kx_core.model.learned_rank import FEATURES, Trees, fit  # noqa: E402
 
 ROWS = ROOT / "benchmarks" / "sweep_h200" / "ranking_rows.jsonl"
 OUT = ROOT / "kx_core" / "data" / "ranking" / "h200.json"
-# the sets the shipped trees are fitted on; a set recorded later (validate4: measured after
+# the sets the shipped trees are fitted on; a set recorded later (validate5: measured after
 # the trees were committed) is judged by them, never fitted on
-FITTED = ("sweep", "validate", "validate2", "validate3")
+FITTED = ("sweep", "validate", "validate2", "validate3", "validate4")
 
 
 def shapes_of(path: Path) -> dict[str, list[tuple[str, str, np.ndarray, np.ndarray]]]:

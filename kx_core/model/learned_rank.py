@@ -9,10 +9,11 @@ single constant of the analytic model captures them, so, as TVM's and Ansor's co
 do, kx learns what is left: gradient-boosted regression trees over generic figures of
 the compiled config (never a config's name or its block sizes: warps, stages, registers,
 shared memory, programs resident and rounds, the MMA instruction's N from the TTGIR, the
-loads and FLOPs a program does, the analytic time itself), predicting the log of the
-measured time over the analytic one. Only within-shape differences matter for a rank, so
-each shape's targets are centred, and the fastest configs of a shape weigh more (the
-winner's place in the top 3 is what the sweep needs most).
+loads and FLOPs a program does, the analytic time itself), added to the analytic log
+time. They are fitted on a pairwise ranking loss, not on the times themselves: only
+which of two configs of one shape is faster matters to a sweep, and pairs near the
+shape's fastest weigh more (the winner's place in the top 3 is what the sweep needs
+most). A least-squares fit of the log times ranked held-out sets less well (NOTES.md).
 
 The trees live in kx_core/data/ranking/<gpu>.json, written by scripts/fit_ranking.py from
 the rows benchmarks/sweep_rerank.py --features records (real H200 measurements, real
@@ -40,8 +41,9 @@ ROUNDS = 100
 LEARNING_RATE = 0.1
 DEPTH = 3
 MIN_LEAF = 30
-TOP_WEIGHT = 2.0  # a shape's fastest config weighs 1 + TOP_WEIGHT, one 10% slower 1 + TOP_WEIGHT/e
-TOP_SCALE = 0.1
+SIGMA = 10.0  # the pairwise loss's steepness: scores 10% apart are one unit of it
+TOP_WEIGHT = 2.0  # a pair of the fastest config and a far slower one weighs 1 + TOP_WEIGHT
+TOP_SCALE = 0.1  # how fast "near the fastest" falls off: 1/e at 10% slower
 
 # per-program figures, each twice: once for kernels with dots, once for those without (a
 # GEMM's warps and a softmax's warps mean different things)
@@ -158,22 +160,45 @@ def ranking_note(gpu_name: str) -> str:
 
 
 def fit(shapes: list[tuple[np.ndarray, np.ndarray]], gpu: str, fitted_on: str = "") -> Trees:
-    """Trees from recorded shapes, each (feature rows, measured times): boosted least-squares
-    trees on the centred log residual of the analytic time, rows weighted towards each
-    shape's fastest. Deterministic: the same rows give the same trees."""
+    """Trees from recorded shapes, each (feature rows, measured times), boosted on a
+    pairwise ranking loss (LambdaRank's, as LightGBM's lambdarank and TVM's cost model
+    use): for every two configs of a shape, log(1 + exp(SIGMA * (score of the faster -
+    score of the slower))), starting from the analytic log time. A pair weighs 1, plus
+    TOP_WEIGHT times how much closer one of the two is to the shape's fastest (a pair
+    that decides the top 3 weighs most). Each tree is a Newton step fitted to the
+    pairs' gradients. Deterministic: the same rows give the same trees."""
     rank = FEATURES.index("dot_rank"), FEATURES.index("plain_rank")
-    xs, ys, ws = [], [], []
+    xs, faster, slower, weight = [], [], [], []
+    offset = 0
     for x, measured in shapes:
         lm = np.log(measured)
-        la = x[:, rank[0]] + x[:, rank[1]]  # one of the two is the analytic log time, the other 0
-        ys.append((lm - lm.mean()) - (la - la.mean()))
-        ws.append(1 + TOP_WEIGHT * np.exp(-(lm - lm.min()) / TOP_SCALE))
+        near = np.exp(-(lm - lm.min()) / TOP_SCALE)  # 1 for the fastest, 1/e for one 10% slower
+        for i in range(len(lm)):
+            for j in range(i + 1, len(lm)):
+                if lm[i] == lm[j]:
+                    continue
+                a, b = (i, j) if lm[i] < lm[j] else (j, i)
+                faster.append(offset + a)
+                slower.append(offset + b)
+                weight.append(1 + TOP_WEIGHT * abs(near[a] - near[b]))
         xs.append(x)
-    x, y, w = np.vstack(xs), np.concatenate(ys), np.concatenate(ws)
-    f = np.zeros(len(y))
+        offset += len(lm)
+    x = np.vstack(xs)
+    a, b, w = np.array(faster), np.array(slower), np.array(weight)
+    analytic = x[:, rank[0]] + x[:, rank[1]]  # one of the two is the analytic log time, the other 0
+    f = np.zeros(len(x))
     trees = []
     for _ in range(ROUNDS):
-        t = _tree(x, y - f, w, DEPTH)
+        score = analytic + f
+        p = 1 / (1 + np.exp(-np.clip(SIGMA * (score[a] - score[b]), -30, 30)))  # each pair's wrongness
+        grad, hess = np.zeros(len(x)), np.zeros(len(x))
+        np.add.at(grad, a, w * p * SIGMA)
+        np.add.at(grad, b, -w * p * SIGMA)
+        curv = w * p * (1 - p) * SIGMA * SIGMA
+        np.add.at(hess, a, curv)
+        np.add.at(hess, b, curv)
+        hess += 1e-9
+        t = _tree(x, -grad / hess, hess, DEPTH)
         f += LEARNING_RATE * np.array([_leaf(t, r) for r in x])
         trees.append(t)
     return Trees(gpu, FEATURES, LEARNING_RATE, tuple(trees), fitted_on)

@@ -40,24 +40,27 @@ def test_the_shipped_trees_are_the_fit_of_the_recorded_rows(sets):
     fitted = [(x, m) for name, shapes in sets.items() if name in fit_ranking.FITTED for _, _, x, m in shapes]
     again = json.loads(json.dumps(fit_ranking.fit(fitted, "h200", shipped.fitted_on).to_json()))
     assert again == json.loads(fit_ranking.OUT.read_text())
-    assert len(fitted) == 110 and "110 recorded H200 shapes" in shipped.fitted_on
+    assert len(fitted) == 140 and "140 recorded H200 shapes" in shipped.fitted_on
 
 
 def test_sets_held_out_of_the_fit_rank_better_with_the_correction(sets):
     """Each fitted set held out in turn (the others fitted): the learned ranking's mean
-    Spearman rho on it above the analytic model's, by 0.05 on average."""
+    Spearman rho on it above the analytic model's, by 0.05 on average, and the winner in
+    its top 3 no less often on average."""
     judged = fit_ranking.held_out(sets)
     assert [name for name, _, _ in judged] == list(fit_ranking.FITTED)
     for name, analytic, learned in judged:
         assert learned["all"][0] > analytic["all"][0], name
     gain = statistics.fmean(learned["all"][0] - analytic["all"][0] for _, analytic, learned in judged)
     assert gain >= 0.05, judged
+    top3 = [(analytic["all"][1], learned["all"][1]) for _, analytic, learned in judged]
+    assert statistics.fmean(b for _, b in top3) >= statistics.fmean(a for a, _ in top3), judged
 
 
 def test_only_the_fitted_gpu_gets_the_correction():
     assert trees_for(spec("h100")) is None and trees_for(spec("h200")) is not None
     assert trees_for(spec("NVIDIA H200")) is trees_for(spec("h200"))
-    assert "learned correction for NVIDIA H200 (fitted on 110" in ranking_note("NVIDIA H200")
+    assert "learned correction for NVIDIA H200 (fitted on 140" in ranking_note("NVIDIA H200")
     assert ranking_note("H100 SXM").startswith("ranked by kx's analytic model alone")
 
 
@@ -112,7 +115,9 @@ def test_the_recorded_rows_are_what_a_fresh_compile_gives(tmp_path):
         pytest.skip("the rows were computed with Triton 3.6.0")
     shape = {"M": 3072, "N": 3072, "K": 3072}
     rows = [json.loads(line) for line in fit_ranking.ROWS.read_text().splitlines()]
-    recorded = {r["label"]: r["features"] for r in rows if r["kernel"] == "matmul_kernel" and r["shape"] == shape}
+    recorded = {
+        r["label"]: r["features"] for r in rows if r["kernel"] == "matmul_kernel" and r["shape"] == shape
+    }
     assert len(recorded) == 16
     gpu = spec("h200")
     for k in _records(tmp_path, shape, other.python):
