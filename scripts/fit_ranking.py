@@ -98,7 +98,7 @@ def main() -> int:
     fitted = {n: s for n, s in sets.items() if n in FITTED}
     everything = [(x, m) for shapes in fitted.values() for _, _, x, m in shapes]
     counts = ", ".join(f"{n} {len(s)}" for n, s in fitted.items())
-    trees = fit(everything, "h200", f"{sum(len(s) for s in fitted.values())} recorded H200 shapes ({counts})")
+    trees = fit(everything, "h200", f"{sum(len(s) for s in fitted.values())} recorded H200 shapes: {counts}")
     inside = judge([s for v in fitted.values() for s in v], trees)["all"]
     print(f"fitted on {counts}: {len(trees.trees)} trees; in sample rho {inside[0]:.3f} top3 {inside[1]:.0%}")
     for name in (n for n in sets if n not in FITTED):  # recorded after the fit: unseen

@@ -269,5 +269,5 @@ class SweepTab(QWidget):
                 f" {s['shipped']} timed config(s) were the compile side's binaries,"
                 f" {s['compiled_again']} compiled again where measured."
             )
-        text += "".join(f" {n}." for n in r.notes)
+        text += "".join(f" {n[:1].upper()}{n[1:]}." for n in r.notes)
         self.status.setText(text)

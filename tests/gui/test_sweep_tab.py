@@ -51,7 +51,7 @@ def test_a_sweep_runs_as_a_process_and_says_nothing_was_measured(qtbot, make_win
     assert tab.start() and not tab.run_button.isEnabled() and tab.stop_button.isEnabled()
     qtbot.waitUntil(lambda: tab.process is None, timeout=240_000)
     assert tab.result is not None and len(tab.result.cases[0].configs) == 16
-    assert tab.result.measured == "none" and "no local GPU" in tab.status.text()
+    assert tab.result.measured == "none" and "No local GPU" in tab.status.text()
     ranks = [tab.table.item(0, 2).text()]
     assert ranks[0] != "-"  # the model's pick is named even with nothing measured
     assert np.nanmin(tab.heat.image) == 1.0  # the model's times over its best
@@ -113,3 +113,19 @@ def test_a_sweep_says_how_many_timed_configs_were_the_compile_sides_binaries(qtb
     w.resize(1280, 800)
     qtbot.wait(200)  # the layout settles (axis labels, the wrapped status) before the picture
     w.grab().save(str(tmp_path / "sweep_shipped.png"))
+
+
+def test_a_sweep_says_which_ranking_ordered_its_configs(qtbot, make_window, tmp_path):
+    """The H200's validate5 sweep (bench_sweep.py --group validate5): ranked with kx's
+    learned correction for that GPU, which the status line says, with the set it was
+    fitted on (kx_core.model.learned_rank)."""
+    w, pane, tab = _tab(qtbot, make_window)
+    data = json.loads((ROOT / "benchmarks" / "sweep_h200" / "validate5_matmul.json").read_text())
+    r = SweepResult.from_json({k: v for k, v in data.items() if k != "summary"})
+    tab.show_result(r)
+    text = tab.status.text()
+    assert "6 shape(s), measured" in text and "winner in the model's top 3 in 100%" in text
+    assert "learned correction for NVIDIA H200 (fitted on 140 recorded H200 shapes" in text
+    w.resize(1280, 800)
+    qtbot.wait(200)
+    w.grab().save(str(tmp_path / "sweep_ranking.png"))
