@@ -114,6 +114,20 @@ VALIDATE5 = {
     "attention.py": ["B=2,H=8,S=3584", "B=1,H=20,S=2560", "B=10,H=8,S=320", "B=2,H=24,S=1152", "B=1,H=6,S=7000",
                      "B=6,H=6,S=1536"],
 }  # fmt: skip
+# more shapes for the same trees, chosen and measured after validate5 came back (the trees
+# unchanged): `--group validate6`; with validate5, 60 shapes the shipped trees never saw
+VALIDATE6 = {
+    "matmul.py": ["M=2304,N=4608,K=2304", "M=4608,N=768,K=3072", "M=896,N=2816,K=5632", "M=6656,N=6656,K=768",
+                  "M=3328,N=1792,K=4352", "M=1152,N=1152,K=12288"],
+    "persistent_matmul.py": ["M=2304,N=4608,K=2304", "M=4608,N=768,K=3072", "M=896,N=2816,K=5632",
+                             "M=6656,N=6656,K=768", "M=3328,N=1792,K=4352", "M=1152,N=1152,K=12288"],
+    "softmax.py": ["M=9216,N=1152", "M=1792,N=7168", "M=30000,N=500", "M=14336,N=384", "M=2500,N=4000",
+                   "M=5632,N=2816"],
+    "layer_norm.py": ["M=9216,N=1152", "M=1792,N=7168", "M=30000,N=500", "M=14336,N=384", "M=2500,N=4000",
+                      "M=5632,N=2816"],
+    "attention.py": ["B=3,H=8,S=1792", "B=1,H=16,S=4608", "B=16,H=4,S=448", "B=2,H=12,S=2304", "B=7,H=8,S=640",
+                     "B=1,H=28,S=1536"],
+}  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -199,6 +213,7 @@ def main() -> int:
     cases["validate3"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE3.items()]
     cases["validate4"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE4.items()]
     cases["validate5"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE5.items()]
+    cases["validate6"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE6.items()]
     prefix = args.group if args.group.startswith("validate") else "sweep"
     for g in groups:
         for file, kernel, shapes in cases[g]:

@@ -30,6 +30,10 @@ alone.
   longer, plus FLOOR_LEFT of the other (configs on the bandwidth floor still differ by
   their rounds), plus the launch floor.
 
+On a GPU kx has recordings of (the H200), config_time adds learned_rank's correction to
+this total's log: trees fitted on how the recordings ordered the configs, for what these
+terms miss (kx_core.model.learned_rank). The terms stay the explanation.
+
 The constants are fitted on the recorded H200 sweeps (benchmarks/sweep_rerank.py: 50
 shapes of five kernels, every config measured): LATENCY_S and OVERLAP_LEFT as before,
 CYCLES_PER_OP, LOCAL_S_PER_BYTE, FLOOR_LEFT and the square root from a grid over those
