@@ -192,6 +192,7 @@ def main() -> int:
             "validate3",
             "validate4",
             "validate5",
+            "validate6",
         ],
         default="all",
     )

@@ -108,6 +108,11 @@ def main() -> int:
         )
         print(f"unseen {name:10s} {len(sets[name]):3d} shapes: analytic rho {a['all'][0]:.3f} top3 {a['all'][1]:.0%}, "
               f"learned rho {lr['all'][0]:.3f} top3 {lr['all'][1]:.0%}  ({kernels})")  # fmt: skip
+    unseen = [s for n, v in sets.items() if n not in FITTED for s in v]
+    if unseen:
+        a, lr = judge(unseen, None)["all"], judge(unseen, trees)["all"]
+        print(f"unseen, all {len(unseen):3d} shapes: analytic rho {a[0]:.3f} top3 {a[1]:.0%}, "
+              f"learned rho {lr[0]:.3f} top3 {lr[1]:.0%}")  # fmt: skip
     if args.write:
         OUT.parent.mkdir(parents=True, exist_ok=True)
         OUT.write_text(json.dumps(trees.to_json()) + "\n", encoding="utf-8")
