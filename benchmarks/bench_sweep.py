@@ -128,6 +128,14 @@ VALIDATE6 = {
     "attention.py": ["B=3,H=8,S=1792", "B=1,H=16,S=4608", "B=16,H=4,S=448", "B=2,H=12,S=2304", "B=7,H=8,S=640",
                      "B=1,H=28,S=1536"],
 }  # fmt: skip
+# kernels the learned ranking was never fitted on (an elementwise SwiGLU, a batched GEMM):
+# `--group newkernels`, how the trees do on an unfamiliar kernel
+NEWKERNELS = [
+    ("swiglu.py", "swiglu_kernel", ["N=1048576", "N=4194304", "N=16777216", "N=3000000", "N=67108864",
+                                    "N=50000000"]),
+    ("bmm.py", "bmm_kernel", ["B=16,M=512,N=512,K=512", "B=64,M=256,N=256,K=128", "B=8,M=1024,N=1024,K=1024",
+                              "B=4,M=2048,N=512,K=2048", "B=32,M=384,N=384,K=768", "B=2,M=4096,N=4096,K=512"]),
+]  # fmt: skip
 # the wall-time figure: a few shapes of each GEMM kernel, top-k against triton.autotune
 VERSUS = {
     "matmul.py": ["M=4096,N=4096,K=4096", "M=1024,N=4096,K=4096"],
@@ -193,6 +201,7 @@ def main() -> int:
             "validate4",
             "validate5",
             "validate6",
+            "newkernels",
         ],
         default="all",
     )
@@ -215,7 +224,8 @@ def main() -> int:
     cases["validate4"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE4.items()]
     cases["validate5"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE5.items()]
     cases["validate6"] = [(f, kernels[f], shapes) for f, shapes in VALIDATE6.items()]
-    prefix = args.group if args.group.startswith("validate") else "sweep"
+    cases["newkernels"] = NEWKERNELS
+    prefix = args.group if args.group.startswith("validate") or args.group == "newkernels" else "sweep"
     for g in groups:
         for file, kernel, shapes in cases[g]:
             if args.only and Path(file).stem not in args.only.split(","):

@@ -72,7 +72,7 @@ def main() -> int:
     gpu = spec("h200")
     folder = ROOT / "benchmarks" / "sweep_h200"
     sets = (
-        ("sweep", "validate", "validate2", "validate3", "validate4", "validate5", "validate6")
+        ("sweep", "validate", "validate2", "validate3", "validate4", "validate5", "validate6", "newkernels")
         if args.validate
         else ("sweep",)
     )
