@@ -136,7 +136,7 @@ def _features(
 ) -> None:
     """One JSON line per measured config: the learned ranking's features of it and its time."""
     from kx_core.model.kernel import model_kernel
-    from kx_core.model.learned_rank import features
+    from kx_core.model.learned_rank import features, kind_of
     from kx_core.model.ranking import rank_terms
 
     for k in result.kernels:
@@ -147,7 +147,8 @@ def _features(
         if terms is None:
             continue
         row = {"recording": recording, "kernel": kernel, "shape": shape, "label": k.config.label,
-               "measured_us": measured[k.config.label], "features": [round(v, 9) for v in features(m, k, gpu, terms)]}  # fmt: skip
+               "measured_us": measured[k.config.label], "kind": kind_of(k),
+               "features": [round(v, 9) for v in features(m, k, gpu, terms)]}  # fmt: skip
         out.write(json.dumps(row) + "\n")
 
 

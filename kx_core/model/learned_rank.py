@@ -107,19 +107,19 @@ class Trees:
     learning_rate: float
     trees: tuple  # each a leaf (float) or [feature index, threshold, left, right]
     fitted_on: str = ""
+    kinds: tuple[str, ...] = ()  # the kinds of kernel (kind_of) the rows had: the only ones corrected
 
     def correction(self, row) -> float:
         return self.learning_rate * sum(_leaf(t, row) for t in self.trees)
 
     def to_json(self) -> dict:
         return {"gpu": self.gpu, "features": list(self.features), "learning_rate": self.learning_rate,
-                "fitted_on": self.fitted_on, "trees": list(self.trees)}  # fmt: skip
+                "fitted_on": self.fitted_on, "kinds": list(self.kinds), "trees": list(self.trees)}  # fmt: skip
 
     @classmethod
     def from_json(cls, d: dict) -> Trees:
-        return cls(
-            d["gpu"], tuple(d["features"]), d["learning_rate"], tuple(d["trees"]), d.get("fitted_on", "")
-        )
+        return cls(d["gpu"], tuple(d["features"]), d["learning_rate"], tuple(d["trees"]), d.get("fitted_on", ""),
+                   tuple(d.get("kinds", ())))  # fmt: skip
 
 
 def _leaf(t, row) -> float:
@@ -147,19 +147,53 @@ def _shipped(key: str) -> Trees | None:
     return trees if trees.features == FEATURES else None
 
 
-def ranking_note(gpu_name: str) -> str:
-    """What ranked a sweep's configs on this GPU, for its notes."""
+# what kind_of says, in a note's words
+KIND_WORDS = {
+    "dot": "dots without reductions (GEMMs)",
+    "dot+reduce": "dots and reductions (attention)",
+    "reduce": "reductions without dots (softmax, norms)",
+    "elementwise": "neither dots nor reductions (elementwise)",
+}
+
+
+def kind_of(kernel: CompiledKernel) -> str | None:
+    """The kernel's kind of work, from its TTIR: "dot", "dot+reduce", "reduce" or
+    "elementwise"; None without a TTIR. Trees fitted on some kinds say nothing about the
+    others (measured: a SwiGLU, elementwise, was ranked worse with them: NOTES.md)."""
+    ttir = kernel.stages.get("ttir")
+    if not ttir:
+        return None
+    dot, reduce = "tt.dot" in ttir, "tt.reduce" in ttir
+    return ("dot+reduce" if reduce else "dot") if dot else ("reduce" if reduce else "elementwise")
+
+
+def applies(trees: Trees | None, kernel: CompiledKernel) -> bool:
+    """Whether the trees correct this kernel's ranking: fitted on its kind of work."""
+    return trees is not None and kind_of(kernel) in trees.kinds
+
+
+def ranking_note(gpu_name: str, kind: str | None) -> str:
+    """What ranked a sweep's configs on this GPU for a kernel of this kind, for its notes."""
     key = table_key(gpu_name)
     trees = _shipped(key) if key else None
     if trees is None:
         return f"ranked by kx's analytic model alone: no learned correction for {gpu_name}"
+    if kind not in trees.kinds:
+        fitted = ", ".join(KIND_WORDS[k] for k in trees.kinds)
+        what = KIND_WORDS.get(kind, "no TTIR to tell its kind")
+        return (
+            f"ranked by kx's analytic model alone: the learned correction for {gpu_name} was fitted on"
+            f" kernels with {fitted}; this one has {what}"
+        )
     return f"ranked by kx's analytic model with its learned correction for {gpu_name} (fitted on {trees.fitted_on})"
 
 
 # -- fitting (scripts/fit_ranking.py and its test) ------------------------------------------
 
 
-def fit(shapes: list[tuple[np.ndarray, np.ndarray]], gpu: str, fitted_on: str = "") -> Trees:
+def fit(
+    shapes: list[tuple[np.ndarray, np.ndarray]], gpu: str, fitted_on: str = "", kinds: tuple[str, ...] = ()
+) -> Trees:
     """Trees from recorded shapes, each (feature rows, measured times), boosted on a
     pairwise ranking loss (LambdaRank's, as LightGBM's lambdarank and TVM's cost model
     use): for every two configs of a shape, log(1 + exp(SIGMA * (score of the faster -
@@ -201,7 +235,7 @@ def fit(shapes: list[tuple[np.ndarray, np.ndarray]], gpu: str, fitted_on: str = 
         t = _tree(x, -grad / hess, hess, DEPTH)
         f += LEARNING_RATE * np.array([_leaf(t, r) for r in x])
         trees.append(t)
-    return Trees(gpu, FEATURES, LEARNING_RATE, tuple(trees), fitted_on)
+    return Trees(gpu, FEATURES, LEARNING_RATE, tuple(trees), fitted_on, tuple(sorted(kinds)))
 
 
 def _tree(x: np.ndarray, g: np.ndarray, w: np.ndarray, depth: int):

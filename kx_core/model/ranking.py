@@ -49,7 +49,7 @@ from math import ceil, exp, sqrt
 
 from kx_core.model.gpu import GPU
 from kx_core.model.kernel import KernelModel
-from kx_core.model.learned_rank import features, trees_for
+from kx_core.model.learned_rank import applies, features, trees_for
 from kx_core.records.results import CompiledKernel
 
 LATENCY_S = 0.8e-6
@@ -139,6 +139,6 @@ def config_time(m: KernelModel, kernel: CompiledKernel, gpu: GPU, learned: bool 
     if terms is None:
         return m.modeled_s
     trees = trees_for(gpu) if learned else None
-    if trees is None:
+    if not applies(trees, kernel):  # no trees for this GPU, or none for this kind of kernel
         return terms.total
     return terms.total * exp(trees.correction(features(m, kernel, gpu, terms)))

@@ -45,6 +45,7 @@ class CaseResult(Jsonable):
     compiled_again: int | None = None
     notes: tuple[str, ...] = ()
     error: str | None = None
+    ranking: str = ""  # what ranked the configs (kx_core.model.learned_rank.ranking_note)
 
     @property
     def label(self) -> str:

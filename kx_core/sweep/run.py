@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
-from kx_core.model.learned_rank import ranking_note
 from kx_core.sweep.compile_side import compile_shape
 from kx_core.sweep.dispatch import DispatchError, Done, Pool, local_gpu_count
 from kx_core.sweep.rank import to_measure
@@ -79,7 +78,7 @@ def sweep(
     stopped = stop.is_set()
     if stopped:
         notes.append("stopped: the shapes and configs not reached are missing")
-    notes += [ranking_note(g) for g in sorted({c.model_gpu for c in cases if c.error is None and c.configs})]
+    notes += sorted({c.ranking for c in cases if c.ranking})
     return SweepResult(
         req.file, req.kernel, tuple(cases), wall, measured, keys, shares, total_ref,
         stopped, tuple(notes),

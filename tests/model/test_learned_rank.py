@@ -18,7 +18,16 @@ import pytest
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.model.gpu import spec
 from kx_core.model.kernel import model_kernel
-from kx_core.model.learned_rank import FEATURES, Trees, features, mma_shape, ranking_note, trees_for
+from kx_core.model.learned_rank import (
+    FEATURES,
+    Trees,
+    applies,
+    features,
+    kind_of,
+    mma_shape,
+    ranking_note,
+    trees_for,
+)
 from kx_core.model.ranking import config_time, rank_terms
 from kx_core.sweep.driver import script
 from kx_testing import ROOT, other_triton
@@ -37,8 +46,10 @@ def sets():
 def test_the_shipped_trees_are_the_fit_of_the_recorded_rows(sets):
     shipped = trees_for(spec("h200"))
     assert shipped is not None and shipped.features == FEATURES
-    fitted = [(x, m) for name, shapes in sets.items() if name in fit_ranking.FITTED for _, _, x, m in shapes]
-    again = json.loads(json.dumps(fit_ranking.fit(fitted, "h200", shipped.fitted_on).to_json()))
+    fitted = [(x, m) for name, shapes in sets.items() if name in fit_ranking.FITTED for *_, x, m in shapes]
+    kinds = fit_ranking.kinds_of(sets)
+    assert kinds == ("dot", "dot+reduce", "reduce") == shipped.kinds  # GEMMs, attention, softmax and norms
+    again = json.loads(json.dumps(fit_ranking.fit(fitted, "h200", shipped.fitted_on, kinds).to_json()))
     assert again == json.loads(fit_ranking.OUT.read_text())
     assert len(fitted) == 140 and "140 recorded H200 shapes" in shipped.fitted_on
 
@@ -60,8 +71,8 @@ def test_sets_held_out_of_the_fit_rank_better_with_the_correction(sets):
 def test_only_the_fitted_gpu_gets_the_correction():
     assert trees_for(spec("h100")) is None and trees_for(spec("h200")) is not None
     assert trees_for(spec("NVIDIA H200")) is trees_for(spec("h200"))
-    assert "learned correction for NVIDIA H200 (fitted on 140" in ranking_note("NVIDIA H200")
-    assert ranking_note("H100 SXM").startswith("ranked by kx's analytic model alone")
+    assert "learned correction for NVIDIA H200 (fitted on 140" in ranking_note("NVIDIA H200", "dot")
+    assert ranking_note("H100 SXM", "dot").startswith("ranked by kx's analytic model alone")
 
 
 def test_a_tree_reads_its_feature_by_index():
@@ -124,3 +135,25 @@ def test_the_recorded_rows_are_what_a_fresh_compile_gives(tmp_path):
         m = model_kernel(k, gpu)
         got = [round(v, 9) for v in features(m, k, gpu, rank_terms(m, k, gpu))]
         assert got == recorded[k.config.label], k.config.label
+
+
+def test_a_kind_of_kernel_the_trees_were_not_fitted_on_keeps_the_analytic_ranking(tmp_path):
+    """An elementwise SwiGLU (fixtures/kernels/sweep/swiglu.py; measured on the H200, the
+    trees ranked it worse than the analytic model: NOTES.md): no dot, no reduction in its
+    TTIR, a kind the trees never saw, so its ranking is the terms' total, and the sweep's
+    note says why."""
+    gpu = spec("h200")
+    driver = tmp_path / "kx_sweep_driver.py"
+    driver.write_text(script(str(SWEEP / "swiglu.py"), "swiglu_kernel", None, {"N": 1 << 20}, None))
+    result = compile_file(CompileRequest(str(driver), target="cuda:90", timeout_s=900))
+    kernels = [k for k in result.kernels if k.name == "swiglu_kernel" and k.config and k.status == "compiled"]
+    assert len(kernels) == 16
+    for k in kernels:
+        assert kind_of(k) == "elementwise" and not applies(trees_for(gpu), k)
+        m = model_kernel(k, gpu)
+        assert config_time(m, k, gpu) == rank_terms(m, k, gpu).total
+    note = ranking_note("NVIDIA H200", "elementwise")
+    assert note.startswith("ranked by kx's analytic model alone") and "neither dots nor reductions" in note
+    # the fitted kinds, as the recordings' TTIRs have them
+    matmul = _records(tmp_path, {"M": 512, "N": 512, "K": 512})[0]
+    assert kind_of(matmul) == "dot" and applies(trees_for(gpu), matmul)
