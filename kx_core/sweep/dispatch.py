@@ -97,6 +97,25 @@ class _Worker:
                 pass
 
 
+class _Gone:
+    """A measuring worker that could not be started again: its jobs are answered with why."""
+
+    def __init__(self, w: _Worker, why: str) -> None:
+        self.index, self.device, self.key, self.simulated, self.why = (
+            w.index,
+            w.device,
+            w.key,
+            w.simulated,
+            why,
+        )
+
+    def ask(self, job: dict) -> dict:
+        return {"error": f"no measuring worker on this device: {self.why}"}
+
+    def close(self) -> None:
+        pass
+
+
 class Pool:
     """N measuring workers (devices 0..N-1, or N simulated ones) and their job queue:
     `start`, `submit` as jobs come, `join`; or `run(jobs, on_done)` for a list. Setting
@@ -108,6 +127,7 @@ class Pool:
         """`ray`: None for local processes; '' for a local Ray instance, or a cluster's
         address: the workers are then Ray actors (kx_core.sweep.ray_pool)."""
         self._folder = tempfile.TemporaryDirectory(prefix="kx-sweep-")
+        self._simulate, self._env_extra = simulate, env_extra
         self.workers: list = []
         self.stop = threading.Event()
         try:
@@ -141,10 +161,23 @@ class Pool:
                 )
                 with lock:
                     on_done(done)
+                if answer.get("lost_context") and isinstance(w, _Worker):
+                    w = self._restart(w)
 
         self._threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in self.workers]
         for t in self._threads:
             t.start()
+
+    def _restart(self, w: _Worker):
+        """A fresh worker on the same device for one whose CUDA context a fault lost; where
+        none starts, a stand-in that answers every later job with why."""
+        w.close()
+        try:
+            fresh = _Worker(w.index, self._folder.name, self._simulate, self._env_extra)
+        except DispatchError as e:
+            fresh = _Gone(w, str(e))
+        self.workers = [fresh if x is w else x for x in self.workers]
+        return fresh
 
     def submit(self, job_id: int, job: dict) -> None:
         self._todo.put((job_id, job))

@@ -299,12 +299,39 @@ def main(argv: list[str] | None = None) -> int:
         message = json.loads(line)
         if message.get("quit"):
             break
+        job = message["job"]
         try:
-            job = message["job"]
-            say({"result": simulated(job) if simulate else run_job(job)})
+            answer = {"result": simulated(job) if simulate else run_job(job)}
         except Exception as e:  # noqa: BLE001 - a job's failure is its answer; the worker goes on
-            say({"error": f"{type(e).__name__}: {e}"})
+            answer = {"error": f"{type(e).__name__}: {e}"}
+        # a kernel that faulted (an illegal address) leaves the process's CUDA context
+        # unusable: every later call fails, so the next shapes would fail for nothing.
+        # Say so and end; the parent starts a fresh worker (kx_core.sweep.dispatch)
+        if job.get("simulate_lost_context") if simulate else _context_lost():
+            failed = (answer.pop("result", None) or {}).get("failed") or {}
+            first = next(iter(failed.items()), None)  # the configs' own errors: the fault's first
+            why = answer.get("error") or (f"{first[0]}: {first[1]}" if first else "the GPU faulted")
+            answer["error"] = why + LOST
+            answer["lost_context"] = True
+            say(answer)
+            return 3
+        say(answer)
     return 0
+
+
+LOST = " (the GPU's context was lost: the next shapes go to a fresh measuring worker)"
+
+
+def _context_lost() -> bool:
+    """Whether this process's CUDA context is unusable: a fault is sticky (every later
+    call raises it again), so a synchronize that raises says so."""
+    import torch
+
+    try:
+        torch.cuda.synchronize()
+        return False
+    except Exception:  # noqa: BLE001 - any error here is the lost context's
+        return True
 
 
 if __name__ == "__main__":

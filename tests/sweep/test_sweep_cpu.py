@@ -152,3 +152,20 @@ def test_bad_input_is_a_usage_error_with_the_reason():
     assert r.returncode == 2 and "no shape" in r.stderr
     r = run_kx("sweep", MATMUL, "--kernel", "nope", "--shape", "M=64,N=64,K=64", "--target", "cuda:90")
     assert r.returncode == 1 and "no kernel named 'nope'" in r.stderr
+
+
+def test_a_worker_whose_gpu_context_was_lost_is_replaced_for_the_next_jobs():
+    """A measuring worker that says its CUDA context was lost (an illegal address on a real
+    GPU: every later call fails) ends; the pool starts a fresh one on the same device, so
+    the next job is measured (the dispatch path, with a simulated worker)."""
+    from kx_core.sweep.dispatch import Pool
+
+    figures = [{"label": "a", "predicted_us": 2.0}, {"label": "b", "predicted_us": 1.0}]
+    done = []
+    with Pool(1, simulate=True) as pool:
+        first = pool.workers[0].proc.pid
+        pool.run([{"figures": figures, "simulate_lost_context": True}, {"figures": figures}], done.append)
+        assert pool.workers[0].proc.pid != first
+    lost, then = sorted(done, key=lambda d: d.job_id)
+    assert lost.result is None and "context was lost" in lost.error
+    assert then.error is None and then.result["times_us"] == {"a": 2.0, "b": 1.0}

@@ -40,3 +40,20 @@ def test_the_sweeps_times_rank_as_do_bench_ranks(tmp_path):
     assert ref[case.winner] <= 1.03 * min(ref.values()), (case.winner, ref)
     # Triton's own autotuner over the same configs picks a config as fast (within 3%)
     assert case.triton_pick in ref and ref[case.triton_pick] <= 1.03 * ref[case.winner] * 1.03
+
+
+@pytest.mark.skipif(not has_gpu(), reason="needs a CUDA GPU")
+def test_a_shape_that_faults_the_gpu_does_not_fail_the_shapes_after_it():
+    """An illegal address leaves the measuring process's CUDA context unusable (every later
+    call fails): the shape that faulted says so, and the next shape is measured by a
+    fresh worker on the same GPU."""
+    faulting = str(ROOT / "fixtures" / "kernels" / "sweep" / "faulting.py")
+    shapes = ({"N": 4096, "FAULT": 1}, {"N": 4096, "FAULT": 0})
+    r = sweep(SweepRequest(faulting, "copy_kernel", shapes, measure="all", gpus=1))
+    bad, good = r.cases
+    assert bad.winner is None and "context was lost" in (bad.error or " ".join(bad.notes)), (
+        bad.error,
+        bad.notes,
+    )
+    assert good.error is None and good.winner is not None, (good.error, good.notes)
+    assert all(f.measured_us for f in good.configs)
