@@ -161,19 +161,23 @@ class Pool:
                 )
                 with lock:
                     on_done(done)
-                if answer.get("lost_context") and isinstance(w, _Worker):
+                if answer.get("lost_context"):
                     w = self._restart(w)
 
         self._threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in self.workers]
         for t in self._threads:
             t.start()
 
-    def _restart(self, w: _Worker):
-        """A fresh worker on the same device for one whose CUDA context a fault lost; where
-        none starts, a stand-in that answers every later job with why."""
-        w.close()
+    def _restart(self, w):
+        """A fresh worker on the same device (a local process, or a Ray actor: its own
+        restart) for one whose CUDA context a fault lost; where none starts, a stand-in
+        that answers every later job with why."""
         try:
-            fresh = _Worker(w.index, self._folder.name, self._simulate, self._env_extra)
+            if isinstance(w, _Worker):
+                w.close()
+                fresh = _Worker(w.index, self._folder.name, self._simulate, self._env_extra)
+            else:
+                fresh = w.restart()
         except DispatchError as e:
             fresh = _Gone(w, str(e))
         self.workers = [fresh if x is w else x for x in self.workers]

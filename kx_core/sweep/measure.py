@@ -307,13 +307,8 @@ def main(argv: list[str] | None = None) -> int:
         # a kernel that faulted (an illegal address) leaves the process's CUDA context
         # unusable: every later call fails, so the next shapes would fail for nothing.
         # Say so and end; the parent starts a fresh worker (kx_core.sweep.dispatch)
-        if job.get("simulate_lost_context") if simulate else _context_lost():
-            failed = (answer.pop("result", None) or {}).get("failed") or {}
-            first = next(iter(failed.items()), None)  # the configs' own errors: the fault's first
-            why = answer.get("error") or (f"{first[0]}: {first[1]}" if first else "the GPU faulted")
-            answer["error"] = why + LOST
-            answer["lost_context"] = True
-            say(answer)
+        if context_lost(job, simulate):
+            say(lost_answer(answer))
             return 3
         say(answer)
     return 0
@@ -322,9 +317,12 @@ def main(argv: list[str] | None = None) -> int:
 LOST = " (the GPU's context was lost: the next shapes go to a fresh measuring worker)"
 
 
-def _context_lost() -> bool:
-    """Whether this process's CUDA context is unusable: a fault is sticky (every later
-    call raises it again), so a synchronize that raises says so."""
+def context_lost(job: dict, simulate: bool) -> bool:
+    """Whether this process's CUDA context is unusable after the job: a fault is sticky
+    (every later call raises it again), so a synchronize that raises says so. A simulated
+    worker loses it where the job asks (the dispatch path's test)."""
+    if simulate:
+        return bool(job.get("simulate_lost_context"))
     import torch
 
     try:
@@ -332,6 +330,15 @@ def _context_lost() -> bool:
         return False
     except Exception:  # noqa: BLE001 - any error here is the lost context's
         return True
+
+
+def lost_answer(answer: dict) -> dict:
+    """A job's answer once the context is lost: an error naming the fault (the job's own
+    error, else its configs' first failure), flagged for the parent to start a fresh worker."""
+    failed = (answer.get("result") or {}).get("failed") or {}
+    first = next(iter(failed.items()), None)
+    why = answer.get("error") or (f"{first[0]}: {first[1]}" if first else "the GPU faulted")
+    return {"error": why + LOST, "lost_context": True}
 
 
 if __name__ == "__main__":

@@ -91,9 +91,11 @@ class MeasureActor:
 
         try:
             job = _fetched(job)
-            return {"result": measure.simulated(job) if self.simulate else measure.run_job(job)}
+            answer = {"result": measure.simulated(job) if self.simulate else measure.run_job(job)}
         except Exception as e:  # noqa: BLE001 - a job's failure is its answer; the actor goes on
-            return {"error": f"{type(e).__name__}: {e}"}
+            answer = {"error": f"{type(e).__name__}: {e}"}
+        # a fault lost this process's CUDA context: the pool replaces the actor (restart)
+        return measure.lost_answer(answer) if measure.context_lost(job, self.simulate) else answer
 
 
 def _fetched(job: dict) -> dict:
@@ -113,10 +115,23 @@ def _fetched(job: dict) -> dict:
 
 
 class _RayWorker:
-    """A MeasureActor as the pool's worker: ask(job) -> answer."""
+    """A MeasureActor as the pool's worker: ask(job) -> answer; restart() after a fault."""
 
-    def __init__(self, index: int, actor, device: str, key: str, simulated: bool) -> None:
+    def __init__(self, index: int, actor, device: str, key: str, simulated: bool, start=None) -> None:
         self.index, self.actor, self.device, self.key, self.simulated = index, actor, device, key, simulated
+        self._start = start  # () -> a new actor of the same kind
+
+    def restart(self) -> _RayWorker:
+        """A fresh actor for one whose CUDA context a fault lost (raises DispatchError)."""
+        self.close()
+        actor = self._start()
+        try:
+            device, key = _ray().get(actor.info.remote(), timeout=300)
+        except Exception as e:  # noqa: BLE001 - an actor that cannot start is said
+            raise DispatchError(
+                f"a Ray measuring actor did not start again: {type(e).__name__}: {e}"
+            ) from None
+        return _RayWorker(self.index, actor, device, key, self.simulated, self._start)
 
     def ask(self, job: dict) -> dict:
         ray = _ray()
@@ -139,12 +154,15 @@ def ray_workers(n: int, simulate: bool, env: dict[str, str], address: str) -> li
     if not simulate and gpus < n:
         raise DispatchError(f"the Ray cluster has {gpus} GPU(s), {n} measuring actor(s) asked for")
     actor_class = ray.remote(num_gpus=0 if simulate else 1, num_cpus=0 if simulate else 1)(MeasureActor)
-    actors = [actor_class.remote(simulate, env) for _ in range(n)]
+    start = lambda: actor_class.remote(simulate, env)  # noqa: E731 - also a restart's
+    actors = [start() for _ in range(n)]
     try:
         infos = ray.get([a.info.remote() for a in actors], timeout=300)
     except Exception as e:  # noqa: BLE001 - an actor that cannot start is the pool's failure
         raise DispatchError(f"a Ray measuring actor did not start: {type(e).__name__}: {e}") from None
-    return [_RayWorker(i, a, dev, key, simulate) for i, (a, (dev, key)) in enumerate(zip(actors, infos))]
+    return [
+        _RayWorker(i, a, dev, key, simulate, start) for i, (a, (dev, key)) in enumerate(zip(actors, infos))
+    ]
 
 
 def compile_remote(req, shapes: list[dict]):

@@ -89,3 +89,19 @@ def test_on_a_gpu_one_ray_actor_measures_what_the_local_worker_measures(local_ra
         times = {f.label: f.measured_us for f in a.configs}
         assert times[b.winner] <= 1.03 * times[a.winner], (a.label, a.winner, b.winner)
         assert (b.shipped, b.compiled_again) == (16, 0), b.notes
+
+
+def test_an_actor_whose_gpu_context_was_lost_is_replaced_for_the_next_jobs(local_ray):
+    """As the local pool does (tests/sweep/test_sweep_cpu.py): an actor that says its CUDA
+    context was lost is killed and a fresh one measures the next job."""
+    from kx_core.sweep.dispatch import Pool
+
+    figures = [{"label": "a", "predicted_us": 2.0}, {"label": "b", "predicted_us": 1.0}]
+    done = []
+    with Pool(1, simulate=True, ray="") as pool:
+        first = pool.workers[0].key  # "ray-simulated-<the actor's pid>"
+        pool.run([{"figures": figures, "simulate_lost_context": True}, {"figures": figures}], done.append)
+        assert pool.workers[0].key != first
+    lost, then = sorted(done, key=lambda d: d.job_id)
+    assert lost.result is None and "context was lost" in lost.error and lost.key == first
+    assert then.error is None and then.result["times_us"] == {"a": 2.0, "b": 1.0} and then.key != first
