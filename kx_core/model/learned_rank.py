@@ -17,9 +17,11 @@ most). A least-squares fit of the log times ranked held-out sets less well (NOTE
 
 The trees live in kx_core/data/ranking/<gpu>.json, written by scripts/fit_ranking.py from
 the rows benchmarks/sweep_rerank.py --features records (real H200 measurements, real
-compiles with the H200's Triton); on any other GPU the ranking is the analytic one, said
-in the sweep's notes. NOTES.md gives the fit, its leave-one-set-out figures and how it
-did on shapes measured after it was committed.
+compiles with the H200's Triton); on any other GPU the ranking is the analytic one, and
+so it is for a kind of kernel the trees were not fitted on (kind_of: an elementwise
+kernel has neither the dots nor the reductions of the fitted five), said in the sweep's
+notes. NOTES.md gives the fit, its leave-one-set-out figures and how it did on shapes
+and kernels measured after it was committed.
 """
 
 from __future__ import annotations
