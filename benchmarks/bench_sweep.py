@@ -86,48 +86,42 @@ VALIDATE3 = {
     "layer_norm.py": ["M=6144,N=1024", "M=1536,N=8192", "M=20000,N=300", "M=3072,N=2048"],
     "attention.py": ["B=1,H=16,S=3072", "B=4,H=16,S=512", "B=2,H=4,S=4096", "B=6,H=8,S=640"],
 }  # fmt: skip
+
+
+def _both_gemms_both_rows(gemm: list[str], rows: list[str], attention: list[str]) -> dict[str, list[str]]:
+    """A validation set from validate4 on: both GEMM kernels at the same shapes, both row
+    kernels (softmax, layer norm) at the same shapes."""
+    return {"matmul.py": gemm, "persistent_matmul.py": gemm, "softmax.py": rows, "layer_norm.py": rows,
+            "attention.py": attention}  # fmt: skip
+
+
 # shapes chosen and measured after the learned correction (kx_core.model.learned_rank)
 # was fitted on every set above and committed: `--group validate4`, its unseen figure
-VALIDATE4 = {
-    "matmul.py": ["M=4096,N=3072,K=1536", "M=1024,N=1024,K=8192", "M=5120,N=5120,K=1024", "M=2048,N=6144,K=3072",
-                  "M=12288,N=1536,K=1024", "M=1536,N=1536,K=1536"],
-    "persistent_matmul.py": ["M=4096,N=3072,K=1536", "M=1024,N=1024,K=8192", "M=5120,N=5120,K=1024",
-                             "M=2048,N=6144,K=3072", "M=12288,N=1536,K=1024", "M=1536,N=1536,K=1536"],
-    "softmax.py": ["M=10240,N=640", "M=2560,N=2560", "M=49152,N=96", "M=1024,N=12288", "M=5000,N=2000",
-                   "M=16384,N=1536"],
-    "layer_norm.py": ["M=10240,N=640", "M=2560,N=2560", "M=49152,N=96", "M=1024,N=12288", "M=5000,N=2000",
-                      "M=16384,N=1536"],
-    "attention.py": ["B=2,H=8,S=2560", "B=1,H=12,S=6144", "B=12,H=8,S=256", "B=3,H=16,S=1024", "B=1,H=4,S=5000",
-                     "B=5,H=10,S=896"],
-}  # fmt: skip
+VALIDATE4 = _both_gemms_both_rows(
+    gemm=["M=4096,N=3072,K=1536", "M=1024,N=1024,K=8192", "M=5120,N=5120,K=1024", "M=2048,N=6144,K=3072",
+          "M=12288,N=1536,K=1024", "M=1536,N=1536,K=1536"],
+    rows=["M=10240,N=640", "M=2560,N=2560", "M=49152,N=96", "M=1024,N=12288", "M=5000,N=2000", "M=16384,N=1536"],
+    attention=["B=2,H=8,S=2560", "B=1,H=12,S=6144", "B=12,H=8,S=256", "B=3,H=16,S=1024", "B=1,H=4,S=5000",
+               "B=5,H=10,S=896"],
+)  # fmt: skip
 # shapes chosen and measured after the pairwise-fitted trees (fitted on every set above,
 # validate4 included) were committed: `--group validate5`
-VALIDATE5 = {
-    "matmul.py": ["M=3584,N=3584,K=2048", "M=2048,N=1024,K=6144", "M=7168,N=2048,K=1536", "M=1024,N=5120,K=2560",
-                  "M=640,N=4096,K=4096", "M=10240,N=10240,K=256"],
-    "persistent_matmul.py": ["M=3584,N=3584,K=2048", "M=2048,N=1024,K=6144", "M=7168,N=2048,K=1536",
-                             "M=1024,N=5120,K=2560", "M=640,N=4096,K=4096", "M=10240,N=10240,K=256"],
-    "softmax.py": ["M=7168,N=896", "M=3584,N=3584", "M=40960,N=160", "M=768,N=10240", "M=6000,N=2500",
-                   "M=20480,N=1280"],
-    "layer_norm.py": ["M=7168,N=896", "M=3584,N=3584", "M=40960,N=160", "M=768,N=10240", "M=6000,N=2500",
-                      "M=20480,N=1280"],
-    "attention.py": ["B=2,H=8,S=3584", "B=1,H=20,S=2560", "B=10,H=8,S=320", "B=2,H=24,S=1152", "B=1,H=6,S=7000",
-                     "B=6,H=6,S=1536"],
-}  # fmt: skip
+VALIDATE5 = _both_gemms_both_rows(
+    gemm=["M=3584,N=3584,K=2048", "M=2048,N=1024,K=6144", "M=7168,N=2048,K=1536", "M=1024,N=5120,K=2560",
+          "M=640,N=4096,K=4096", "M=10240,N=10240,K=256"],
+    rows=["M=7168,N=896", "M=3584,N=3584", "M=40960,N=160", "M=768,N=10240", "M=6000,N=2500", "M=20480,N=1280"],
+    attention=["B=2,H=8,S=3584", "B=1,H=20,S=2560", "B=10,H=8,S=320", "B=2,H=24,S=1152", "B=1,H=6,S=7000",
+               "B=6,H=6,S=1536"],
+)  # fmt: skip
 # more shapes for the same trees, chosen and measured after validate5 came back (the trees
 # unchanged): `--group validate6`; with validate5, 60 shapes the shipped trees never saw
-VALIDATE6 = {
-    "matmul.py": ["M=2304,N=4608,K=2304", "M=4608,N=768,K=3072", "M=896,N=2816,K=5632", "M=6656,N=6656,K=768",
-                  "M=3328,N=1792,K=4352", "M=1152,N=1152,K=12288"],
-    "persistent_matmul.py": ["M=2304,N=4608,K=2304", "M=4608,N=768,K=3072", "M=896,N=2816,K=5632",
-                             "M=6656,N=6656,K=768", "M=3328,N=1792,K=4352", "M=1152,N=1152,K=12288"],
-    "softmax.py": ["M=9216,N=1152", "M=1792,N=7168", "M=30000,N=500", "M=14336,N=384", "M=2500,N=4000",
-                   "M=5632,N=2816"],
-    "layer_norm.py": ["M=9216,N=1152", "M=1792,N=7168", "M=30000,N=500", "M=14336,N=384", "M=2500,N=4000",
-                      "M=5632,N=2816"],
-    "attention.py": ["B=3,H=8,S=1792", "B=1,H=16,S=4608", "B=16,H=4,S=448", "B=2,H=12,S=2304", "B=7,H=8,S=640",
-                     "B=1,H=28,S=1536"],
-}  # fmt: skip
+VALIDATE6 = _both_gemms_both_rows(
+    gemm=["M=2304,N=4608,K=2304", "M=4608,N=768,K=3072", "M=896,N=2816,K=5632", "M=6656,N=6656,K=768",
+          "M=3328,N=1792,K=4352", "M=1152,N=1152,K=12288"],
+    rows=["M=9216,N=1152", "M=1792,N=7168", "M=30000,N=500", "M=14336,N=384", "M=2500,N=4000", "M=5632,N=2816"],
+    attention=["B=3,H=8,S=1792", "B=1,H=16,S=4608", "B=16,H=4,S=448", "B=2,H=12,S=2304", "B=7,H=8,S=640",
+               "B=1,H=28,S=1536"],
+)  # fmt: skip
 # kernels the learned ranking was never fitted on (an elementwise SwiGLU, a batched GEMM):
 # `--group newkernels`, how the trees do on an unfamiliar kernel
 NEWKERNELS = [

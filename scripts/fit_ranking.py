@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from kx_core.base.stats import spearman  # noqa: E402
-from kx_core.model.learned_rank import FEATURES, Trees, fit  # noqa: E402
+from kx_core.model.learned_rank import Trees, analytic_log, fit  # noqa: E402
 
 ROWS = ROOT / "benchmarks" / "sweep_h200" / "ranking_rows.jsonl"
 OUT = ROOT / "kx_core" / "data" / "ranking" / "h200.json"
@@ -62,10 +62,9 @@ def kinds_of(sets) -> tuple[str, ...]:
 
 def judge(shapes, trees: Trees | None) -> dict[str, tuple[float, float]]:
     """{kernel or 'all': (mean Spearman rho, share of shapes with the winner in the top 3)}."""
-    rank = FEATURES.index("dot_rank"), FEATURES.index("plain_rank")
     per: dict[str, list[tuple[float, bool]]] = defaultdict(list)
     for kernel, _, kind, x, measured in shapes:
-        score = x[:, rank[0]] + x[:, rank[1]]
+        score = analytic_log(x)
         if trees is not None and kind in trees.kinds:  # as kx ranks (learned_rank.applies)
             score = score + np.array([trees.correction(r) for r in x])
         rho = spearman(list(score), list(measured)) or 0.0

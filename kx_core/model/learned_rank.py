@@ -130,11 +130,17 @@ def _leaf(t, row) -> float:
     return float(t)
 
 
-def trees_for(gpu: GPU) -> Trees | None:
-    """The shipped correction for this GPU's table entry ('h200' for "NVIDIA H200"), or None
-    (the analytic ranking)."""
-    key = table_key(gpu.name)
+def trees_for(gpu: GPU | str) -> Trees | None:
+    """The shipped correction for this GPU's table entry (a GPU, or a name: 'h200' for
+    "NVIDIA H200"), or None (the analytic ranking)."""
+    key = table_key(gpu if isinstance(gpu, str) else gpu.name)
     return _shipped(key) if key else None
+
+
+def analytic_log(x: np.ndarray) -> np.ndarray:
+    """The analytic log time of feature rows (FEATURES' order): a row has it as dot_rank
+    or as plain_rank, the other 0."""
+    return x[:, FEATURES.index("dot_rank")] + x[:, FEATURES.index("plain_rank")]
 
 
 @functools.cache
@@ -176,8 +182,7 @@ def applies(trees: Trees | None, kernel: CompiledKernel) -> bool:
 
 def ranking_note(gpu_name: str, kind: str | None) -> str:
     """What ranked a sweep's configs on this GPU for a kernel of this kind, for its notes."""
-    key = table_key(gpu_name)
-    trees = _shipped(key) if key else None
+    trees = trees_for(gpu_name)
     if trees is None:
         return f"ranked by kx's analytic model alone: no learned correction for {gpu_name}"
     if kind not in trees.kinds:
@@ -203,7 +208,6 @@ def fit(
     TOP_WEIGHT times how much closer one of the two is to the shape's fastest (a pair
     that decides the top 3 weighs most). Each tree is a Newton step fitted to the
     pairs' gradients. Deterministic: the same rows give the same trees."""
-    rank = FEATURES.index("dot_rank"), FEATURES.index("plain_rank")
     xs, faster, slower, weight = [], [], [], []
     offset = 0
     for x, measured in shapes:
@@ -221,7 +225,7 @@ def fit(
         offset += len(lm)
     x = np.vstack(xs)
     a, b, w = np.array(faster), np.array(slower), np.array(weight)
-    analytic = x[:, rank[0]] + x[:, rank[1]]  # one of the two is the analytic log time, the other 0
+    analytic = analytic_log(x)
     f = np.zeros(len(x))
     trees = []
     for _ in range(ROUNDS):

@@ -63,7 +63,7 @@ def compile_shape(
         )
     notes = tuple(notes)
     case = CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
-                      error=error, notes=notes, ranking=_ranking(result, req))  # fmt: skip
+                      error=error, notes=notes, ranking=_ranking(result, req.kernel, model_gpu) if figs else "")  # fmt: skip
     try:  # the folder the capture's worker compiled into (runner._worker_env)
         binaries = collect(result, req.kernel, triton_cache_for(path, req.python)) if figs else {}
     except OSError:
@@ -71,12 +71,10 @@ def compile_shape(
     return case, binaries
 
 
-def _ranking(result, req: SweepRequest) -> str:
-    """What ranked this shape's configs: the GPU's learned correction or the analytic model."""
-    from kx_core.model.kernel import gpu_for
+def _ranking(result, kernel: str, model_gpu: str) -> str:
+    """What ranked this shape's configs on the GPU the model placed them on: its learned
+    correction or the analytic model."""
     from kx_core.model.learned_rank import kind_of, ranking_note
 
-    k = next((k for k in result.kernels if k.name == req.kernel and k.status == "compiled"), None)
-    if k is None:
-        return ""
-    return ranking_note((req.gpu or gpu_for(k)).name, kind_of(k))
+    k = next((k for k in result.kernels if k.name == kernel and k.status == "compiled"), None)
+    return ranking_note(model_gpu, kind_of(k)) if k else ""
