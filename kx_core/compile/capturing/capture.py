@@ -241,13 +241,15 @@ def _out_of_memory(exc: BaseException) -> bool:
 
 def _called_helpers(kernels: dict[str, Any]) -> set[str]:
     """Names of @jit functions that another @jit function of the file calls."""
-    helpers = set()
-    for name in kernels:
-        call = re.compile(rf"\b{re.escape(name)}\s*\(")
-        for other, (_, fn) in kernels.items():
-            if other != name and call.search(diag.jit_source(fn) or ""):
-                helpers.add(name)
+    helpers: set[str] = set()
+    for other, (_, fn) in kernels.items():  # each source read once: a library has hundreds
+        called = set(_CALL_RE.findall(diag.jit_source(fn) or ""))
+        helpers.update(n for n in called if n != other and n in kernels)
     return helpers
+
+
+# A name called in a kernel's source. Example: "x = _helper (a, b)" -> "_helper"
+_CALL_RE = re.compile(r"\b([A-Za-z_]\w*)\s*\(")
 
 
 def _imported_kernels(namespace: dict) -> dict[str, tuple[Any, Any]]:
@@ -265,18 +267,9 @@ def _imported_kernels(namespace: dict) -> dict[str, tuple[Any, Any]]:
                 fn.fn.__code__.co_filename, capture_state.STATE.user_file
             ):
                 found.setdefault(jit_name(fn), (value, fn))
-    for path in user_modules(capture_state.STATE.user_file):
-        module = next(
-            (
-                m
-                for m in list(sys.modules.values())
-                if diag.same_file(getattr(m, "__file__", None) or "", path)
-            ),
-            None,
-        )
-        if module is not None:
-            for name, pair in kernel_objects(vars(module), path).items():
-                found.setdefault(name, pair)
+    for path, module in user_modules_by_file(capture_state.STATE.user_file).items():
+        for name, pair in kernel_objects(vars(module), path).items():
+            found.setdefault(name, pair)
     return found
 
 
@@ -443,6 +436,13 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
 def user_modules(path: str) -> list[str]:
     """Files of the modules this run imported that are the user's: not the standard
     library, site-packages or kx's engine (the result cache re-hashes them)."""
+    return sorted(user_modules_by_file(path))
+
+
+def user_modules_by_file(path: str) -> dict[str, Any]:
+    """The user's modules this run imported (as `user_modules` chooses them), by the real
+    path of their file. One pass over sys.modules: a pass per module, each resolving every
+    module's path again, took seconds after a torch import (thousands of modules)."""
     import sysconfig
 
     from kx_core.compile.capturing.placeholders import is_engine_file, real_path
@@ -451,22 +451,24 @@ def user_modules(path: str) -> list[str]:
     skip = tuple(
         os.path.join(real_path(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
     )
-    found = set()
+    own = real_path(path)
+    found: dict[str, Any] = {}
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
         if not isinstance(name, str) or not name.endswith(".py") or "site-packages" in name:
             continue
         real = real_path(name)
         if (
-            not os.path.exists(real)
+            real in found
             or real.startswith(skip)
             or "site-packages" in real
+            or real == own
             or is_engine_file(real)
-            or real == real_path(path)
+            or not os.path.exists(real)
         ):
             continue
-        found.add(real)
-    return sorted(found)
+        found[real] = module
+    return found
 
 
 def import_library(path: str, request: CompileRequest) -> dict:
