@@ -189,7 +189,9 @@ def main() -> None:
         default=[],
         help="another kx checkout to capture with, beside this one (repeatable): e.g. a worktree of an older commit",
     )
-    ap.add_argument("--extra-site", action="append", default=[], help="a folder of packages the drivers import")
+    ap.add_argument(
+        "--extra-site", action="append", default=[], help="a folder of packages the drivers import"
+    )
     args = ap.parse_args()
     EXTRA.extend(str(Path(p).resolve()) for p in args.extra_site)
     known = entries()

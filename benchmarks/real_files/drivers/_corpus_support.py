@@ -556,3 +556,198 @@ def lightllm_kernels() -> None:
     root = find_on_path("lightllm")
     bare_package("lightllm", root)
     bare_package("lightllm.models", os.path.join(root, "models"))
+
+
+def bitsandbytes_triton_cuda() -> None:
+    """Make `import bitsandbytes` run on an NVIDIA GPU with bitsandbytes' own Triton backend
+    (bitsandbytes/backends/triton) as its CUDA kernels.
+
+    bitsandbytes/__init__.py imports backends/cuda/ops.py on a CUDA machine, whose kernels call
+    libbitsandbytes_cuda*.so (not built here). That one module is replaced by an empty
+    stand-in; after the package has loaded, the Triton ops are registered for "cuda" with the
+    same list and the same torch.library.register_kernel calls that bitsandbytes/backends/xpu/
+    ops.py uses when only Triton is available. torch.ops.bitsandbytes.*, bitsandbytes.functional,
+    bnb.nn and bnb.optim then run unchanged (the ops Triton lacks keep bitsandbytes' "default"
+    torch kernels, e.g. gemm_4bit, which itself calls the Triton dequantize ops).
+    """
+    import importlib
+    import importlib.machinery
+
+    import torch
+
+    name = "bitsandbytes.backends.cuda.ops"
+    if name not in sys.modules:
+        mod = types.ModuleType(name)
+        mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+        mod.__kx_stub__ = True
+        sys.modules[name] = mod
+    importlib.import_module("bitsandbytes")
+    from bitsandbytes.backends.triton import ops as triton_ops
+
+    for op, fn in (
+        ("quantize_blockwise", triton_ops.quantize_blockwise),
+        ("dequantize_blockwise.out", triton_ops.dequantize_blockwise_inplace),
+        ("dequantize_blockwise", triton_ops.dequantize_blockwise),
+        ("quantize_4bit", triton_ops.quantize_4bit),
+        ("dequantize_4bit.out", triton_ops.dequantize_4bit_inplace),
+        ("dequantize_4bit", triton_ops.dequantize_4bit),
+        ("gemv_4bit", triton_ops.gemv_4bit),
+        ("optimizer_update_8bit_blockwise", triton_ops.optimizer_update_8bit_blockwise),
+        ("optimizer_update_32bit", triton_ops.optimizer_update_32bit),
+    ):
+        torch.library.register_kernel(f"bitsandbytes::{op}", "cuda", fn)
+
+
+def deepspeed_package() -> None:
+    """Make `import deepspeed.moe.<...>` / `deepspeed.ops.triton_ops` work with torch + triton only.
+
+    deepspeed/__init__.py imports the training engine (comm, pydantic configs, hjson, op
+    builders), deepspeed/ops/__init__.py and deepspeed/utils/__init__.py import the compiled-op
+    loaders and comm; those three packages are registered without their __init__. The
+    .realfiles tree holds deepspeed/moe, deepspeed/ops/triton_ops, deepspeed/utils and the
+    accelerator/ folder (upstream's deepspeed/accelerator is a symlink to it); the accelerator
+    detection, deepspeed.utils.logging and the kernel modules run unchanged.
+    """
+    root = find_on_path("deepspeed")
+    bare_package("deepspeed", root)
+    for sub in ("ops", "utils"):
+        bare_package(f"deepspeed.{sub}", os.path.join(root, sub))
+
+
+def _megablocks_sort(x, end_bit, x_out, iota_out):
+    """megablocks_ops.sort (CUB radix sort of the low end_bit bits) as a stable torch.sort."""
+    import torch
+
+    values, order = torch.sort(x, stable=True)
+    x_out.copy_(values)
+    iota_out.copy_(order.to(iota_out.dtype))
+
+
+def _megablocks_histogram(x, num_bins):
+    """megablocks_ops.histogram: int32 counts of each value in [0, num_bins)."""
+    import torch
+
+    return torch.bincount(x.flatten().long(), minlength=num_bins)[:num_bins].to(torch.int32)
+
+
+def _megablocks_inclusive_cumsum(x, dim, out):
+    out.copy_(x.cumsum(dim))
+
+
+def _megablocks_exclusive_cumsum(x, dim, out):
+    out.copy_(x.cumsum(dim) - x)
+
+
+def megablocks_package() -> None:
+    """Make `import megablocks.layers.moe` / `megablocks.ops` work with torch + triton only.
+
+    megablocks/__init__.py imports the dropless layers; it is skipped. Stand-ins, all for
+    code that is absent here: megablocks_ops (megablocks' compiled CUDA extension) with
+    sort / histogram / cumsum as torch code; stk (the block-sparse matmul library, which
+    megablocks.ops and megablocks.layers import at module level: its autocast decorators as
+    torch.amp's, its matrix class and ops as never-called names: the dense MoE path does not use
+    them); grouped_gemm (the CUTLASS extension: Arguments(mlp_impl="grouped") only checks that
+    it imports). megablocks.ops, megablocks.layers and megablocks/backend/kernels.py run unchanged.
+    """
+    import functools
+
+    import torch
+
+    bare_package("megablocks", find_on_path("megablocks"))
+    stub_module(
+        "megablocks_ops",
+        sort=_megablocks_sort,
+        histogram=_megablocks_histogram,
+        inclusive_cumsum=_megablocks_inclusive_cumsum,
+        exclusive_cumsum=_megablocks_exclusive_cumsum,
+    )
+
+    class Matrix:  # stk.Matrix: only the sparse (dMoE) path builds one
+        pass
+
+    stub_module("stk", Matrix=Matrix)
+    stub_module("stk.ops")
+    stub_module("stk.backend.triton_kernels")
+    stub_module(
+        "stk.backend.autocast",
+        custom_fwd=functools.partial(torch.amp.custom_fwd, device_type="cuda"),
+        custom_bwd=functools.partial(torch.amp.custom_bwd, device_type="cuda"),
+    )
+    stub_module("grouped_gemm", backend=_AnyAttr(), ops=_AnyAttr())
+
+
+def flashinfer_triton_package() -> None:
+    """Make `import flashinfer.triton.<op>` work with torch + triton only: flashinfer/__init__.py
+    loads the JIT / prebuilt CUDA kernels and flashinfer/utils.py imports pynvml and the JIT
+    environment, so flashinfer is registered without its __init__ and flashinfer.utils is a
+    stand-in holding the two names flashinfer/triton/utils.py imports (get_compute_capability,
+    answered from torch.cuda as upstream does, and GPUArchitectureError). flashinfer/triton/
+    __init__.py and its modules run unchanged."""
+    import torch
+
+    bare_package("flashinfer", find_on_path("flashinfer"))
+
+    class GPUArchitectureError(Exception):
+        pass
+
+    def get_compute_capability(device):
+        if device.type != "cuda":
+            raise ValueError("device must be a cuda device")
+        props = torch.cuda.get_device_properties(device)
+        return props.major, props.minor
+
+    stub_module(
+        "flashinfer.utils",
+        get_compute_capability=get_compute_capability,
+        GPUArchitectureError=GPUArchitectureError,
+    )
+
+
+def _einops_einsum(*args):
+    """einops.einsum(*tensors, pattern) with named axes (space-separated, `...` allowed) as
+    torch.einsum with one letter per name."""
+    import torch
+
+    *tensors, pattern = args
+    letters: dict[str, str] = {}
+    alphabet = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def side(s):
+        return "".join(t if t == "..." else letters.setdefault(t, alphabet[len(letters)]) for t in s.split())
+
+    lhs, rhs = pattern.split("->")
+    return torch.einsum(",".join(side(s) for s in lhs.split(",")) + "->" + side(rhs), *tensors)
+
+
+def _einops_reduce(x, pattern: str, reduction: str, **sizes):
+    """einops.reduce for named axes, `...` and `(a b)` groups: split the input axes, reduce
+    the ones absent on the right ('sum', 'mean', 'max', 'min', 'prod'), rearrange the rest."""
+    import torch
+
+    lhs, rhs = pattern.split("->")
+    flat = [n for g in _einops_groups(lhs) for n in g if n != "1"]
+    kept_names = {n for g in _einops_groups(rhs) for n in g}
+    y = _einops_rearrange(x, f"{lhs}-> {' '.join(flat)}", **sizes)
+    n_ell = y.ndim - sum(1 for n in flat if n != "...")
+    dims, pos = [], 0
+    for n in flat:
+        width = n_ell if n == "..." else 1
+        if n != "..." and n not in kept_names:
+            dims.append(pos)
+        pos += width
+    op = {"max": torch.amax, "min": torch.amin}.get(reduction) or getattr(torch, reduction)
+    if dims:
+        y = op(y, dim=dims) if reduction != "prod" else y.flatten(dims[0], dims[-1]).prod(dims[0])
+    kept = [n for n in flat if n == "..." or n in kept_names]
+    return _einops_rearrange(y, f"{' '.join(kept)} -> {rhs}", **sizes)
+
+
+def einops_full_standin() -> None:
+    """einops_standin() plus `einsum` and `reduce` on the stand-in (only where einops is not
+    installed): lucidrains-style modules import `einsum, rearrange, repeat, reduce` from einops
+    at module level and call einsum between launches (PoPE's frequency table)."""
+    einops_standin()
+    mod = sys.modules.get("einops")
+    if mod is not None and getattr(mod, "__kx_stub__", False):
+        mod.einsum = getattr(mod, "einsum", _einops_einsum)
+        mod.reduce = getattr(mod, "reduce", _einops_reduce)
