@@ -32,6 +32,15 @@ def _cuda_available() -> bool:
 
 
 def pytest_collection_modifyitems(config, items):
+    from kx_testing import EXTRAS, missing_extra
+
+    for item in items:
+        for mark in item.iter_markers("extra"):
+            (name,) = mark.args
+            if name not in EXTRAS:
+                raise pytest.UsageError(f"{item.nodeid}: no extra {name!r} (kx_testing.EXTRAS)")
+            if why := missing_extra(name):
+                item.add_marker(pytest.mark.skip(reason=why))
     if _cuda_available():
         return
     skip = pytest.mark.skip(reason="needs a CUDA GPU")

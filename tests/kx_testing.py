@@ -10,6 +10,29 @@ KERNELS = ROOT / "kx_core" / "data" / "examples"  # the shipped examples
 BAD = ROOT / "fixtures" / "kernels" / "bad"  # one file per diagnostic kind (test-only)
 
 
+# kx's optional extras (pyproject's [project.optional-dependencies]) -> the module each
+# brings: a test marked `@pytest.mark.extra(NAME)` skips, naming the extra, without it
+EXTRAS = {
+    "helion": "helion",
+    "cute": "cutlass",
+    "tilelang": "tilelang",
+    "ray": "ray",
+    "tritonparse": "tritonparse",
+}
+
+
+def missing_extra(name: str) -> str | None:
+    """Why a test of extra `name` cannot run here, or None when the extra is installed."""
+    import importlib.util
+
+    module = EXTRAS[name]
+    try:
+        found = importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        found = False
+    return None if found else f"needs kx's optional extra {name!r}: pip install 'kx[{name}]'"
+
+
 def run_kx(*args: str, no_cache: bool = False) -> subprocess.CompletedProcess:
     """The kx command line as a subprocess, as a user runs it."""
     cmd = [sys.executable, "-m", "kx_core.cli", *args] + (["--no-cache"] if no_cache else [])

@@ -161,6 +161,7 @@ def test_compare_command_json(capture):
 
 
 @pytest.mark.parametrize("name", ["fused_softmax.py", "matmul.py"])
+@pytest.mark.managed_triton
 def test_triton_36_against_38(capture, name):
     """The tutorials' fused softmax and matmul under two Triton versions: every delta
     from each version's own cubin (cuobjdump) and PTX; the pipelines diverge where the

@@ -17,9 +17,10 @@ from kx_core.compile.artifacts.derived import with_derived
 from kx_core.compile.artifacts.resources import cubin_resources
 from kx_core.compile.artifacts.sass import disassemble
 from kx_core.ir.sourcemap import source_map_of
-from kx_testing import ROOT
+from kx_testing import ROOT, missing_extra
 
-pytest.importorskip("cutlass.cute")
+pytestmark = pytest.mark.extra("cute")
+pytest.importorskip("cutlass.cute", reason=missing_extra("cute"))
 
 FILE = data_path("examples", "cute_add.py")
 

@@ -27,6 +27,7 @@ FILES = [(g, f) for g in GROUND for f in json.loads(g.read_text())["files"]]
 @pytest.mark.parametrize(
     ("ground", "file"), FILES, ids=[f"{g.stem}:{f.rsplit('/', 1)[-1]}" for g, f in FILES]
 )
+@pytest.mark.managed_triton
 def test_kx_builds_what_the_languages_own_run_built(ground, file):
     record = json.loads(ground.read_text())
     assert record["gpu"] == "NVIDIA H200"
@@ -88,6 +89,7 @@ def _package_version(python: str, name: str) -> str | None:
 
 
 @pytest.mark.parametrize("ground", HELION_GROUND, ids=[g.stem for g in HELION_GROUND])
+@pytest.mark.managed_triton
 def test_kx_builds_what_helion_built_on_the_h200(ground, monkeypatch):
     """Every kernel Helion's own run built on the H200, and no other, is what kx builds
     here from the same file with the same Triton and Helion (a managed environment: `kx
@@ -143,6 +145,7 @@ CUTE_GROUND = sorted((ROOT / "fixtures" / "dsl_ground" / "cute").glob("*.json"))
 
 
 @pytest.mark.parametrize("ground", CUTE_GROUND, ids=[g.stem for g in CUTE_GROUND])
+@pytest.mark.extra("cute")
 def test_kx_builds_what_cute_dsl_built_on_the_h200(ground):
     """Every program the DSL built in its real runs on the H200 (from torch CUDA tensors
     through from_dlpack, a grid sized by the driver's HardwareInfo, fake tensors) is

@@ -13,9 +13,10 @@ from kx_core.base.data import data_path
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.artifacts.derived import with_derived
 from kx_core.ir.sourcemap import source_map_of
-from kx_testing import ROOT
+from kx_testing import ROOT, missing_extra
 
-pytest.importorskip("helion")
+pytestmark = pytest.mark.extra("helion")
+pytest.importorskip("helion", reason=missing_extra("helion"))
 
 FILE = data_path("examples", "helion_rows.py")
 

@@ -19,8 +19,10 @@ from kx_core.base.data import data_path
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.artifacts import resources
 from kx_core.compile.artifacts.derived import with_derived
+from kx_testing import missing_extra
 
-pytest.importorskip("tilelang")
+pytestmark = pytest.mark.extra("tilelang")
+pytest.importorskip("tilelang", reason=missing_extra("tilelang"))
 
 FILE = data_path("examples", "tilelang_gemm.py")
 FIXTURE_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "kernels" / "tilelang"

@@ -39,7 +39,9 @@ def _crosses(rect, a, b) -> bool:
     return False
 
 
-@pytest.mark.parametrize("example", ["matmul_autotune.py", "helion_rows.py"])
+@pytest.mark.parametrize(
+    "example", ["matmul_autotune.py", pytest.param("helion_rows.py", marks=pytest.mark.extra("helion"))]
+)
 def test_roofline_labels_inside_the_plot_apart_and_off_the_roofs(qtbot, make_window, example):
     w = make_window()
     w.resize(1280, 800)

@@ -118,6 +118,7 @@ def test_the_mma_figures_agree_with_the_ptx(tmp_path):
     assert seen == {True, False}
 
 
+@pytest.mark.managed_triton
 def test_the_recorded_rows_are_what_a_fresh_compile_gives(tmp_path):
     """One recorded shape compiled again with the H200's Triton (a managed 3.6.0): the same
     features, config for config, as the committed rows."""

@@ -14,6 +14,7 @@ from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.artifacts.derived import with_derived
 from kx_core.recorded.open_record import open_record
 from kx_core.recorded.trace_export import TRACE_PREFIX, export_tritonparse, trace_path
+from kx_testing import missing_extra
 
 
 @pytest.fixture(scope="module")
@@ -30,8 +31,9 @@ def _parsed_events(out_dir):
         return [json.loads(line) for line in f if line.strip()]
 
 
+@pytest.mark.extra("tritonparse")
 def test_tritonparse_parses_the_exported_trace(captured, tmp_path):
-    parse = pytest.importorskip("tritonparse.parse.utils")
+    parse = pytest.importorskip("tritonparse.parse.utils", reason=missing_extra("tritonparse"))
     compiled = [k for k in captured.kernels if k.status == "compiled"]
     assert len(compiled) == 2
     out = trace_path(str(tmp_path / "trace") + "/")

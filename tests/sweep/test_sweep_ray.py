@@ -8,9 +8,10 @@ import pytest
 
 from kx_core.model.gpu import spec
 from kx_core.sweep.run import SweepRequest, sweep
-from kx_testing import ROOT
+from kx_testing import ROOT, missing_extra
 
-ray = pytest.importorskip("ray", reason="the 'ray' extra: pip install 'kx[ray]'")
+pytestmark = pytest.mark.extra("ray")
+ray = pytest.importorskip("ray", reason=missing_extra("ray"))
 
 MATMUL = str(ROOT / "fixtures" / "kernels" / "sweep" / "matmul.py")
 SHAPES = (
