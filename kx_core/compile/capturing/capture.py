@@ -355,7 +355,8 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     capture_state.STATE = CaptureState(
         writer=writer, target=target, user_file=path, jobs=jobs, passes=request.passes
     )
-    capture_state.STATE.progress("starting torch and triton")
+    if "torch" not in sys.modules or "triton" not in sys.modules:  # a warm worker's child has both
+        capture_state.STATE.progress("starting torch and triton")
     started = time.perf_counter()
     import torch  # noqa: F401 - imported here so its start-up is timed on its own
     import triton
