@@ -29,13 +29,14 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 sys.path.insert(0, str(ROOT))
 
-from kx_core.compile import CompileRequest, compile_file  # noqa: E402
+from kx_core.compile import CompileRequest, CompileResult, compile_file  # noqa: E402
 from kx_core.compile.jobs.real_runs import compare, identity  # noqa: E402
 
 
-def measure(
-    entry: dict, ground: dict, extra: list[str], timeout: float, python: str | None, inductor_root: str | None
-) -> dict:
+def capture(
+    entry: dict, extra: list[str], timeout: float, python: str | None, inductor_root: str | None
+) -> tuple[CompileResult, float]:
+    """kx's capture of the entry as a user runs it, and its wall time."""
     paths = [str(ROOT / p) for p in entry["pythonpath"]] + extra
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     if inductor_root:  # the real run's Inductor cache folder (record_real_runs.py --inductor-cache-root)
@@ -51,7 +52,10 @@ def measure(
         python=python,
     )
     result = compile_file(request, use_cache=False)
-    seconds = time.perf_counter() - started
+    return result, time.perf_counter() - started
+
+
+def measure(entry: dict, ground: dict, result: CompileResult, seconds: float) -> dict:
     c = compare(ground, list(result.kernels))
     same = identity(ground, list(result.kernels))
     stops = [d for d in result.diagnostics if d.fatal or d.kind in ("runtime", "not-captured")]
@@ -67,6 +71,7 @@ def measure(
         "exit": result.exit_status,
         "seconds": round(seconds, 1),
         "placeholders": sum(d.kind == "placeholder" for d in result.diagnostics),
+        "kinds": sorted({d.kind for d in result.diagnostics}),
         "stop": f"{stops[0].kind} line {stops[0].line}: {stops[0].message[:90]}" if stops else "",
         "real_status": ground["status"][:60],
         "triton": result.triton_version,
@@ -92,19 +97,38 @@ def main() -> int:
     ap.add_argument(
         "--inductor-cache-root", help="TORCHINDUCTOR_CACHE_DIR=ROOT/<id>, as the real runs had it"
     )
+    ap.add_argument(
+        "--results",
+        help="a folder of kx's results, one <id>.json each: written by each capture, and read instead of "
+        "capturing again where one is there (a first run's results compared once the real runs are in)",
+    )
+    ap.add_argument("--no-ground", action="store_true", help="capture (into --results) without comparing")
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
-    ground = json.loads(Path(args.ground).read_text())
+    ground = {} if args.no_ground else json.loads(Path(args.ground).read_text())
     only = {x for x in args.only.split(",") if x}
     k, n = (int(x) for x in args.shard.split("/"))
     manifest = manifest[k - 1 :: n]
     rows = []
     for e in manifest:
-        if (only and e["id"] not in only) or e["id"] not in ground:
+        if (only and e["id"] not in only) or (e["id"] not in ground and not args.no_ground):
             continue
-        row = measure(
-            e, ground[e["id"]], args.extra_site, args.timeout, args.python, args.inductor_cache_root
-        )
+        saved = Path(args.results, f"{e['id']}.json") if args.results else None
+        if saved is not None and saved.exists():
+            kept = json.loads(saved.read_text())
+            result, seconds = CompileResult.from_json(kept["result"]), kept["seconds"]
+        else:
+            result, seconds = capture(e, args.extra_site, args.timeout, args.python, args.inductor_cache_root)
+            if saved is not None:
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                saved.write_text(json.dumps({"seconds": seconds, "result": result.to_json()}))
+        if args.no_ground:
+            print(
+                json.dumps({"id": e["id"], "exit": result.exit_status, "seconds": round(seconds, 1)}),
+                flush=True,
+            )
+            continue
+        row = measure(e, ground[e["id"]], result, seconds)
         rows.append(row)
         print(json.dumps(row), flush=True)
         Path(args.out).write_text(json.dumps(rows, indent=1))  # a run cut short keeps its rows
@@ -121,6 +145,13 @@ def main() -> int:
         )
     done = sum(r["complete"] for r in rows)
     print(f"\ncomplete: {done} of {len(rows)} ({100 * done / max(len(rows), 1):.0f}%)")
+    # a miss kx did not own up to: exit 0 (kx believes the capture is a real run's), and a
+    # silent one: not a word about it either
+    zero = [r["id"] for r in rows if not r["complete"] and r["exit"] == 0]
+    silent = [r["id"] for r in rows if not r["complete"] and r["exit"] == 0 and not r["kinds"]]
+    print(
+        f"misses with exit 0: {len(zero)} {zero}; of them silent (no diagnostic at all): {len(silent)} {silent}"
+    )
     hashes = sum(r["with_hash"] for r in rows)
     ptxs = sum(r["with_ptx"] for r in rows)
     if hashes or ptxs:
