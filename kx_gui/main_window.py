@@ -1114,6 +1114,9 @@ class MainWindow(QMainWindow):
         if fatal:
             d = fatal[0]
             summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"
+        elif result.stopped_midway:
+            d = next(d for d in result.diagnostics if d.kind == "runtime")
+            summary += f" — capture incomplete: the file stopped at line {d.line}: {d.message}"
         elif result.incomplete:
             summary += " — capture incomplete: launches kx could not show (see Kernels)"
         if self._edited_example():

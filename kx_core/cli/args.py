@@ -5,8 +5,9 @@ Exit statuses, shared by every verb: 0 done (for a compile: every launched kerne
 compiled); 1 the input's own failure (a compile, timeout, crash, out-of-memory or
 environment diagnostic; a layout or saturation kx could not compute); 2 a bad command
 line or an unreadable input file; 3 a fault inside kx (its message asks for a report);
-4 a compile whose capture is incomplete (launches kx could not capture, or a file that
-launched no kernel though it defines or imports kernels); 130 interrupted (Ctrl-C).
+4 a compile whose capture is incomplete (launches kx could not capture, a file that
+stopped midway, or a file that launched no kernel though it defines or imports kernels);
+130 interrupted (Ctrl-C).
 """
 
 from __future__ import annotations

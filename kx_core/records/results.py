@@ -17,6 +17,9 @@ from kx_core.records.build import Build
 # --kernel, --arg, --signature or --constexpr do not fit the file's kernel: a bad command
 # line, named in the message); `runtime`, `no-launch` and `placeholder` (capture
 # answered a read of data with a placeholder and went on) are informational.
+# The start of the `runtime` message of a file stopped at its first read of data because
+# the request asked it (--stop-at-data): the one runtime stop that leaves a capture complete
+STOPPED_AT_DATA = "stopped at data, as asked (--stop-at-data): "
 FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory", "argument", "record")
 # `record`: part of a record kx opened (a Triton cache or dump folder, a tritonparse
 # trace: kx_core.recorded) could not be read; the message says where and what was read.
@@ -485,10 +488,21 @@ class CompileResult(Jsonable):
         return not launched and any(d.kind == "runtime" for d in self.diagnostics)
 
     @property
+    def stopped_midway(self) -> bool:
+        """The file raised after its first launch and ended there (a `runtime`
+        diagnostic), unless the request asked capture to stop at the first read of data
+        (--stop-at-data): what it would have launched after that line is not known, as a
+        `python FILE` that raises exits 1."""
+        return any(
+            d.kind == "runtime" and not d.message.startswith(STOPPED_AT_DATA) for d in self.diagnostics
+        )
+
+    @property
     def incomplete(self) -> bool:
-        """kx knows the file launched kernels it did not capture (`not-captured`), or the
-        file ran to its end and launched none though it defines or imports kernels."""
-        if any(d.kind == "not-captured" for d in self.diagnostics):
+        """kx knows the file launched kernels it did not capture (`not-captured`), the
+        file stopped midway, or it ran to its end and launched none though it defines or
+        imports kernels."""
+        if any(d.kind == "not-captured" for d in self.diagnostics) or self.stopped_midway:
             return True
         launched = any(k.status != "not-launched" for k in self.kernels)
         return (

@@ -52,12 +52,12 @@ def on_autotune_run(runs: TritonRuns, tuner: Any, *args, **kwargs) -> Any:
     # Later launches with the same autotune key run the chosen config, as Triton's
     # cache does, even where the specialization changed (a constexpr outside the key):
     # that compile is recorded like any other.
-    index, key = chosen
+    index, key, cfg = chosen
     if first:
         state.writer.send(protocol.Chosen(key, AUTOTUNE_CHOICE))
-    state.config, state.first_launch = config_of(configs[index], index), first
+    state.config, state.first_launch = config_of(cfg, index), first
     try:
-        return _run_autotuner_choosing(runs, tuner, configs[index], args, kwargs)
+        return _run_autotuner_choosing(runs, tuner, cfg, args, kwargs)
     finally:
         state.config, state.first_launch = None, False
 
@@ -75,7 +75,7 @@ def _run_autotuner_choosing(runs: TritonRuns, tuner: Any, chosen: Any, args: tup
     them (with kx's choice), and the launch goes through Triton's code."""
 
     def bench(*bench_args: Any, config: Any, **meta: Any) -> list[float]:
-        return [1.0, 1.0, 1.0] if config is chosen else [2.0, 2.0, 2.0]
+        return [1.0, 1.0, 1.0] if same_config(config, chosen) else [2.0, 2.0, 2.0]
 
     had_results = getattr(tuner, "cache_results", False)
     tuner._bench = bench  # the instance's own attribute hides the method for this call
@@ -97,8 +97,8 @@ def watch_best_config() -> None:
     def get(tuner: Any) -> Any:
         value = tuner.__dict__.get("_kx_best_config")
         choice = tuner.__dict__.get("_kx_choice")
-        if value is not None and value is choice and not LEDGER.inside_libraries(sys._getframe(1)):
-            index = next((i for i, c in enumerate(tuner.configs) if c is value), 0)
+        if value is not None and same_config(value, choice) and not LEDGER.inside_libraries(sys._getframe(1)):
+            index = next((i for i, c in enumerate(tuner.configs) if same_config(c, value)), 0)
             LEDGER.use(f"{jit_name(base_jit(tuner))}.best_config", config_of(value, index).label)
         return value
 
@@ -117,22 +117,42 @@ def _autotune_key(tuner: Any, args: tuple, kwargs: dict) -> tuple:
     return (id(tuner), tuple(key))
 
 
-def _configs_a_real_run_tries(tuner: Any, args: tuple, kwargs: dict) -> list[int]:
-    """Indices of the configs Triton's autotuner would benchmark for this launch: its
-    prune_configs_by (early_config_prune, perf_model top-k) applied as Autotuner.run
-    applies it. The others are listed as pruned, not compiled, as a real run skips them."""
+def same_config(a: Any, b: Any) -> bool:
+    """The same triton.Config: the object, or one with the same kwargs and options (an
+    early_config_prune may build new Config objects on every call: gemlite's yields them)."""
+    if a is b:
+        return True
+    try:
+        return a.all_kwargs() == b.all_kwargs()
+    except AttributeError:  # not a triton.Config
+        return False
+
+
+def _configs_a_real_run_tries(tuner: Any, args: tuple, kwargs: dict) -> list[tuple[int, Any]]:
+    """The configs Triton's autotuner would benchmark for this launch, each with its
+    index: Triton's own prune_configs (early_config_prune, perf_model top-k) as
+    Autotuner.run calls it, whatever objects it returns (a config a pruner made that is
+    none of the list's is numbered after them). The list's configs it leaves out are
+    recorded as pruned, not compiled, as a real run skips them."""
     configs = list(tuner.configs)
+    every = list(enumerate(configs))
     if not (getattr(tuner, "early_config_prune", None) or getattr(tuner, "perf_model", None)):
-        return list(range(len(configs)))
+        return every
     tuner.nargs = dict(zip(tuner.arg_names, args))
     try:
-        kept = tuner.prune_configs(kwargs)
+        kept = list(tuner.prune_configs(kwargs))  # a pruner may return a generator
     except Exception:  # noqa: BLE001 - a pruning function that fails: try them all
-        return list(range(len(configs)))
-    tried = [i for i, c in enumerate(configs) if any(c is k for k in kept)]
+        return every
+    tried: list[tuple[int, Any]] = []
+    for cfg in kept:
+        index = next((i for i, c in enumerate(configs) if same_config(c, cfg)), None)
+        if index is None:
+            index = len(configs) + sum(i >= len(configs) for i, _ in tried)
+        tried.append((index, cfg))
     fn = base_jit(tuner)
-    for i, cfg in enumerate(configs):
-        if i not in tried:
+    kept_indices = {i for i, _ in tried}
+    for i, cfg in every:
+        if i not in kept_indices:
             config = config_of(cfg, i)
             record = uncompiled_record(
                 fn,
@@ -141,26 +161,27 @@ def _configs_a_real_run_tries(tuner: Any, args: tuple, kwargs: dict) -> list[int
                 config,
             )
             capture_state.STATE.send_kernel(f"skipped/{record.name}/{i}", record)
-    return tried or list(range(len(configs)))
+    return tried or every
 
 
 def _compile_configs(
-    tuner: Any, original_run: Any, args: tuple, kwargs: dict, tried: list[int]
-) -> tuple[int, str] | None:
-    """Compile the configs `tried` of an autotuned launch; returns (index, record key)
-    of the first config that compiled, or None. Uses forked children where fork exists."""
+    tuner: Any, original_run: Any, args: tuple, kwargs: dict, tried: list[tuple[int, Any]]
+) -> tuple[int, str, Any] | None:
+    """Compile the configs `tried` (index, triton.Config) of an autotuned launch; returns
+    (index, record key, config) of the first config that compiled, or None. Uses forked
+    children where fork exists."""
     state = capture_state.STATE
-    configs = list(tuner.configs)
+    by_index = dict(tried)
     name = jit_name(base_jit(tuner))
     state.progress(f"autotune: compiling {len(tried)} configs of {name}, {state.jobs} at a time")
     outcomes: dict[int, list[protocol.Message]] = {}
     started = time.perf_counter()
     if hasattr(os, "fork") and state.jobs > 1:
         _warm_up_once()
-        outcomes = _fork_configs(tuner, original_run, args, kwargs, [(i, configs[i]) for i in tried])
+        outcomes = _fork_configs(tuner, original_run, args, kwargs, tried)
     else:
-        for i in tried:
-            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, configs[i], i)
+        for i, cfg in tried:
+            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, cfg, i)
     chosen = None
     for i in sorted(outcomes):
         for message in outcomes[i]:
@@ -170,7 +191,7 @@ def _compile_configs(
                 isinstance(message, protocol.KernelCaptured) and message.kernel["status"] == "compiled"
             ) or (isinstance(message, protocol.Relaunched) and message.key in state.compiled_keys)
             if ok and chosen is None:
-                chosen = (i, message.key)
+                chosen = (i, message.key, by_index[i])
     for i in sorted(outcomes):
         for message in outcomes[i]:
             if isinstance(message, protocol.KernelCaptured):
@@ -248,7 +269,7 @@ def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -
 
 def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[protocol.Message]]:
     state = capture_state.STATE
-    configs = list(tuner.configs)
+    by_index = dict(indexed)
     pending = list(indexed)
     running: dict[int, tuple[int, str]] = {}
     outcomes: dict[int, list[protocol.Message]] = {}
@@ -278,7 +299,7 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[
         if pid not in running:
             continue
         index, path = running.pop(pid)
-        outcomes[index] = _read_child(path, status, tuner, configs[index], index)
+        outcomes[index] = _read_child(path, status, tuner, by_index[index], index)
     return outcomes
 
 

@@ -55,6 +55,7 @@ from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
 from kx_core.records.results import (
+    STOPPED_AT_DATA,
     CompileRequest,
     DataPlaceholder,
     Diagnostic,
@@ -211,7 +212,9 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
             if d.line is None and where:
                 d = Diagnostic(d.kind, d.message, user_file, where[0], None, d.kernel)
         return d
-    if isinstance(exc, NeedsRealData) or "meta tensor" in str(exc) or "'meta'" in str(exc):
+    if isinstance(exc, NeedsRealData):
+        return diag.runtime_diagnostic(exc, user_file, STOPPED_AT_DATA)
+    if "meta tensor" in str(exc) or "'meta'" in str(exc):
         return diag.runtime_diagnostic(exc, user_file, "capture stopped here: ")
     d = diag.runtime_diagnostic(exc, user_file)
     if isinstance(exc, ModuleNotFoundError) and (lang := _language_of_module(exc.name or "")):

@@ -29,7 +29,9 @@ class CaptureState:
     first_launch: bool = False
     seen: set[str] = field(default_factory=set)
     launched: set[str] = field(default_factory=set)
-    autotune_seen: dict[tuple, str] = field(default_factory=dict)
+    autotune_seen: dict[tuple, tuple | None] = field(
+        default_factory=dict
+    )  # key -> (index, record key, Config)
     warmed_up: bool = False
     passes: bool = False  # capture the IR before every pass (pass_recorder.py)
     prefetch: threading.Thread | None = None

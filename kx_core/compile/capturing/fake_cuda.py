@@ -168,6 +168,25 @@ def _fake_generators(torch: Any) -> None:
         def set_offset(self, offset: int) -> None:
             self._offset = int(offset)
 
+        # A CUDA generator's state is 16 bytes, not a CPU generator's 5056: its seed (uint64)
+        # then its philox offset (int64), as CUDAGeneratorImpl::get_state writes them.
+        # Libraries unpack it (`seed, offset = state.view(torch.int64)`) for their dropout
+        # kernels' seed and offset, and set_state takes the same 16 bytes back.
+        def get_state(self) -> Any:
+            seed = self.initial_seed() & (2**64 - 1)
+            seed = seed - 2**64 if seed >= 2**63 else seed  # the uint64's bits in an int64
+            return torch.tensor([seed, self._offset], dtype=torch.int64, device="cpu").view(torch.uint8)
+
+        def set_state(self, state: Any) -> Any:
+            if state.numel() != 16 or state.dtype != torch.uint8:
+                raise RuntimeError(
+                    f"RNG state is wrong size: a CUDA generator's state is 16 bytes, got {state.numel()}"
+                )
+            seed, offset = (int(v) for v in state.to("cpu").view(torch.int64))
+            torch.Generator.manual_seed(self, seed & (2**64 - 1))
+            self._offset = offset
+            return self
+
         def graphsafe_get_state(self) -> Any:
             return self
 

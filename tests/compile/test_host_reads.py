@@ -1,0 +1,28 @@
+"""Reads the host makes of what the file itself put on the GPU (issue 50, item 1): each
+answered as a real run answers it, not with a placeholder, where PyTorch says what the
+answer is. The files are written in the styles of the libraries that read them
+(fixtures/kernels/host_reads); each moves to fixtures/real_world once the H200's real run
+of it is recorded there (scripts/record_real_runs.py), which tests/compile/test_real_world.py
+then compares kx's capture with."""
+
+from __future__ import annotations
+
+from kx_core.compile import CompileRequest, compile_file
+from kx_testing import ROOT
+
+HOST_READS = ROOT / "fixtures" / "kernels" / "host_reads"
+
+
+def test_the_cuda_generators_state_is_its_seed_and_philox_offset():
+    """A CUDA generator's state is 16 bytes, seed then offset (CUDAGeneratorImpl::get_state):
+    FlagAttention-style code unpacks it into the dropout kernel's seed and offset and sets
+    the advanced copy back (a CPU generator's 5056-byte state stopped the file: 'too many
+    values to unpack')."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "generator_state.py"), target="cuda:90"), use_cache=False
+    )
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    args = {a.name: a.value for a in k.launch.args}
+    assert args["seed"] == 17 and args["offset"] == 0 and k.launch.count == 2
+    assert "seed 17 state bytes 16" in r.output
