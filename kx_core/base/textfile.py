@@ -19,6 +19,13 @@ _KINDS = (
 )
 
 
+def describe_mode(mode: int) -> str:
+    """What a file of this st_mode is, in words: 'a FIFO (named pipe)', 'a regular file'."""
+    if stat.S_ISREG(mode):
+        return "a regular file"
+    return next((words for test, words in _KINDS if test(mode)), "a special file")
+
+
 class InputFileError(ValueError):
     """A text input that cannot be read; the message names the file and the reason."""
 
@@ -36,8 +43,7 @@ def read_bytes(
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            kind = next((words for test, words in _KINDS if test(mode)), "not a regular file")
-            raise error(f"{path} is {kind}, not a file kx can read")
+            raise error(f"{path} is {describe_mode(mode)}, not a file kx can read")
         size = os.fstat(fd).st_size
         if size > max_bytes:
             raise error(

@@ -20,9 +20,22 @@ from kx_core.records.build import Build
 # The start of the `runtime` message of a file stopped at its first read of data because
 # the request asked it (--stop-at-data): the one runtime stop that leaves a capture complete
 STOPPED_AT_DATA = "stopped at data, as asked (--stop-at-data): "
-FATAL_KINDS = ("syntax", "compile", "timeout", "crash", "environment", "out-of-memory", "argument", "record")
+FATAL_KINDS = (
+    "syntax",
+    "compile",
+    "timeout",
+    "crash",
+    "environment",
+    "out-of-memory",
+    "argument",
+    "record",
+    "refused",
+)
 # `record`: part of a record kx opened (a Triton cache or dump folder, a tritonparse
 # trace: kx_core.recorded) could not be read; the message says where and what was read.
+# `refused`: a file of a record kx would not read (kx_core.base.outside_files: not a
+# regular file, a link out of the record, past a size, inflation or JSON-depth limit);
+# the message names the file and the limit. Exit status 2, as for a bad argument.
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
 # `recompiled`: stages kx compiled itself from a record that holds source only (an
@@ -518,11 +531,12 @@ class CompileResult(Jsonable):
     @property
     def exit_status(self) -> int:
         """0 when every kernel the file launched was captured and compiled; 2 when the
-        request's kernel arguments do not fit (an `argument` diagnostic); 1 when a
+        request's kernel arguments do not fit (an `argument` diagnostic) or a record held
+        a file kx refuses to read (`refused`); 1 when a
         launch failed (a fatal diagnostic: syntax, compile, timeout, crash, environment)
         or the file stopped before its first launch; 4 when the
         capture is incomplete (`incomplete`)."""
-        if any(d.kind == "argument" for d in self.diagnostics):
+        if any(d.kind in ("argument", "refused") for d in self.diagnostics):
             return 2
         if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch:
             return 1
