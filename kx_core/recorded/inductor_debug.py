@@ -20,6 +20,7 @@ import glob
 import os
 import re
 
+from kx_core.base.outside_files import RecordFiles, RefusedFile, version_word
 from kx_core.recorded.inductor_module import RecordedRun, recompile_module
 from kx_core.records.results import CompileResult, Diagnostic
 
@@ -46,40 +47,39 @@ def output_codes(path: str) -> list[str]:
     is TORCH_COMPILE_DEBUG_DIR, its torch_compile_debug, a run_*, its torchinductor or
     one graph's folder (only that layout is searched: a large folder costs nothing)."""
     found: set[str] = set()
+    files = RecordFiles(path)
     for layout in _LAYOUTS:
-        found.update(p for p in glob.glob(os.path.join(glob.escape(path), layout)) if os.path.isfile(p))
+        # a module linked from outside the folder is not the record's: passed over
+        found.update(p for p in glob.glob(os.path.join(glob.escape(path), layout)) if files.is_file(p))
     return sorted(found)
 
 
-def torch_version(graph_folder: str) -> str | None:
+def torch_version(graph_folder: str, files: RecordFiles | None = None) -> str | None:
     """The torch that wrote a graph's folder, as its fx_graph_runnable.py names it."""
-    try:
-        with open(os.path.join(graph_folder, "fx_graph_runnable.py"), encoding="utf-8") as f:
-            head = f.read(1 << 16)
-    except (OSError, UnicodeDecodeError):
-        return None
-    m = _TORCH_VERSION_RE.search(head)
-    return m.group(1) if m else None
+    files = files or RecordFiles(graph_folder)
+    head = files.head(os.path.join(graph_folder, "fx_graph_runnable.py"), 1 << 16)
+    m = _TORCH_VERSION_RE.search(head.decode("utf-8", "replace"))
+    return version_word(m.group(1)) if m else None
 
 
 def read_debug_folder(path: str) -> tuple[list[CompileResult], list, list[Diagnostic]]:
     """Every graph of the folder recompiled: (the compiles, their kernels labelled
     recompiled, diagnostics located at each output_code.py)."""
     results, kernels, diagnostics = [], [], []
+    files = RecordFiles(path)
     for file in output_codes(path):
         graph = os.path.dirname(file)
         try:
-            if os.path.getsize(file) > MAX_MODULE_BYTES:
-                diagnostics.append(
-                    Diagnostic("record", f"larger than {MAX_MODULE_BYTES >> 20} MiB: not read", file)
-                )
-                continue
-            with open(file, encoding="utf-8") as f:
-                text = f.read()
-        except (OSError, UnicodeDecodeError) as e:
+            text = files.read_text(file, MAX_MODULE_BYTES)
+        except RefusedFile as e:
+            diagnostics.append(Diagnostic("refused", e.why, file))
+            continue
+        except UnicodeDecodeError as e:
             diagnostics.append(Diagnostic("record", f"cannot be read ({e})", file))
             continue
-        run = RecordedRun(origin=f"inductor-debug {os.path.basename(graph)}", torch=torch_version(graph))
+        run = RecordedRun(
+            origin=f"inductor-debug {os.path.basename(graph)}", torch=torch_version(graph, files)
+        )
         result, found, problems = recompile_module(file, text, run)
         if result is not None:
             results.append(result)

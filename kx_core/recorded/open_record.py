@@ -12,6 +12,12 @@ recompiled. A Proton profile holds no kernels: its times and samples are
 `OpenedRecord.profile`, joined to a build's kernels by name (proton_profile.join_profile).
 What could not be read is a `record` Diagnostic located at its file (and line, for a
 trace), beside whatever could be read; the result's exit status is then 1.
+
+A record is outside data: every file of it is read through kx_core.base.outside_files
+(regular files inside the record, within its limits). What kx refuses to read is a
+`refused` Diagnostic naming the file and the limit (exit status 2); a path that is no
+folder or regular file (a FIFO, a device) is refused whole (RefusedRecord). The words a
+record holds are shown as data: a Triton version that is not one is shown quoted.
 """
 
 from __future__ import annotations
@@ -19,10 +25,18 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import stat
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
+from kx_core.base.outside_files import (
+    RefusedFile,
+    read_head,
+    read_regular,
+    version_word,
+)
+from kx_core.base.textfile import describe_mode
 from kx_core.bench.profile import ProfileResult
 from kx_core.recorded import inductor_debug, proton_profile, torch_trace
 from kx_core.recorded.kernel_of_record import as_int, kernel_of_record, target_of
@@ -47,13 +61,43 @@ TRACE_SUFFIXES = (".ndjson", ".ndjson.gz", ".json.gz", ".bin.ndjson", ".log", ".
 PROFILE_SUFFIXES = (".hatchet", ".hatchet.json")
 
 
+# a kernel's source file on this machine, larger than this: not read (kx's own kernel-file cap)
+MAX_SOURCE_BYTES = 2 << 20
+
+
 class NotARecord(ValueError):
     """The path is none of RECORD_KINDS (the message says what it is instead)."""
 
 
+class RefusedRecord(NotARecord):
+    """A path kx does not read at all (a FIFO, a device, a folder past its limits): the
+    message names it and why."""
+
+
 def record_kind(path: str) -> str | None:
     """The kind of record at `path`, read from its content (a folder's files, a file's
-    first line), or None."""
+    first line), or None (never blocks: a FIFO is None)."""
+    try:
+        return _kind(path)
+    except RefusedFile:
+        return None
+
+
+def _checked_kind(path: str) -> str | None:
+    """record_kind, or RefusedRecord where the path itself is refused."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return None
+    if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+        raise RefusedRecord(f"{path}: {describe_mode(mode)}, not a regular file or folder: not read")
+    try:
+        return _kind(path)
+    except RefusedFile as e:
+        raise RefusedRecord(str(e)) from e
+
+
+def _kind(path: str) -> str | None:
     if os.path.isdir(path):
         if kernel_folders(path):
             return "triton-cache" if is_cache_folder(path) else "triton-dump"
@@ -67,17 +111,15 @@ def record_kind(path: str) -> str | None:
 
 def _first_event(path: str) -> bool:
     """The file's first non-blank line is a JSON object with an event_type (plain or gzip)."""
+    head = read_head(path, 1 << 16)  # b'' for a FIFO or a device: never waited on
+    magic = head[:4]
+    if magic.startswith(ZSTD_MAGIC):
+        return True  # tritonparse's zstd traces: said to be so when opened
     try:
-        with open(path, "rb") as f:
-            magic = f.read(4)
-        if magic.startswith(ZSTD_MAGIC):
-            return True  # tritonparse's zstd traces: said to be so when opened
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
         if magic.startswith(GZIP_MAGIC):
             # a prefix's inflation, not gzip.open's: a truncated trace is still one
             head = zlib.decompressobj(31).decompress(head, 1 << 16)
-    except (OSError, zlib.error):
+    except zlib.error:
         return False
     for line in head.splitlines():
         if line.strip():
@@ -103,14 +145,15 @@ class OpenedRecord:
     contents: dict[str, int] = field(default_factory=dict)
 
     def source_text(self, file: str | None) -> str | None:
-        """The text of a kernel's source file: this machine's file, else the record's copy."""
+        """The text of a kernel's source file: this machine's file, else the record's copy.
+        The name is the record's word: this machine's file is read only where it is a
+        kernel's (a regular .py file within MAX_SOURCE_BYTES), never ~/secret.txt."""
         if not file:
             return None
-        if os.path.isfile(file):
+        if file.endswith(".py") and os.path.isfile(file):
             try:
-                with open(file, encoding="utf-8") as f:
-                    return f.read()
-            except (OSError, UnicodeDecodeError):
+                return read_regular(file, MAX_SOURCE_BYTES).decode("utf-8")
+            except (RefusedFile, UnicodeDecodeError):
                 pass
         return self.sources.get(file)
 
@@ -146,8 +189,9 @@ def open_record(
     stages: bool = True,
     progress: Callable[[ScanProgress], None] | None = None,
 ) -> OpenedRecord:
-    """Every kernel of the record at `path` (see the module's docstring). Raises NotARecord."""
-    kind = record_kind(path)
+    """Every kernel of the record at `path` (see the module's docstring). Raises NotARecord
+    (RefusedRecord: a path kx does not read at all)."""
+    kind = _checked_kind(path)
     if kind is None:
         raise NotARecord(
             f"{path}: not a Triton cache or dump folder, a tritonparse trace, an Inductor debug folder, "
@@ -156,7 +200,7 @@ def open_record(
     if kind in _READERS:
         return _READERS[kind](path)
     if kind == "tritonparse":
-        index = TraceIndex(path)
+        index = _trace_index(path)
         for step in index.scan():
             if progress is not None and isinstance(step, ScanProgress):
                 progress(step)
@@ -222,11 +266,11 @@ def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
     OpenedRecord at once; a trace's OpenedRecord of its first kernel, stages read, as soon
     as that line is indexed, then progress, then the whole index (stages of the others
     read on demand: OpenedRecord.load). Raises NotARecord."""
-    kind = record_kind(path)
+    kind = _checked_kind(path)
     if kind != "tritonparse":
         yield open_record(path)
         return
-    index = TraceIndex(path)
+    index = _trace_index(path)
     first: CompiledKernel | None = None
     for step in index.scan():
         if isinstance(step, TraceEntry):
@@ -242,6 +286,13 @@ def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
         kernels = (first, *whole.result.kernels[1:])
         whole = replace(whole, result=replace(whole.result, kernels=kernels), sources=sources | whole.sources)
     yield whole
+
+
+def _trace_index(path: str) -> TraceIndex:
+    try:
+        return TraceIndex(path)
+    except RefusedFile as e:  # replaced by a FIFO since its kind was read
+        raise RefusedRecord(str(e)) from e
 
 
 def iter_trace(path: str) -> Iterator[ScanProgress | CompiledKernel | OpenedRecord]:
@@ -280,6 +331,9 @@ def _trace_kernel(
     and the index's kernel (metadata, no stages)."""
     try:
         return kernel_of_record(index.kernel(entry)), None, index.python_source(entry)
+    except RefusedFile as e:
+        problem = Diagnostic("refused", f"the compilation of {entry.name}: {e.why}", index.path, entry.line)
+        return _index_kernel(index, entry, str(problem)), problem, None
     except (ValueError, UnicodeDecodeError, AttributeError, TypeError) as e:
         problem = Diagnostic(
             "record",
@@ -320,11 +374,16 @@ def _result(
     path: str, kind: str, kernels: list[CompiledKernel], diagnostics: list[Diagnostic]
 ) -> CompileResult:
     versions = [
-        str(k.metadata.extra["triton_version"])
+        k.metadata.extra["triton_version"]
         for k in kernels
         if k.metadata and "triton_version" in k.metadata.extra
     ]
-    version = versions[0] if versions else "not recorded"  # a dump folder names no version
+    # a dump folder names no version; a version that is not one is the sender's text: quoted
+    version = (
+        (version_word(versions[0]) or f"not a version ({str(versions[0])[:60]!r})")
+        if versions
+        else "not recorded"
+    )
     target = kernels[0].target if kernels else target_of({}, {})
     # the build a record's kernels are of: the record itself (its kernels' hashes stand
     # for its content: a cache folder has no one file to hash)
@@ -349,9 +408,19 @@ def _result(
     )
 
 
-def with_record_stages(opened: OpenedRecord) -> OpenedRecord:
-    """Every kernel's stages read (a trace opened index-first), the rest as it was."""
+def with_record_stages(opened: OpenedRecord, only: str | None = None) -> OpenedRecord:
+    """Every kernel's stages read (a trace opened index-first), or those of the kernels
+    named `only`; a kernel whose line does not read (or is refused) adds its diagnostic."""
     if opened.index is None:
         return opened
-    kernels = tuple(opened.load(i) for i in range(len(opened.result.kernels)))
-    return replace(opened, result=replace(opened.result, kernels=kernels))
+    kernels, problems = [], []
+    for i, kernel in enumerate(opened.result.kernels):
+        if kernel.stages or (only is not None and kernel.name != only):
+            kernels.append(kernel)
+            continue
+        read, problem, _ = _trace_kernel(opened.index, opened.index.entries[i])
+        kernels.append(read)
+        if problem is not None and problem not in opened.result.diagnostics:
+            problems.append(problem)
+    diagnostics = (*opened.result.diagnostics, *problems)
+    return replace(opened, result=replace(opened.result, kernels=tuple(kernels), diagnostics=diagnostics))

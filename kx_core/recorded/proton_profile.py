@@ -29,6 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kx_core.base.outside_files import RefusedFile, check_json_depth, read_head, read_regular
 from kx_core.bench.profile import PROTON_REASONS, KernelProfile, ProfileResult, proton_figures
 from kx_core.ir.hot_lines import HotLines, LineHeat, attribute, heat_for
 from kx_core.ir.sourcemap import same_source, source_map_of
@@ -63,11 +64,7 @@ def library_lines(profile: KernelProfile) -> dict[str, int]:
 
 def is_hatchet(path: str) -> bool:
     """The file starts as a hatchet tree's JSON does and names a frame early on."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
-    except OSError:
-        return False
+    head = read_head(path, 1 << 16)  # b'' for a FIFO or a device: never waited on
     return bool(_HATCHET_START_RE.match(head)) and b'"frame"' in head
 
 
@@ -76,14 +73,17 @@ def read_hatchet(path: str) -> tuple[list, list[Diagnostic]]:
     a Diagnostic at the line and column where it stops, and the tree's complete kernel
     nodes before that place (a profile cut short keeps its first kernels)."""
     try:
-        if os.path.getsize(path) > MAX_PROFILE_BYTES:
-            return [], [Diagnostic("record", f"larger than {MAX_PROFILE_BYTES >> 20} MiB: not read", path)]
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except (OSError, UnicodeDecodeError) as e:
+        text = read_regular(path, MAX_PROFILE_BYTES).decode("utf-8")
+        # before any decoding, the salvage's included: a tree nested past the limit is not read
+        check_json_depth(text, path)
+    except RefusedFile as e:
+        return [], [Diagnostic("refused", e.why, path)]
+    except UnicodeDecodeError as e:
         return [], [Diagnostic("record", f"cannot be read ({e})", path)]
     try:
         doc = json.loads(text)
+    except RecursionError:
+        return [], [Diagnostic("refused", "JSON nested deeper than Python's decoder reads", path)]
     except ValueError as e:
         line, column = getattr(e, "lineno", None), getattr(e, "colno", None)
         problem = Diagnostic(

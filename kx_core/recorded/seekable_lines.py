@@ -12,6 +12,10 @@ whole file. A 1 GB trace keeps about 130 checkpoints (some 5 MB).
     for number, offset, line in source.lines(): ...   # line: bytes, without its newline
     source.read(offset, len(line))                    # the same bytes, later, any thread
     source.problem                                     # why the pass stopped early, or None
+
+Only a regular file is read (kx_core.base.outside_files: a FIFO is refused, not waited
+on), and the first pass stops, saying why (`problem`, `refused`), at a line longer than
+LIMITS.line_bytes or a stream inflating past LIMITS.stream_bytes or past its bomb ratio.
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ import bisect
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+
+from kx_core.base.outside_files import inflation_problem, line_problem, open_regular
 
 GZIP_MAGIC = b"\x1f\x8b"
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
@@ -47,7 +53,7 @@ class SeekableLines:
 
     def __init__(self, path: str) -> None:
         self.path = path
-        with open(path, "rb") as f:
+        with open_regular(path) as f:  # RefusedFile: a FIFO, a device, a socket
             head = f.read(4)
         self.gzipped = head.startswith(GZIP_MAGIC)
         self.zstd = head.startswith(ZSTD_MAGIC)
@@ -57,7 +63,9 @@ class SeekableLines:
         # compressed byte it stopped at
         self.problem: str | None = None
         self.problem_at: int | None = None
+        self.refused = False  # the pass stopped at one of kx's limits (outside_files), not damage
         self.compressed_read = 0  # compressed bytes the first pass has read (its progress)
+        self.inflated_read = 0  # uncompressed bytes it has made of them
 
     # ------------------------------------------------------------ inflating
 
@@ -65,10 +73,14 @@ class SeekableLines:
         """Uncompressed blocks from `start` (None: the file's beginning); with `record`,
         checkpoints are kept as it goes and a damaged stream sets `problem`."""
         if not self.gzipped:
-            with open(self.path, "rb") as f:
+            with open_regular(self.path) as f:
                 f.seek(start.offset if start else 0)
                 while block := f.read(CHUNK_BYTES):
-                    self.compressed_read = f.tell() if record else self.compressed_read
+                    if record:
+                        self.compressed_read = self.inflated_read = f.tell()
+                        if problem := inflation_problem(f.tell(), f.tell()):
+                            self._stop(problem, f.tell(), refused=True)
+                            return
                     yield block
             return
         inflater = start.inflater.copy() if start else zlib.decompressobj(_GZIP_WBITS)
@@ -78,7 +90,7 @@ class SeekableLines:
         fed_any = False
         full = False  # the last call filled its output: zlib may hold more without new input
         data = b""
-        with open(self.path, "rb") as f:
+        with open_regular(self.path) as f:
             f.seek(position)
             while True:
                 if not data and not full:
@@ -100,12 +112,16 @@ class SeekableLines:
                     return
                 rest = inflater.unused_data if inflater.eof else inflater.unconsumed_tail
                 position += len(data) - len(rest)
-                if record:
-                    self.compressed_read = position
                 data = rest
                 full = len(block) == BLOCK_BYTES
                 fed_any = True
                 out += len(block)
+                if record:
+                    self.compressed_read, self.inflated_read = position, out
+                    # checked per block (at most BLOCK_BYTES), so a bomb stops within a block
+                    if problem := inflation_problem(position, out):
+                        self._stop(problem, position, refused=True)
+                        return
                 if block:
                     yield block
         if record and fed_any and not inflater.eof:
@@ -115,8 +131,8 @@ class SeekableLines:
         self.checkpoints.append(checkpoint)
         self._starts.append(checkpoint.offset)
 
-    def _stop(self, problem: str, at: int) -> None:
-        self.problem, self.problem_at = problem, at
+    def _stop(self, problem: str, at: int, refused: bool = False) -> None:
+        self.problem, self.problem_at, self.refused = problem, at, refused
 
     # ------------------------------------------------------------ lines
 
@@ -138,13 +154,16 @@ class SeekableLines:
                 start = end + 1
             del pending[:start]
             pending_offset += start
+            if problem := line_problem(len(pending)):
+                self._stop(f"line {number + 1}: {problem}", self.compressed_read, refused=True)
+                return
         if pending:
             yield number + 1, pending_offset, bytes(pending)
 
     def read(self, offset: int, length: int) -> bytes:
         """`length` uncompressed bytes from `offset` (a line the first pass yielded)."""
         if not self.gzipped:
-            with open(self.path, "rb") as f:
+            with open_regular(self.path) as f:
                 f.seek(offset)
                 return f.read(length)
         i = bisect.bisect_right(self._starts, offset) - 1

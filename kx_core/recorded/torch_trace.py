@@ -17,13 +17,23 @@ versions); and a count of every kind of event, so `kx open` can say what the log
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kx_core.base import outside_files
+from kx_core.base.outside_files import (
+    RefusedFile,
+    inflation_problem,
+    line_problem,
+    loads_json,
+    open_regular,
+    read_head,
+    size_words,
+    version_word,
+)
 from kx_core.base.paths import cache_dir
 from kx_core.recorded.inductor_module import RecordedRun, recompile_module
 from kx_core.records.results import CompileResult, Diagnostic
@@ -64,7 +74,8 @@ class TorchTrace:
             metrics = e.doc.get("compilation_metrics")
             if isinstance(metrics, dict):
                 for key in ("triton_version", "pytorch_version"):
-                    if isinstance(metrics.get(key), str):
+                    # a version a note names (and a Triton kx may pick by it): only a version
+                    if version_word(metrics.get(key)):
                         out.setdefault(key, metrics[key])
         return out
 
@@ -76,8 +87,8 @@ class TorchTrace:
             if e.kind != "artifact triton_kernel_info" or not e.payload_ok or e.payload is None:
                 continue
             try:
-                info = json.loads(e.payload)
-            except ValueError:
+                info = loads_json(e.payload, self.path)
+            except ValueError:  # RefusedFile is one: too deep
                 continue
             for name, facts in info.items() if isinstance(info, dict) else ():
                 for key in ("only_config", "best_config"):
@@ -89,11 +100,7 @@ class TorchTrace:
 
 def is_torch_trace(path: str) -> bool:
     """The file's first non-blank line is a glog-prefixed JSON object."""
-    try:
-        with open(path, "rb") as f:
-            head = f.read(1 << 16)
-    except OSError:
-        return False
+    head = read_head(path, 1 << 16)  # b'' for a FIFO or a device: never waited on
     for raw in head.splitlines():
         if raw.strip():
             line = raw.decode("utf-8", "replace")
@@ -109,43 +116,83 @@ def _kind(doc: dict[str, Any]) -> str:
     return kind
 
 
+@dataclass
+class _Pending:
+    """An event whose payload lines are being gathered (the reader's own, not a result)."""
+
+    kind: str
+    line: int
+    doc: dict[str, Any]
+    lines: list[str] = field(default_factory=list)
+    size: int = 0  # the payload's bytes so far
+    refused: str = ""  # why its payload is not kept (past outside_files.LIMITS.file_bytes), or ''
+
+
 def read_torch_trace(path: str) -> TorchTrace:
     """The log's events (payloads kept for the kinds kx reads), every kind counted, and a
-    located Diagnostic for each line that reads as neither an event nor a payload."""
+    located Diagnostic for each line that reads as neither an event nor a payload. The
+    log is outside data: a regular file only, read line by line within LIMITS (a line,
+    the whole log, each payload kept and all of them together), each header's JSON within
+    outside_files.LIMITS.json_depth; past a limit, a `refused` diagnostic naming it."""
     events: list[TraceEvent] = []
     kinds: Counter[str] = Counter()
     problems: list[Diagnostic] = []
     unread = 0
-    pending: tuple[str, int, dict, list[str]] | None = None
+    pending: _Pending | None = None
+    kept = 0  # payload bytes kept, of outside_files.LIMITS.record_bytes
 
     def close() -> None:
+        nonlocal kept
         if pending is None:
             return
-        kind, line, doc, lines = pending
-        text = "\n".join(lines)
-        ok = hashlib.md5(text.encode("utf-8")).hexdigest() == doc.get("has_payload")
+        if pending.refused:
+            problems.append(Diagnostic("refused", pending.refused, path, pending.line))
+            events.append(TraceEvent(pending.kind, pending.line, pending.doc, None, False))
+            return
+        text = "\n".join(pending.lines)
+        kept += len(text)
+        ok = hashlib.md5(text.encode("utf-8")).hexdigest() == pending.doc.get("has_payload")
         if not ok:
             problems.append(
                 Diagnostic(
                     "record",
-                    f"the payload of its {kind} event does not match its has_payload digest "
+                    f"the payload of its {pending.kind} event does not match its has_payload digest "
                     "(cut short, or changed): not read",
                     path,
-                    line,
+                    pending.line,
                 )
             )
-        events.append(TraceEvent(kind, line, doc, text, ok))
+        events.append(TraceEvent(pending.kind, pending.line, pending.doc, text, ok))
 
     try:
-        f = open(path, encoding="utf-8", errors="replace")
-    except OSError as e:
-        return TorchTrace(path, (), {}, (Diagnostic("record", f"cannot be read ({e})", path),))
+        f = open_regular(path)
+    except RefusedFile as e:
+        return TorchTrace(path, (), {}, (Diagnostic("refused", e.why, path),))
+    read = 0
+    number = 0
     with f:
-        for number, raw in enumerate(f, start=1):
-            line = raw.rstrip("\n")
+        while raw := f.readline(outside_files.LIMITS.line_bytes + 1):
+            number += 1
+            read += len(raw)
+            stop = line_problem(len(raw.rstrip(b"\n"))) or inflation_problem(read, read)
+            if stop:
+                problems.append(Diagnostic("refused", f"line {number}: {stop}", path, number))
+                break
+            line = raw.decode("utf-8", "replace").rstrip("\n")
             if line.startswith("\t"):
-                if pending is not None:
-                    pending[3].append(line[1:])
+                if pending is not None and not pending.refused:
+                    pending.size += len(raw)
+                    if (
+                        pending.size > outside_files.LIMITS.file_bytes
+                        or kept + pending.size > outside_files.LIMITS.record_bytes
+                    ):
+                        pending.refused = (
+                            f"the payload of its {pending.kind} event passes the "
+                            f"{size_words(min(outside_files.LIMITS.file_bytes, outside_files.LIMITS.record_bytes))} kx keeps: not read"
+                        )
+                        pending.lines = []
+                    else:
+                        pending.lines.append(line[1:])
                 continue
             close()
             pending = None
@@ -153,7 +200,10 @@ def read_torch_trace(path: str) -> TorchTrace:
                 continue
             m = _HEADER_RE.match(line)
             try:
-                doc = json.loads(m.group(1)) if m else None
+                doc = loads_json(m.group(1), path) if m else None
+            except RefusedFile as e:
+                problems.append(Diagnostic("refused", e.why, path, number))
+                continue
             except ValueError:
                 doc = None
             if not isinstance(doc, dict):
@@ -168,7 +218,7 @@ def read_torch_trace(path: str) -> TorchTrace:
             kind = _kind(doc)
             kinds[kind] += 1
             if "has_payload" in doc and kind in _KEPT_PAYLOADS:
-                pending = (kind, number, doc, [])
+                pending = _Pending(kind, number, doc)
             elif kind == "compilation_metrics":
                 events.append(TraceEvent(kind, number, doc))
         close()

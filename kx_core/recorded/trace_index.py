@@ -10,6 +10,11 @@ kernel table shows; it decodes only the `metadata` object of each line, not its 
 A kernel's stages are read when asked (`TraceIndex.kernel`), from the line's offset
 (kx_core.recorded.seekable_lines: checkpoints make a gzipped trace seekable).
 Memory: the index and the checkpoints, not the trace.
+
+The trace is outside data (kx_core.base.outside_files): a line is decoded only within
+LIMITS.json_depth, the pass stops at LIMITS' line and inflation limits (a `refused`
+diagnostic naming the limit, the kernels before it kept), and a cubin the trace names
+on this machine is read only where it is one (a regular *.cubin file that starts as ELF).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kx_core.base.outside_files import RefusedFile, check_json_depth, loads_json, read_regular
 from kx_core.recorded.kernel_of_record import RecordedKernel, as_int, compile_seconds, stage_of_suffix
 from kx_core.recorded.seekable_lines import SeekableLines
 from kx_core.records.results import Diagnostic, Launch, LaunchArg
@@ -45,6 +51,10 @@ SUMMARY_FIELDS = (
     "arch",
 )
 PROGRESS_BYTES = 32 << 20  # compressed bytes between two progress reports
+# inflated bytes between two reports: a small gzip that inflates hugely still shows progress
+PROGRESS_INFLATED_BYTES = 256 << 20
+MAX_CUBIN_BYTES = 256 << 20  # a cubin the trace names on this machine, larger than this: not read
+ELF_MAGIC = b"\x7fELF"
 
 
 @dataclass(frozen=True)
@@ -62,11 +72,13 @@ class TraceEntry:
 
 @dataclass(frozen=True)
 class ScanProgress:
-    """How far the first pass is: compressed bytes read of the file's size."""
+    """How far the first pass is: compressed bytes read of the file's size, and the
+    uncompressed bytes they made (a gzipped trace's, else the same)."""
 
     done_bytes: int
     total_bytes: int
     kernels: int
+    inflated_bytes: int = 0
 
 
 @dataclass
@@ -86,7 +98,8 @@ class TraceIndex:
         self.diagnostics: list[Diagnostic] = []
         self.launches: dict[str, _Launches] = {}
         self.done = False
-        self._damaged = 0
+        self._said = {"record": 0, "refused": 0}  # problems said so far, by kind
+        self._unsaid = 0  # past _MAX_DIAGNOSTICS of their kind: one line says how many
         self._events = 0
 
     # ------------------------------------------------------------ the first pass
@@ -95,7 +108,7 @@ class TraceIndex:
         """Index the trace, yielding each kernel as it is found and a ScanProgress now and
         then; `done` is set at the end. A damaged line is a diagnostic, and the pass goes on."""
         total = os.path.getsize(self.path)
-        next_report = PROGRESS_BYTES
+        next_report, next_inflated = PROGRESS_BYTES, PROGRESS_INFLATED_BYTES
         last: tuple[int, int, bytes] | None = None
         for number, offset, line in self.source.lines():
             last = (number, offset, line)
@@ -103,9 +116,10 @@ class TraceIndex:
             if entry is not None:
                 self.entries.append(entry)
                 yield entry
-            if self.source.compressed_read >= next_report:
-                next_report = self.source.compressed_read + PROGRESS_BYTES
-                yield ScanProgress(self.source.compressed_read, total, len(self.entries))
+            read, inflated = self.source.compressed_read, self.source.inflated_read
+            if read >= next_report or inflated >= next_inflated:
+                next_report, next_inflated = read + PROGRESS_BYTES, inflated + PROGRESS_INFLATED_BYTES
+                yield ScanProgress(read, total, len(self.entries), inflated)
         self._check_last_line(last)
         if self.source.problem:
             self._diagnose(
@@ -113,17 +127,16 @@ class TraceIndex:
                 None,
                 self.source.problem_at,
                 compressed=True,
+                kind="refused" if self.source.refused else "record",
             )
         if not self._events and not self.source.problem:
             self._diagnose("no tritonparse event in it: not a tritonparse trace", None, None)
-        if self._damaged > _MAX_DIAGNOSTICS:
+        if self._unsaid:
             self.diagnostics.append(
-                Diagnostic(
-                    "record", f"{self._damaged - _MAX_DIAGNOSTICS} more damaged line(s)", file=self.path
-                )
+                Diagnostic("record", f"{self._unsaid} more damaged or refused line(s)", file=self.path)
             )
         self.done = True
-        yield ScanProgress(total, total, len(self.entries))
+        yield ScanProgress(total, total, len(self.entries), self.source.inflated_read)
 
     def scan_all(self) -> TraceIndex:
         """The whole first pass at once (the command line's way)."""
@@ -131,12 +144,21 @@ class TraceIndex:
             pass
         return self
 
-    def _diagnose(self, message: str, line: int | None, offset: int | None, compressed: bool = False) -> None:
-        self._damaged += 1
-        if self._damaged > _MAX_DIAGNOSTICS:
+    def _diagnose(
+        self,
+        message: str,
+        line: int | None,
+        offset: int | None,
+        compressed: bool = False,
+        kind: str = "record",
+    ) -> None:
+        # refusals are counted apart: twenty damaged lines before one never hide it
+        self._said[kind] += 1
+        if self._said[kind] > _MAX_DIAGNOSTICS:
+            self._unsaid += 1
             return
         where = f" (at {'compressed ' if compressed else ''}byte {offset:,})" if offset is not None else ""
-        self.diagnostics.append(Diagnostic("record", message + where, file=self.path, line=line))
+        self.diagnostics.append(Diagnostic(kind, message + where, file=self.path, line=line))
 
     def _index_line(self, number: int, offset: int, line: bytes) -> TraceEntry | None:
         if not line.strip():
@@ -185,15 +207,20 @@ class TraceIndex:
         decoder = json.JSONDecoder()
         for window in (line[m.end() : m.end() + _METADATA_WINDOW], line[m.end() :]):
             try:
+                # what raw_decode may recurse into is in the window: its depth first
+                check_json_depth(window, self.path)
                 value, _ = decoder.raw_decode(window.decode("utf-8", errors="ignore"))
                 return value
-            except json.JSONDecodeError:
-                continue
+            except (json.JSONDecodeError, RefusedFile, RecursionError):
+                continue  # a too-deep metadata object: the whole line decides (and is refused)
         return None
 
     def _whole(self, number: int, offset: int, line: bytes) -> dict | None:
         try:
-            doc = json.loads(line)
+            doc = loads_json(line, self.path)
+        except RefusedFile as e:
+            self._diagnose(e.why, number, offset, kind="refused")
+            return None
         except (json.JSONDecodeError, UnicodeDecodeError) as e:
             self._diagnose(f"not JSON ({e.msg if hasattr(e, 'msg') else e})", number, offset)
             return None
@@ -223,7 +250,9 @@ class TraceIndex:
         if last is None or not self.entries or self.entries[-1].line != last[0]:
             return
         try:
-            json.loads(last[2])
+            loads_json(last[2], self.path)
+        except RefusedFile:
+            return  # whole, but too deep: reading its kernel says so (TraceIndex.event)
         except (json.JSONDecodeError, UnicodeDecodeError):
             entry = self.entries.pop()
             self._diagnose(
@@ -235,8 +264,9 @@ class TraceIndex:
     # ------------------------------------------------------------ on demand
 
     def event(self, entry: TraceEntry) -> dict:
-        """The whole compilation event of an entry (read again from the file)."""
-        return json.loads(self.source.read(entry.offset, entry.length))
+        """The whole compilation event of an entry (read again from the file); RefusedFile
+        for a line nested past LIMITS.json_depth."""
+        return loads_json(self.source.read(entry.offset, entry.length), f"{self.path}:{entry.line}")
 
     def kernel(self, entry: TraceEntry) -> RecordedKernel:
         """One kernel with its stages, read from its line now."""
@@ -255,11 +285,9 @@ class TraceIndex:
                 notes.append(f"{stage}: the trace holds {text} instead of its text")
                 continue
             stages[stage] = text
-        cubin = None
         cubin_path = next((p for n, p in paths.items() if n.endswith(".cubin") and isinstance(p, str)), None)
-        if cubin_path and os.path.isfile(cubin_path):  # the same machine as the run
-            with open(cubin_path, "rb") as f:
-                cubin = f.read()
+        cubin = _cubin_at(cubin_path) if cubin_path else None
+        if cubin is not None:
             notes.append(f"cubin read from {cubin_path}, where the run wrote it")
         python = _dict(payload.get("python_source"))
         file = python.get("file_path")
@@ -292,6 +320,19 @@ class TraceIndex:
         if launches is None or launches.first is None:
             return None
         return replace(launches.first, count=launches.count)
+
+
+def _cubin_at(path: str) -> bytes | None:
+    """The cubin a trace names where it is on this machine (the run's own), or None: the
+    trace's path is only the sender's word, so only a regular file named *.cubin that
+    starts as an ELF file is read (never ~/secret.txt, a FIFO or /dev/zero)."""
+    if not path.endswith(".cubin") or not os.path.isfile(path):
+        return None
+    try:
+        data = read_regular(path, MAX_CUBIN_BYTES)
+    except RefusedFile:
+        return None
+    return data if data.startswith(ELF_MAGIC) else None
 
 
 def _dict(value: Any) -> dict:

@@ -11,15 +11,18 @@ files (the launcher modules a cache also holds: `cuda_utils.so`, `__triton_launc
 are not kernels and are passed over.
 
 The group file names its files by absolute paths on the machine that wrote it; a copied
-cache is read by file name inside the kernel's folder, never through those paths.
+cache is read by file name inside the kernel's folder, never through those paths. Every
+file is read through kx_core.base.outside_files.RecordFiles: regular files inside the
+folder only (a stage linked to /dev/zero or ~/secret.txt, a FIFO: a `refused`
+diagnostic), each and all together within its limits.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterator
 
+from kx_core.base.outside_files import RecordFiles, RefusedFile, loads_json
 from kx_core.recorded.kernel_of_record import RecordedKernel, stage_of_suffix
 from kx_core.records.results import Diagnostic
 
@@ -28,24 +31,18 @@ BINARY_SUFFIXES = ("cubin", "hsaco")
 MAX_STAGE_BYTES = 256 << 20  # a stage file larger than this is reported, not read
 
 
-def kernel_folders(path: str) -> list[str]:
+def kernel_folders(path: str, files: RecordFiles | None = None) -> list[str]:
     """The folders of `path` that hold kernel files: `path` itself (one kernel's folder
-    given directly) or its subfolders, sorted."""
-    if _has_kernel_files(path):
+    given directly) or its subfolders inside it, sorted. RefusedFile: a folder past
+    LIMITS.folder_entries."""
+    files = files or RecordFiles(path)
+    if _has_kernel_files(path, files):
         return [path]
-    try:
-        names = sorted(os.listdir(path))
-    except OSError:
-        return []
-    subs = [os.path.join(path, n) for n in names if os.path.isdir(os.path.join(path, n))]
-    return [s for s in subs if _has_kernel_files(s)]
+    return [s for s in files.subfolders(path) if _has_kernel_files(s, files)]
 
 
-def _has_kernel_files(folder: str) -> bool:
-    try:
-        names = os.listdir(folder)
-    except OSError:
-        return False
+def _has_kernel_files(folder: str, files: RecordFiles) -> bool:
+    names = files.names(folder)
     return any(_suffix(n) in ("ttir", "ttgir", "json", *BINARY_SUFFIXES) for n in names) and any(
         stage_of_suffix(_suffix(n)) or _suffix(n) in BINARY_SUFFIXES for n in names
     )
@@ -55,24 +52,32 @@ def _suffix(name: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name else ""
 
 
-def is_cache_folder(path: str) -> bool:
+def is_cache_folder(path: str, files: RecordFiles | None = None) -> bool:
     """A kernel folder of it has a group file that reads as one (`{"child_paths": ...}`)."""
-    for folder in kernel_folders(path)[:8]:
-        for name in os.listdir(folder):
+    files = files or RecordFiles(path)
+    for folder in kernel_folders(path, files)[:8]:
+        for name in files.names(folder):
             if name.startswith(GROUP_PREFIX) and name.endswith(".json"):
                 try:
-                    with open(os.path.join(folder, name), encoding="utf-8") as f:
-                        return isinstance(json.load(f).get("child_paths"), dict)
-                except (OSError, ValueError, AttributeError):
+                    doc = loads_json(files.read_bytes(os.path.join(folder, name), MAX_STAGE_BYTES), path)
+                    return isinstance(doc.get("child_paths"), dict)
+                except (ValueError, AttributeError):  # RefusedFile is one
                     continue
     return False
 
 
 def read_folder(path: str, kind: str) -> Iterator[RecordedKernel | Diagnostic]:
     """Every kernel of a cache or dump folder (`kind`: 'triton-cache', 'triton-dump'), and
-    a Diagnostic, located at its file, for each file that could not be read."""
-    for folder in kernel_folders(path):
-        yield from _read_kernel_folder(folder, kind)
+    a Diagnostic, located at its file, for each file that could not be read (`refused`
+    where kx would not read it: outside_files)."""
+    files = RecordFiles(path)
+    try:
+        folders = kernel_folders(path, files)
+    except RefusedFile as e:
+        yield Diagnostic("refused", e.why, file=e.path)
+        return
+    for folder in folders:
+        yield from _read_kernel_folder(folder, kind, files)
 
 
 def _kernel_names(folder: str, names: list[str], kind: str) -> dict[str, list[str]]:
@@ -94,16 +99,20 @@ def _kernel_names(folder: str, names: list[str], kind: str) -> dict[str, list[st
     return groups
 
 
-def _read_kernel_folder(folder: str, kind: str) -> Iterator[RecordedKernel | Diagnostic]:
-    names = sorted(os.listdir(folder))
-    for kernel, files in _kernel_names(folder, names, kind).items():
+def _read_kernel_folder(folder: str, kind: str, files: RecordFiles) -> Iterator[RecordedKernel | Diagnostic]:
+    names = files.names(folder)
+    for kernel, kernel_files in _kernel_names(folder, names, kind).items():
         stages: dict[str, str] = {}
         cubin = None
         metadata: dict = {}
         problems = []
         group = os.path.join(folder, f"{GROUP_PREFIX}{kernel}.json")
-        if os.path.exists(group):
-            listed, problem = _group_files(group)
+        if os.path.lexists(group):
+            try:
+                listed, problem = _group_files(group, files)
+            except RefusedFile as e:
+                listed, problem = [], None
+                yield Diagnostic("refused", e.why, file=group)
             if problem:
                 yield Diagnostic("record", problem, file=group)
             missing = sorted(n for n in listed if n not in names)
@@ -114,25 +123,21 @@ def _read_kernel_folder(folder: str, kind: str) -> Iterator[RecordedKernel | Dia
                     "(a cache copied in part, or a compile that stopped)",
                     file=group,
                 )
-        for name in files:
+        for name in kernel_files:
             file = os.path.join(folder, name)
             suffix = _suffix(name)
             try:
-                if os.path.getsize(file) > MAX_STAGE_BYTES:
-                    problems.append(
-                        Diagnostic("record", f"larger than {MAX_STAGE_BYTES >> 20} MiB: not read", file)
-                    )
-                    continue
                 if suffix in BINARY_SUFFIXES:
-                    with open(file, "rb") as f:
-                        cubin = f.read() if suffix == "cubin" else cubin
+                    if suffix == "cubin":
+                        cubin = files.read_bytes(file, MAX_STAGE_BYTES)
                 elif suffix == "json" and not name.startswith(GROUP_PREFIX):
-                    metadata, problem = _metadata(file)
+                    metadata, problem = _metadata(file, files)
                     if problem:
                         problems.append(Diagnostic("record", problem, file=file))
                 elif stage := stage_of_suffix(suffix):
-                    with open(file, encoding="utf-8") as f:
-                        stages[stage] = f.read()
+                    stages[stage] = files.read_text(file, MAX_STAGE_BYTES)
+            except RefusedFile as e:
+                problems.append(Diagnostic("refused", e.why, file=file))
             except (OSError, UnicodeDecodeError) as e:
                 problems.append(Diagnostic("record", f"cannot be read ({e})", file=file))
         yield from problems
@@ -159,12 +164,13 @@ def _read_kernel_folder(folder: str, kind: str) -> Iterator[RecordedKernel | Dia
         )
 
 
-def _group_files(group: str) -> tuple[list[str], str | None]:
+def _group_files(group: str, files: RecordFiles) -> tuple[list[str], str | None]:
     try:
-        with open(group, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = loads_json(files.read_bytes(group, MAX_STAGE_BYTES), group)
         paths = doc["child_paths"]
-        return [os.path.basename(p) for p in paths.values()], None
+        return [os.path.basename(str(p)) for p in paths.values()], None
+    except RefusedFile:
+        raise
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         return [], f"not a Triton group file ({type(e).__name__}: {e})"
 
@@ -173,12 +179,14 @@ def _group_files(group: str) -> tuple[list[str], str | None]:
 _REQUIRED_METADATA = ("hash", "target", "num_warps", "name")
 
 
-def _metadata(file: str) -> tuple[dict, str | None]:
+def _metadata(file: str, files: RecordFiles) -> tuple[dict, str | None]:
     """Triton's metadata of a kernel, and what is wrong with it ('' fields kx needs are
-    missing: a Triton version that writes another shape)."""
+    missing: a Triton version that writes another shape). RefusedFile: not read at all."""
+    data = files.read_bytes(file, MAX_STAGE_BYTES)
     try:
-        with open(file, encoding="utf-8") as f:
-            doc = json.load(f)
+        doc = loads_json(data, file)
+    except RefusedFile:
+        raise
     except ValueError as e:
         return {}, f"not JSON ({e}): a truncated or damaged metadata file"
     if not isinstance(doc, dict):

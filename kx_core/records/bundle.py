@@ -5,6 +5,11 @@ diagnostics, the build). Nothing in it runs when it is opened.
 
     write_bundle(path, source, result)      # gzipped JSON, format BUNDLE_FORMAT
     bundle = read_bundle(path)              # BundleError with the reason when it is not one
+
+A bundle is outside data (someone sent it): only a regular file is read, within
+MAX_BYTES packed and unpacked (the gzip stream is read no further), its JSON within
+outside_files.LIMITS.json_depth; a field kx only shows (`created`, `kx`) that holds
+something else reads as unknown, never as a fault.
 """
 
 from __future__ import annotations
@@ -12,9 +17,13 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import math
+import os
 import time
 from dataclasses import dataclass
+from typing import Any
 
+from kx_core.base.outside_files import RefusedFile, as_data, loads_json, open_regular
 from kx_core.base.version import __version__
 from kx_core.records.results import CompileResult
 
@@ -42,8 +51,6 @@ def _digest(source: str, result_json: dict) -> str:
 
 
 def write_bundle(path: str, source: str, result: CompileResult) -> None:
-    import os
-
     result_json = result.to_json()
     doc = {
         "format": BUNDLE_FORMAT,
@@ -58,21 +65,38 @@ def write_bundle(path: str, source: str, result: CompileResult) -> None:
         json.dump(doc, f)
 
 
+def _created(value: Any) -> float:
+    """When the bundle was written (time.time()), or 0.0 (unknown) for anything else: a
+    field outside the digest that only says when is never a reason to refuse or to fail."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return 0.0
+    return float(value) if math.isfinite(value) and 0 <= value < 1e11 else 0.0
+
+
 def read_bundle(path: str) -> Bundle:
+    """The bundle at `path`; BundleError says why it is not one kx opens (a message that
+    names the file: not a regular file, past MAX_BYTES, nested too deep, edited)."""
     try:
-        with gzip.open(path, "rb") as f:
-            data = f.read(MAX_BYTES + 1)
+        with open_regular(path) as raw:
+            if os.fstat(raw.fileno()).st_size > MAX_BYTES:
+                raise BundleError(f"{path}: larger than {MAX_BYTES >> 20} MiB: not opened")
+            with gzip.GzipFile(fileobj=raw, mode="rb") as f:
+                data = f.read(MAX_BYTES + 1)  # inflated no further than the cap
+    except RefusedFile as e:
+        raise BundleError(f"{path}: {e.why}") from e
     except (OSError, EOFError) as e:  # gzip.BadGzipFile is an OSError
         raise BundleError(f"{path}: not a kx bundle ({e})") from e
     if len(data) > MAX_BYTES:
         raise BundleError(f"{path}: larger than {MAX_BYTES >> 20} MiB unpacked: not opened")
     try:
-        doc = json.loads(data.decode("utf-8"))
+        doc = loads_json(data.decode("utf-8"), path)
+    except RefusedFile as e:
+        raise BundleError(f"{path}: {e.why}") from e
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise BundleError(f"{path}: not a kx bundle (its JSON: {e})") from e
     if not isinstance(doc, dict) or doc.get("format") != BUNDLE_FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
-        raise BundleError(f"{path}: format {found!r}, this kx reads {BUNDLE_FORMAT!r}")
+        raise BundleError(f"{path}: format {str(found)[:60]!r}, this kx reads {BUNDLE_FORMAT!r}")
     source, result_json = doc.get("source"), doc.get("result")
     if not isinstance(source, str) or not isinstance(result_json, dict):
         raise BundleError(f"{path}: a bundle without its source or result")
@@ -86,6 +110,6 @@ def read_bundle(path: str) -> Bundle:
         source,
         str(doc.get("file_name") or "kernel.py"),
         result,
-        str(doc.get("kx", "?")),
-        float(doc.get("created", 0)),
+        as_data(doc.get("kx", "?"), 40),
+        _created(doc.get("created")),
     )
