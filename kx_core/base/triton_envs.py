@@ -75,6 +75,12 @@ def versions_dir() -> Path:
     return Path(base) / "kx" / "triton"
 
 
+def is_release(version: object) -> bool:
+    """Whether `version` is a Triton release spelling kx manages (3.6.0, 3.5.0rc1): the
+    only text a `kx versions add` command kx suggests may be made of."""
+    return isinstance(version, str) and bool(_VERSION_RE.match(version))
+
+
 def _checked(version: str) -> str:
     if not _VERSION_RE.match(version or ""):
         raise VersionError(f"{version!r}: expected a Triton release such as 3.6.0")

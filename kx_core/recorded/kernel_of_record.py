@@ -73,17 +73,38 @@ def _ttgir_facts(ttgir: str) -> tuple[dict[str, int], tuple[str, str] | None]:
 
 def target_of(metadata: dict[str, Any], stages: dict[str, str]) -> Target:
     """The record's target: Triton's metadata, else TTGIR's ttg.target; cuda:90 else."""
+    return recorded_target(metadata, stages)[0]
+
+
+def recorded_target(metadata: dict[str, Any], stages: dict[str, str]) -> tuple[Target, str | None]:
+    """The record's target (target_of), and a note where the metadata names one that is
+    not a target spelling of its backend ('90; rm', a line break): that text is the
+    sender's, never shown as a target nor used to pick a compiler."""
     t = metadata.get("target")
-    if isinstance(t, dict) and t.get("backend") in BACKENDS:
+    if isinstance(t, dict) and isinstance(t.get("backend"), str) and t["backend"] in BACKENDS:
+        backend = BACKENDS[t["backend"]]
         arch = t.get("arch", 90)
-        arch = arch if isinstance(arch, (int, str)) else 90
-        return Target(str(t["backend"]), arch, as_int(t.get("warp_size"), 32))
+        spelled = (
+            backend.target(str(arch)) if isinstance(arch, (int, str)) and not isinstance(arch, bool) else None
+        )
+        if spelled is not None:
+            return Target(backend.name, spelled.arch, _warp(t.get("warp_size"), backend.warp_size)), None
+        fallback = recorded_target({}, stages)[0]
+        return (
+            fallback,
+            f"the record's target arch {str(arch)[:40]!r} is not a {backend.name} arch: shown as {fallback}",
+        )
     ints, target = _ttgir_facts(stages.get("ttgir", ""))
-    if target and target[0] in BACKENDS:
-        backend, arch = target
-        warp = ints.get("threads-per-warp", BACKENDS[backend].warp_size)
-        return Target(backend, int(arch) if arch.isdigit() else arch, warp)
-    return Target("cuda", 90, 32)
+    if target and target[0] in BACKENDS and (spelled := BACKENDS[target[0]].target(target[1])):
+        warp = _warp(ints.get("threads-per-warp"), BACKENDS[target[0]].warp_size)
+        return Target(spelled.backend, spelled.arch, warp), None
+    return Target("cuda", 90, 32), None
+
+
+def _warp(value: Any, default: int) -> int:
+    """A record's warp size where it is one a GPU has (32 or 64), else the backend's."""
+    size = as_int(value, default)
+    return size if size in (32, 64) else default
 
 
 def source_of(stages: dict[str, str]) -> tuple[str | None, int | None]:
@@ -101,9 +122,9 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     md = found.metadata
     # pipeline order, whatever order the record's files or keys came in
     stages = {s: found.stages[s] for s in ALL_STAGES if s in found.stages}
-    target = target_of(md, stages)
+    target, target_note = recorded_target(md, stages)
     ints, _ = _ttgir_facts(stages.get("ttgir", ""))
-    notes = list(found.notes)
+    notes = list(found.notes) + ([target_note] if target_note else [])
     binaries = {}
     cubin, recompiled, why = found.cubin, [], ""
     if cubin is None and "ptx" in stages and target.backend == "cuda" and str(target.arch).isdigit():

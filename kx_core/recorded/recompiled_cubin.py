@@ -15,6 +15,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import subprocess
 import sys
 
@@ -32,32 +33,59 @@ sys.stdout.write(base64.b64encode(cubin).decode("ascii"))
 """
 # the record's metadata fields make_cubin reads (through the backend's options)
 _OPTIONS = ("enable_fp_fusion", "ptx_options", "instrumentation_mode", "num_warps", "num_ctas")
+# One ptxas option of a record's ptx_options, which Triton splits on spaces and hands to
+# ptxas: a flag with an optional plain value, never a path (no '/') nor a value given as
+# its own word. Example: "--maxrregcount=128", "-O3", "--warn-on-spills"
+_PTXAS_OPTION_RE = re.compile(r"^-{1,2}[A-Za-z][\w-]*(?:=[\w.,+-]+)?$")
+# options that name a file ptxas reads or writes: a record never chooses one
+_PTXAS_FILE_OPTIONS = {"o", "output-file", "optf", "options-file", "ias", "input-as-string"}
 _DONE: dict[str, tuple[bytes | None, str]] = {}  # sha of (version, arch, ptx) -> (cubin, why not)
 
 
 def _interpreter(version: str) -> tuple[str | None, str]:
-    from kx_core.base.triton_envs import VersionError, python_for
+    from kx_core.base.triton_envs import VersionError, is_release, python_for
     from kx_core.compile.jobs.cache import triton_version
 
     if triton_version() == version:
         return sys.executable, ""
-
+    if not is_release(version):
+        # the record's word: a command kx suggests is never made of it (row 17 of issue 52)
+        return None, f"the record's Triton version {version[:60]!r} is not a release kx can add"
     try:
         return python_for(version), ""
     except VersionError:
         return None, f"`kx versions add {version}` lets kx recompile it"
 
 
+def _unsafe_options(options: object) -> str:
+    """Why a record's ptx_options are not given to ptxas ('' where they may be): options
+    are the record's words, and one naming a file would make ptxas read or write it."""
+    if options in (None, ""):
+        return ""
+    words = options.split(" ") if isinstance(options, str) else None
+    if words is None or len(words) > 32:
+        return "the record's ptx_options are not a list of ptxas options: its PTX is not recompiled"
+    for word in filter(None, words):
+        name = word.lstrip("-").split("=", 1)[0]
+        if not _PTXAS_OPTION_RE.match(word) or name in _PTXAS_FILE_OPTIONS:
+            return f"the record's ptx_options hold {word[:60]!r}, not an option kx gives ptxas: its PTX is not recompiled"
+    return ""
+
+
 def recompile(
     name: str, ptx: str, arch: int, metadata: dict, timeout_s: float = 120.0
 ) -> tuple[bytes | None, str]:
     """(cubin, '') or (None, why not) for one recorded kernel's PTX."""
-    version = str(metadata.get("triton_version") or "")
+    version = metadata.get("triton_version")
     if not version:
         return None, "the record names no Triton version: kx does not recompile its PTX"
+    if not isinstance(version, str):
+        return None, "the record's Triton version is not text: kx does not recompile its PTX"
     key = hashlib.sha256(f"{version}\0{arch}\0{ptx}".encode()).hexdigest()
     if key in _DONE:
         return _DONE[key]
+    if why := _unsafe_options(metadata.get("ptx_options")):
+        return None, why
     python, why = _interpreter(version)
     if python is None:
         return None, why
