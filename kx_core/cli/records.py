@@ -22,6 +22,9 @@ from kx_core.cli import args as cli_args
 from kx_core.records.backends import stage_names
 
 EXPORT_FORMATS = ("tritonparse",)
+# a trace's kernels whose stages (and so registers and spills) the table reads; past
+# this, the table says how to read them (each is a line to decode and a PTX to assemble)
+TABLE_STAGES_KERNELS = 64
 
 
 def add_open_verb(sub) -> None:
@@ -90,14 +93,31 @@ def open_command(args: argparse.Namespace) -> int:
 
     from kx_core.cli.result_output import format_result, result_json, stage_file_names, write_stages
     from kx_core.compile.artifacts.derived import with_derived
-    from kx_core.recorded.open_record import RECORD_NAMES, NotARecord, open_record, record_notes
+    from kx_core.recorded.open_record import (
+        RECORD_NAMES,
+        NotARecord,
+        open_record,
+        record_notes,
+        with_record_stages,
+    )
 
     wants_stages = bool(args.json or args.out or args.stage)
     try:
-        opened = open_record(args.path, stages=wants_stages)
-    except NotARecord as e:
+        opened = open_record(args.path, stages=wants_stages, progress=_progress_printer(args.path))
+    except NotARecord as e:  # RefusedRecord too: a FIFO, a device, a folder past its limits
         print(f"kx: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
+    table_note = ""
+    if opened.index is not None and not wants_stages:
+        # the table shows what --json shows: registers and spills come with the stages
+        named = [k for k in opened.result.kernels if not args.kernel or k.name == args.kernel]
+        if len(named) <= TABLE_STAGES_KERNELS:
+            opened = with_record_stages(opened, args.kernel)
+        else:
+            table_note = (
+                f"regs and spills: a table reads them for at most {TABLE_STAGES_KERNELS} kernels "
+                f"(this trace has {len(named)}): --kernel NAME or --json reads them"
+            )
     if opened.profile is not None:
         return profile_output(args, opened)
     if args.beside:
@@ -137,6 +157,8 @@ def open_command(args: argparse.Namespace) -> int:
         notes = {n for k in result.kernels for n in record_notes(k)}
         for note in sorted(notes - {"its stages are read from the trace when it is selected"}):
             print(f"note: {note}")
+        if table_note:
+            print(f"note: {table_note}")
         if opened.contents:
             kinds = sorted(opened.contents.items(), key=lambda kv: (-kv[1], kv[0]))
             print(
@@ -145,6 +167,34 @@ def open_command(args: argparse.Namespace) -> int:
     for d in result.diagnostics if args.json or args.stage else ():
         print(f"kx: {d}", file=sys.stderr)
     return result.exit_status
+
+
+def _progress_printer(path: str):
+    """Where stderr is a terminal, a callback that keeps one line saying how far a large
+    trace's first pass is (ScanProgress); None elsewhere (a pipe, a test)."""
+    if not sys.stderr.isatty():
+        return None
+    from kx_core.base.outside_files import size_words
+
+    shown = []  # a pass that ends before its first report says nothing
+
+    def report(step) -> None:
+        done = step.done_bytes >= step.total_bytes
+        if done and not shown:
+            return
+        shown.append(step)
+        share = step.done_bytes / step.total_bytes if step.total_bytes else 1.0
+        end = "\n" if done else ""
+        inflated = (
+            f", {size_words(step.inflated_bytes)} inflated" if step.inflated_bytes > step.done_bytes else ""
+        )
+        print(
+            f"\rkx: reading {path}: {share:.0%}, {step.kernels:,} kernel(s){inflated}",
+            end=end,
+            file=sys.stderr,
+        )
+
+    return report
 
 
 def _beside(path: str, target: str):
