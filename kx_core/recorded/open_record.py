@@ -272,9 +272,11 @@ def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
         return
     index = _trace_index(path)
     first: CompiledKernel | None = None
+    first_entry: TraceEntry | None = None
     for step in index.scan():
         if isinstance(step, TraceEntry):
             if first is None:
+                first_entry = step
                 first, _, source = _trace_kernel(index, step)
                 sources = {source[0]: source[1]} if source and not os.path.exists(source[0]) else {}
                 result = _result(path, kind, [first], [])
@@ -282,7 +284,9 @@ def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
             continue
         yield step
     whole = trace_record(index, stages=False)
-    if first is not None:  # the first kernel's stages (and its source's text) are read already
+    # the first kernel's stages (and its source's text) are read already, where the index
+    # kept its line (a trace cut inside it drops it: TraceIndex._check_last_line)
+    if first is not None and index.entries and index.entries[0] is first_entry:
         kernels = (first, *whole.result.kernels[1:])
         whole = replace(whole, result=replace(whole.result, kernels=kernels), sources=sources | whole.sources)
     yield whole

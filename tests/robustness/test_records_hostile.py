@@ -346,3 +346,15 @@ def test_paths_a_trace_names_read_no_secret(tmp_path):
     assert not any(str(secret) in n for n in kernel.metadata.extra.get("notes", ()))
     # a source file the trace names is read only where it is a kernel's (.py)
     assert opened.source_text(str(secret)) is None
+
+
+def test_a_trace_cut_inside_its_only_kernel_opens_lazily(tmp_path):
+    """Found by the fuzz: the app's lazy opening kept the first kernel it had shown after
+    the index dropped it (its line cut short), and reading its stages raised IndexError."""
+    from kx_core.recorded.open_record import OpenedRecord, iter_open
+
+    trace = tmp_path / "cut.ndjson"
+    trace.write_text(json.dumps(trace_lines()[0])[:-100])  # the line ends inside the event
+    whole = list(iter_open(str(trace)))[-1]
+    assert isinstance(whole, OpenedRecord) and whole.result.kernels == ()
+    assert any("a truncated record" in d.message for d in whole.result.diagnostics)
