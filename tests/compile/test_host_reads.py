@@ -1,13 +1,15 @@
 """Reads the host makes of what the file itself put on the GPU (issue 50, item 1): each
 answered as a real run answers it, not with a placeholder, where PyTorch says what the
 answer is. The files are written in the styles of the libraries that read them
-(fixtures/kernels/host_reads); each moves to fixtures/real_world once the H200's real run
-of it is recorded there (scripts/record_real_runs.py), which tests/compile/test_real_world.py
-then compares kx's capture with."""
+(fixtures/kernels/host_reads); the H200's real run of each (scripts/record_real_runs.py,
+in ground/) is its oracle."""
 
 from __future__ import annotations
 
+import json
+
 from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.jobs.real_runs import compare
 from kx_testing import ROOT
 
 HOST_READS = ROOT / "fixtures" / "kernels" / "host_reads"
@@ -26,3 +28,7 @@ def test_the_cuda_generators_state_is_its_seed_and_philox_offset():
     args = {a.name: a.value for a in k.launch.args}
     assert args["seed"] == 17 and args["offset"] == 0 and k.launch.count == 2
     assert "seed 17 state bytes 16" in r.output
+    # the H200's real run of the same file (scripts/record_real_runs.py): the same compiles
+    real = json.loads((HOST_READS / "ground" / "generator_state.json").read_text())
+    c = compare(real, list(r.kernels))
+    assert c.complete and not c.extra

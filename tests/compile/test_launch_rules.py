@@ -1,14 +1,17 @@
 """Triton's own rules for every launch (issue 50, item 2): what the autotuner benchmarks
 and how a launch specialises are Triton's decisions, taken from Triton's own code under
-capture, here checked against that code run directly. Files in the styles of the
-libraries that use each rule are in fixtures/kernels/launch_rules."""
+capture, here checked against that code run directly and against the H200's real runs of
+the same files (fixtures/kernels/launch_rules/ground). Files in the styles of the libraries
+that use each rule are in fixtures/kernels/launch_rules."""
 
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 
 from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.jobs.real_runs import compare
 from kx_testing import ROOT
 
 RULES = ROOT / "fixtures" / "kernels" / "launch_rules"
@@ -45,3 +48,7 @@ def test_the_configs_compiled_are_the_ones_tritons_pruning_returns():
         if k.status == "compiled" and (c := k.launch.constexprs if k.launch else k.specialization.constexprs)
     }
     assert compiled == expected
+    # and the H200's real run of the file compiled exactly those (ground/, record_real_runs.py)
+    real = json.loads((RULES / "ground" / "pruner_new_configs.json").read_text())
+    c = compare(real, list(r.kernels))
+    assert c.complete and not c.extra
