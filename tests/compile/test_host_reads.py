@@ -32,3 +32,17 @@ def test_the_cuda_generators_state_is_its_seed_and_philox_offset():
     real = json.loads((HOST_READS / "ground" / "generator_state.json").read_text())
     c = compare(real, list(r.kernels))
     assert c.complete and not c.extra
+
+
+def test_a_compiled_forward_indexed_by_a_list_compiles_without_a_gpu():
+    """The list index becomes a constant on the GPU: make_fx's real copy of it and
+    Inductor's folding of it needed CUDA ('Found no NVIDIA driver'), so the frame ran
+    eagerly and nothing was captured. Now the graph is compiled and its kernel captured."""
+    path = ROOT / "fixtures" / "kernels" / "inductor_cpu" / "index_constant.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
+        str(d) for d in r.diagnostics
+    ]
+    kernels = [k for k in r.kernels if k.status == "compiled"]
+    assert kernels and all(k.name.startswith("triton_") for k in kernels)
+    assert "(2, 1, 64)" in r.output and r.exit_status == 0

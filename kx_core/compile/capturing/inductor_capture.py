@@ -215,8 +215,77 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
         # capture's mode is on and Inductor's compile-time tensors would become meta
         functorch_config.force_non_lazy_backward_lowering = True
     after_import("torch._inductor.compile_fx", _compile_without_modes)
+    after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
+    after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
     _optimizers_see_the_gpu(torch)
     logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
+
+
+def no_cuda_here(exc: BaseException) -> bool:
+    """`exc` is PyTorch saying this machine has no CUDA device to put real data on.
+    Examples: "Found no NVIDIA driver on your system", "CUDA driver version is
+    insufficient for CUDA runtime version", "No CUDA GPUs are available"."""
+    text = str(exc)
+    return isinstance(exc, RuntimeError) and any(
+        s in text for s in ("NVIDIA driver", "CUDA driver version", "No CUDA GPUs", "not compiled with CUDA")
+    )
+
+
+def _constants_without_a_device(module: Any) -> None:
+    """make_fx keeps a real copy of each small constant it traces (an index list such as
+    `x[:, [-1], :]`, moved to the GPU with the graph), computed outside the fakes: on a
+    GPU, real GPU data. Here there is none to hold it: the constant is left untracked (as
+    one past make_fx's size limit is), and the op is traced as for any tensor, so the
+    graph and Inductor's kernels are the GPU's."""
+    real = module.unset_fake_temporarily
+
+    class _UnsetFakeTemporarily:
+        def __init__(self) -> None:
+            self.inner = real()
+
+        def __enter__(self) -> Any:
+            return self.inner.__enter__()
+
+        def __exit__(self, kind: Any, exc: Any, tb: Any) -> bool:
+            self.inner.__exit__(kind, exc, tb)
+            return exc is not None and no_cuda_here(exc)
+
+    module.unset_fake_temporarily = _UnsetFakeTemporarily
+
+
+def _folded_constants_keep_their_values(module: Any) -> None:
+    """Inductor's uniform-value folding computes small constants for real (a `full` of
+    the graph's device, an index list's move to the GPU) to learn their values, and
+    replaces a uniform one with a `full` made from the node's own fake (its device, the
+    GPU's). The values are the same on any device: here they are computed on the CPU,
+    so the folding, and the kernels generated after it, are the GPU's."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    device_put = torch.ops.prims.device_put.default
+
+    def cpu_for_cuda(value: Any) -> Any:
+        if isinstance(value, (str, torch.device)) and torch.device(value).type == "cuda":
+            return torch.device("cpu")
+        return value
+
+    class _OnTheCpu(TorchDispatchMode):
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
+        ) -> Any:
+            kwargs = {k: cpu_for_cuda(v) if k == "device" else v for k, v in (kwargs or {}).items()}
+            if func is device_put and len(args) > 1:
+                args = (args[0], cpu_for_cuda(args[1]), *args[2:])
+            return func(*args, **kwargs)
+
+    folder = module.UniformValueConstantFolder
+    real = folder.run
+
+    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _OnTheCpu():
+            return real(self, *args, **kwargs)
+
+    folder.run = run
 
 
 def _compile_without_modes(module: Any) -> None:
