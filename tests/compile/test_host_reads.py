@@ -46,3 +46,16 @@ def test_a_compiled_forward_indexed_by_a_list_compiles_without_a_gpu():
     kernels = [k for k in r.kernels if k.status == "compiled"]
     assert kernels and all(k.name.startswith("triton_") for k in kernels)
     assert "(2, 1, 64)" in r.output and r.exit_status == 0
+
+
+def test_an_autocast_region_computes_in_the_dtypes_autocast_gives():
+    """torch.autocast("cuda", float16) on capture tensors (meta, which autocast's CUDA
+    dispatch key does not reach): PyTorch's own autocast, run on GPU fakes, decides each
+    op's dtype. linear is on autocast's float16 list and softmax on its float32 list
+    (PyTorch's AMP documentation), so the kernel fed by each reads that dtype."""
+    path = HOST_READS / "autocast_region.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "torch.float16 torch.float32" in r.output
+    pointers = sorted(k.specialization.signature["x_ptr"] for k in r.kernels if k.status == "compiled")
+    assert pointers == ["*fp16", "*fp32"]

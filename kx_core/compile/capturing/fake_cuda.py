@@ -44,6 +44,17 @@ class FakeStream:
     def synchronize(self) -> None:
         return None
 
+    def is_capturing(self) -> bool:
+        """No CUDA graph is being captured (torch.optim asks before a fused step)."""
+        return False
+
+    def native_handle(self) -> int:
+        return self.cuda_stream
+
+    @staticmethod
+    def priority_range() -> tuple[int, int]:
+        return (0, -5)  # (least, greatest) as a Hopper GPU answers cudaDeviceGetStreamPriorityRange
+
     def __enter__(self) -> FakeStream:
         return self
 
@@ -63,7 +74,19 @@ class FakeEvent:
     def __init__(
         self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False
     ) -> None:
+        import torch
+
         self.enable_timing = enable_timing
+        self.device = torch.device("cuda", 0)
+        self.cuda_event = 0
+        self.event_id = 0
+
+    def ipc_handle(self) -> bytes:
+        return bytes(64)  # a cudaIpcEventHandle_t's size; nothing opens it
+
+    @classmethod
+    def from_ipc_handle(cls, device: Any, handle: Any) -> FakeEvent:
+        return cls()
 
     def record(self, stream: Any = None) -> None:
         return None

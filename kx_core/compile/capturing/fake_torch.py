@@ -29,6 +29,7 @@ import sys
 from typing import Any
 
 from kx_core.compile.capturing import (
+    autocast_rules,
     deferred_dynamo,
     fake_cuda,
     known_values,
@@ -175,6 +176,8 @@ class _MetaRules:
             return out
         if name in ("to", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
             args = tuple(self.to_meta(a) if isinstance(a, (str, torch.device)) else a for a in args)
+        if name == "to" and len(args) > 1 and isinstance(args[1], int) and not isinstance(args[1], bool):
+            args = (args[0], self.meta, *args[2:])  # `x.to(0)`: an accelerator ordinal, cuda:0
         if name in ("cat", "concat", "concatenate") and args:
             tensor_rules.check_cat(args[0])
         if name in tensor_rules.MATMULS:
@@ -182,6 +185,8 @@ class _MetaRules:
         if name.endswith("_") and not name.startswith("_") and getattr(first, "is_meta", False):
             if name == "copy_" or self.layouts.is_pointwise(name[:-1]):
                 tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_")
+        if autocast_rules.autocast_on() and not _in_place(name, kwargs):
+            args, kwargs = self.autocast_casts(func, args, kwargs)
         try:
             out = func(*args, **kwargs)
         except (NotImplementedError, RuntimeError) as e:
@@ -191,6 +196,8 @@ class _MetaRules:
             if not (isinstance(e, NotImplementedError) or "meta" in str(e).lower()):
                 raise
             out = self.values.data_dependent(func, args, kwargs)
+            if out is None:  # unknown data: a presumed size, said as a placeholder
+                out = placeholders.data_shaped(name, args, kwargs)
             if out is None:
                 raise e from None
         self.values.after(func, name, args, kwargs, out)
@@ -204,6 +211,29 @@ class _MetaRules:
         ):
             out = self.layouts.iterator_layout(out, args, kwargs)
         return placeholders.propagate(name, args, kwargs, out)
+
+    def autocast_casts(self, func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The arguments as torch.autocast("cuda") hands them to the op: its floating
+        capture tensors cast to the dtype PyTorch's own autocast gives the op on GPU fakes,
+        where that differs from theirs (a cast autograd records, as autocast's own is)."""
+        torch = self.torch
+        floats = [
+            a
+            for a in (*args, *kwargs.values())
+            if isinstance(a, torch.Tensor) and a.is_meta and a.dtype.is_floating_point
+        ]
+        if not floats:
+            return args, kwargs
+        dtype = autocast_rules.cast_dtype(func, args, kwargs)
+        if dtype is None or all(a.dtype == dtype for a in floats):
+            return args, kwargs
+
+        def cast(a: Any) -> Any:
+            if isinstance(a, torch.Tensor) and a.is_meta and a.dtype.is_floating_point and a.dtype != dtype:
+                return a.to(dtype)
+            return a
+
+        return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
 
     def host_copy(self, a: Any) -> Any:
         """A real CPU tensor standing for capture tensor `a` (its known data, else a
@@ -227,12 +257,20 @@ class _MetaRules:
         return (func(*cpu_args, **cpu_kwargs),) if exact[0] else None
 
 
+def _in_place(name: str, kwargs: dict) -> bool:
+    """An op that writes its first argument or `out=` (autocast leaves those alone)."""
+    return (name.endswith("_") and not name.endswith("__")) or name.startswith("__i") or "out" in kwargs
+
+
 def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, Any]:
     """(handled, value) for an op that reads a meta tensor's data."""
     x = args[0] if args else None
     if not getattr(x, "is_meta", False):
         return False, None
-    known = known_values.value_of(x) if name in _READS else None
+    # `.to(<a GPU, or no device>)` is no read: a copy on the GPU, which the capture's own
+    # rules make (a capture tensor carrying the known data along)
+    copy_on_the_gpu = name == "to" and not str(_to_device(torch, args, kwargs)).startswith("cpu")
+    known = known_values.value_of(x) if name in _READS and not copy_on_the_gpu else None
     if known is not None:
         return True, _read_known(torch, name, args, kwargs, *known)
     if name == "item":
@@ -251,7 +289,7 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
     if name == "cpu":
         return True, placeholders.cpu_copy(x)
     if name == "to":
-        target = kwargs.get("device", next((a for a in args[1:] if isinstance(a, (str, torch.device))), None))
+        target = _to_device(torch, args, kwargs)
         if target is not None and str(target).startswith("cpu"):
             out = placeholders.cpu_copy(x)
             dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
@@ -276,14 +314,15 @@ _READS = frozenset(
 )
 
 
+def _to_device(torch: Any, args: tuple, kwargs: dict) -> Any:
+    """The device a `.to(...)` call names, or None. Example: x.to("cpu", torch.float32)."""
+    return kwargs.get("device", next((a for a in args[1:] if isinstance(a, (str, torch.device))), None))
+
+
 def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, exact: bool) -> Any:
     """A read of a capture tensor whose data kx knows: the real answer (a sampled value
     of random data is still a placeholder, with that value)."""
-    x = args[0]
-    if name == "to":
-        target = kwargs.get("device", next((a for a in args[1:] if isinstance(a, (str, torch.device))), None))
-        if target is None or not str(target).startswith("cpu"):
-            return x.to(*args[1:], **kwargs)  # not a read: a copy on the GPU (meta)
+    if name == "to":  # to the CPU (a copy on the GPU is no read: _read_data)
         dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
         result = value.clone() if dtype is None else value.to(dtype)
     elif name == "cpu":

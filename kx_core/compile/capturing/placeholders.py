@@ -260,3 +260,28 @@ def propagate(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
         a, b = first, args[1]
         return _set(out, {"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b}[_COMPARE[name]])
     return out
+
+
+def data_shaped(name: str, args: tuple, kwargs: dict) -> Any:
+    """A capture tensor for an op whose output size depends on data kx does not have, or
+    None where no size can be presumed. The size is a placeholder, said at the file's
+    line: `torch.bincount(x, minlength=E)` of expert ids below E has E bins (what MoE
+    routers count); `torch.nonzero(x)` presumes every element is nonzero."""
+    import torch
+
+    x = args[0] if args else None
+    if not isinstance(x, torch.Tensor) or not x.is_meta:
+        return None
+    meta = torch.device("meta")
+    if name == "bincount":
+        minlength = kwargs.get("minlength", args[2] if len(args) > 2 else 0) or 0
+        weights = kwargs.get("weights", args[1] if len(args) > 1 else None)
+        if minlength <= 0:
+            return None
+        bins = LEDGER.use("torch.bincount of data a capture does not have (bins = minlength)", int(minlength))
+        dtype = torch.int64 if weights is None else torch.promote_types(weights.dtype, torch.float64)
+        return torch.empty((bins,), dtype=dtype, device=meta)
+    if name in ("nonzero", "argwhere") and not kwargs.get("as_tuple", False):
+        count = LEDGER.use(f"torch.{name} of data a capture does not have (every element)", x.numel())
+        return torch.empty((count, x.dim()), dtype=torch.int64, device=meta)
+    return None
