@@ -59,3 +59,16 @@ def test_an_autocast_region_computes_in_the_dtypes_autocast_gives():
     assert "torch.float16 torch.float32" in r.output
     pointers = sorted(k.specialization.signature["x_ptr"] for k in r.kernels if k.status == "compiled")
     assert pointers == ["*fp16", "*fp32"]
+
+
+def test_a_parameter_that_moves_its_own_data_to_the_gpu():
+    """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
+    type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and
+    holds the GPU data, as on a GPU; the kernel reading it is compiled for it."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "param_data_to_gpu.py"), target="cuda:90"), use_cache=False
+    )
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "QuantParam nf4 cuda:0 torch.uint8 (16384, 1)" in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.specialization.signature["q_ptr"] == "*u8"

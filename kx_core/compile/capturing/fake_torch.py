@@ -139,6 +139,14 @@ class _MetaRules:
             if prop in ("device", "is_cuda") and not self.sees_meta(sys._getframe(2)):
                 return self.gpu_device if prop == "device" else True
             return func(*args, **kwargs)
+        if (
+            name == "__set__"
+            and getattr(getattr(func, "__self__", None), "__name__", "") == "data"
+            and isinstance(first, torch.Tensor)
+            and not first.is_meta
+            and getattr(args[1] if len(args) > 1 else None, "is_meta", False)
+        ):
+            return _data_moved_to_the_gpu(torch, first, args[1])
         if name == "get_device" and getattr(first, "is_meta", False):
             return 0
         if name in ("allclose", "equal"):
@@ -255,6 +263,16 @@ class _MetaRules:
         except LookupError:
             return None
         return (func(*cpu_args, **cpu_kwargs),) if exact[0] else None
+
+
+def _data_moved_to_the_gpu(torch: Any, tensor: Any, value: Any) -> None:
+    """`param.data = gpu_tensor` on a CPU tensor, as `Params4bit.to("cuda")` quantises into
+    its own `.data`: on a GPU the tensor now holds the GPU data, same object, same
+    attributes. A CPU tensor cannot take a meta tensor's data (set_data refuses the
+    type), so the object's contents are swapped for a tensor of its class on that data."""
+    moved = torch.Tensor._make_subclass(type(tensor), value.detach(), tensor.requires_grad)
+    moved.__dict__.update(tensor.__dict__)
+    torch.utils.swap_tensors(tensor, moved)
 
 
 def _in_place(name: str, kwargs: dict) -> bool:
