@@ -39,6 +39,7 @@ MANIFESTS = ("manifest.json", "manifest_pytorch.json")
 DEFAULT = (
     "liger_rms_norm",
     "liger_cross_entropy",
+    "liger_layer_norm",
     "mamba_layer_norm",
     "fla_norm_gate",
     "ao_int8_mm",
@@ -184,6 +185,12 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=None, help="kx's --jobs (default: kx's own, the cores)")
     ap.add_argument("--json", help="write the rows here")
     ap.add_argument(
+        "--no-warmup",
+        dest="warmup",
+        action="store_false",
+        help="skip the untimed first capture (it pages in torch and Triton for whichever side runs first)",
+    )
+    ap.add_argument(
         "--kx-root",
         action="append",
         default=[],
@@ -201,6 +208,8 @@ def main() -> None:
         sys.exit(f"not extracted (benchmarks/real_files/extract.py): {', '.join(missing)}")
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"# bench_capture_corpus  {cores} cores  rounds {args.rounds}  kx jobs {args.jobs or 'default'}")
+    if args.warmup:  # page in torch, Triton, ptxas and the files, for every checkout alike
+        kx_cold(known[ids[0]], args.jobs)
     others = [Path(p).resolve() for p in args.kx_root]
     for other in others:
         if not (other / "kx_core" / "__init__.py").is_file():
