@@ -751,3 +751,147 @@ def einops_full_standin() -> None:
     if mod is not None and getattr(mod, "__kx_stub__", False):
         mod.einsum = getattr(mod, "einsum", _einops_einsum)
         mod.reduce = getattr(mod, "reduce", _einops_reduce)
+
+
+# --- fresh2_a: TransformerEngine, SageAttention, GPTQModel, lightning-thunder ---------------
+
+
+def transformer_engine_triton(permutation: bool = False) -> None:
+    """Make `import transformer_engine.pytorch.triton.<op>` (mhc, cross_entropy, permutation)
+    and transformer_engine.pytorch.cross_entropy work with torch + triton only.
+
+    transformer_engine/__init__.py, transformer_engine/pytorch/__init__.py and
+    transformer_engine/pytorch/triton/__init__.py load or import the compiled extension
+    (transformer_engine_torch, libtransformer_engine.so); they are registered without their
+    __init__ (transformer_engine.common, whose __init__ loads the .so, is a namespace package
+    here: only common/triton/ is extracted). pytorch/triton/mhc.py imports cpp_extensions'
+    general_gemm (cuBLAS) for the projection backward without norm_weight: a stand-in that
+    raises if called. With permutation=True, also the names transformer_engine/pytorch/
+    permutation.py imports: transformer_engine_torch (the index-map ops, not used by the
+    mask-map path), constants.TE_DType (index-map path only) and the quantized-tensor classes
+    it checks inputs against with isinstance (plain classes here: inputs are bf16 tensors).
+    """
+    root = find_on_path("transformer_engine")
+    bare_package("transformer_engine", root)
+    bare_package("transformer_engine.pytorch", os.path.join(root, "pytorch"))
+    bare_package("transformer_engine.pytorch.triton", os.path.join(root, "pytorch", "triton"))
+
+    def general_gemm(*args, **kwargs):
+        raise NotImplementedError("cuBLAS general_gemm (transformer_engine_torch) is not built here")
+
+    stub_module("transformer_engine.pytorch.cpp_extensions.gemm", general_gemm=general_gemm)
+    if permutation:
+        stub_module("transformer_engine_torch")
+        stub_module("transformer_engine.pytorch.constants", TE_DType={})
+
+        class QuantizedTensor:
+            pass
+
+        stub_module(
+            "transformer_engine.pytorch.quantized_tensor",
+            QuantizedTensor=QuantizedTensor,
+            _quantized_tensor_passthrough_ops=set(),
+        )
+        for mod, cls in (
+            ("float8_tensor", "Float8Tensor"),
+            ("float8_blockwise_tensor", "Float8BlockwiseQTensor"),
+            ("mxfp8_tensor", "MXFP8Tensor"),
+        ):
+            stub_module(
+                f"transformer_engine.pytorch.tensor.{mod}", **{cls: type(cls, (QuantizedTensor,), {})}
+            )
+
+
+def sageattention_package() -> None:
+    """Make `import sageattention.core` work with torch + triton only: sageattention/quant.py
+    imports sageattention._fused (the compiled CUDA quantization extension, used only by the
+    CUDA attention paths) at module level; it is a stand-in. core.py's own try/except skips the
+    absent sm80/sm89/sm90 CUDA kernels. The package __init__ (re-exports of core) is skipped."""
+    bare_package("sageattention", find_on_path("sageattention"))
+    stub_module("sageattention._fused")
+
+
+def gptqmodel_triton() -> None:
+    """Make `import gptqmodel.nn_modules.triton_utils.dequant` and
+    `gptqmodel.nn_modules.qlinear.gguf_triton` work with torch + triton only.
+
+    gptqmodel/__init__.py (model loading), gptqmodel/utils/__init__.py and
+    gptqmodel/nn_modules/qlinear/__init__.py import the whole quantization stack (pcre, logbar,
+    threadpoolctl, device-smi, transformers); those packages are registered without their
+    __init__. Stand-ins for the module-level names the two kernel files import from it:
+    utils.torch.HAS_XPU (False on an NVIDIA machine, as upstream computes it),
+    utils.python.has_gil_disabled, and, for gguf_triton.py's GGUFTritonKernel class body
+    (the nn.Module wrapper, not used by the fused_* launch functions): adapter.adapter
+    (Adapter, Lora), models._const (DEVICE, PLATFORM), quantization (FORMAT, METHOD) and
+    qlinear.gguf (GGUFTorchLinear base class, _unpack_q4_k_scale_min_torch). utils/backend.py,
+    triton_utils/custom_autotune.py and the kernel modules run unchanged.
+    """
+    import torch
+
+    root = find_on_path("gptqmodel")
+    bare_package("gptqmodel", root)
+    for sub in ("utils", "nn_modules", "nn_modules.qlinear"):
+        bare_package(f"gptqmodel.{sub}", os.path.join(root, *sub.split(".")))
+    stub_module("gptqmodel.utils.torch", HAS_XPU=hasattr(torch, "xpu") and torch.xpu.is_available())
+    gil = getattr(sys, "_is_gil_enabled", None)
+    stub_module("gptqmodel.utils.python", has_gil_disabled=lambda: callable(gil) and not gil())
+    stub_module("gptqmodel.adapter.adapter", Adapter=type("Adapter", (), {}), Lora=type("Lora", (), {}))
+    stub_module("gptqmodel.models._const", DEVICE=_AnyAttr(), PLATFORM=_AnyAttr())
+    stub_module("gptqmodel.quantization", FORMAT=_AnyAttr(), METHOD=_AnyAttr())
+    stub_module(
+        "gptqmodel.nn_modules.qlinear.gguf",
+        GGUFTorchLinear=type("GGUFTorchLinear", (torch.nn.Module,), {}),
+        _unpack_q4_k_scale_min_torch=None,
+    )
+
+
+class _ThunderOperatorExecutor:
+    """thunder.extend.OperatorExecutor as triton_crossentropy_impl.py uses it at import: the
+    operator and its implementation are recorded, nothing is traced."""
+
+    def __init__(self, name, *, version=None):
+        self.name, self.version, self.implmap = name, version, {}
+
+    def register_operator(self, name, *, like=None, fn=None, **kwargs):
+        return fn
+
+    def register_implementation(self, sym, op=None, *, checker=None, **kwargs):
+        self.implmap[sym] = (op, checker)
+
+
+def thunder_triton_ce() -> None:
+    """Make `import thunder.executors.triton_crossentropy_impl` work with torch + triton only.
+
+    lightning-thunder's own runtime (thunder/__init__.py: the tracer, optree, dill, nvfuser
+    probing) is not installed on the device; thunder and thunder.executors are registered
+    without their __init__ and the executor registry the module calls at import time is a
+    stand-in (thunder.extend.OperatorExecutor / register_executor; thunder.torch's
+    cross_entropy symbol and to_torch_dtype). thunder/executors/triton_utils.py runs unchanged
+    on looseversion / lightning_utilities, with stand-ins (packaging.version, find_spec) only
+    where those two small packages are absent. The Triton kernels, their autotuners and the
+    CrossEntropy autograd.Function run unchanged.
+    """
+    import importlib.util
+
+    from packaging.version import Version
+
+    root = find_on_path("thunder")
+    bare_package("thunder", root)
+    bare_package("thunder.executors", os.path.join(root, "executors"))
+    if importlib.util.find_spec("looseversion") is None:
+
+        class LooseVersion:
+            def __init__(self, v):
+                self.v = Version(str(v))
+
+            def __ge__(self, other):
+                return self.v >= Version(str(other))
+
+        stub_module("looseversion", LooseVersion=LooseVersion)
+    if importlib.util.find_spec("lightning_utilities") is None:
+        stub_module(
+            "lightning_utilities.core.imports",
+            package_available=lambda name: importlib.util.find_spec(name) is not None,
+        )
+    stub_module("thunder.extend", OperatorExecutor=_ThunderOperatorExecutor, register_executor=_noop)
+    stub_module("thunder.torch", cross_entropy=None, to_torch_dtype=lambda d: d)
