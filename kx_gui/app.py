@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> int:
 
         def save_when_drawn() -> None:
             # a pane's background work (a layout, an e-graph) is drawn before the grab
-            if any(pane.jobs.busy() for pane in window.panes.values()):
+            if window.session.awaiting_derived or any(pane.jobs.busy() for pane in window.panes.values()):
                 QTimer.singleShot(100, save_when_drawn)
             else:
                 QTimer.singleShot(400, save)  # let the panes lay out and paint

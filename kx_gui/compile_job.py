@@ -9,7 +9,7 @@ from PySide6.QtCore import QObject, Signal
 
 from kx_core.base.words import counted
 from kx_core.compile import CompileProgress, CompileRequest, CompileResult, iter_compile
-from kx_core.compile.artifacts.derived import with_derived
+from kx_core.compile.artifacts.derived import underived, with_derived
 from kx_core.ir.sourcemap import source_map_of
 from kx_gui.polled_job import PolledJob
 
@@ -18,6 +18,9 @@ class CompileJob(PolledJob):
     """One compile of one file."""
 
     finished_result = Signal(int, object)  # generation, (CompileResult, [SourceMap per kernel])
+    # generation, (the same result with its derived stages, SASS and ELF, [SourceMap]): made
+    # after the text stages are on screen, so disassembling never delays them
+    derived_result = Signal(int, object)
 
     def __init__(
         self, request: CompileRequest, generation: int, parent: QObject | None = None, use_cache: bool = True
@@ -43,10 +46,14 @@ class CompileJob(PolledJob):
                     )
                 )
             elif isinstance(item, CompileResult):
-                put(("progress", "disassembling SASS…"))
-                result = with_derived(item)
                 # source maps parse every stage of every kernel: done here, so the
                 # UI thread only looks them up when a kernel is selected
-                maps = [source_map_of(k, result.file) for k in result.kernels]
-                if not self.cancelled.is_set():
-                    put(("finished_result", (result, maps)))
+                maps = [source_map_of(k, item.file) for k in item.kernels]
+                if self.cancelled.is_set():
+                    return
+                put(("finished_result", (item, maps)))
+                if underived(item):
+                    result = with_derived(item)
+                    maps = [source_map_of(k, result.file) for k in result.kernels]
+                    if not self.cancelled.is_set():
+                        put(("derived_result", (result, maps)))

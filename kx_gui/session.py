@@ -16,6 +16,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from kx_core.base.line_shift import LineShift
 from kx_core.compare.rebuild import pair_rebuild
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
+from kx_core.compile.artifacts.derived import underived
 from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.ir.sourcemap import SourceMap, same_source, source_map_of
@@ -40,6 +41,9 @@ class Session(QObject):
     result_changed = Signal(object)  # CompileResult (the first kernel is selected after)
     result_settled = Signal(object)  # CompileResult, once every pane shows it
     kernel_changed = Signal(object, object)  # CompiledKernel | None, SourceMap | None
+    # CompileResult: the result on screen now has its derived stages (SASS, ELF), made in
+    # the background after its text stages were shown
+    stages_derived = Signal(object)
     link_changed = Signal(object, object)  # source line | None, {stage: (ir lines)}
     display_filters_changed = Signal(object)  # DisplayFilters
     error = Signal(str)  # a message for the user (bad file, failed job)
@@ -66,6 +70,9 @@ class Session(QObject):
         self.kernel: CompiledKernel | None = None
         self.kernel_index = -1
         self.source_map: SourceMap | None = None
+        self.awaiting_derived = False  # the result's SASS/ELF are still being made (_derived)
+        self._settled_generation = -1  # the generation whose result every pane shows
+        self._pending_derived: tuple | None = None  # derived stages that came before it settled
         # the source line the user selected: it stays selected (and its links shown) across
         # kernels, configs and recompiles of the same file
         self.selected_line: int | None = None
@@ -410,10 +417,12 @@ class Session(QObject):
             self.job.deleteLater()
         self.generation += 1
         generation = self.generation
+        self.awaiting_derived = False  # an older job's SASS is not this one's
         self.requested_text = request.text if request.text is not None else self._read_open_file()
         job = CompileJob(request, generation, self, use_cache)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
+        job.derived_result.connect(self._derived)
         job.failed.connect(self._failed)
         job.finished.connect(self._reap)
         self.job = job
@@ -496,6 +505,9 @@ class Session(QObject):
         ):
             self.previous_result = self.result
         self.result = result
+        # SASS and ELF come from the same job soon after (_derived); a kept last good build
+        # or a cached result already has what it will have
+        self.awaiting_derived = kept is None and underived(result) and self.job is not None
         self._retire_current_job()
         self.outputs.put(
             f"capture {generation}",
@@ -510,6 +522,34 @@ class Session(QObject):
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
+
+    def _derived(self, generation: int, payload: tuple[CompileResult, list[SourceMap]]) -> None:
+        """The derived stages of this generation's kernels, into the result on screen (which
+        may hold more kernels: one the Arguments form merged in) by display name and
+        specialization; the selected kernel is shown again with them."""
+        if generation != self.generation or self.result is None:
+            return
+        if self._settled_generation != generation:
+            self._pending_derived = (generation, payload)  # applied once the result settles
+            return
+        self.awaiting_derived = False
+        result, maps = payload
+        if result.build is not None and self.result.build is not None and result.build != self.result.build:
+            return  # the last good build kept on screen is another build's
+        fresh = {(k.display_name, repr(k.specialization)): (k, m) for k, m in zip(result.kernels, maps)}
+        kernels, smaps = list(self.result.kernels), list(self._source_maps)
+        for i, k in enumerate(kernels):
+            got = fresh.get((k.display_name, repr(k.specialization)))
+            if got is None or got[0].stages.keys() <= k.stages.keys():
+                continue
+            kernels[i] = replace(k, stages={**got[0].stages, **k.stages})
+            if i < len(smaps):
+                smaps[i] = got[1]
+        self.result = replace(self.result, kernels=tuple(kernels))
+        self._source_maps = smaps
+        self.stages_derived.emit(self.result)
+        if 0 <= self.kernel_index < len(kernels):
+            self.select_kernel(self.kernel_index)  # its stages, map and linked lines again
 
     def _with_captured_passes(self, result: CompileResult) -> CompileResult:
         """A rebuild of the same build (a save that changed nothing kx compiles, a cached
@@ -591,7 +631,11 @@ class Session(QObject):
         if generation != self.generation or self.result is not result:
             return
         self.select_kernel(first if result.kernels else -1)
+        self._settled_generation = generation
         self.result_settled.emit(result)
+        pending, self._pending_derived = self._pending_derived, None
+        if pending is not None and pending[0] == generation:
+            self._derived(*pending)  # came before the panes had the text stages
 
     def wait(self, timeout_ms: int = 600_000) -> None:
         """Block until jobs end (tests and shutdown only; the UI never calls this)."""

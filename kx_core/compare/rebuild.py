@@ -56,7 +56,11 @@ def pair_rebuild(
             out.append(RebuildPair(None, j, changed=True))
             continue
         i, relabelled = found[j]
-        out.append(RebuildPair(i, j, relabelled, relabelled or before[i].stages != k.stages))
+        # stages both records have: a derived stage (SASS) is made after the text stages,
+        # so one side may not have it yet, which is no change
+        old_stages, new_stages = before[i].stages, k.stages
+        changed = any(old_stages[s] != new_stages[s] for s in old_stages.keys() & new_stages.keys())
+        out.append(RebuildPair(i, j, relabelled, relabelled or changed))
     out += [RebuildPair(i, None, changed=True) for i in range(len(before)) if i not in taken]
     return tuple(out)
 

@@ -172,7 +172,7 @@ class DiffPane(Pane):
     def _compare_sides(self, a, b) -> None:
         """Compare kernel records a (left, A) and b (right, B) on a job: the stage diffs of
         a big kernel are tens of milliseconds, not for the window's thread."""
-        self._sides = (a, b)
+        self._sides, self.comparison = (a, b), None  # the one shown was of other sides
         self.explain.setText(f"comparing {a.short_name} with {b.short_name}…")
 
         def compute():

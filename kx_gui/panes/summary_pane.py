@@ -15,7 +15,7 @@ from kx_gui.panes.base import Pane
 class SummaryPane(Pane):
     title = "Summary"
     name = "summary"
-    listens = {"result_changed": "schedule"}
+    listens = {"result_changed": "schedule", "stages_derived": "schedule"}
 
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)

@@ -8,9 +8,18 @@ from PySide6.QtWidgets import QApplication, QToolTip
 
 
 def open_and_wait(qtbot, window, path, timeout_ms: int = 300_000):
-    with qtbot.waitSignal(window.result_shown, timeout=timeout_ms) as blocker:
+    """Open `path` and wait for its result on screen, derived stages (SASS, ELF) included:
+    those come from the same job just after the text stages."""
+    with qtbot.waitSignal(window.result_shown, timeout=timeout_ms):
         assert window.open_file(str(path))
-    return blocker.args[0]
+    wait_derived(qtbot, window, timeout_ms)
+    return window.session.result
+
+
+def wait_derived(qtbot, window, timeout_ms: int = 120_000) -> None:
+    """Wait until the result on screen has its derived stages (Session.stages_derived)."""
+    if window.session.awaiting_derived:
+        qtbot.waitUntil(lambda: not window.session.awaiting_derived, timeout=timeout_ms)
 
 
 def click_line(qtbot, view, line: int) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from gui_helpers import open_and_wait
+from gui_helpers import open_and_wait, wait_derived
 from kx_core.ir.display_filters import filter_stage
 from kx_core.records.backends import ALL_STAGES
 from kx_testing import KERNELS
@@ -222,6 +222,7 @@ def test_ctrl_d_after_editing_a_config_compares_that_config_previous_on_the_left
     w.source_pane.replace_text(text.replace(edited, "num_warps=4, num_stages=3)"))
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         assert w.save()
+    wait_derived(qtbot, w)  # SASS comes from the same job just after the text stages
     after = w.session.result
     old, new = before.kernels[3], after.kernels[3]
     assert old.short_name.endswith("s2]") and new.short_name.endswith("s3]")

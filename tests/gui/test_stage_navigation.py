@@ -4,7 +4,7 @@ and a recompile; a link lands on the line's main instruction; linked blocks step
 
 from __future__ import annotations
 
-from gui_helpers import click_line, open_and_wait
+from gui_helpers import click_line, open_and_wait, wait_derived
 from kx_testing import KERNELS, line_of
 
 
@@ -44,6 +44,7 @@ def test_selected_line_survives_configs_and_recompiles(qtbot, make_window):
         assert w.stage_pane.views["ttgir"].emphasis or w.stage_pane.shown_links("ttgir")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         w.session.compile(use_cache=False)
+    wait_derived(qtbot, w)  # SASS comes from the same job just after the text stages
     qtbot.waitUntil(lambda: w.session.kernel is not None)
     assert w.session.selected_line == line and w.source_pane.view.emphasis == {line}
     assert w.stage_pane.shown_links("sass")

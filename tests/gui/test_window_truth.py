@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from gui_helpers import hover_line, open_and_wait
+from gui_helpers import hover_line, open_and_wait, wait_derived
 from kx_testing import ROOT
 
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
@@ -348,6 +348,7 @@ def test_links_follow_the_editor_lines_while_the_last_good_build_is_kept(qtbot, 
     # the text compiles again: its own lines
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         w.source_pane.replace_text(original + "\n")
+    wait_derived(qtbot, w)  # SASS comes from the same job just after the text stages
     assert w.session.select_source_line(load) == before
 
 

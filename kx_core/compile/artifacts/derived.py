@@ -54,6 +54,11 @@ def kernel_with_derived(kernel: CompiledKernel) -> CompiledKernel:
     return replace(kernel, stages=stages)
 
 
+def underived(result: CompileResult) -> bool:
+    """Some kernel's binary can give a derived stage it does not have yet."""
+    return any(_todo(k) for k in result.kernels)
+
+
 def with_derived(result: CompileResult, jobs: int | None = None) -> CompileResult:
     """The result with the derived stages of every kernel, `jobs` kernels at a time."""
     if not any(_todo(k) for k in result.kernels):
