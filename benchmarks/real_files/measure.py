@@ -84,6 +84,15 @@ def measure(entry: dict, ground: dict, result: CompileResult, seconds: float) ->
     }
 
 
+def _stripped(result: CompileResult) -> CompileResult:
+    """The result without stage texts, binaries and pass dumps: the keys, metadata (the
+    Triton hash among them) and diagnostics the comparison reads stay."""
+    from dataclasses import replace
+
+    kernels = tuple(replace(k, stages={}, binaries={}, passes=()) for k in result.kernels)
+    return replace(result, kernels=kernels, output=result.output[-4000:])
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
@@ -103,8 +112,17 @@ def main() -> int:
         "capturing again where one is there (a first run's results compared once the real runs are in)",
     )
     ap.add_argument("--no-ground", action="store_true", help="capture (into --results) without comparing")
+    ap.add_argument(
+        "--compact",
+        help="one JSON file of every entry's result without its stage texts and binaries (what the "
+        "comparison reads: keys, metadata, diagnostics), written after the run: a first run's results "
+        "small enough to commit and compare in a later session (--compact-in)",
+    )
+    ap.add_argument("--compact-in", help="read the results from a --compact file instead of capturing")
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
+    compact_in = json.loads(Path(args.compact_in).read_text()) if args.compact_in else {}
+    compact_out: dict[str, dict] = {}
     ground = {} if args.no_ground else json.loads(Path(args.ground).read_text())
     only = {x for x in args.only.split(",") if x}
     k, n = (int(x) for x in args.shard.split("/"))
@@ -114,7 +132,10 @@ def main() -> int:
         if (only and e["id"] not in only) or (e["id"] not in ground and not args.no_ground):
             continue
         saved = Path(args.results, f"{e['id']}.json") if args.results else None
-        if saved is not None and saved.exists():
+        if e["id"] in compact_in:
+            kept = compact_in[e["id"]]
+            result, seconds = CompileResult.from_json(kept["result"]), kept["seconds"]
+        elif saved is not None and saved.exists():
             kept = json.loads(saved.read_text())
             result, seconds = CompileResult.from_json(kept["result"]), kept["seconds"]
         else:
@@ -122,6 +143,9 @@ def main() -> int:
             if saved is not None:
                 saved.parent.mkdir(parents=True, exist_ok=True)
                 saved.write_text(json.dumps({"seconds": seconds, "result": result.to_json()}))
+        if args.compact:
+            compact_out[e["id"]] = {"seconds": seconds, "result": _stripped(result).to_json()}
+            Path(args.compact).write_text(json.dumps(compact_out, indent=0))
         if args.no_ground:
             print(
                 json.dumps({"id": e["id"], "exit": result.exit_status, "seconds": round(seconds, 1)}),
