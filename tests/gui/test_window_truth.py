@@ -24,9 +24,10 @@ def _open_a_copy(qtbot, make_window, tmp_path, name: str = "two_kernels.py"):
 
 
 def _switch_and_wait(qtbot, w, target: str):
-    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
         w.set_target(target)
-    return blocker.args[0]
+    wait_derived(qtbot, w)  # SASS comes from the same job just after the text stages
+    return w.session.result
 
 
 def test_a_target_switch_from_the_sass_tab_fills_every_stage(qtbot, make_window):
