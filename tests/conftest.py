@@ -49,6 +49,25 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(skip)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def warm_worker():
+    """One warm worker for the test session (in its own runtime folder, so never a kx
+    app's), as the app keeps one: a compile forks from it instead of starting Python and
+    importing torch and Triton again, which was most of the suite's CPU time. Compiles made
+    before it answers run cold, as the app's do; tests of the warm worker itself start and
+    stop servers of their own."""
+    from kx_core.compile.jobs import warm
+
+    proc = warm.launch(wait_s=0)
+    yield proc
+    warm.stop()
+    if proc is not None:
+        try:
+            proc.wait(30)
+        except Exception:  # noqa: BLE001 - it dies with the session anyway (its lifeline)
+            proc.kill()
+
+
 @pytest.fixture(scope="session")
 def capture():
     """capture(name, target='cuda:90', **request_fields) -> CompileResult (memoised)."""

@@ -15,6 +15,18 @@ from kx_core.compile.jobs import warm
 from kx_testing import BAD, KERNELS, ROOT, run_kx
 
 
+@pytest.fixture(scope="module", autouse=True)
+def own_runtime_folder():
+    """This module's servers in a runtime folder of its own: its tests start, count and
+    stop servers, and the test session's warm worker (conftest) is left alone."""
+    import tempfile
+
+    with pytest.MonkeyPatch.context() as mp:
+        folder = tempfile.mkdtemp(prefix="kx-rt-")
+        mp.setenv("KX_RUNTIME_DIR", folder)
+        yield folder
+
+
 @pytest.fixture(scope="module")
 def server():
     proc = warm.launch(wait_s=180)
