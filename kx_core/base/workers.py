@@ -76,12 +76,36 @@ def start(
     return proc
 
 
+def job_name(job_dir: str) -> str:
+    """The process name a warm worker's job child takes (/proc/PID/comm, 15 characters
+    at most): fork() passes it on and exec() replaces it, where the environment mark is
+    the other way round, so the two together mark every descendant. Example:
+    job_name("/tmp/kx-job-1a2b") -> "kxjob-5f1c0e9a2"."""
+    import hashlib
+
+    return "kxjob-" + hashlib.sha1(job_dir.encode()).hexdigest()[:9]
+
+
+def name_this_process(name: str) -> None:
+    """prctl(PR_SET_NAME): what /proc/self/comm says (Linux; elsewhere nothing)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(15, ctypes.c_char_p(name.encode()[:15]), 0, 0, 0)  # 15: PR_SET_NAME
+    except (OSError, AttributeError):
+        pass
+
+
 def kill_job(job_dir: str, rounds: int = 3) -> int:
-    """Kill every process carrying the job's mark (KX_JOB_DIR=job_dir in its
-    environment, inherited by everything the worker starts) however it left the
-    worker's process group: `setsid`, `start_new_session=True`, a double fork. Returns
-    how many were killed. Repeated: a process may fork while the others die."""
+    """Kill every process carrying the job's mark however it left the worker's process
+    group (`setsid`, `start_new_session=True`, a double fork): KX_JOB_DIR=job_dir in its
+    environment, which everything the worker execs inherits, or the job's process name
+    (job_name), which everything a warm worker's child forks inherits (its environment
+    block is the server's, whatever the child set later). Returns how many were killed.
+    Repeated: a process may fork while the others die."""
     mark = f"KX_JOB_DIR={job_dir}".encode() + b"\0"
+    name = job_name(job_dir)
     killed = 0
     for _ in range(rounds):
         found = 0
@@ -89,6 +113,9 @@ def kill_job(job_dir: str, rounds: int = 3) -> int:
             try:
                 with open(f"/proc/{pid}/environ", "rb") as f:
                     marked = mark in f.read() + b"\0"
+                if not marked:
+                    with open(f"/proc/{pid}/comm", encoding="utf-8", errors="replace") as f:
+                        marked = f.read().strip() == name
             except OSError:
                 continue
             if marked and pid != os.getpid():

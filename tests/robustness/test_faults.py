@@ -128,7 +128,8 @@ def test_the_worker_dies_with_kx(tmp_path):
             "--timeout",
             "120",
         ],
-        env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp)),
+        # a runtime folder where no warm worker answers: the worker is kx's own child
+        env=dict(os.environ, PYTHONPATH=str(ROOT), TMPDIR=str(tmp), KX_RUNTIME_DIR=str(tmp / "rt")),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -298,6 +298,11 @@ def _become_worker(header: dict, out: int) -> None:
     os.environ["KX_JOB_DIR"] = header["job_dir"]
     os.chdir(header["cwd"])
     from kx_core.base import lifeline
+    from kx_core.base.workers import job_name, name_this_process
+
+    # what the file forks (without exec) keeps the server's environment block, where
+    # KX_JOB_DIR is not: the process name marks those (workers.kill_job)
+    name_this_process(job_name(header["job_dir"]))
 
     lifeline.watch(header["client_pid"])
     if header.get("memory_limit_mb"):
