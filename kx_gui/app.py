@@ -51,6 +51,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
         help="select line N of --stage, as a click would (TTGIR: its layout)",
     )
     p.add_argument("--screenshot", metavar="OUT.png", help="save a screenshot once compiled, then quit")
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="FILE is an Inductor debug folder or TORCH_TRACE log whose module may run (to compile its "
+        "kernels) without asking: only for a record you trust",
+    )
     p.add_argument("--timeout", type=float, default=600.0, help="headless: give up after this many seconds")
     return p.parse_args(argv)
 
@@ -93,6 +99,8 @@ def main(argv: list[str] | None = None) -> int:
     app.setApplicationName("kx")
     headless = bool(args.screenshot)
     window = MainWindow(target=args.target, headless=headless)
+    # no one to ask in a screenshot: a record's code runs only with --trust
+    window.headless_trusts = False
     window.session.passes = args.passes
     exit_code = {"value": 0}
 
@@ -145,7 +153,7 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     # the file named on the command line opens first, so it is on screen while the
     # recovery question (if any) is asked; restoring then replaces it
-    if args.file and not window.open_file(args.file, trusted=True) and headless:
+    if args.file and not window.open_file(args.file, trusted=True, trust_record=args.trust) and headless:
         return 2
     if not headless:
         QTimer.singleShot(0, window.offer_recovery)

@@ -94,8 +94,11 @@ class MainWindow(QMainWindow):
         # stalled the window for 30-50 ms in its first seconds
         os.environ.setdefault("KX_WORKER_NICE", "5")
         self.headless = headless
-        # headless windows (tests, --screenshot) trust every file unless a test asks
+        # headless windows (tests, --screenshot) trust every file unless a test asks; with
+        # no one to ask, `headless_trusts` False runs nothing a folder's trust decides
+        # (`kx gui RECORD --screenshot`: app.py)
         self.ask_in_headless = False
+        self.headless_trusts = True
         self.settings = open_settings()
         self.session = self._open_session(target, headless, warm)
         self.recovery = RecoveryStore()
@@ -720,6 +723,8 @@ class MainWindow(QMainWindow):
             return self.open_ir_file(path)
         if path.endswith(CPP_SOURCES):  # g++ -S runs nothing of the file: compiled as usual
             return self._open_trusted(path, True)
+        if self._is_record(path):  # what the record shows without running its code
+            return self._open_record(path, run=False)
         opened = self.session.open_file(path, run=False)
         if opened:
             self.status_label.setText("shown without running it (File ▸ Open Without Running): F5 runs it")
@@ -768,10 +773,13 @@ class MainWindow(QMainWindow):
         self.status_label.setText(f"bundle written: {path}")
         return True
 
-    def open_file(self, path: str, trusted: bool = False) -> bool:
+    def open_file(self, path: str, trusted: bool = False, trust_record: bool = False) -> bool:
         """Open a kernel file (asks about unsaved edits first). A file from a folder not
         yet trusted asks first (trust.py); `trusted`: the user named it (command line).
-        A bundle (.kxb) shows what it recorded, running nothing."""
+        A bundle (.kxb) shows what it recorded, running nothing. A record whose module
+        runs (an Inductor folder, a TORCH_TRACE log) asks about its folder even when named
+        on the command line (`kx gui LOG`: its code is the sender's, not the user's file),
+        unless `trust_record` (`kx gui --trust`)."""
         if path.lower().endswith(IR_FILES):
             return self.open_ir_file(path)
         if self.editor.dirty and not self._confirm_discard():
@@ -781,18 +789,31 @@ class MainWindow(QMainWindow):
         if self._is_record(path):  # a real run's record: read, never run (no trust question)
             from kx_core.recorded.open_record import record_kind
 
-            kind = record_kind(path)
-            if kind == "proton":
-                return self.open_profile(path)
             # a record of Inductor's source is compiled by running its output module under
             # kx's capture: that is running the record's code, asked as a file's is
-            if kind in RECOMPILED_KINDS and not self._may_run(path, trusted):
-                return False
-            return self.session.open_record(path)
+            # ("Open without running" shows its kernels as the module's text names them)
+            run = self._may_run(path, trust_record) if record_kind(path) in RECOMPILED_KINDS else False
+            return run is not None and self._open_record(path, run)
         run = self._may_run(path, trusted)
         if run is None:
             return False
         return self._open_trusted(path, run)
+
+    def _open_record(self, path: str, run: bool) -> bool:
+        """A record of a real run (a Proton profile: beside the build on screen); `run`:
+        an Inductor record's module may run (the user trusts it)."""
+        from kx_core.recorded.open_record import record_kind
+
+        kind = record_kind(path)
+        if kind == "proton":
+            return self.open_profile(path)
+        opened = self.session.open_record(path, trusted=run)
+        if opened and kind in RECOMPILED_KINDS and not run:
+            self.status_label.setText(
+                "shown without running its module: its kernels are listed from its text "
+                "(F5 or File ▸ Trust This Folder runs it)"
+            )
+        return opened
 
     def open_profile(self, path: str) -> bool:
         """A Proton profile: shown in the Bench pane's Hot lines beside the build on screen,
@@ -853,19 +874,18 @@ class MainWindow(QMainWindow):
     def _may_run(self, path: str, trusted: bool = False) -> bool | None:
         """Whether the file may run: True (trusted), False (shown, not run) or None (the
         user cancelled). A file from a folder not yet trusted asks (trust.py); a C++
-        kernel is compiled (g++ -S), never run: no question."""
-        if (
-            trusted
-            or path.endswith(CPP_SOURCES)
-            or (self.headless and not self.ask_in_headless)
-            or is_trusted(path)
-        ):
+        kernel is compiled (g++ -S), never run: no question. A record folder (an Inductor
+        debug folder) is asked about itself; a file, about the folder it is in."""
+        if trusted or path.endswith(CPP_SOURCES) or is_trusted(path):
             return True
-        answer = self.ask_trust(os.path.dirname(os.path.abspath(path)))
+        if self.headless and not self.ask_in_headless:
+            return self.headless_trusts  # no one to ask
+        folder = os.path.abspath(path) if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+        answer = self.ask_trust(folder)
         if answer == "cancel":
             return None
         if answer == "trust":
-            trust(os.path.dirname(os.path.abspath(path)))
+            trust(folder)
         return answer == "trust"
 
     def _open_trusted(self, path: str, run: bool) -> bool:
@@ -892,10 +912,27 @@ class MainWindow(QMainWindow):
         return "trust" if clicked is trust_button else "source" if clicked is source_button else "cancel"
 
     def trust_this_folder(self) -> None:
+        if self._unsaved_record_text():
+            return
+        record = self.session.record
+        if record is not None and record.code_not_run and not self.editor.dirty:  # its module run
+            trust(record.path if os.path.isdir(record.path) else os.path.dirname(record.path))
+            self.session.open_record(record.path, trusted=True)
+            return
         if self.session.path:
             trust(os.path.dirname(self.session.path))
             self.session.running = True
             self.session.compile()
+
+    def _unsaved_record_text(self) -> bool:
+        """The document is text a record or bundle carried, with no file (Session.no_file):
+        nothing of it runs until it is saved where the user chooses (Ctrl+S asks), and
+        then as that file's folder's trust decides, never the folder the record named.
+        True (and said) when it is still not saved."""
+        if not self.session.no_file or self.save():
+            return False
+        self.status_label.setText("not run: this text is not saved to a file yet (Ctrl+S asks where)")
+        return True
 
     def save(self) -> bool:
         return self.editor.save()
@@ -1021,6 +1058,16 @@ class MainWindow(QMainWindow):
         edits, the file is compiled for real even when a result is cached. A file shown
         without running runs now, once its folder is trusted (the question is asked where
         it is not: F5 did nothing, silently)."""
+        if self._unsaved_record_text():
+            return
+        record = self.session.record
+        if record is not None and record.code_not_run and not self.editor.dirty:  # shown, not run
+            run = self._may_run(record.path)
+            if run:
+                self.session.open_record(record.path, trusted=True)
+            else:
+                self.status_label.setText("not run: its folder is not trusted (File ▸ Trust This Folder)")
+            return
         if not self.session.running and self.session.path:
             run = self._may_run(self.session.path)
             if not run:
@@ -1199,17 +1246,30 @@ class MainWindow(QMainWindow):
         if not (ask or dialog)(edit):
             self.recovery.clear(edit.path)
             return False
-        if os.path.exists(edit.path):
+        if edit.no_file:
+            # a record's or bundle's text, never saved: it comes back as it was, with no
+            # file and nothing run (its name is the record's word, not a trusted place)
+            self.session.open_unsaved(edit.path, edit.text, running=False, no_file=True)
+            self.status_label.setText(
+                f"recovered text of {os.path.basename(edit.path)} from a record: saved nowhere (Ctrl+S asks where)"
+            )
+        elif os.path.exists(edit.path):
             # the same trust question as opening the file: restoring must not run a file
             # from a folder the user never trusted (the autosave stays for a later yes)
             run = self._may_run(edit.path)
             if run is None or not self._open_trusted(edit.path, run):
                 return False
         else:
-            # the file is gone: the text comes back as an unsaved buffer; Save recreates it
-            self.session.open_unsaved(edit.path, edit.text)
+            # the file is gone (moved, deleted): the text comes back as an unsaved buffer;
+            # Save recreates it. The same trust question first: its text runs as the file
+            # would (a live compile of the restored edit), so never unasked
+            run = self._may_run(edit.path)
+            if run is None:
+                return False
+            self.session.open_unsaved(edit.path, edit.text, running=run)
             self.status_label.setText(
                 f"{edit.path} no longer exists: the recovered text is unsaved (Ctrl+S writes it)"
+                + ("" if run else "; not run: its folder is not trusted")
             )
         self.editor.replace_text(edit.text)
         return True

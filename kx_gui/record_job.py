@@ -8,6 +8,8 @@ progress, then the whole index; the Session shows each as it comes.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from PySide6.QtCore import QObject, Signal
 
 from kx_core.compile.artifacts.derived import with_derived
@@ -27,13 +29,16 @@ class RecordJob(PolledJob):
 
     opened = Signal(int, object)  # generation, OpenedRecord (derived stages made)
 
-    def __init__(self, path: str, generation: int, parent: QObject | None = None) -> None:
+    def __init__(
+        self, path: str, generation: int, parent: QObject | None = None, trusted: bool = False
+    ) -> None:
         super().__init__(generation, "record", parent)
         self.path = path
+        self.trusted = trusted  # the user trusts the record's code (an Inductor module may run)
 
     def _work(self, put) -> None:
         try:
-            for step in iter_open(self.path):
+            for step in iter_open(self.path, self.trusted):
                 if self.cancelled.is_set():
                     put(("failed", "cancelled"))
                     return
@@ -43,7 +48,7 @@ class RecordJob(PolledJob):
                     continue
                 if step.index is None:  # a folder: SASS (and ELF) from its cubins, as a compile's
                     put(("progress", "disassembling SASS…"))
-                    step = OpenedRecord(step.path, step.kind, with_derived(step.result), step.sources)
+                    step = replace(step, result=with_derived(step.result))
                 put(("opened", step))
         except NotARecord as e:
             put(("failed", str(e)))

@@ -19,6 +19,9 @@ class RecoveredEdit:
     path: str
     text: str
     saved_at: float  # seconds since the epoch
+    # the text a record or bundle carried, never saved to a file (Session.no_file): `path`
+    # is only the name it was shown under, restored with no file and nothing run
+    no_file: bool = False
 
 
 def state_dir() -> Path:
@@ -35,11 +38,12 @@ class RecoveryStore:
     def _file(self, path: str) -> Path:
         return self.folder / (hashlib.sha1(os.path.abspath(path).encode()).hexdigest() + ".json")
 
-    def save(self, path: str, text: str) -> None:
+    def save(self, path: str, text: str, no_file: bool = False) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)
         target = self._file(path)
         tmp = target.with_suffix(".tmp")
-        tmp.write_text(json.dumps({"path": os.path.abspath(path), "text": text, "saved_at": time.time()}))
+        doc = {"path": os.path.abspath(path), "text": text, "saved_at": time.time()}
+        tmp.write_text(json.dumps(doc | ({"no_file": True} if no_file else {})))
         os.replace(tmp, target)
 
     def clear(self, path: str) -> None:
@@ -54,7 +58,9 @@ class RecoveryStore:
         for f in self.folder.glob("*.json") if self.folder.is_dir() else []:
             try:
                 d = json.loads(f.read_text())
-                out.append(RecoveredEdit(d["path"], d["text"], float(d["saved_at"])))
+                out.append(
+                    RecoveredEdit(d["path"], d["text"], float(d["saved_at"]), d.get("no_file") is True)
+                )
             except (OSError, ValueError, KeyError):
                 continue
         return sorted(out, key=lambda e: -e.saved_at)

@@ -89,6 +89,9 @@ class Session(QObject):
         self.job: CompileJob | None = None
         self._old_jobs: list[CompileJob] = []
         self.running = True  # False: the file is shown, not run (its folder is not trusted)
+        # True: the document is text a record or bundle carried, shown under the name it
+        # gave; no file of this machine holds it, so Save asks where (never that name)
+        self.no_file = False
         self.python: str | None = None  # the interpreter that runs the worker (None: kx's own)
         self.gpu: str | None = None  # the GPU the capture stands for (None: the target's)
         self.memory_limit_mb: int | None = None  # the worker's limit (None: 3/4 of memory)
@@ -142,8 +145,9 @@ class Session(QObject):
 
     def open_bundle(self, bundle_path: str) -> bool:
         """Show what a bundle recorded (records/bundle.py), as it was: its source and its
-        results, nothing run. Its source is the document, at the bundle's folder under the
-        file's name (where Ctrl+S writes it); F5 runs nothing until the folder is trusted."""
+        results, nothing run. Its source is a document with no file (`no_file`), shown
+        under the file's name (a plain name, read_bundle checks it) in the bundle's
+        folder: Ctrl+S asks where it goes, and F5 runs nothing until it is saved and trusted."""
         from kx_core.records.bundle import BundleError, read_bundle
 
         try:
@@ -153,6 +157,7 @@ class Session(QObject):
             return False
         path = os.path.join(os.path.dirname(os.path.abspath(bundle_path)), bundle.file_name)
         self._switch_document(path, False, "", forget=True)
+        self.no_file = True
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bundle.created))
         self._bundle_note = (
             f"from the bundle {os.path.basename(bundle_path)}: recorded by kx {bundle.kx_version} on {when} "
@@ -165,11 +170,18 @@ class Session(QObject):
         self._finished(self.generation, (result, maps))
         return True
 
-    def open_record(self, record_path: str) -> bool:
+    @property
+    def record(self):
+        """The record of a real run on screen (an OpenedRecord), or None."""
+        return self._record
+
+    def open_record(self, record_path: str, trusted: bool = False) -> bool:
         """Show what a real run recorded (kx_core.recorded: a Triton cache or dump folder, a
-        tritonparse trace), read in the background: nothing runs. The document is the
-        kernels' source file (this machine's, else the copy the record carries); a trace's
-        first kernel shows before its index is done."""
+        tritonparse trace), read in the background: nothing runs, unless `trusted` (the
+        user trusts it: an Inductor record's module is run under kx's capture). The
+        document is the kernels' source file (this machine's, else the copy the record
+        carries, with no file: `no_file`); a trace's first kernel shows before its index
+        is done."""
         from kx_gui.record_job import RecordJob
 
         record_path = os.path.abspath(record_path)
@@ -178,7 +190,7 @@ class Session(QObject):
         self.document_opened.emit(record_path, "")
         self.generation += 1
         self.requested_text = None
-        job = RecordJob(record_path, self.generation, self)
+        job = RecordJob(record_path, self.generation, self, trusted)
         job.progress.connect(self._progress)
         job.opened.connect(self._record_opened)
         job.failed.connect(self._failed)
@@ -197,9 +209,13 @@ class Session(QObject):
         self._record = opened
         kernels = opened.result.kernels
         document = next((k.source_file for k in kernels if k.source_file), None)
-        text = opened.source_text(document)
+        local = opened.local_source(document)
+        text = local if local is not None or not document else opened.sources.get(document)
         if document and text is not None and document != self.path:
             self.path = document
+            # the record's copy of a file this machine does not have: the record's name for
+            # it never decides where a save goes (a trace naming a trusted folder's file)
+            self.no_file = local is None
             self.document_opened.emit(document, text)
         where = f"the {RECORD_NAMES[opened.kind]} {os.path.basename(opened.path)}"
         recompiled = next((d.message for d in opened.result.diagnostics if d.kind == "recompiled"), None)
@@ -207,9 +223,13 @@ class Session(QObject):
             # a record of source only: its stages are kx's compile, never the run's (say so)
             f"from {where}: {recompiled}"
             if recompiled
+            else f"from {where}: its module was not run (not trusted): its kernels are listed from its text, "
+            "without stages (F5 or File ▸ Trust This Folder runs it)"
+            if opened.code_not_run
             else f"from {where}: what a real run compiled (nothing ran here)"
             + ("" if opened.complete else "; indexing the rest…")
             + ("" if text is not None or not document else f"; its source {document} is not on this machine")
+            + ("; its source is the record's copy, saved nowhere (Ctrl+S asks where)" if self.no_file else "")
         )
         # the job is retired by the first delivery (nothing is 'compiling'); a trace's job
         # goes on indexing under this generation and delivers the whole index later
@@ -235,13 +255,23 @@ class Session(QObject):
             self._source_maps[index] = source_map_of(loaded, self.path or "")
         return loaded
 
-    def open_unsaved(self, path: str, text: str) -> None:
+    def open_unsaved(self, path: str, text: str, running: bool | None = None, no_file: bool = False) -> None:
         """Show text for a file that is not on disk (recovered edits of a deleted file):
-        nothing compiles until it is saved there."""
+        nothing compiles until it is saved there. `running`: whether it may run once
+        saved (the trust answer for its folder; None: as before); `no_file`: the text a
+        record or bundle carried, with no file of its own (Save asks where)."""
         self._switch_document(
-            os.path.abspath(path), self.running, "not on disk: nothing compiles until it is saved"
+            os.path.abspath(path),
+            self.running if running is None else running,
+            "not on disk: nothing compiles until it is saved",
         )
+        self.no_file = no_file
         self.document_opened.emit(self.path, "")
+
+    def saved_as(self, path: str) -> None:
+        """The document with no file (`no_file`) was saved where the user chose: that file
+        is the document now. It still does not run: F5 asks about its folder."""
+        self.path, self.no_file = os.path.abspath(path), False
 
     def _switch_document(self, path: str, running: bool, because: str | None, forget: bool = False) -> None:
         """The session now shows `path`: the compile in flight stops; another file (or
@@ -255,7 +285,7 @@ class Session(QObject):
             self.profiles.set(None)
         self._bundle_note = ""
         self._record = None
-        self.path, self.running = path, running
+        self.path, self.running, self.no_file = path, running, False
         if because is not None:
             self._show_nothing(because)
 

@@ -25,6 +25,12 @@ EXPORT_FORMATS = ("tritonparse",)
 # a trace's kernels whose stages (and so registers and spills) the table reads; past
 # this, the table says how to read them (each is a line to decode and a PTX to assemble)
 TABLE_STAGES_KERNELS = 64
+# said when an Inductor record's module was not run (open_record's `trusted`)
+NOT_RUN_NOTE = (
+    "kx: {path}: its output module was not run (a record's code runs only with --trust): its kernels "
+    "are listed from the module's text, without stages; `kx open --trust` compiles them by running the "
+    "module under kx's capture, as `python output_code.py` would, so only for a record you trust"
+)
 
 
 def add_open_verb(sub) -> None:
@@ -47,6 +53,13 @@ def add_open_verb(sub) -> None:
     )
     p.add_argument(
         "--top", type=cli_args.int_in(1), default=12, help="a profile's hottest lines per kernel (12)"
+    )
+    p.add_argument(
+        "--trust",
+        action="store_true",
+        help="run the code an Inductor debug folder or TORCH_TRACE log holds (its output module, under "
+        "kx's capture) to compile its kernels: only for a record you trust; without it they are listed "
+        "from its text, nothing run",
     )
 
 
@@ -103,7 +116,9 @@ def open_command(args: argparse.Namespace) -> int:
 
     wants_stages = bool(args.json or args.out or args.stage)
     try:
-        opened = open_record(args.path, stages=wants_stages, progress=_progress_printer(args.path))
+        opened = open_record(
+            args.path, stages=wants_stages, progress=_progress_printer(args.path), trusted=args.trust
+        )
     except NotARecord as e:  # RefusedRecord too: a FIFO, a device, a folder past its limits
         print(f"kx: {e}", file=sys.stderr)
         return cli_args.EXIT_USAGE
@@ -166,6 +181,8 @@ def open_command(args: argparse.Namespace) -> int:
             )
     for d in result.diagnostics if args.json or args.stage else ():
         print(f"kx: {d}", file=sys.stderr)
+    if opened.code_not_run:
+        print(NOT_RUN_NOTE.format(path=args.path), file=sys.stderr)
     return result.exit_status
 
 
@@ -197,14 +214,18 @@ def _progress_printer(path: str):
     return report
 
 
-def _beside(path: str, target: str):
-    """The build a profile is joined to: a record opened, or a kernel file compiled."""
+def _beside(path: str, target: str, trusted: bool = False):
+    """The build a profile is joined to: a record opened (its code run only if
+    `trusted`), or a kernel file compiled (the user named it: kx compile's consent)."""
     from kx_core.compile import CompileRequest, compile_file
     from kx_core.compile.artifacts.derived import with_derived
     from kx_core.recorded.open_record import open_record, record_kind, with_record_stages
 
     if record_kind(path) is not None:
-        return with_derived(with_record_stages(open_record(path)).result)
+        opened = open_record(path, trusted=trusted)
+        if opened.code_not_run:
+            print(NOT_RUN_NOTE.format(path=path), file=sys.stderr)
+        return with_derived(with_record_stages(opened).result)
     return with_derived(compile_file(CompileRequest(path, target=target)))
 
 
@@ -247,7 +268,7 @@ def profile_output(args: argparse.Namespace, opened) -> int:
     joined = {}
     if args.beside:
         try:
-            build = _beside(args.beside, "cuda:90")
+            build = _beside(args.beside, "cuda:90", args.trust)
         except NotARecord as e:
             print(f"kx: {e}", file=sys.stderr)
             return cli_args.EXIT_USAGE

@@ -21,7 +21,7 @@ import os
 import re
 
 from kx_core.base.outside_files import RecordFiles, RefusedFile, version_word
-from kx_core.recorded.inductor_module import RecordedRun, recompile_module
+from kx_core.recorded.inductor_module import RecordedRun, list_module, recompile_module
 from kx_core.records.results import CompileResult, Diagnostic
 
 OUTPUT_CODE = "output_code.py"
@@ -62,9 +62,10 @@ def torch_version(graph_folder: str, files: RecordFiles | None = None) -> str | 
     return version_word(m.group(1)) if m else None
 
 
-def read_debug_folder(path: str) -> tuple[list[CompileResult], list, list[Diagnostic]]:
+def read_debug_folder(path: str, trusted: bool = False) -> tuple[list[CompileResult], list, list[Diagnostic]]:
     """Every graph of the folder recompiled: (the compiles, their kernels labelled
-    recompiled, diagnostics located at each output_code.py)."""
+    recompiled, diagnostics located at each output_code.py). Not `trusted`: nothing runs,
+    each module's kernels are listed from its text (inductor_module.list_module)."""
     results, kernels, diagnostics = [], [], []
     files = RecordFiles(path)
     for file in output_codes(path):
@@ -80,6 +81,11 @@ def read_debug_folder(path: str) -> tuple[list[CompileResult], list, list[Diagno
         run = RecordedRun(
             origin=f"inductor-debug {os.path.basename(graph)}", torch=torch_version(graph, files)
         )
+        if not trusted:  # running the module is running the record's code
+            found, problems = list_module(file, text, run)
+            kernels += found
+            diagnostics += problems
+            continue
         result, found, problems = recompile_module(file, text, run)
         if result is not None:
             results.append(result)

@@ -160,6 +160,39 @@ def recompile_module(file: str, text: str, run: RecordedRun) -> tuple[CompileRes
     return result, kernels, diagnostics
 
 
+# why a record's module was not run, said in its diagnostic and its kernels' rows
+NOT_RUN = (
+    "not run: {name} is the record's own Python, and kx compiles its kernels by running it under "
+    "its capture, which runs whatever else it holds; its kernels are listed from its text, with no stages"
+)
+
+
+NOT_RUN_ROW = "the record's module was not run (not trusted): no stages"
+
+
+def list_module(file: str, text: str, run: RecordedRun) -> tuple[list, list]:
+    """The module's kernels as its text names them, nothing run (the record is not
+    trusted): (kernels, diagnostics). Each kernel is `not-launched` at its def line, with
+    no stages; one `not-captured` diagnostic says why (the result is incomplete)."""
+    found = module_kernels(text)
+    if not found:
+        return [], [Diagnostic("record", "no Triton kernel (async_compile.triton) in this module", file)]
+    why = NOT_RUN.format(name=os.path.basename(file))
+    kernels = [
+        CompiledKernel(
+            k.name,
+            "not-launched",
+            parse_target(k.target if k.target and _supported(k.target) else "cuda:90"),
+            source_file=file,
+            source_line=k.def_line or k.line,
+            metadata=KernelMetadata(0, 0, extra={"record": run.origin, "notes": [NOT_RUN_ROW]}),
+            message=f"not compiled: {NOT_RUN_ROW}",
+        )
+        for k in found
+    ]
+    return kernels, [Diagnostic("not-captured", why, file)]
+
+
 def _supported(spec: str) -> bool:
     try:
         parse_target(spec)

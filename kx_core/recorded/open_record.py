@@ -4,11 +4,15 @@ kernels as a CompileResult like a capture's.
     record_kind(path)        -> one of RECORD_KINDS, or None
     opened = open_record(path)               # every kernel with its stages
     opened = open_record(path, stages=False) # a trace's index only: stages via opened.load(i)
+    opened = open_record(path, trusted=True) # an Inductor record's module may run
 
-Nothing in a record runs, with one exception that says so: an Inductor debug folder or
-a TORCH_TRACE log holds Inductor's output module (Python source, no IR), so its kernels'
-stages are kx's capture of that module (kx_core.recorded.inductor_module), each labelled
-recompiled. A Proton profile holds no kernels: its times and samples are
+Nothing in a record runs, with one exception that needs the user's word: an Inductor
+debug folder or a TORCH_TRACE log holds Inductor's output module (Python source, no IR),
+and its kernels' stages can only be kx's capture of that module, which runs it
+(kx_core.recorded.inductor_module), each labelled recompiled. That runs only with
+`trusted` (`kx open --trust`, a folder the app's user trusts); without it the module's
+kernels are listed from its text, without stages, `code_not_run` is set and a
+`not-captured` diagnostic says why (exit status 4, incomplete). A Proton profile holds no kernels: its times and samples are
 `OpenedRecord.profile`, joined to a build's kernels by name (proton_profile.join_profile).
 What could not be read is a `record` Diagnostic located at its file (and line, for a
 trace), beside whatever could be read; the result's exit status is then 1.
@@ -143,19 +147,26 @@ class OpenedRecord:
     profile: ProfileResult | None = None
     # what the record holds beside its kernels: a TORCH_TRACE log's events by kind
     contents: dict[str, int] = field(default_factory=dict)
+    # an Inductor module the record holds was not run (not trusted): its kernels are
+    # listed from its text, with no stages
+    code_not_run: bool = False
 
     def source_text(self, file: str | None) -> str | None:
-        """The text of a kernel's source file: this machine's file, else the record's copy.
-        The name is the record's word: this machine's file is read only where it is a
-        kernel's (a regular .py file within MAX_SOURCE_BYTES), never ~/secret.txt."""
-        if not file:
+        """The text of a kernel's source file: this machine's file, else the record's copy."""
+        local = self.local_source(file)
+        return local if local is not None or not file else self.sources.get(file)
+
+    def local_source(self, file: str | None) -> str | None:
+        """This machine's file of that name, where it is one. The name is the record's
+        word: the file is read only where it is a kernel's (a regular .py file within
+        MAX_SOURCE_BYTES), never ~/secret.txt; None where the text can only be the
+        record's copy (which the app shows as a document with no file: item 3)."""
+        if not file or not file.endswith(".py") or not os.path.isfile(file):
             return None
-        if file.endswith(".py") and os.path.isfile(file):
-            try:
-                return read_regular(file, MAX_SOURCE_BYTES).decode("utf-8")
-            except (RefusedFile, UnicodeDecodeError):
-                pass
-        return self.sources.get(file)
+        try:
+            return read_regular(file, MAX_SOURCE_BYTES).decode("utf-8")
+        except (RefusedFile, UnicodeDecodeError):
+            return None
 
     def load(self, i: int) -> CompiledKernel:
         """Kernel `i` with its stages (a trace's are read now; a folder's already are)."""
@@ -188,8 +199,10 @@ def open_record(
     path: str,
     stages: bool = True,
     progress: Callable[[ScanProgress], None] | None = None,
+    trusted: bool = False,
 ) -> OpenedRecord:
-    """Every kernel of the record at `path` (see the module's docstring). Raises NotARecord
+    """Every kernel of the record at `path` (see the module's docstring). `trusted`: the
+    user trusts the record's code (an Inductor module may run). Raises NotARecord
     (RefusedRecord: a path kx does not read at all)."""
     kind = _checked_kind(path)
     if kind is None:
@@ -197,8 +210,10 @@ def open_record(
             f"{path}: not a Triton cache or dump folder, a tritonparse trace, an Inductor debug folder, "
             "a TORCH_TRACE log nor a Proton profile"
         )
-    if kind in _READERS:
-        return _READERS[kind](path)
+    if kind in RUNS_CODE:
+        return RUNS_CODE[kind](path, trusted)
+    if kind == "proton":
+        return _open_proton(path)
     if kind == "tritonparse":
         index = _trace_index(path)
         for step in index.scan():
@@ -234,16 +249,17 @@ def _recompiled_record(path: str, kind: str, results: list, kernels: list, diagn
     return OpenedRecord(path, kind, result)
 
 
-def _open_inductor_debug(path: str) -> OpenedRecord:
-    results, kernels, diagnostics = inductor_debug.read_debug_folder(path)
-    return _recompiled_record(path, "inductor-debug", results, kernels, diagnostics)
+def _open_inductor_debug(path: str, trusted: bool) -> OpenedRecord:
+    results, kernels, diagnostics = inductor_debug.read_debug_folder(path, trusted)
+    opened = _recompiled_record(path, "inductor-debug", results, kernels, diagnostics)
+    return replace(opened, code_not_run=not trusted and bool(kernels))
 
 
-def _open_torch_trace(path: str) -> OpenedRecord:
+def _open_torch_trace(path: str, trusted: bool) -> OpenedRecord:
     trace = torch_trace.read_torch_trace(path)
-    results, kernels, diagnostics = torch_trace.read_trace_kernels(trace)
+    results, kernels, diagnostics = torch_trace.read_trace_kernels(trace, trusted)
     opened = _recompiled_record(path, "torch-trace", results, kernels, [*trace.diagnostics, *diagnostics])
-    return replace(opened, contents=trace.kinds)
+    return replace(opened, contents=trace.kinds, code_not_run=not trusted and bool(kernels))
 
 
 def _open_proton(path: str) -> OpenedRecord:
@@ -254,21 +270,22 @@ def _open_proton(path: str) -> OpenedRecord:
     return OpenedRecord(path, "proton", _result(path, "proton", [], diagnostics), profile=profile)
 
 
-_READERS: dict[str, Callable[[str], OpenedRecord]] = {
+# the kinds whose kernels kx can only compile by running the module they hold: their
+# reader is told whether the user trusts the record (else it lists, and runs nothing)
+RUNS_CODE: dict[str, Callable[[str, bool], OpenedRecord]] = {
     "inductor-debug": _open_inductor_debug,
     "torch-trace": _open_torch_trace,
-    "proton": _open_proton,
 }
 
 
-def iter_open(path: str) -> Iterator[ScanProgress | OpenedRecord]:
+def iter_open(path: str, trusted: bool = False) -> Iterator[ScanProgress | OpenedRecord]:
     """A record opened as it is read (the app's background job runs this): a folder's
     OpenedRecord at once; a trace's OpenedRecord of its first kernel, stages read, as soon
     as that line is indexed, then progress, then the whole index (stages of the others
-    read on demand: OpenedRecord.load). Raises NotARecord."""
+    read on demand: OpenedRecord.load). `trusted` as for open_record. Raises NotARecord."""
     kind = _checked_kind(path)
     if kind != "tritonparse":
-        yield open_record(path)
+        yield open_record(path, trusted=trusted)
         return
     index = _trace_index(path)
     first: CompiledKernel | None = None

@@ -35,7 +35,7 @@ from kx_core.base.outside_files import (
     version_word,
 )
 from kx_core.base.paths import cache_dir
-from kx_core.recorded.inductor_module import RecordedRun, recompile_module
+from kx_core.recorded.inductor_module import RecordedRun, list_module, recompile_module
 from kx_core.records.results import CompileResult, Diagnostic
 
 # Example: V1203 15:02:29.105000 716 torch/_dynamo/convert_frame.py:276] {"dynamo_start": {"stack": []}, "frame_id": 0}
@@ -245,9 +245,13 @@ def module_file(trace_path: str, event: TraceEvent) -> str:
     return str(file)
 
 
-def read_trace_kernels(trace: TorchTrace) -> tuple[list[CompileResult], list, list[Diagnostic]]:
+def read_trace_kernels(
+    trace: TorchTrace, trusted: bool = False
+) -> tuple[list[CompileResult], list, list[Diagnostic]]:
     """Every output module the log carries, recompiled: (the compiles, their kernels
-    labelled recompiled, diagnostics). A module whose payload is cut short is not compiled."""
+    labelled recompiled, diagnostics). A module whose payload is cut short is not compiled.
+    Not `trusted`: nothing runs, each module's kernels are listed from its text
+    (inductor_module.list_module); the module is still kept in kx's cache, to be shown."""
     versions = trace.versions()
     launched = trace.launched()
     results, kernels, diagnostics = [], [], []
@@ -272,6 +276,11 @@ def read_trace_kernels(trace: TorchTrace) -> tuple[list[CompileResult], list, li
             launched=launched,
             launched_from="the log's triton_kernel_info",
         )
+        if not trusted:  # running the module is running the log's code
+            found, problems = list_module(file, event.payload or "", run)
+            kernels += found
+            diagnostics += problems
+            continue
         result, found, problems = recompile_module(file, event.payload or "", run)
         if result is not None:
             results.append(result)

@@ -40,7 +40,7 @@ def note_of(k) -> str:
     if k.library_code and k.stages.get("vectorization"):  # shown by the library filter
         where = os.path.basename(k.defined_in or "a library header")
         parts.append(f"defined in {where}; shown: loops of your lines are compiled in it")
-    if k.status == "not-launched":
+    if k.status == "not-launched" and not record_notes(k):  # a record's kernel says why itself
         parts.append("nothing launches it: select it to compile it with example arguments")
     parts += record_notes(k)
     lines = sorted({n for origin in k.source_origins.values() for n in origin})

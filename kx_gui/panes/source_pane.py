@@ -6,7 +6,11 @@ says so in the window).
 
 The pane watches its file. A change made outside kx reloads it (and recompiles) when
 there are no unsaved edits, and asks when there are (keep mine / take theirs, the diff
-shown); Save never overwrites a change on disk it has not shown.
+shown); Save never overwrites a change on disk it has not shown. A reload keeps the trust
+decision made for the file: one shown without running stays unrun.
+
+Text a record or bundle carried (Session.no_file) has no file: nothing watches the name
+it is shown under, and Save asks where it goes (ask_save_path), never that name.
 """
 
 from __future__ import annotations
@@ -116,19 +120,23 @@ class SourcePane(Pane):
         self.view.document().setModified(False)
         self._loading = False
         self.find_bar.forget()
-        self._watch(path)
-        self._disk_hash = _hash_of(path) if text or os.path.exists(path) else None
+        if self.session.no_file:  # the name is a record's word: no file of it is the text's
+            self._watch(None)
+            self._disk_hash = None
+        else:
+            self._watch(path)
+            self._disk_hash = _hash_of(path) if text or os.path.exists(path) else None
         self._mark_layouts()
 
-    def _watch(self, path: str) -> None:
+    def _watch(self, path: str | None) -> None:
         if self.watcher.files():
             self.watcher.removePaths(self.watcher.files())
-        if os.path.exists(path):
+        if path is not None and os.path.exists(path):
             self.watcher.addPath(path)
 
     def _changed_on_disk(self, path: str) -> None:
         """The file changed outside kx (or was replaced: editors save by renaming)."""
-        if path != self.session.path:
+        if path != self.session.path or self.session.no_file:
             return
         if os.path.exists(path) and path not in self.watcher.files():
             self.watcher.addPath(path)  # a rename-save drops the watch: watch the new file
@@ -136,7 +144,9 @@ class SourcePane(Pane):
         if now is None or now == self._disk_hash:
             return  # gone (a rename in progress), or our own save
         if not self.dirty:
-            self.session.open_file(path)  # nothing of the user's to lose: reload, recompile
+            # nothing of the user's to lose: reload, and compile where the file may run (a
+            # file shown without running stays so: a pull or a sync is no trust answer)
+            self.session.open_file(path, run=self.session.running)
             return
         self._resolve_outside_change(path)
 
@@ -147,7 +157,7 @@ class SourcePane(Pane):
 
         theirs = text_or_empty(path)
         if self.ask_outside_change(path, theirs) == "theirs":
-            self.session.open_file(path)
+            self.session.open_file(path, run=self.session.running)  # the trust decision kept
             return False
         self._disk_hash = _hash_of(path)  # shown and declined: Save may now overwrite it
         return True
@@ -195,11 +205,48 @@ class SourcePane(Pane):
         self.view.setPlainText(text)
         self.view.document().setModified(True)
 
+    def ask_save_path(self, name: str) -> str | None:
+        """Where to save text with no file (a record's or bundle's copy): the user's
+        choice, None when they cancel (headless: no one to ask, nothing written)."""
+        if self.headless:
+            self.session.error.emit(
+                f"{name} is a record's text with no file of its own: not saved (Save asks where)"
+            )
+            return None
+        from PySide6.QtWidgets import QFileDialog
+
+        path, _ = QFileDialog.getSaveFileName(self, f"Save {name} as", name, "All files (*)")
+        return path or None
+
+    def _save_as(self) -> bool:
+        """Text with no file, saved where the user chooses; that file is the document now."""
+        old = self.session.path or "kernel.py"
+        chosen = self.ask_save_path(os.path.basename(old))
+        if not chosen:
+            return False
+        try:
+            with open(chosen, "w", encoding="utf-8") as f:
+                f.write(self.text())
+        except OSError as e:
+            self.session.error.emit(f"cannot save {chosen}: {e.strerror or e}")
+            return False
+        self.session.saved_as(chosen)
+        self._document_path = self.session.path
+        self._disk_hash = _hash_of(self.session.path)
+        self._watch(self.session.path)
+        self.view.document().setModified(False)
+        self.dirty_changed.emit(False)  # the title names the new file
+        if self.recovery is not None:
+            self.recovery.clear(old)
+        return True
+
     def save(self) -> bool:
         """Write the editor's text to the file and recompile."""
         path = self.session.path
         if not path:
             return False
+        if self.session.no_file:  # the name is the record's word, never where a save goes
+            return self._save_as()
         self._live.stop()  # the save compiles what it writes
         on_disk = _hash_of(path)
         if on_disk is not None and self._disk_hash is not None and on_disk != self._disk_hash:
@@ -250,7 +297,7 @@ class SourcePane(Pane):
             self._set_backed_up()
             return
         try:
-            self.recovery.save(self.session.path, self.text())
+            self.recovery.save(self.session.path, self.text(), no_file=self.session.no_file)
         except OSError as e:
             message = (
                 f"autosave failed ({e.strerror or e}: {self.recovery.folder}): your unsaved "
@@ -342,4 +389,5 @@ class SourcePane(Pane):
 
     def title_for(self) -> str:
         name = os.path.basename(self.session.path or "untitled")
-        return f"{name}{' •' if self.dirty else ''}"
+        saved_nowhere = " (a record's copy, not saved)" if self.session.no_file else ""
+        return f"{name}{saved_nowhere}{' •' if self.dirty else ''}"

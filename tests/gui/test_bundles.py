@@ -29,7 +29,8 @@ def test_a_bundle_opens_as_it_was_in_another_window(qtbot, make_window, tmp_path
     assert shown.to_json() == result.to_json()  # the same result, every stage and figure
     assert other.session.generation == generation + 1 and not other.session.compiling  # nothing ran
     assert other.source_pane.text() == path.read_text()
-    assert other.session.path == str(bundle.parent / "two_kernels.py")  # where Ctrl+S writes
+    # shown under the file's name, with no file: Ctrl+S asks where (issue 52, item 3)
+    assert other.session.path == str(bundle.parent / "two_kernels.py") and other.session.no_file
     assert other.stage_pane.views["ttir"].toPlainText() == w.stage_pane.views["ttir"].toPlainText()
     assert "from the bundle two.kxb" in other.stage_pane.badge.text()
     assert not other.session.running  # F5 runs nothing until the folder is trusted

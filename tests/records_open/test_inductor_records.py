@@ -3,7 +3,9 @@
 module's kernels, their stages kx's compile of that source for the recorded target, every
 one labelled recompiled with the Triton that compiled it beside the run's. The same
 model's tritonparse trace opens as the run's own compile, and agrees on names and config.
-A cut or damaged record gives located diagnostics and what could be read."""
+A cut or damaged record gives located diagnostics and what could be read. Each is opened
+trusted (`trusted=True`, `--trust`): running the module is running the record's code
+(tests/robustness/test_records_consent.py: nothing runs without it)."""
 
 from __future__ import annotations
 
@@ -54,7 +56,7 @@ def test_every_folder_of_the_debug_layout_is_an_inductor_debug_record():
 
 def test_the_debug_folder_opens_as_its_modules_kernels_recompiled_and_labelled():
     text = OUTPUT_CODE.read_text()
-    opened = open_record(str(INDUCTOR_DEBUG))
+    opened = open_record(str(INDUCTOR_DEBUG), trusted=True)
     result = opened.result
     assert opened.kind == "inductor-debug" and result.exit_status == 0
     assert sorted({k.name for k in result.kernels}) == sorted(_names(text)) and len(_names(text)) == 1
@@ -82,7 +84,7 @@ def test_the_torch_trace_log_opens_as_its_output_modules_kernels():
     metrics = _first("compilation_metrics")[1]["compilation_metrics"]
     _, _, info = _first("triton_kernel_info")
     launched = {name: dict(facts["only_config"]) for name, facts in json.loads(info).items()}
-    opened = open_record(str(TORCH_TRACE_LOG))
+    opened = open_record(str(TORCH_TRACE_LOG), trusted=True)
     result = opened.result
     assert opened.kind == "torch-trace" and result.exit_status == 0
     assert sorted({k.name for k in result.kernels}) == sorted(_names(payload))
@@ -123,7 +125,7 @@ def test_the_models_tritonparse_trace_is_the_same_kernel_compiled_by_the_run():
     )
     assert traced.result.triton_version == md["triton_version"] and not traced.result.diagnostics
     assert "recompiled" not in k.metadata.extra  # read, not compiled
-    recompiled = open_record(str(GRAPH)).result.kernels
+    recompiled = open_record(str(GRAPH), trusted=True).result.kernels
     assert [(r.name, r.config.num_warps, r.config.num_stages) for r in recompiled] == [
         (md["name"], md["num_warps"], md["num_stages"])
     ]
@@ -135,7 +137,7 @@ def test_a_module_cut_inside_a_kernel_is_located_and_not_compiled(tmp_path):
     text = OUTPUT_CODE.read_text()
     start = text.index("async_compile.triton(")
     (graph / "output_code.py").write_text(text[: start + 400])
-    opened = open_record(str(graph))
+    opened = open_record(str(graph), trusted=True)
     (k,) = opened.result.kernels
     assert k.status == "failed" and "cut short" in k.message
     cut = [d for d in opened.result.diagnostics if d.kind == "record"]
@@ -150,7 +152,7 @@ def test_a_module_cut_after_its_kernels_is_compiled_and_its_syntax_error_located
     text = OUTPUT_CODE.read_text()
     cut_at = text.index("def call(self, args):") + len("def call(self, args):") + 12
     (graph / "output_code.py").write_text(text[:cut_at] + "(\n")
-    opened = open_record(str(graph))
+    opened = open_record(str(graph), trusted=True)
     assert opened.result.exit_status == 1
     syntax = [d for d in opened.result.diagnostics if d.kind == "syntax"]
     assert syntax and syntax[0].line is not None
@@ -164,7 +166,7 @@ def test_a_cut_or_damaged_log_is_located_and_read_in_part(tmp_path):
     # cut inside the output module's payload: the module is not compiled, the events before are counted
     cut = tmp_path / "cut.log"
     cut.write_text("\n".join(lines[: header + 20]))
-    opened = open_record(str(cut))
+    opened = open_record(str(cut), trusted=True)
     assert not opened.result.kernels and opened.result.exit_status == 1
     digest = [d for d in opened.result.diagnostics if "has_payload" in d.message]
     assert digest and (digest[0].file, digest[0].line) == (str(cut), header)
@@ -175,14 +177,14 @@ def test_a_cut_or_damaged_log_is_located_and_read_in_part(tmp_path):
     damaged.write_text(
         "\n".join([*lines[: bad - 1], "V1203 15:02:29.105000 716 x.py:1] {not json", *lines[bad:]])
     )
-    opened = open_record(str(damaged))
+    opened = open_record(str(damaged), trusted=True)
     assert [d.line for d in opened.result.diagnostics if d.kind == "record"] == [bad]
     assert sorted({k.name for k in opened.result.kernels}) == sorted(_names(payload))
 
 
 @pytest.mark.parametrize("args", [[], ["--json"]])
 def test_kx_open_says_what_a_log_holds_and_that_it_recompiled(args, capsys):
-    assert kx_main(["open", str(TORCH_TRACE_LOG), *args]) == 0
+    assert kx_main(["open", str(TORCH_TRACE_LOG), "--trust", *args]) == 0
     out = capsys.readouterr().out
     if args:
         doc = json.loads(out)
@@ -198,7 +200,7 @@ def test_a_log_cut_anywhere_is_read_in_part_never_a_traceback(share, tmp_path):
     data = TORCH_TRACE_LOG.read_bytes()
     cut = tmp_path / "cut.log"
     cut.write_bytes(data[: int(share * len(data))])
-    opened = open_record(str(cut))
+    opened = open_record(str(cut), trusted=True)
     assert opened.kind == "torch-trace" and all(d.file for d in opened.result.diagnostics)
     header = _first("inductor_output_code")[0]
     assert bool(opened.result.kernels) == (
