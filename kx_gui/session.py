@@ -14,6 +14,7 @@ from dataclasses import replace
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from kx_core.base.line_shift import LineShift
+from kx_core.base.words import counted
 from kx_core.compare.rebuild import pair_rebuild
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.artifacts.derived import underived
@@ -72,6 +73,7 @@ class Session(QObject):
         self.source_map: SourceMap | None = None
         self.awaiting_derived = False  # the result's SASS/ELF are still being made (_derived)
         self._settled_generation = -1  # the generation whose result every pane shows
+        self._partial_generation = -1  # the generation whose kernels so far are on screen
         self._pending_derived: tuple | None = None  # derived stages that came before it settled
         # the source line the user selected: it stays selected (and its links shown) across
         # kernels, configs and recompiles of the same file
@@ -308,6 +310,9 @@ class Session(QObject):
         if not self.path:
             return ""
         if self.compiling:
+            if self._partial_generation == self.generation and self.result is not None:
+                # a CompilePartial on screen: this build's kernels so far
+                return f"compiling: {counted(len(self.result.kernels), 'kernel')} of this build so far…"
             return "previous build: compiling the current one…" if self.result is not None else "compiling…"
         if self.result is None:
             return self._nothing_because or "nothing compiled for this file yet"
@@ -452,6 +457,7 @@ class Session(QObject):
         job = CompileJob(request, generation, self, use_cache)
         job.progress.connect(self._progress)
         job.finished_result.connect(self._finished)
+        job.partial_result.connect(self._partial)
         job.derived_result.connect(self._derived)
         job.failed.connect(self._failed)
         job.finished.connect(self._reap)
@@ -553,6 +559,34 @@ class Session(QObject):
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
 
+    def _partial(self, generation: int, payload: tuple[CompileResult, list[SourceMap]]) -> None:
+        """The kernels compiled so far, shown while the compile goes on (the first config's
+        stages before the other configs are compiled: issue 51). Shown only where it holds
+        the kernel looked at (a rebuild of the same file) or nothing of the file is on
+        screen; it settles nothing (result_settled, compile_finished): the finished result
+        replaces it."""
+        if generation != self.generation or generation in self._merge:
+            return  # an Arguments form's kernel joins the result on screen when it is done
+        result, maps = payload
+        same_file = self.result is not None and self.result.file == result.file
+        first = self._paired_index(result) if same_file and self.kernel is not None else 0
+        if first is None:
+            return  # the kernel looked at is not compiled yet: it stays until it is
+        result = self._with_captured_passes(result)
+        self._partial_generation, self._failed_note = generation, ""
+        self.build_text, self.line_shift = self.requested_text, LineShift()
+        if same_file and self.result is not result and self.result.build != result.build:
+            self.previous_result = self.result
+        self.result, self._source_maps = result, maps
+        self.awaiting_derived = True  # SASS and ELF follow the finished result
+        self.result_changed.emit(result)
+
+        def show() -> None:
+            if generation == self.generation and self.result is result:
+                self.select_kernel(first)
+
+        QTimer.singleShot(0, show)
+
     def _derived(self, generation: int, payload: tuple[CompileResult, list[SourceMap]]) -> None:
         """The derived stages of this generation's kernels, into the result on screen (which
         may hold more kernels: one the Arguments form merged in) by display name and
@@ -606,9 +640,14 @@ class Session(QObject):
         compare/rebuild.py), so an edit or F5 keeps the config looked at; else the first."""
         if self.kernel is None or self.result is None or self.result.file != result.file:
             return 0
+        paired = self._paired_index(result)
+        return 0 if paired is None else paired
+
+    def _paired_index(self, result: CompileResult) -> int | None:
+        """The record of `result` that is the rebuild of the kernel selected now, if any."""
         now = next((i for i, k in enumerate(self.result.kernels) if k is self.kernel), self.kernel_index)
         pairs = pair_rebuild(self.result.kernels, result.kernels)
-        return next((p.after for p in pairs if p.before == now and p.after is not None), 0)
+        return next((p.after for p in pairs if p.before == now and p.after is not None), None)
 
     def _read_open_file(self) -> str | None:
         try:

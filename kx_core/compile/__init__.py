@@ -3,7 +3,7 @@
 Public entry points: `compile_file(request)` and the generator `iter_compile(request)`.
 """
 
-from kx_core.compile.jobs.runner import CompileProgress, compile_file, iter_compile
+from kx_core.compile.jobs.runner import CompilePartial, CompileProgress, compile_file, iter_compile
 from kx_core.records.results import (
     AutotuneConfig,
     CompiledKernel,
@@ -19,6 +19,7 @@ from kx_core.records.results import (
 
 __all__ = [
     "AutotuneConfig",
+    "CompilePartial",
     "CompileProgress",
     "CompileRequest",
     "CompileResult",

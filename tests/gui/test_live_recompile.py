@@ -45,3 +45,38 @@ def test_live_recompile_can_be_switched_off(qtbot, make_window, tmp_path):
 
 def _def_line(text: str) -> int:
     return next(i for i, t in enumerate(text.splitlines(), 1) if t.startswith("def scale_kernel"))
+
+
+def test_the_config_looked_at_shows_before_the_other_configs_compile(qtbot, make_window, tmp_path):
+    """Issue 51: an edit in a 4-config autotuned kernel shows the selected config's new
+    stages as soon as it is compiled, while the others still compile, marked so; the
+    finished result keeps the same config selected."""
+    path = tmp_path / "matmul_autotune.py"
+    original = (KERNELS / "matmul_autotune.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    label = w.session.kernel.config.label
+    seen = []  # (kernels on screen, compiling, the build note, the TTIR shown) at each change
+    w.session.kernel_changed.connect(
+        lambda k, _m: seen.append(
+            (
+                len(w.session.result.kernels),
+                w.session.compiling,
+                w.session.build_note,
+                k.stages.get("ttir", "") if k else "",
+            )
+        )
+    )
+    edited = original.replace("tl.store(c_ptrs, c, mask=c_mask)", "tl.store(c_ptrs, c * 3.0, mask=c_mask)")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.source_pane.replace_text(edited)
+    final = blocker.args[0]
+    early = [s for s in seen if s[1]]
+    assert early, "nothing was shown before the compile ended"
+    kernels, _, note, ttir = early[0]
+    assert kernels < len(final.kernels) == 4
+    assert "3.000000e+00" in ttir  # the edit, in the stage on screen
+    assert "so far" in note and "previous build" not in note
+    assert w.session.kernel.config.label == label and not w.session.compiling
+    assert "3.000000e+00" in w.session.kernel.stages["ttir"]

@@ -14,6 +14,7 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -174,26 +175,72 @@ def _compile_configs(
     by_index = dict(tried)
     name = jit_name(base_jit(tuner))
     state.progress(f"autotune: compiling {len(tried)} configs of {name}, {state.jobs} at a time")
-    outcomes: dict[int, list[protocol.Message]] = {}
     started = time.perf_counter()
+    sender = _InOrder(sorted(by_index), by_index)
     if hasattr(os, "fork") and state.jobs > 1:
         _warm_up_once()
-        outcomes = _fork_configs(tuner, original_run, args, kwargs, tried)
+        _fork_configs(tuner, original_run, args, kwargs, tried, sender.done)
     else:
         for i, cfg in tried:
-            outcomes[i] = _compile_one_config(tuner, original_run, args, kwargs, cfg, i)
-    chosen = None
-    for i in sorted(outcomes):
-        for message in outcomes[i]:
-            # a config compiled before (an earlier launch with another autotune key) comes
-            # back as a relaunch of its record
-            ok = (
-                isinstance(message, protocol.KernelCaptured) and message.kernel["status"] == "compiled"
-            ) or (isinstance(message, protocol.Relaunched) and message.key in state.compiled_keys)
-            if ok and chosen is None:
-                chosen = (i, message.key, by_index[i])
-    for i in sorted(outcomes):
-        for message in outcomes[i]:
+            sender.done(i, _compile_one_config(tuner, original_run, args, kwargs, cfg, i))
+    sender.send_rest()
+    state.add_time("autotune_s", time.perf_counter() - started)
+    return sender.chosen
+
+
+class _InOrder:
+    """Sends the configs' messages in the configs' order, each as soon as every config
+    before it is done, so the first config's stages reach the window while the others
+    still compile (issue 51). A config's compile error is a `config` diagnostic once some
+    config compiled (a real autotuner skips it, the launch stands): a failed config waits
+    until a config before or after it tells which."""
+
+    def __init__(self, order: list[int], by_index: dict[int, Any]) -> None:
+        self.order = order
+        self.by_index = by_index
+        self.outcomes: dict[int, list[protocol.Message]] = {}
+        self.sent = 0  # configs of `order` sent
+        self.chosen: tuple[int, str, Any] | None = None  # the first config that compiled
+
+    def done(self, index: int, messages: list[protocol.Message]) -> None:
+        self.outcomes[index] = messages
+        self._send(final=False)
+
+    def send_rest(self) -> None:
+        self._send(final=True)
+
+    def _send(self, final: bool) -> None:
+        state = capture_state.STATE
+        # the configs done with every config before them done: the first that compiled
+        # among them is the first of all (none before it can still come)
+        ready = []
+        for i in self.order[self.sent :]:
+            if i not in self.outcomes:
+                break
+            ready.append(i)
+        for i in ready:
+            if self.chosen is None:
+                for message in self.outcomes[i]:
+                    ok = (
+                        isinstance(message, protocol.KernelCaptured)
+                        and message.kernel["status"] == "compiled"
+                    ) or (isinstance(message, protocol.Relaunched) and message.key in state.compiled_keys)
+                    if ok:
+                        self.chosen = (i, message.key, self.by_index[i])
+                        break
+        for i in ready:
+            failed = any(
+                isinstance(m, protocol.DiagnosticReport) and m.diagnostic["kind"] == "compile"
+                for m in self.outcomes[i]
+            )
+            if failed and self.chosen is None and not final:
+                return  # whether it is the launch's error or a skipped config's is not known yet
+            self._send_config(self.outcomes.pop(i))
+            self.sent += 1
+
+    def _send_config(self, messages: list[protocol.Message]) -> None:
+        state = capture_state.STATE
+        for message in messages:
             if isinstance(message, protocol.KernelCaptured):
                 state.seen.add(message.key)
                 state.launched.add(message.kernel["name"])
@@ -202,14 +249,11 @@ def _compile_configs(
                 meta = message.kernel.get("metadata") or {}
                 if meta.get("hash"):
                     state.key_by_hash.setdefault(meta["hash"], message.key)
-            elif isinstance(message, protocol.DiagnosticReport) and chosen is not None:
-                # another config compiled: a real autotuner skips this one, the launch stands
+            elif isinstance(message, protocol.DiagnosticReport) and self.chosen is not None:
                 d = message.diagnostic
                 if d["kind"] == "compile":
                     message = protocol.DiagnosticReport({**d, "kind": "config"})
             state.writer.send(message)
-    state.add_time("autotune_s", time.perf_counter() - started)
-    return chosen
 
 
 def _warm_up_once() -> None:
@@ -267,12 +311,13 @@ def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -
     )
 
 
-def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[protocol.Message]]:
+def _fork_configs(tuner, original_run, args, kwargs, indexed, done: Callable[[int, list], None]) -> None:
+    """Compile each config in a forked child, `state.jobs` at a time; `done(index,
+    messages)` as each child ends."""
     state = capture_state.STATE
     by_index = dict(indexed)
     pending = list(indexed)
     running: dict[int, tuple[int, str]] = {}
-    outcomes: dict[int, list[protocol.Message]] = {}
     sys.stdout.flush()
     sys.stderr.flush()
     while pending or running:
@@ -299,8 +344,7 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed) -> dict[int, list[
         if pid not in running:
             continue
         index, path = running.pop(pid)
-        outcomes[index] = _read_child(path, status, tuner, by_index[index], index)
-    return outcomes
+        done(index, _read_child(path, status, tuner, by_index[index], index))
 
 
 def _read_child(path: str, status: int, tuner, cfg, index) -> list[protocol.Message]:

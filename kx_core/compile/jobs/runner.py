@@ -1,8 +1,9 @@
 """Compiling a file, the parent side: spawn the worker, stream its messages, enforce
 the timeout, turn a dead worker into a diagnostic, and cache the result.
 
-`iter_compile(request)` is a generator yielding `CompileProgress` while the worker runs
-and the `CompileResult` last; the GUI wraps it in a Qt worker and can stop it (closing
+`iter_compile(request)` is a generator yielding `CompileProgress` while the worker runs,
+a `CompilePartial` when kernels have been captured and more may come, and the
+`CompileResult` last; the GUI wraps it in a Qt worker and can stop it (closing
 the generator kills the worker). `compile_file(request)` runs it to the end.
 """
 
@@ -57,6 +58,21 @@ class CompileProgress:
     message: str
     kernels_done: int
     elapsed_s: float
+
+
+@dataclass(frozen=True)
+class CompilePartial:
+    """The kernels compiled so far while the worker still runs (issue 51: the first
+    config's stages are shown before the other configs are compiled). Not a result: its
+    diagnostics are those so far, no kernel has derived stages, and the CompileResult that
+    ends the compile replaces it."""
+
+    result: CompileResult
+
+
+# A partial is yielded when the first kernels are compiled, then at most this often while
+# more come: each is a new kernel table in the window, so not one per kernel.
+_PARTIAL_EVERY_S = 2.0
 
 
 class _Assembler:
@@ -231,9 +247,9 @@ def resolve_target(request: CompileRequest) -> Target:
 
 def iter_compile(
     request: CompileRequest, use_cache: bool = True
-) -> Iterator[CompileProgress | CompileResult]:
-    """Compile a file; yields progress, then the result, its `build` named (what it was
-    compiled from and for). Raises FileNotFoundError and target.TargetError for bad
+) -> Iterator[CompileProgress | CompilePartial | CompileResult]:
+    """Compile a file; yields progress (and the kernels compiled so far, CompilePartial,
+    as they come), then the result, its `build` named (what it was compiled from and for). Raises FileNotFoundError and target.TargetError for bad
     requests; every failure of the file itself is a Diagnostic in the result."""
     if request.text is not None:  # the editor's unsaved text, as the file
         source = request.text.encode("utf-8")
@@ -244,6 +260,8 @@ def iter_compile(
         for item in inner:
             if isinstance(item, CompileResult):
                 item = replace(item, build=item.build or _build_of(request, item, source))
+            elif isinstance(item, CompilePartial):  # the build the finished result will be of
+                item = CompilePartial(replace(item.result, build=_build_of(request, item.result, source)))
             yield item
     finally:
         inner.close()  # a closed iter_compile (a cancel) kills the worker now
@@ -334,7 +352,7 @@ def _stored(result: CompileResult, key: str, reads: tuple[list[str], list[str]])
 
 def _run_worker(
     request: CompileRequest, target: Target, file: str, started: float, use_cache: bool = True
-) -> Iterator[CompileProgress | CompileResult]:
+) -> Iterator[CompileProgress | CompilePartial | CompileResult]:
     asm = _Assembler(target)
     work = tempfile.mkdtemp(prefix="kx-job-")
     output_path = os.path.join(work, "output.txt")
@@ -345,7 +363,8 @@ def _run_worker(
         os.close(write_fd)
     timed_out = False
     try:
-        timed_out = yield from _pump(proc, read_fd, asm, request.timeout_s, started)
+        partials = _Partials(request, file, started)
+        timed_out = yield from _pump(proc, read_fd, asm, request.timeout_s, started, partials)
         if timed_out:
             workers.stop(proc, dump_first=True, grace_s=_DUMP_GRACE_S)
         proc.wait()
@@ -446,9 +465,48 @@ def _start_worker(
     return proc
 
 
+class _Partials:
+    """When a CompilePartial is due: the first compiled kernels at once, then new ones at
+    most every _PARTIAL_EVERY_S."""
+
+    def __init__(self, request: CompileRequest, file: str, started: float) -> None:
+        self.request, self.file, self.started = request, file, started
+        self.shown = 0  # compiled kernels in the last partial
+        self.last = 0.0  # when it was yielded (monotonic)
+
+    def due(self, asm: _Assembler) -> CompilePartial | None:
+        kernels = [
+            k
+            for k in asm.kernels.values()
+            if k.status == "compiled" and (not self.request.kernel or k.name == self.request.kernel)
+        ]
+        now = time.monotonic()
+        if len(kernels) <= self.shown or (self.shown and now - self.last < _PARTIAL_EVERY_S):
+            return None
+        self.shown, self.last = len(kernels), now
+        return CompilePartial(
+            CompileResult(
+                file=self.file,
+                defines_kernels=True,
+                definitions=asm.definitions,
+                target=asm.target,
+                triton_version=asm.triton_version,
+                kernels=tuple(kernels),
+                diagnostics=tuple(asm.diagnostics),
+                wall_time_s=time.perf_counter() - self.started,
+                timings=dict(asm.timings),
+            )
+        )
+
+
 def _pump(
-    proc: subprocess.Popen, read_fd: int, asm: _Assembler, timeout_s: float, started: float
-) -> Iterator[CompileProgress]:
+    proc: subprocess.Popen,
+    read_fd: int,
+    asm: _Assembler,
+    timeout_s: float,
+    started: float,
+    partials: _Partials | None = None,
+) -> Iterator[CompileProgress | CompilePartial]:
     """Feed the worker's messages to `asm` until the worker exits (its own exit decides,
     not the pipe: a process the file started may hold the pipe open); True on timeout."""
     deadline = time.monotonic() + timeout_s
@@ -470,6 +528,9 @@ def _pump(
         elif exited or ready:  # nothing more: the worker is gone (or closed the pipe)
             if exited or proc.poll() is not None or asm.done:
                 return False
+        partial = partials.due(asm) if partials is not None and not asm.done else None
+        if partial is not None:
+            yield partial
         # a heartbeat: lets the consumer cancel (close us) while the file is silent
         yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
 
