@@ -312,6 +312,12 @@ def _placeholder_diagnostic(use: DataPlaceholder) -> None:
             f"[{use.value}] (the first config that compiled) and went on; kernels captured after "
             "this may differ from a real run"
         )
+    elif use.what.startswith("Inductor's"):
+        # a decision Inductor takes by timing on the GPU (pad_mm_choice.TIMING)
+        message = (
+            f"{use.what} decides which kernels Inductor generates; a capture cannot time it: "
+            f"kx took {use.value} and went on; kernels captured after this may differ from a real run"
+        )
     else:
         message = (
             f"{use.what} reads data a capture does not have: kx answered {use.value} and went on;"

@@ -12,6 +12,7 @@ import contextlib
 from types import SimpleNamespace
 from typing import Any
 
+from kx_core.compile.capturing import cuda_hooks
 from kx_core.compile.capturing.capture_device import DeviceReport
 
 
@@ -158,6 +159,7 @@ def install(report: DeviceReport) -> None:
     torch._C._cuda_getDeviceCount = lambda: 1
     _fake_generators(torch)
     _fake_accelerator(torch)
+    cuda_hooks.install(torch)  # the autograd engine's question, asked in C++
     cuda.nvtx = SimpleNamespace(
         range_push=_zero_fn(),
         range_pop=_zero_fn(),

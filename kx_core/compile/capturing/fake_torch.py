@@ -384,19 +384,26 @@ def _assert_close(*args: Any, **kwargs: Any) -> None:
 def _mode_in_backward(mode: Any) -> None:
     """Keep the mode on inside custom autograd backward functions. `loss.backward()` goes
     through the mode's handler, and a mode is off while its handler runs, so without this
-    a Function's backward would allocate on the real GPU and read meta data unguarded."""
+    a Function's backward would allocate on the real GPU and read meta data unguarded.
+    The engine enters a Function's backward by `apply`, or by `apply_boxed` where the
+    Function takes its gradients boxed (`boxed_grads_call`: torch.compile's compiled
+    backward in newer torch): both keep the mode."""
     import torch
     from torch.autograd import function as autograd_function
 
-    original = autograd_function.BackwardCFunction.apply
+    def with_mode(original: Any) -> Any:
+        def apply(self: Any, *args: Any) -> Any:
+            if torch._C._len_torch_function_stack() == 0:
+                with mode:
+                    return original(self, *args)
+            return original(self, *args)
 
-    def apply(self: Any, *args: Any) -> Any:
-        if torch._C._len_torch_function_stack() == 0:
-            with mode:
-                return original(self, *args)
-        return original(self, *args)
+        return apply
 
-    autograd_function.BackwardCFunction.apply = apply
+    backward = autograd_function.BackwardCFunction
+    for name in ("apply", "apply_boxed"):
+        if name in vars(backward):
+            setattr(backward, name, with_mode(vars(backward)[name]))
 
 
 def _lazy_distributed_submodules() -> None:

@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from kx_core.compile.capturing import cuda_hooks, pad_mm_choice
 from kx_core.compile.capturing.import_hooks import after_import
 
 
@@ -217,6 +218,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
     after_import("torch._inductor.compile_fx", _compile_without_modes)
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
+    after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
     _optimizers_see_the_gpu(torch)
     logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
 
@@ -366,9 +368,11 @@ class _NotConvertedHandler(logging.Handler):
         cause = f"{errors[-1][0]}: {errors[-1][1]}"[:300] if errors else ""
         why = ""
         if "hasPrimaryContext" in text:
+            # cuda_hooks answers the engine's question; where it could not, it says why
+            unanswered = f": {cuda_hooks.NOT_ANSWERED}" if cuda_hooks.NOT_ANSWERED else ""
             why = (
                 " without a GPU (tracing its backward needs a CUDA device here: PyTorch's "
-                "autograd engine asks the CUDA runtime)"
+                f"autograd engine asks the CUDA runtime{unanswered})"
             )
         elif cause:
             why = f" ({cause})"
