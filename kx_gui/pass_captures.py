@@ -14,6 +14,14 @@ from kx_core.compile import CompiledKernel, CompileResult
 from kx_gui.compile_job import CompileJob
 
 
+def not_run_because(session, what: str) -> str:
+    """Why `what` (a job that imports the open file) does not run: the document is shown
+    without running (its folder not trusted, or a record's or bundle's text with no file)."""
+    if session.no_file:
+        return f"not run: {what} needs the text saved to a file first (Ctrl+S asks where)"
+    return f"not run: {what} imports the file, and its folder is not trusted (F5 asks)"
+
+
 class PassCaptures(QObject):
     progress = Signal(str, str)  # kernel display name, what the capture does
     captured = Signal(str, str)  # kernel display name, error ("" when the passes came)
@@ -29,6 +37,9 @@ class PassCaptures(QObject):
         specialization) or one runs for it already."""
         s = self.session
         if not s.path or kernel.specialization is None or kernel.display_name in self.jobs:
+            return False
+        if not s.running:  # the capture imports the file: its code runs, so only where trusted
+            s.error.emit(not_run_because(s, "capturing its passes"))
             return False
         self._generation += 1
         request = s.request(

@@ -439,6 +439,11 @@ class Session(QObject):
         Arguments form of a kernel nothing launched); its records join the result."""
         if not self.path or self.result is None:
             return self.generation
+        if not self.running:  # the call imports the file: its code runs, so only where trusted
+            from kx_gui.pass_captures import not_run_because
+
+            self.error.emit(not_run_because(self, f"compiling {kernel} with these arguments"))
+            return self.generation
         generation = self._start(
             self.request(kernel=kernel, args=dict(args), grid=grid or None, import_only=True)
         )

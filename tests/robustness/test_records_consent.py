@@ -261,3 +261,27 @@ def test_kx_gui_screenshot_of_a_record_runs_nothing(tmp_path):
     )
     assert p.returncode == 0 and shot.exists(), p.stderr
     assert not marker.exists()  # before: the module ran
+
+
+def test_jobs_that_import_the_file_run_nothing_for_a_bundle(qtbot, make_window, tmp_path, capture):
+    """Capturing passes and the Arguments form's compile import the open file: for a
+    bundle (sent beside a .py of the same name, as an unpacked archive would be) that
+    imported the .py on disk, trusted by no one."""
+    from kx_core.records.bundle import write_bundle
+
+    result = capture("vector_add.py")
+    marker = tmp_path / "ran"
+    sent = tmp_path / "sent"
+    planted_kernel(sent, marker)  # sent/vector_add.py, the name the bundle gives its source
+    bundle = sent / "shared.kxb"
+    write_bundle(str(bundle), (KERNELS / "vector_add.py").read_text(), result)
+    w = make_window()
+    with qtbot.waitSignal(w.result_shown, timeout=60_000):
+        assert w.open_file(str(bundle))
+    kernel = w.session.result.kernels[0]
+    assert kernel.specialization is not None
+    assert not w.session.capture_passes(kernel)  # before: started, importing sent/vector_add.py
+    generation = w.session.generation
+    assert w.session.compile_with_args(kernel.name, {"n": "1024"}) == generation
+    assert not _ran(qtbot, w, marker) and not w.session.pass_captures.jobs
+    assert "Ctrl+S asks where" in w.last_error
