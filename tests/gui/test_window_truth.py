@@ -370,6 +370,7 @@ def test_undoing_a_broken_edit_back_to_the_saved_text_is_current_again(qtbot, ma
         assert not w.source_pane.dirty
     assert not w.stage_pane.badge.isVisible()
     assert not any(p.fatal for p in w.session.result.diagnostics)
+    wait_derived(qtbot, w)  # `before` links SASS too, which comes after the text stages
     assert w.session.select_source_line(load) == before
 
 
