@@ -36,12 +36,15 @@ def disassemble(cubin: bytes) -> str:
     except (ToolMissing, ToolFailed) as e:
         raise SassUnavailable(str(e)) from e
     text = _HEADER + out
-    cached.parent.mkdir(parents=True, exist_ok=True)
     # a name of this process's and this thread's own: two kernels with one cubin (two
     # identical compiles) are disassembled on two threads of one pool at once
     tmp = cached.with_suffix(f".{os.getpid()}.{threading.get_ident()}.tmp")
-    tmp.write_text(f"{_SUM}{_text_sum(text)}\n{text}", encoding="utf-8")
-    os.replace(tmp, cached)
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(f"{_SUM}{_text_sum(text)}\n{text}", encoding="utf-8")
+        os.replace(tmp, cached)
+    except OSError:  # a full disk or a read-only cache: the SASS is shown, just not kept
+        tmp.unlink(missing_ok=True)
     return text
 
 

@@ -138,6 +138,7 @@ def store(key: str, result: CompileResult, sources: list[str] = (), env: list[st
         "sources": {p: file_hash(p) for p in sources},
         "env": {name: os.environ.get(name) for name in env},
     }
+    tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
@@ -145,8 +146,11 @@ def store(key: str, result: CompileResult, sources: list[str] = (), env: list[st
             json.dump(entry, f)
         os.replace(tmp, path)
     except OSError as e:
+        if tmp is not None:  # a full disk left it empty or cut short: never a file per try
+            Path(tmp).unlink(missing_ok=True)
         raise CacheUnusable(
-            f"the result cache at {path.parent} cannot be written ({e}); compiling without it"
+            f"kx's result cache at {path.parent} cannot be written ({e.strerror or e}): "
+            "this run is without it (its result is not kept)"
         ) from e
     prune(path.parent)
     prune_triton()
