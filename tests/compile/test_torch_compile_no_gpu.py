@@ -148,3 +148,82 @@ def test_a_pad_mm_decision_only_a_timing_decides_is_said_to_be_a_tie(tmp_path):
     (d,) = said
     assert "unpadded mm" in d.message and "equal times" in d.message
     assert not any("_mm_" in name for name in names)
+
+
+_MASKED_ATTENTION = """
+import torch
+import torch.nn as nn
+
+
+class Attention(nn.Module):
+    def __init__(self, n=16):
+        super().__init__()
+        # minGPT's causal mask: a buffer that is a view of the tensor made for it
+        self.register_buffer("bias", torch.tril(torch.ones(n, n)).view(1, 1, n, n))
+
+    def forward(self, x):
+        B, T, C = x.size()
+        att = x @ x.transpose(-2, -1)
+        att = att.masked_fill(self.bias[:, :, :T, :T] == 0, float("-inf"))
+        return att.softmax(-1)
+
+
+model = torch.compile(Attention().to("cuda"))
+print(model(torch.randn(2, 16, 8, device="cuda")).shape)
+"""
+
+
+def test_a_buffer_that_is_a_view_is_on_the_gpu_as_its_base(tmp_path):
+    """torch.compile makes the fake of a view from its base's fake, then gives it the real
+    view's device: a capture tensor's is meta, so the mask and the scores were on two
+    devices ("Tensor device mismatch") and the frame ran eagerly."""
+    f = tmp_path / "masked_attention.py"
+    f.write_text(_MASKED_ATTENTION)
+    r = compile_file(CompileRequest(str(f), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    names = {k.name for k in r.kernels}
+    assert any("masked_fill" in n and "softmax" in n for n in names), names
+
+
+_EAGER_FALLBACK = """
+import torch
+import torch.nn as nn
+
+
+def broken_backend(gm, example_inputs):
+    raise RuntimeError("this backend cannot compile")
+
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.wpe = nn.Embedding(64, 8)
+
+    def forward(self, idx):
+        device = idx.device
+        b, t = idx.size()
+        pos = torch.arange(0, t, dtype=torch.long, device=device).unsqueeze(0)
+        return self.wpe(pos).expand(b, t, 8)
+
+
+torch._dynamo.config.suppress_errors = True
+model = torch.compile(Positions().to("cuda"), backend=broken_backend)
+idx = torch.randint(0, 64, (2, 16), device="cuda")
+for _ in range(2):
+    print("shape", tuple(model(idx).shape))
+"""
+
+
+def test_a_frame_dynamo_gave_up_on_runs_eagerly_as_on_a_gpu(tmp_path):
+    """After a failed compile the frame runs eagerly, and dynamo tries to compile every
+    frame it calls, the capture's own torch function handler among them: compiled, it
+    skipped the capture's rules and answered `idx.size()` with the device (nanoGPT's
+    sampler: "cannot unpack non-iterable torch.device object"). The handler is never a
+    dynamo frame: the file runs to its end, as with a real GPU."""
+    f = tmp_path / "fallback.py"
+    f.write_text(_EAGER_FALLBACK)
+    r = compile_file(CompileRequest(str(f), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
+    assert r.output.count("shape (2, 16, 8)") == 2
+    (d,) = [d for d in r.diagnostics if d.kind == "not-captured"]
+    assert "this backend cannot compile" in d.message

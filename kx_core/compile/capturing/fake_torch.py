@@ -79,6 +79,7 @@ def install(report: DeviceReport) -> list[Any]:
                 return func(*args, **(kwargs or {}))
             return rules.call(func, args, dict(kwargs or {}))
 
+    _never_a_dynamo_frame(torch, MetaDeviceMode.__torch_function__)
     _patch_data_ptr(torch)
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
@@ -90,6 +91,21 @@ def install(report: DeviceReport) -> list[Any]:
     torch_library.CAPTURE_MODE = device_mode
     _mode_in_backward(device_mode)
     return [device_mode]
+
+
+def _never_a_dynamo_frame(torch: Any, handler: Any) -> None:
+    """The capture mode's handler, where it runs eagerly inside a torch.compile'd call (a
+    frame dynamo gave up on runs eagerly, and dynamo tries to compile every frame it calls),
+    is not compiled by dynamo, nor is anything it calls: dynamo traces `is_compiling()`
+    there as true, so its graph is the bare call, without the capture's rules (and, cached
+    on guards that do not tell `Tensor.device.__get__` from `Tensor.size`, it answered
+    `idx.size()` with the device). Dynamo still inlines the handler where it traces a
+    file's frame: inlining does not ask a code object's strategy."""
+    frames = getattr(getattr(torch._C, "_dynamo", None), "eval_frame", None)
+    if frames is None or not hasattr(frames, "set_code_exec_strategy"):
+        return
+    skip = frames._FrameAction.SKIP
+    frames.set_code_exec_strategy(handler.__code__, frames._FrameExecStrategy(skip, skip))
 
 
 class _MetaRules:

@@ -425,6 +425,15 @@ def _gpu_fakes_of_capture_tensors(module: Any) -> None:
 
     converter.from_real_tensor = converting
     fake_tensor.__new__ = staticmethod(fake_new)
+    # meta_utils makes the fake of a view from its base's fake, then sets its device to the
+    # real view's (`r.fake_device = t.device`): a view of a capture tensor (a buffer made as
+    # `torch.tril(...).view(1, 1, n, n)`) is on cuda:0 as its base is
+    device_property = fake_tensor.fake_device
+
+    def set_fake_device(self: Any, device: Any) -> None:
+        device_property.fset(self, gpu if _CONVERTING.depth and meta(device) else device)
+
+    fake_tensor.fake_device = device_property.setter(set_fake_device)
     # FakeTensorMode keeps `torch.tensor(..., device="cuda")` and device guards off the CUDA
     # runtime only where it sees no GPU; the capture device says it has one
     module.FakeTensorMode.avoid_device_init = property(lambda self: True)
