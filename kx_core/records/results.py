@@ -49,6 +49,8 @@ FATAL_KINDS = (
 # `not-launched`: kernels the file imports (from its own modules) that nothing launched.
 # `not-captured`: launches kx knows happened but could not capture (the result is
 # incomplete: `kx compile` exits 4).
+# `uncached`: the file started a process, whose reads kx cannot see: its result is not
+# kept in kx's result cache (capturing/reads.py), at the line that started it.
 DIAGNOSTIC_KINDS = FATAL_KINDS + (
     "runtime",
     "no-launch",
@@ -62,6 +64,7 @@ DIAGNOSTIC_KINDS = FATAL_KINDS + (
     "flags",
     "recompiled",
     "record-lacks",
+    "uncached",
 )
 
 # pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or

@@ -1,6 +1,7 @@
-"""kx's cache is watertight (issue 52, item 4). A cache that cannot be written (row 9)
-turns itself off for the run and says so, with nothing left behind and nothing blamed on
-the user's line.
+"""kx's cache is watertight (issue 52, item 4). What the file read in any way keys the
+cache or keeps its result out of it (row 11): the whole environment, a folder's listing,
+a process it started. A cache that cannot be written (row 9) turns itself off for the
+run and says so, with nothing left behind and nothing blamed on the user's line.
 
 The full disk is a real one: a 64 KiB tmpfs, filled, mounted over the cache folder in a
 user and mount namespace of the kx command's own (`unshare -rm`); skipped where this
@@ -15,7 +16,72 @@ import sys
 
 import pytest
 
+from kx_core.compile import CompileRequest, compile_file
 from kx_testing import KERNELS, ROOT
+
+# ways to read a variable that the file never looks up by name: set after the first
+# compile, it was not among the names that entry recorded
+WHOLE_ENV = {
+    "dict": 'dict(os.environ).get("KX_TEST_WHOLE", "1024")',
+    "copy": 'os.environ.copy().get("KX_TEST_WHOLE", "1024")',
+    "items": 'next((v for k, v in os.environ.items() if k == "KX_TEST_WHOLE"), "1024")',
+}
+
+
+def _vector_add(tmp_path, prelude: str) -> str:
+    """vector_add with its block size from `prelude`'s BLOCK, not its own text."""
+    text = (KERNELS / "vector_add.py").read_text().replace("BLOCK_SIZE=1024", "BLOCK_SIZE=BLOCK")
+    assert "BLOCK_SIZE=BLOCK" in text
+    path = tmp_path / "vector_add.py"
+    path.write_text(prelude + text)
+    return str(path)
+
+
+def _compile(path: str):
+    return compile_file(CompileRequest(path, target="cuda:90"))
+
+
+def _grid(result) -> int:
+    (kernel,) = [k for k in result.kernels if k.status == "compiled"]
+    return kernel.launch.grid[0]
+
+
+@pytest.mark.parametrize("how", sorted(WHOLE_ENV))
+def test_a_file_that_reads_the_whole_environment_is_keyed_on_it(tmp_path, monkeypatch, how):
+    monkeypatch.delenv("KX_TEST_WHOLE", raising=False)
+    path = _vector_add(tmp_path, f"import os\nBLOCK = int({WHOLE_ENV[how]})\n")
+    first = _compile(path)
+    assert _compile(path).from_cache  # nothing changed: still served
+    monkeypatch.setenv("KX_TEST_WHOLE", "256")
+    second = _compile(path)
+    assert not second.from_cache and _grid(second) > 3 * _grid(first)
+
+
+def test_a_file_that_lists_a_folder_is_keyed_on_its_names(tmp_path):
+    configs = tmp_path / "configs"
+    configs.mkdir()
+    (configs / "a.json").write_text("{}")
+    path = _vector_add(
+        tmp_path, f"import glob\nBLOCK = 1024 // len(glob.glob({str(configs)!r} + '/*.json'))\n"
+    )
+    first = _compile(path)
+    assert _compile(path).from_cache
+    (configs / "b.json").write_text("{}")  # no file it opened changed: only the listing
+    second = _compile(path)
+    assert not second.from_cache and _grid(second) > _grid(first)
+
+
+def test_a_file_that_reads_through_a_process_is_not_cached_and_says_so(tmp_path):
+    cfg = tmp_path / "block.txt"
+    cfg.write_text("1024")
+    prelude = f"import subprocess\nBLOCK = int(subprocess.check_output(['cat', {str(cfg)!r}]))\n"
+    path = _vector_add(tmp_path, prelude)
+    first = _compile(path)
+    (note,) = [d for d in first.diagnostics if d.kind == "uncached"]
+    assert note.line == 2 and "cat " in note.message and "not cached" in note.message
+    cfg.write_text("256")  # read by `cat`, which kx cannot watch
+    second = _compile(path)
+    assert not second.from_cache and _grid(second) > 3 * _grid(first)
 
 
 def _namespaces() -> bool:

@@ -438,8 +438,10 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         defs = definitions(namespace, path)
         writer.send(protocol.Definitions([d.to_json() for d in defs]))
         _report_not_launched(namespace)
-    read, env = reads.stop()
-    writer.send(protocol.Sources(user_modules(path), read, env))
+    got = reads.stop()
+    for d in got.uncached:  # a process the file started: what it read is not known
+        capture_state.STATE.send_diagnostic(d)
+    writer.send(protocol.Sources(user_modules(path), [*got.files], [*got.env], [*got.folders], got.whole_env))
     writer.send(protocol.Done())
 
 

@@ -4,8 +4,10 @@ Key: the file's path and content, the resolved target, every option of the reque
 interpreter included), that interpreter's Triton version and kx's engine sources. An
 entry also records every module the run imported from outside the standard library,
 site-packages and kx, every file it opened for reading (capturing/reads.py), with their
-hashes, and the values of the environment variables it looked up: a change to any of
-them makes the entry stale. An entry is served only when its digest and its types check. Entries are pruned oldest first past
+hashes, the values of the environment variables it looked up, the names in the folders it
+listed, and the whole environment where it read all of it (`dict(os.environ)`): a change
+to any of them makes the entry stale. A result whose run started a process (its reads
+unseen: an `uncached` diagnostic) is not stored. An entry is served only when its digest and its types check. Entries are pruned oldest first past
 MAX_BYTES. A cache folder kx cannot use means compiling without it (CacheUnusable says
 why once), never a failed compile.
 Location: $KX_CACHE_DIR, else $XDG_CACHE_HOME/kx, else ~/.cache/kx.
@@ -28,7 +30,7 @@ from kx_core.base.version import __version__
 from kx_core.records.results import CompileRequest, CompileResult, Target
 
 # Results whose outcome depends on the machine's load rather than the input.
-_UNCACHEABLE_KINDS = ("timeout", "crash")
+_UNCACHEABLE_KINDS = ("timeout", "crash", "uncached")
 
 
 def triton_version() -> str:
@@ -91,6 +93,25 @@ def file_hash(path: str) -> str | None:
         return None
 
 
+def folder_hash(path: str) -> str | None:
+    """A hash of the names a folder holds (what a listing of it gave the file)."""
+    try:
+        names = sorted(os.listdir(path))
+    except OSError:
+        return None
+    return hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def whole_env_hash() -> str:
+    """A hash of every environment variable and its value but the shell's bookkeeping
+    (reads.VOLATILE): the key of a run that read the whole environment, where a variable
+    set since is a change too."""
+    from kx_core.compile.capturing.reads import VOLATILE
+
+    items = sorted((k, v) for k, v in os.environ.items() if k not in VOLATILE)
+    return hashlib.sha256(json.dumps(items).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 def _digest(result_json: dict) -> str:
     return hashlib.sha256(json.dumps(result_json, sort_keys=True).encode()).hexdigest()
 
@@ -117,17 +138,29 @@ def load(key: str) -> CompileResult | None:
         return None
     if any(os.environ.get(name) != value for name, value in entry.get("env", {}).items()):
         return None
+    if any(folder_hash(p) != h for p, h in entry.get("folders", {}).items()):
+        return None
+    if "whole_env" in entry and entry["whole_env"] != whole_env_hash():
+        return None
     try:
         return CompileResult.from_json(result)
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
 
 
-def store(key: str, result: CompileResult, sources: list[str] = (), env: list[str] = ()) -> None:
+def store(
+    key: str,
+    result: CompileResult,
+    sources: list[str] = (),
+    env: list[str] = (),
+    folders: list[str] = (),
+    whole_env: bool = False,
+) -> None:
     """Save a result atomically with the hashes of the files its run read (the modules
-    it imported, its data files) and the values of the environment variables it looked
-    up, unless it holds a timeout or crash. Raises CacheUnusable when the folder cannot
-    take it."""
+    it imported, its data files), the values of the environment variables it looked up,
+    the listings of the folders it listed and, where it read the whole environment, that;
+    unless it holds a timeout, a crash or a started process. Raises CacheUnusable when
+    the folder cannot take it."""
     if any(d.kind in _UNCACHEABLE_KINDS for d in result.diagnostics):
         return
     path = _path(key)
@@ -137,7 +170,10 @@ def store(key: str, result: CompileResult, sources: list[str] = (), env: list[st
         "digest": _digest(result_json),
         "sources": {p: file_hash(p) for p in sources},
         "env": {name: os.environ.get(name) for name in env},
+        "folders": {p: folder_hash(p) for p in folders},
     }
+    if whole_env:
+        entry["whole_env"] = whole_env_hash()
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -89,13 +89,16 @@ class DiagnosticReport(Message):
 
 @dataclass(frozen=True)
 class Sources(Message):
-    """the user's modules the run imported, the files it read and the environment variables
-    it looked up (the result cache checks them all)"""
+    """the user's modules the run imported, the files it read, the environment variables
+    it looked up, the folders it listed and whether it read the whole environment (the
+    result cache checks them all)"""
 
     TYPE: ClassVar[str] = "sources"
     files: list[str] = field(default_factory=list)
     read: list[str] = field(default_factory=list)
     env: list[str] = field(default_factory=list)
+    folders: list[str] = field(default_factory=list)
+    whole_env: bool = False
 
 
 @dataclass(frozen=True)

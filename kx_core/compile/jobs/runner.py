@@ -89,6 +89,8 @@ class _Assembler:
         self.definitions: tuple[KernelDefinition, ...] = ()
         self.sources: list[str] = []
         self.env_names: list[str] = []  # the environment variables the run looked up
+        self.folders: list[str] = []  # the folders it listed
+        self.whole_env = False  # it read the whole environment (dict(os.environ), a loop)
 
     def feed(self, message: protocol.Message) -> None:
         match message:
@@ -122,6 +124,8 @@ class _Assembler:
             case protocol.Sources():  # modules of the user's the run imported (the cache checks them)
                 self.sources = [p for p in [*message.files, *message.read] if isinstance(p, str)]
                 self.env_names = [n for n in message.env if isinstance(n, str)]
+                self.folders = [p for p in message.folders if isinstance(p, str)]
+                self.whole_env = message.whole_env is True
             case protocol.Definitions():
                 self.definitions = tuple(KernelDefinition.from_json(d) for d in message.definitions)
             case protocol.Timing():
@@ -398,6 +402,8 @@ def _run_worker(
     return _finish(asm, request, file, started, output), (
         [file, *read] if request.text is None else read,
         env_names,
+        asm.folders,
+        asm.whole_env,
     )
 
 
