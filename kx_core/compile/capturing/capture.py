@@ -313,7 +313,8 @@ def _placeholder_diagnostic(use: DataPlaceholder) -> None:
             "this may differ from a real run"
         )
     elif use.what.startswith("Inductor's"):
-        # a decision Inductor takes by timing on the GPU (pad_mm_choice.TIMING)
+        # a decision Inductor takes by timing on the GPU (pad_mm_choice.TIMING,
+        # inductor_capture.COORDINATE_DESCENT)
         message = (
             f"{use.what} decides which kernels Inductor generates; a capture cannot time it: "
             f"kx took {use.value} and went on; kernels captured after this may differ from a real run"

@@ -64,6 +64,15 @@ def compiling() -> InductorCompile | None:
     return _CURRENT.compile
 
 
+# What a placeholder names where Inductor's coordinate descent tuning searches configs by
+# their times (capture.py words the diagnostic: "<what> decides ...; kx took <choice>").
+COORDINATE_DESCENT = "Inductor's coordinate descent tuning (config.coordinate_descent_tuning)"
+COORDINATE_DESCENT_CHOICE = (
+    "its first round: every neighbour of the autotuner's config compiled once, and on equal "
+    "times none is faster, so the search stops there (a real run's may go on to other configs)"
+)
+
+
 def install(on_chosen: Callable[[Any, Any], None]) -> None:
     """Patch Inductor's runtime as its modules load. `on_chosen(autotuner, config)` is
     called when Inductor's autotuner settles on a config without timing it."""
@@ -149,7 +158,14 @@ def _autotuner(module: Any, on_chosen: Callable[[Any, Any], None]) -> None:
     precompile_config = tuner._precompile_config
 
     def _precompile_config(self: Any, cfg: Any, *args: Any, **kwargs: Any) -> Any:
-        index = next((i for i, c in enumerate(self.configs) if c is cfg), 0)
+        # the configs this autotuner compiled, its own first: Inductor drops `self.configs`
+        # once it has autotuned, and coordinate descent tuning (gpt-fast turns it on) then
+        # compiles configs of its own, numbered after them
+        known = self.__dict__.setdefault("_kx_configs", list(self.configs or ()))
+        index = next((i for i, c in enumerate(known) if c is cfg), None)
+        if index is None:
+            known.append(cfg)
+            index = len(known) - 1
         saved, _CURRENT.compile = _CURRENT.compile, InductorCompile(self, cfg, index)
         try:
             return precompile_config(self, cfg, *args, **kwargs)
@@ -171,6 +187,17 @@ def _autotuner(module: Any, on_chosen: Callable[[Any, Any], None]) -> None:
             return out
 
         tuner.autotune_to_one_config = autotune_to_one_config
+    if hasattr(tuner, "_coordinate_descent_tuning"):
+        descend = tuner._coordinate_descent_tuning
+
+        def _coordinate_descent_tuning(self: Any, *args: Any, **kwargs: Any) -> Any:
+            # which configs the search compiles past its first round depends on their times
+            from kx_core.compile.capturing.placeholders import LEDGER
+
+            LEDGER.use(COORDINATE_DESCENT, COORDINATE_DESCENT_CHOICE)
+            return descend(self, *args, **kwargs)
+
+        tuner._coordinate_descent_tuning = _coordinate_descent_tuning
 
 
 # ----------------------------------------------------------------- torch.compile
