@@ -26,6 +26,9 @@ _PR_SET_PDEATHSIG = 1
 
 
 def _die(*_args: object) -> None:
+    from kx_core.base.process_tree import end_own_tree
+
+    end_own_tree()  # the whole tree, whatever left the group and dropped the marks
     job = os.environ.get("KX_JOB_DIR")
     if job:
         shutil.rmtree(job, ignore_errors=True)

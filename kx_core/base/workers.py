@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kx_core.base.paths import worker_env
+from kx_core.base.process_tree import end_tree
 
 LAUNCHER = str(Path(__file__).resolve().parent / "launch" / "kx_run.py")
 # The most of a worker's output kept, in bytes (the tail): a file that prints 512 MiB
@@ -156,6 +157,8 @@ def stop(proc: subprocess.Popen, dump_first: bool = False, grace_s: float = 0.5)
                 proc.wait(grace_s)
             except subprocess.TimeoutExpired:
                 pass
+        if proc.poll() is None:  # while it lives its tree holds all it started (process_tree)
+            end_tree(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass

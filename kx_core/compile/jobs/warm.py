@@ -396,6 +396,11 @@ def _prepare() -> str:
 
 
 def serve(path: str) -> int:
+    from kx_core.base.process_tree import become_subreaper
+
+    # what a job child's processes orphan when the child dies (a crash, a kill) comes to
+    # the server, which ends it (_end_orphans) instead of init keeping it
+    become_subreaper()
     server = _Server(path, _prepare())
     try:
         return server.loop()
@@ -438,6 +443,7 @@ class _Server:
             if self.wake_r in ready:
                 os.read(self.wake_r, 4096)
                 _reap(self.children)
+                _end_orphans(self.children)
             if self.listener in ready:
                 self._accept()
             self._end_abandoned([c for c in ready if c in running])
@@ -585,6 +591,27 @@ def _reap(children: dict[int, socket.socket | None]) -> None:
             except OSError:
                 pass
             conn.close()
+
+
+def _end_orphans(children: dict[int, socket.socket | None]) -> None:
+    """End the processes re-parented to the server (a subreaper) from a job child that
+    died: the server's children that are no job of its own and left its session (its
+    own helpers, if it has any, stay in it)."""
+    from kx_core.base.process_tree import children_of, end_tree
+
+    own = os.getsid(0)
+    for pid in children_of(os.getpid()) - set(children):
+        try:
+            if os.getsid(pid) == own:
+                continue
+        except OSError:
+            continue
+        end_tree(pid)
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _reap(children)
 
 
 def main(argv: list[str] | None = None) -> int:

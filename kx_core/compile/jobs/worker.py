@@ -35,8 +35,12 @@ def main(argv: list[str] | None = None) -> int:
 def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None:
     """One capture, its messages to `fd`; never returns (the process exits). Run by the
     cold worker above and by each child of the warm worker (warm.py)."""
+    from kx_core.base import process_tree
     from kx_core.compile.capturing import capture_state
 
+    # Whatever the file's processes orphan comes back to this process, not init, so the
+    # tree ended below holds every process the file started (base/process_tree.py).
+    process_tree.become_subreaper()
     # A copy of the output's descriptor: the capture points fd 2 at a file of its own
     # while Triton compiles (its pass dumps), and a stack dumped then (a file stuck in a
     # launch's grid function) would land there and be lost.
@@ -56,6 +60,8 @@ def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None
     capture(request, target, writer, max(1, jobs))
     sys.stdout.flush()
     sys.stderr.flush()
+    # nothing the file started outlives its compile, whatever its environment or session
+    process_tree.end_own_tree()
     # Skip interpreter teardown: torch and Triton objects can take seconds to destroy
     # and nothing after "done" matters.
     os._exit(0)
