@@ -27,7 +27,7 @@ from kx_core.base.paths import worker_env
 from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
 from kx_core.compile.capturing.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.capturing.fake_smi import write_fake_smi
-from kx_core.compile.jobs import cache, protocol
+from kx_core.compile.jobs import cache, memory_floor, protocol
 from kx_core.compile.jobs.interpreter import probe
 from kx_core.compile.jobs.protocol import parse_lines
 from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source, read_kernel_bytes
@@ -391,6 +391,9 @@ def _run_worker(
     if refused:
         asm.add(Diagnostic("tool", f"{refused}; compiled in a fresh worker"))
     d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
+    if d is not None and d.kind == "crash" and (limit := _memory_limit(request)):
+        # a worker dead under a limit too small for kx's own needs: kx's limit, not the file
+        d = memory_floor.limit_diagnostic(limit, request.python) or d
     if d is not None:
         asm.add(d)
     # the variables kx itself sets for the worker (PYTHONPATH, PATH, Triton's cache) are
@@ -427,9 +430,7 @@ def _start_worker(
         smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
     jobs = request.jobs or os.cpu_count() or 1
-    limit = (
-        request.memory_limit_mb if request.memory_limit_mb is not None else workers.default_memory_limit_mb()
-    )
+    limit = _memory_limit(request)
     cwd = request.cwd or os.getcwd()
     if not request.cold:
         from kx_core.compile.jobs import warm
@@ -539,6 +540,13 @@ def _pump(
             yield partial
         # a heartbeat: lets the consumer cancel (close us) while the file is silent
         yield CompileProgress(asm.last_progress, len(asm.kernels), time.perf_counter() - started)
+
+
+def _memory_limit(request: CompileRequest) -> int:
+    """The worker's memory limit in MiB (0: none), as _start_worker sets it."""
+    if request.memory_limit_mb is not None:
+        return request.memory_limit_mb
+    return workers.default_memory_limit_mb()
 
 
 def _ending_diagnostic(

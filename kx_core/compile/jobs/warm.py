@@ -180,10 +180,13 @@ def _ask(
 
 def _start_child(python: str | None, header: dict, fds: list[int]) -> WarmProcess | None:
     """Ask the server for a child running `header`'s job; None when none answers."""
+    global last_refusal
     answer = _ask(socket_path(python), header, fds)
     if answer is None or "pid" not in answer[1]:
         if answer is not None:
             answer[0].close()
+            if isinstance(refused := answer[1].get("refused"), str):
+                last_refusal = f"the warm server was not used: {refused}"
         return None
     return WarmProcess(answer[0], int(answer[1]["pid"]))
 
@@ -526,6 +529,12 @@ class _Server:
 
     def _serve(self, conn: socket.socket, header: dict, fds: list[int]) -> str | None:
         op = header.get("op")
+        if op == "run" and len(fds) == 2 and (refused := _limit_refusal(header.get("memory_limit_mb"))):
+            for fd in fds:
+                os.close(fd)
+            conn.sendall(json.dumps({"refused": refused}).encode() + b"\n")
+            conn.close()
+            return op
         if op == "run" and len(fds) == 2:
             self._fork_run(conn, header, fds, _child)
             return op
@@ -574,6 +583,27 @@ class _Server:
                 pass
             self.children[pid] = None
             conn.close()
+
+
+# Room past the server's own size that a child needs for a compile, in MiB.
+_ROOM_MIB = 512
+
+
+def _limit_refusal(limit_mb) -> str:
+    """Why a job under `limit_mb` is no job for a child of this server ('' when it is):
+    the child starts with the server's whole address space (torch, Triton, LLVM warmed
+    up), past what a fresh worker has when the file starts, and under a limit close to
+    it died at its first allocation, silently (exit status 1, "the file's crash")."""
+    if not isinstance(limit_mb, int) or limit_mb <= 0:
+        return ""
+    try:
+        with open("/proc/self/status", encoding="ascii") as f:
+            size = next(int(ln.split()[1]) >> 10 for ln in f if ln.startswith("VmSize:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        return ""
+    if limit_mb >= size + _ROOM_MIB:
+        return ""
+    return f"the memory limit of {limit_mb} MiB leaves a child of it (already {size} MiB) no room to compile"
 
 
 def _reap(children: dict[int, socket.socket | None]) -> None:
