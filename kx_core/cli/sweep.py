@@ -47,7 +47,10 @@ def add_sweep_verb(sub) -> None:
         nargs="?",
         const="",
         metavar="ADDRESS",
-        help="run on a Ray cluster (pip install 'kx[ray]'); without ADDRESS a local instance on loopback",
+        help="run on a Ray cluster at ADDRESS (HOST:PORT, ray://HOST:PORT or auto; pip install "
+        "'kx[ray]'); without ADDRESS a local Ray instance, which Ray registers under this machine's "
+        "network address, not loopback alone (its token authentication guards it): use it on a "
+        "trusted network only, as any Ray cluster (Ray runs what its clients send)",
     )
     p.add_argument("--jobs", type=cli_args.positive_int, help="configs compiled at once (default: CPU count)")
     p.add_argument(
@@ -121,6 +124,14 @@ def sweep_command(args: argparse.Namespace) -> int:
     except TargetError as e:
         print(f"kx sweep: {e}: give --target cuda:90 (or another) to compile without one", file=sys.stderr)
         return cli_args.EXIT_USAGE
+    if args.ray:  # nothing answering there is said now, not retried by Ray for ever
+        from kx_core.sweep.ray_address import RayAddressError, check
+
+        try:
+            check(args.ray)
+        except RayAddressError as e:
+            print(f"kx sweep: {e}", file=sys.stderr)
+            return cli_args.EXIT_USAGE
     req = SweepRequest(
         args.file, args.kernel, tuple(shapes), space, args.entry, args.target, gpu, args.measure,
         args.top_k, args.gpus, args.simulate, args.jobs, args.versus_autotune, args.timeout,

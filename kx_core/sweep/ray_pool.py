@@ -7,6 +7,8 @@ local path's. Without an address a local Ray instance is started with no dashboa
 for loopback (127.0.0.1); Ray 2.60 registers the node under the machine's address anyway
 (by design: ray-project/ray#26293), and guards it with its token authentication (on by
 default). A cluster must be on a trusted network: Ray runs whatever its clients send.
+An address is checked before Ray is asked (kx_core.sweep.ray_address): nothing answering
+there is kx's message, not Ray's endless retries.
 
 The file must be at the same path on every node (a shared file system): the tasks and
 actors import it there. The binaries a compile task built travel to the actors through
@@ -54,6 +56,9 @@ def _init(address: str) -> None:
         }
     }
     if address:
+        from kx_core.sweep.ray_address import check
+
+        check(address)  # Ray's client retries an address where nothing answers for ever
         ray.init(address=address, runtime_env=env, **common)
     else:
         ray.init(_node_ip_address="127.0.0.1", runtime_env=env, **common)

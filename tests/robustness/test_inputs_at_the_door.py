@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
-from kx_testing import KERNELS, run_kx
+import pytest
+
+from kx_testing import KERNELS, ROOT, run_kx
 
 VECTOR_ADD = str(KERNELS / "vector_add.py")
 
@@ -58,3 +60,48 @@ def test_a_limit_that_leaves_a_warm_child_no_room_compiles_cold(tmp_path, monkey
         if proc is not None:
             proc.wait(30)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+MATMUL = str(ROOT / "fixtures" / "kernels" / "sweep" / "matmul.py")
+SWEEP = ("sweep", MATMUL, "--kernel", "matmul_kernel", "--shape", "M=64,N=64,K=64", "--target", "cuda:90")
+
+
+@pytest.mark.parametrize(
+    "address, says",
+    [
+        ("127.0.0.1:1", "--ray 127.0.0.1:1: nothing answers there"),
+        ("no-such-host.invalid:6379", "the host 'no-such-host.invalid' is not known"),
+        ("ray://127.0.0.1:99999", "is not an address: give HOST:PORT"),
+        ("nohost", "is not an address: give HOST:PORT"),
+    ],
+)
+def test_a_ray_address_where_nothing_answers_is_said_by_kx_at_once(address, says):
+    """Row 10: Ray's client retried such an address for ever (and kx said nothing); kx
+    checks it first, whether Ray is installed or not: exit 2, the address named."""
+    p = run_kx(*SWEEP, "--simulate", "--ray", address)
+    assert p.returncode == 2 and says in p.stderr, p.stderr
+
+
+@pytest.mark.extra("ray")
+def test_a_sweep_on_ray_asks_ray_nothing_where_nothing_answers():
+    """Row 10 with Ray installed: the sweep's own entry (the app's, a script's) checks the
+    address before ray.init, which never returns for it."""
+    from kx_core.model.gpu import spec
+    from kx_core.sweep.ray_address import RayAddressError
+    from kx_core.sweep.run import SweepRequest, sweep
+
+    req = SweepRequest(
+        MATMUL, "matmul_kernel", ({"M": 64, "N": 64, "K": 64},), target="cuda:90", gpu=spec("h200"),
+        simulate=True, ray="127.0.0.1:1",
+    )  # fmt: skip
+    with pytest.raises(RayAddressError, match="nothing answers there"):
+        sweep(req)
+
+
+def test_sweep_help_says_where_a_local_ray_instance_listens():
+    """Row 19: the help said a local instance runs on loopback; Ray registers it under
+    the machine's address (ray_pool's docstring), so the help says that."""
+    p = run_kx("sweep", "--help")
+    text = " ".join(p.stdout.split())
+    assert p.returncode == 0 and "on loopback" not in text
+    assert "this machine's network address, not loopback alone" in text
