@@ -7,7 +7,9 @@ environment diagnostic; a layout or saturation kx could not compute); 2 a bad co
 line or an unreadable input file; 3 a fault inside kx (its message asks for a report);
 4 a compile whose capture is incomplete (launches kx could not capture, a file that
 stopped midway, or a file that launched no kernel though it defines or imports kernels);
-130 interrupted (Ctrl-C).
+5 a compile complete as far as kx knows whose file launched kernels after a read of data
+kx answered with a placeholder (the guess may have steered those launches); 130
+interrupted (Ctrl-C).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import argparse
 import math
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL, EXIT_INCOMPLETE, EXIT_INTERRUPTED = 0, 1, 2, 3, 4, 130
+EXIT_AFTER_PLACEHOLDER = 5
 
 
 def _int(text: str) -> int:

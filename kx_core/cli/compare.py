@@ -45,7 +45,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from kx_core.compare.report import compare_results, format_comparison
     from kx_core.compare.sides import SideError, parse_side
     from kx_core.compile.jobs.source_file import KernelFileError
-    from kx_core.records.results import RequestError
+    from kx_core.records.results import CompileResult, RequestError
     from kx_core.records.target import TargetError
 
     try:
@@ -99,7 +99,7 @@ def compare_command(args: argparse.Namespace) -> int:
         sys.stdout.write("\n")
     else:
         print(format_comparison(comparison))
-    worst = max((r.exit_status for r in results), default=0)
+    worst = CompileResult.worst_exit_status(r.exit_status for r in results)
     if worst:
         return worst
     if not comparison.pairs:

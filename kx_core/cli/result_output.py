@@ -95,12 +95,13 @@ def format_result(r: CompileResult) -> str:
     for k in r.kernels:
         if k.message and k.status != "not-launched":
             lines.append(f"{k.display_name}: {k.status}: {k.message}")
-    first = next((k.after_placeholder for k in r.kernels if k.after_placeholder), None)
+    first = r.launched_after_placeholder
     if first is not None:
-        after = sum(1 for k in r.kernels if k.after_placeholder)
+        after = sum(1 for k in r.kernels if k.after_placeholder and k.status != "not-launched")
         lines.append(
             f"{after} kernel(s) captured after a data placeholder ({first.describe()}): "
-            "their shapes or grids may differ from a real run"
+            "their shapes, grids or the kernels launched may differ from a real run (exit status 5; "
+            "--stop-at-data stops there instead)"
         )
     chosen = [k for k in r.kernels if k.chosen]
     if chosen:

@@ -6,6 +6,7 @@ GUI. Units are in the field names or docstrings: bytes, seconds, 32-bit register
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -531,19 +532,43 @@ class CompileResult(Jsonable):
             )
         )
 
+    @staticmethod
+    def worst_exit_status(statuses: Iterable[int]) -> int:
+        """Of several compiles' exit statuses, the one a command of them all exits with:
+        the order `exit_status` decides in (a bad request, a failure, an incomplete capture,
+        launches after a placeholder), not the largest number."""
+        statuses = set(statuses)
+        return next((s for s in (2, 1, 4, 5) if s in statuses), max(statuses, default=0))
+
+    @property
+    def launched_after_placeholder(self) -> DataPlaceholder | None:
+        """The first read of data kx answered with a placeholder that the file went on
+        from to launch more kernels (issue 50, item 5): what a real run launched after it
+        (shapes, grids, which kernels) followed the real value, so kx cannot say these
+        launches are a real run's."""
+        return next(
+            (k.after_placeholder for k in self.kernels if k.after_placeholder and k.status != "not-launched"),
+            None,
+        )
+
     @property
     def exit_status(self) -> int:
-        """0 when every kernel the file launched was captured and compiled; 2 when the
+        """0 when every kernel the file launched was captured and compiled and kx
+        answered no read of data that launches followed; 2 when the
         request's kernel arguments do not fit (an `argument` diagnostic) or a record held
         a file kx refuses to read (`refused`); 1 when a
         launch failed (a fatal diagnostic: syntax, compile, timeout, crash, environment)
         or the file stopped before its first launch; 4 when the
-        capture is incomplete (`incomplete`)."""
+        capture is incomplete (`incomplete`); 5 when it is complete as far as kx knows but
+        kernels were launched after a placeholder (`launched_after_placeholder`): a guess
+        may have steered them."""
         if any(d.kind in ("argument", "refused") for d in self.diagnostics):
             return 2
         if any(d.fatal for d in self.diagnostics) or self.stopped_before_launch:
             return 1
-        return 4 if self.incomplete else 0
+        if self.incomplete:
+            return 4
+        return 5 if self.launched_after_placeholder is not None else 0
 
     @property
     def ok(self) -> bool:

@@ -68,7 +68,69 @@ def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     r = compile_file(
         CompileRequest(str(HOST_READS / "param_data_to_gpu.py"), target="cuda:90"), use_cache=False
     )
-    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    # the Linear's weight is a capture tensor (no data): its `.cpu()` copy is a placeholder,
+    # and the launch after it is said to follow a guess (exit 5: issue 50, item 5)
+    assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+    assert r.launched_after_placeholder.what == ".cpu()"
     assert "QuantParam nf4 cuda:0 torch.uint8 (16384, 1)" in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
     assert k.specialization.signature["q_ptr"] == "*u8"
+
+
+def test_launches_after_a_placeholder_are_said_in_the_exit_status():
+    """Issue 50, item 5: the host reads a count a kernel wrote (kx has no data: a
+    placeholder) and sizes the next launch by it. A real run's grid follows the real
+    count, so the capture is not known to be a real run's: exit status 5, the kernel
+    marked, the CLI saying so. The same read after the last launch, or a value only
+    printed, steers nothing: exit 0."""
+    path = HOST_READS / "steered_by_a_read.py"
+    text = path.read_text()
+    steered = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert steered.exit_status == 5, [str(d) for d in steered.diagnostics]
+    first = steered.launched_after_placeholder
+    assert first is not None and first.what == ".item()" and first.line == _line(text, "n = int(")
+    (fill,) = [k for k in steered.kernels if k.name == "fill"]
+    assert fill.after_placeholder == first
+    (count,) = [k for k in steered.kernels if k.name == "count_positive"]
+    assert count.after_placeholder is None  # launched before any read: a real run's
+    at_end = compile_file(
+        CompileRequest(
+            str(path), target="cuda:90", text=text.replace("CHECK_AT_END = False", "CHECK_AT_END = True")
+        ),
+        use_cache=False,
+    )
+    assert at_end.exit_status == 0, [str(d) for d in at_end.diagnostics]
+    assert any(d.kind == "placeholder" for d in at_end.diagnostics)  # still said
+    assert at_end.launched_after_placeholder is None
+    # the command line exits with it and says why
+    from kx_testing import run_kx
+
+    p = run_kx("compile", str(path), "--target", "cuda:90", no_cache=True)
+    assert p.returncode == 5, p.stderr
+    assert "exit status 5" in p.stdout + p.stderr
+
+
+def _line(text: str, needle: str) -> int:
+    return next(i for i, t in enumerate(text.splitlines(), 1) if needle in t)
+
+
+def test_a_launch_picked_by_a_timing_kx_could_not_take_is_said():
+    """A timing (do_bench) kx answers with a placeholder steers only once the file decides
+    on it: the block picked by `min` of the timings launches the fp16 kernel, so that
+    launch follows a guess (exit 5, marked from the decision's line); printed, and
+    computed on, it steers nothing (exit 0)."""
+    path = HOST_READS / "picks_by_timing.py"
+    text = path.read_text()
+    picked = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert picked.exit_status == 5, [str(d) for d in picked.diagnostics]
+    first = picked.launched_after_placeholder
+    assert first.what == "triton.testing.do_bench" and first.line == _line(text, "times = {block")
+    fp16 = [k for k in picked.kernels if k.specialization.signature["x_ptr"] == "*fp16"]
+    assert fp16 and all(k.after_placeholder == first for k in fp16)
+    assert all(k.after_placeholder is None for k in picked.kernels if k not in fp16)
+    printed = compile_file(
+        CompileRequest(str(path), target="cuda:90", text=text.replace("PICK = True", "PICK = False")),
+        use_cache=False,
+    )
+    assert printed.exit_status == 0, [str(d) for d in printed.diagnostics]
+    assert any(d.kind == "placeholder" and "do_bench" in d.message for d in printed.diagnostics)

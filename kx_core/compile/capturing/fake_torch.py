@@ -315,7 +315,7 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
         return True, LEDGER.use(f"{cast.__name__}(tensor)", cast(value))
     if name == "__format__":  # f"{t:.3f}" of a 0-d tensor formats its value
         spec = args[1] if len(args) > 1 else ""
-        return True, format(LEDGER.use("format(tensor)", placeholders.element_value(x)), spec)
+        return True, format(LEDGER.use("format(tensor)", placeholders.element_value(x), steers=False), spec)
     if name == "tolist":
         return True, placeholders.tolist(x)
     if name == "numpy":
@@ -394,7 +394,7 @@ def _patch_data_ptr(torch: Any) -> None:
 
 
 def _assert_close(*args: Any, **kwargs: Any) -> None:
-    LEDGER.use("torch.testing.assert_close", "passed")
+    LEDGER.use("torch.testing.assert_close", "passed", steers=False)
 
 
 def _mode_in_backward(mode: Any) -> None:
@@ -497,4 +497,4 @@ def patch_triton_testing() -> None:
     if hasattr(tt, "do_bench_cudagraph"):
         tt.do_bench_cudagraph = fake_do_bench
     if hasattr(tt, "assert_close"):
-        tt.assert_close = lambda *a, **k: LEDGER.use("triton.testing.assert_close", "passed")
+        tt.assert_close = lambda *a, **k: LEDGER.use("triton.testing.assert_close", "passed", steers=False)

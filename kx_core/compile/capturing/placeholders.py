@@ -25,6 +25,7 @@ value-preserving ops (abs, max, sum, mean, view, to, any/all, ...; see `propagat
 
 from __future__ import annotations
 
+import dis
 import functools
 import os
 import sys
@@ -81,6 +82,10 @@ class Ledger:
 
     def _user_frame(self) -> tuple[str | None, int | None]:
         """The innermost frame outside torch, triton, kx and the standard library."""
+        frame = self._user_frame_object()
+        return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
+
+    def _user_frame_object(self) -> Any:
         if self._skip is None:
             self._skip = _skipped_dirs()
         frame = sys._getframe(1)
@@ -88,9 +93,9 @@ class Ledger:
             name = frame.f_code.co_filename
             if not name.startswith("<") and not real_path(name).startswith(self._skip):
                 if not is_engine_file(name):
-                    return name, frame.f_lineno
+                    return frame
             frame = frame.f_back
-        return None, None
+        return None
 
     def inside_libraries(self, frame: Any) -> bool:
         """Whether `frame` is torch's, triton's, kx's or the standard library's code."""
@@ -102,14 +107,18 @@ class Ledger:
             self._skip = _skipped_dirs()
         return name.startswith("<") or real_path(name).startswith(self._skip) or is_engine_file(name)
 
-    def use(self, what: str, value: Any) -> Any:
-        """Record a read of data answered with `value`, and return it (or stop the file)."""
+    def use(self, what: str, value: Any, steers: bool = True) -> Any:
+        """Record a read of data answered with `value`, and return it (or stop the file).
+        A placeholder that `steers` marks the kernels launched after it (issue 50, item 5:
+        their launches may follow the guess). It does not where it cannot change what the
+        file launches: a value only formatted for print, or a check that raises or not
+        (assert_close: a correct kernel passes it, and a failing one stops the real run)."""
         if self.stop_at_data:
             raise NeedsRealData(f"{what} needs real data; capture runs kernels on no data")
         file, line = self._user_frame()
         use = DataPlaceholder(what, repr(value) if not isinstance(value, str) else value, file, line)
-        if self.first is None:
-            self.first = use
+        if steers and not checked_by_assert(self._user_frame_object()):
+            self.steered(use)
         key = (what, file, line)
         if key not in self._seen:
             self._seen.add(key)
@@ -118,8 +127,152 @@ class Ledger:
                 self.on_use(use)
         return value
 
+    def steered(self, use: DataPlaceholder) -> None:
+        """The file decided on a placeholder: launches from here on may follow the guess."""
+        if self.first is None:
+            self.first = use
+
+    def decided(self, use: DataPlaceholder) -> None:
+        """The file decides on a placeholder now (a GuessedTime compared): it steers
+        unless the decision is an `assert`'s."""
+        if not checked_by_assert(self._user_frame_object()):
+            self.steered(use)
+
     def timing(self, what: str) -> float:
-        return self.use(what, TIME_PLACEHOLDER_MS)
+        """A time a capture cannot take: a GuessedTime, which marks kernels only once the
+        file decides on it (most files print their timings)."""
+        self.use(what, TIME_PLACEHOLDER_MS, steers=False)
+        file, line = self._user_frame()
+        return GuessedTime(TIME_PLACEHOLDER_MS, DataPlaceholder(what, repr(TIME_PLACEHOLDER_MS), file, line))
+
+
+class GuessedTime(float):
+    """A timing placeholder (milliseconds) that tells the ledger when the file decides on
+    it: a comparison (`min` of timings, `if ms < best`), a truth test or a conversion to an
+    integer may pick what the file launches next; printing it and arithmetic on it (the
+    result is a GuessedTime too) do not."""
+
+    def __new__(cls, value: float, use: DataPlaceholder) -> GuessedTime:
+        guessed = super().__new__(cls, value)
+        guessed.use = use
+        return guessed
+
+    def _decided(self) -> None:
+        LEDGER.decided(self.use)
+
+    def __reduce__(self) -> tuple:  # pickled (a multiprocessing queue): a plain float
+        return (float, (float(self),))
+
+    def _same(self, value: Any) -> Any:
+        return GuessedTime(value, self.use) if isinstance(value, float) else value
+
+    def __lt__(self, other: Any) -> bool:
+        self._decided()
+        return float.__lt__(self, other)
+
+    def __le__(self, other: Any) -> bool:
+        self._decided()
+        return float.__le__(self, other)
+
+    def __gt__(self, other: Any) -> bool:
+        self._decided()
+        return float.__gt__(self, other)
+
+    def __ge__(self, other: Any) -> bool:
+        self._decided()
+        return float.__ge__(self, other)
+
+    def __eq__(self, other: Any) -> bool:
+        self._decided()
+        return float.__eq__(self, other)
+
+    def __ne__(self, other: Any) -> bool:
+        self._decided()
+        return float.__ne__(self, other)
+
+    __hash__ = float.__hash__
+
+    def __bool__(self) -> bool:
+        self._decided()
+        return float.__bool__(self)
+
+    def __int__(self) -> int:
+        self._decided()
+        return float.__int__(self)
+
+    def __round__(self, ndigits: int | None = None) -> Any:
+        if ndigits is None:
+            self._decided()  # an integer, as int() gives
+            return float.__round__(self)
+        return self._same(float.__round__(self, ndigits))
+
+    def __floor__(self) -> int:
+        self._decided()
+        return float.__floor__(self)
+
+    def __ceil__(self) -> int:
+        self._decided()
+        return float.__ceil__(self)
+
+    def __neg__(self) -> Any:
+        return self._same(float.__neg__(self))
+
+    def __abs__(self) -> Any:
+        return self._same(float.__abs__(self))
+
+
+def _arithmetic(name: str) -> Callable[[GuessedTime, Any], Any]:
+    base = getattr(float, name)
+
+    def op(self: GuessedTime, other: Any) -> Any:
+        return self._same(base(self, other))
+
+    op.__name__ = name
+    return op
+
+
+for _name in (
+    "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+    "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
+):  # fmt: skip
+    setattr(GuessedTime, _name, _arithmetic(_name))
+
+
+# What may stand between the instruction that made a value and the jump that decides on
+# it, in an `assert` (3.10-3.13): inline caches, `not`, 3.13's explicit truth test.
+_PASS_THROUGH = {"CACHE", "EXTENDED_ARG", "NOP", "PRECALL", "UNARY_NOT", "TO_BOOL"}
+
+
+def checked_by_assert(frame: Any) -> bool:
+    """Whether the value the instruction `frame` is at makes goes straight to an
+    `assert`'s jump: `assert torch.allclose(out, ref)`, `assert ms > 0 and ...`. Such a
+    placeholder steers nothing: a correct kernel passes the check, and a failing real run
+    stops there. A value stored, returned or branched on with `if` is not one. Reads the
+    bytecode: after the current instruction (past inline caches and `not`) comes a
+    conditional jump one of whose ends is LOAD_ASSERTION_ERROR."""
+    if frame is None:
+        return False
+    try:
+        code = list(dis.get_instructions(frame.f_code))
+    except Exception:  # noqa: BLE001 - bytecode kx cannot read: the conservative answer
+        return False
+    at = {ins.offset: i for i, ins in enumerate(code)}
+    # f_lasti may point into the current instruction's inline caches (3.11+), which
+    # get_instructions leaves out: the instruction is the last one at or before it
+    i = max((j for j, ins in enumerate(code) if ins.offset <= frame.f_lasti), default=None)
+    if i is None:
+        return False
+    i += 1
+    while i < len(code) and code[i].opname in _PASS_THROUGH:
+        i += 1
+    if i >= len(code) or "JUMP" not in code[i].opname or "IF" not in code[i].opname:
+        return False
+    jump = code[i]
+    # Example 3.11 `assert ok`: POP_JUMP_FORWARD_IF_TRUE 12 (to 34); LOAD_ASSERTION_ERROR
+    ends = [code[i + 1] if i + 1 < len(code) else None]
+    if isinstance(jump.argval, int) and jump.argval in at:
+        ends.append(code[at[jump.argval]])
+    return any(e is not None and e.opname == "LOAD_ASSERTION_ERROR" for e in ends)
 
 
 LEDGER = Ledger()

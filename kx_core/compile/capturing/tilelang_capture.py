@@ -91,12 +91,14 @@ def _profiler_placeholders(module: Any) -> None:
     for name in ("assert_allclose", "manual_assert_close", "assert_consistent"):
         if hasattr(profiler, name):
             setattr(
-                profiler, name, lambda self, *a, _n=name, **k: LEDGER.use(f"tilelang Profiler.{_n}", "passed")
+                profiler,
+                name,
+                lambda self, *a, _n=name, **k: LEDGER.use(f"tilelang Profiler.{_n}", "passed", steers=False),
             )
     if hasattr(profiler, "do_bench"):
         profiler.do_bench = lambda self, *a, **k: LEDGER.timing("tilelang Profiler.do_bench")
     if hasattr(profiler, "run_once"):
-        profiler.run_once = lambda self, *a, **k: LEDGER.use("tilelang Profiler.run_once", None)
+        profiler.run_once = lambda self, *a, **k: LEDGER.use("tilelang Profiler.run_once", None, steers=False)
 
 
 def _pip_cuda_home() -> str | None:
