@@ -82,15 +82,24 @@ def run_tool(
             fd, path = tempfile.mkstemp(suffix=suffix)
             with os.fdopen(fd, "wb") as f:
                 f.write(data)
-        proc = subprocess.run(
+        # a session of its own: what it started ends with it at a timeout (subprocess.run
+        # killed the tool alone; a `--python` wrapper script's own children lived on)
+        proc = subprocess.Popen(
             [tool, *args, *([path] if path else [])],
-            input=stdin,
-            capture_output=True,
+            stdin=subprocess.PIPE if stdin is not None else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
-            timeout=timeout,
             env=env,
             cwd=cwd,
+            start_new_session=True,
         )
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except BaseException:
+            _end(proc)
+            raise
+        proc = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     except subprocess.TimeoutExpired:
         failure = ToolFailed(f"{name} took over {timeout:.0f} s")
         failure.timed_out = True
@@ -105,6 +114,23 @@ def run_tool(
     if proc.returncode != 0:
         raise ToolFailed(f"{name} failed: {proc.stderr.strip()[-300:]}")
     return proc.stdout
+
+
+def _end(proc) -> None:
+    """Kill a tool, everything below it and everything in its session's group."""
+    import signal
+
+    from kx_core.base.process_tree import end_tree
+
+    end_tree(proc.pid)
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    proc.wait()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            pipe.close()
 
 
 @functools.cache

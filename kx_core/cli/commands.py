@@ -55,6 +55,17 @@ def _constexpr_pair(text: str) -> tuple[str, str]:
     return key.strip(), value.strip()
 
 
+def _arg_pair(text: str) -> tuple[str, str]:
+    """--arg NAME=VALUE, its value's spelling checked here (a tensor that does not parse
+    is said naming it, exit 2, before a worker starts)."""
+    key, value = _constexpr_pair(text)
+    from kx_core.compile.capturing.library import arg_value_problem
+
+    if problem := arg_value_problem(value):
+        raise argparse.ArgumentTypeError(f"{key}={value}: {problem}")
+    return key, value
+
+
 def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", help="a Python file with Triton kernels")
     p.add_argument(
@@ -98,7 +109,7 @@ def _add_compile_options(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--arg",
         action="append",
-        type=_constexpr_pair,
+        type=_arg_pair,
         default=[],
         metavar="NAME=VALUE",
         help="with --kernel: compile the kernel as a call with these arguments would "

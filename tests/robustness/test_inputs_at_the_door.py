@@ -105,3 +105,59 @@ def test_sweep_help_says_where_a_local_ray_instance_listens():
     text = " ".join(p.stdout.split())
     assert p.returncode == 0 and "on loopback" not in text
     assert "this machine's network address, not loopback alone" in text
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(") ", 1)[1][0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_python_probe_that_times_out_leaves_nothing_running(tmp_path):
+    """Row 16: the probe of a `--python` that does not answer was killed alone; what it
+    started lived on."""
+    import time
+
+    pid_file = tmp_path / "pid"
+    slow = tmp_path / "python"
+    slow.write_text(f"#!/bin/sh\nsleep 300 &\necho $! > {pid_file}\nwait\n")
+    slow.chmod(0o755)
+    p = run_kx("compile", VECTOR_ADD, "--python", str(slow), "--timeout", "2")
+    assert p.returncode == 1 and "did not answer within 2 s (--timeout)" in p.stdout
+    pid = int(pid_file.read_text())
+    deadline = time.time() + 5
+    while time.time() < deadline and _alive(pid):
+        time.sleep(0.1)
+    assert not _alive(pid), "the probe's child outlived it"
+
+
+CALL = ("compile", VECTOR_ADD, "--target", "cuda:90", "--kernel", "add_kernel", "--no-cache")
+OTHER_ARGS = ("--arg", "y_ptr=fp32[1024]", "--arg", "output_ptr=fp32[1024]", "--arg", "n_elements=1024")
+
+
+@pytest.mark.parametrize(
+    "arg, says",
+    [
+        ("x_ptr=fp32[-5]", "argument --arg: x_ptr=fp32[-5]: not a tensor"),
+        ("x_ptr=fp32[3", "argument --arg: x_ptr=fp32[3: not a tensor"),
+        ("x_ptr=fp32[4,4]:1", "argument --arg: x_ptr=fp32[4,4]:1: fp32[4,4]:1: 2 dimensions but 1 strides"),
+        ("x_ptr=abc", "--arg x_ptr=abc: a string, which only a constexpr parameter takes"),
+    ],
+)
+def test_a_bad_arg_value_is_exit_2_naming_the_argument(arg, says):
+    """Row 16: these were a compile failure at the kernel's line (`TypeError: failed to
+    specialize argument of type: str`), naming no argument."""
+    p = run_kx(*CALL, "--arg", arg, *OTHER_ARGS, "--arg", "BLOCK_SIZE=256")
+    assert p.returncode == 2 and says in p.stdout + p.stderr, p.stdout + p.stderr
+
+
+def test_a_word_for_a_constexpr_is_exit_2_naming_it():
+    """Row 16: `BLOCK_SIZE=abc` reached the compiler as a string and failed at the
+    kernel's line; the command line's fault now names the option and the way to quote."""
+    p = run_kx(*CALL, "--arg", "x_ptr=fp32[1024]", *OTHER_ARGS, "--arg", "BLOCK_SIZE=abc")
+    assert p.returncode == 2 and "--arg BLOCK_SIZE=abc: read as the string 'abc'" in p.stdout, p.stdout
+    p = run_kx(*CALL, "--signature", "*fp32,*fp32,*fp32,i32", "--constexpr", "BLOCK_SIZE=abc")
+    assert p.returncode == 2 and "--constexpr BLOCK_SIZE=abc: read as the string 'abc'" in p.stdout, p.stdout
+    assert "quote a string: BLOCK_SIZE='abc'" in p.stdout

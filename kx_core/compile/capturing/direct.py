@@ -181,6 +181,22 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
                 ASTSource(fn, signature, constexprs, attrs), target=gpu_target, options=options
             )
     except Exception as e:  # noqa: BLE001 - a compile error becomes a diagnostic
+        from kx_core.compile.capturing.library import bare_word, fault_line
+
+        words = [
+            (k, t) for k, t in request.constexprs.items() if bare_word(t, constexprs.get((index.get(k),)))
+        ]
+        if words:  # a word where a value was meant (BLOCK=abc): the command line's fault, named
+            k, t = words[0]
+            message = (
+                f"--constexpr {k}={t}: read as the string {t!r}, which {request.kernel} did not compile "
+                f"with ({fault_line(e)}); give a number, True/False or a dtype (fp16), or "
+                f"quote a string: {k}='{t}'"
+            )
+            state.send_diagnostic(
+                Diagnostic("argument", message, state.user_file, None, None, request.kernel)
+            )
+            return
         state.send_diagnostic(compile_diagnostic(e, request.kernel, state.user_file))
         return
     record = kernel_record(

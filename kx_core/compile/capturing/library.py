@@ -78,6 +78,43 @@ def tensor_spec(text: str) -> tuple[str, tuple[int, ...], tuple[int, ...] | None
     return dtype, shape, strides
 
 
+# The start of a value meant as a tensor. Example: "fp32[-5]", "fp32[3", "fp16[4,4]:1"
+_TENSOR_LIKE_RE = re.compile(r"^\s*[A-Za-z_][A-Za-z0-9_]*\s*\[")
+
+
+def arg_value_problem(text: str) -> str | None:
+    """Why an --arg value is none kx reads, by its spelling alone (no torch: the command
+    line checks it before a worker starts): a tensor spelling that does not parse (a
+    negative or missing size, no closing bracket, strides that do not match the shape);
+    None otherwise."""
+    if not _TENSOR_LIKE_RE.match(text):
+        return None
+    try:
+        spec = tensor_spec(text)
+    except ArgError as e:
+        return str(e)
+    if spec is None:
+        return (
+            "not a tensor: TYPE[SIZES] with sizes of 0 or more, and :STRIDES if any "
+            "(fp16[256,512], fp32[64,64]:1,64)"
+        )
+    return None
+
+
+def fault_line(e: BaseException) -> str:
+    """An exception's last line, from the error under a wrapper (capture's CompileFailure)
+    where there is one: "AttributeError: 'str' object has no attribute 'type'"."""
+    cause = e.__cause__ or e
+    lines = str(cause).strip().splitlines()
+    return f"{type(cause).__name__}: {lines[-1].strip() if lines else ''}"
+
+
+def bare_word(text: str, value: Any) -> bool:
+    """A value read as a string though it was not written as one (`abc`, not `'abc'`):
+    a typo for a number as often as a string constexpr."""
+    return isinstance(value, str) and text.strip()[:1] not in ("'", '"')
+
+
 def parse_value(text: str) -> Any:
     """An --arg value: a meta tensor for a tensor spelling, else a Python literal; a
     string naming a tl dtype ('tl.float16', 'fp16') becomes that dtype."""
@@ -299,6 +336,30 @@ def call_with_args(
             f"{kernel} is autotuned: its configs set {', '.join(set_by_configs)} "
             "(every config is compiled; leave these out)"
         )
-    values = {name: parse_value(text) for name, text in args.items()}
+    constexpr = {p.name for p in fn.params if p.is_constexpr}
+    values = {}
+    for name, text in args.items():  # each fault names its --arg
+        try:
+            if problem := arg_value_problem(text):
+                raise ArgError(problem)
+            values[name] = parse_value(text)
+        except ArgError as e:
+            raise ArgError(f"--arg {name}={text}: {e}") from None
+        if isinstance(values[name], str) and name not in constexpr:
+            raise ArgError(
+                f"--arg {name}={text}: a string, which only a constexpr parameter takes (give a "
+                "tensor such as fp16[256,512], a number, True/False/None or a dtype such as fp16)"
+            )
     values |= {k: parse_value(v) if isinstance(v, str) else v for k, v in launch_options.items()}
-    obj[parse_grid(grid_text)](**values)
+    words = [(name, text) for name, text in args.items() if bare_word(text, values[name])]
+    try:
+        obj[parse_grid(grid_text)](**values)
+    except Exception as e:
+        if not words:
+            raise
+        name, text = words[0]  # the kernel did not compile with a word where a value was meant
+        raise ArgError(
+            f"--arg {name}={text}: read as the string {text!r}, which {kernel} did not compile with "
+            f"({fault_line(e)}); give a number, True/False/None or a dtype (fp16), or quote "
+            f"a string: {name}='{text}'"
+        ) from None
