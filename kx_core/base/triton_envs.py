@@ -68,6 +68,13 @@ class TritonEnv(Jsonable):
         )
 
 
+# A requirement for --with: a distribution name, its extras and version specifiers, no
+# option and no URL. Example: "helion==1.4.0", "tilelang", "nvidia-cutlass-dsl[cu12]>=4.2"
+_PACKAGE_RE = re.compile(
+    r"^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9._,-]+\])?(\s*(==|>=|<=|~=|!=|<|>)\s*[A-Za-z0-9.*+!-]+\s*,?)*$"
+)
+
+
 def versions_dir() -> Path:
     if env := os.environ.get("KX_VERSIONS_DIR"):
         return Path(env)
@@ -186,6 +193,12 @@ def add(
     environment is made from (default: the one running kx). `extra`: more packages for it
     (a kernel language built on that Triton: `helion==1.4.0`), also into one that exists."""
     path = env_path(version)
+    for package in extra:  # a package, never an option to the installer (--index-url=...)
+        if not _PACKAGE_RE.match(package):
+            raise VersionError(
+                f"--with {package!r}: not a package requirement (a name with a version, "
+                "helion==1.4.0); options to pip or uv are not passed"
+            )
     if (path / RECORD).exists():
         if extra:
             env = find(version)
@@ -224,13 +237,18 @@ def add(
             [base, "-m", "venv", str(path)],
             [str(py), "-m", "pip", "install", "--disable-pip-version-check", *packages],
         ]
-    for cmd in steps:
-        _run_step(cmd, version, log, timeout_s)
-    if linked:
-        _link_packages(Path(base), py)
-    triton, torch, pins = _read_back(py)
-    if triton != version and not triton.startswith(version):
-        raise VersionError(f"the environment at {path} has triton {triton or 'none'}, not {version}")
+    try:
+        for cmd in steps:
+            _run_step(cmd, version, log, timeout_s)
+        if linked:
+            _link_packages(Path(base), py)
+        triton, torch, pins = _read_back(py)
+        if triton != version and not triton.startswith(version):
+            raise VersionError(f"the environment at {path} has triton {triton or 'none'}, not {version}")
+    except BaseException:
+        # never complete (no record): nothing of a failed add stays (a venv is 26 MB)
+        shutil.rmtree(path, ignore_errors=True)
+        raise
     env = TritonEnv(
         version,
         str(path),

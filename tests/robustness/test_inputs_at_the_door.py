@@ -3,7 +3,10 @@ naming it, exit 2, with nothing left running; kx's own limits are never the file
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
@@ -161,3 +164,30 @@ def test_a_word_for_a_constexpr_is_exit_2_naming_it():
     p = run_kx(*CALL, "--signature", "*fp32,*fp32,*fp32,i32", "--constexpr", "BLOCK_SIZE=abc")
     assert p.returncode == 2 and "--constexpr BLOCK_SIZE=abc: read as the string 'abc'" in p.stdout, p.stdout
     assert "quote a string: BLOCK_SIZE='abc'" in p.stdout
+
+
+def _versions(tmp_path, *args: str) -> subprocess.CompletedProcess:
+    """`kx versions ARGS` in a versions folder of the test's own, with no package index
+    reachable (pip and uv offline: a release that does not exist fails at once)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT), KX_VERSIONS_DIR=str(tmp_path / "versions"))
+    env |= {"PIP_NO_INDEX": "1", "UV_OFFLINE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    cmd = [sys.executable, "-m", "kx_core.cli", "versions", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=600)
+
+
+def test_a_failed_versions_add_leaves_nothing(tmp_path):
+    """Row 19: a release pip cannot install left its environment (26 MB) behind."""
+    p = _versions(tmp_path, "add", "99.99.99")
+    assert p.returncode == 2 and "adding triton 99.99.99 failed" in p.stderr, p.stderr
+    folder = tmp_path / "versions"
+    assert not folder.exists() or not list(folder.iterdir()), list(folder.iterdir())
+
+
+@pytest.mark.parametrize(
+    "value", ["--index-url=https://example.invalid/simple", "-e.", "https://x.invalid/p.whl"]
+)
+def test_versions_with_takes_packages_never_installer_options(tmp_path, value):
+    """Row 19: `--with=--index-url=...` went to pip as an option of its own."""
+    p = _versions(tmp_path, "add", "99.99.99", f"--with={value}")
+    assert p.returncode == 2 and "not a package requirement" in p.stderr, p.stderr
+    assert not (tmp_path / "versions").exists()  # refused before anything was made
