@@ -84,18 +84,30 @@ def _progress(step: str, done: int, of: int, what: str) -> None:
     sys.stderr.flush()
 
 
+def _text_or_empty(path: str) -> str:
+    """The kernel file's text, or '' where it cannot be read (the sweep says why later)."""
+    from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_bytes
+
+    try:
+        return read_kernel_bytes(path).decode("utf-8", "replace")
+    except (KernelFileError, OSError):
+        return ""
+
+
 def sweep_command(args: argparse.Namespace) -> int:
     from kx_core.model.gpu import spec
     from kx_core.sweep.dispatch import DispatchError
     from kx_core.sweep.result import to_csv, tuned_configs
     from kx_core.sweep.run import SweepRequest, sweep
-    from kx_core.sweep.space import SpaceError, parse_shape, parse_space, shapes_from_file
+    from kx_core.sweep.space import SpaceError, check_space_keys, parse_shape, parse_space, shapes_from_file
 
     try:
         shapes = [parse_shape(s) for s in args.shape]
         if args.shapes_file:
             shapes += shapes_from_file(args.shapes_file)
         space = tuple(parse_space(args.space)) if args.space else None
+        if space:  # a key the kernel does not take: said now, not every config "pruned"
+            check_space_keys(_text_or_empty(args.file), args.kernel, space)
         gpu = spec(args.gpu) if args.gpu else None
     except (SpaceError, KeyError, ValueError, OSError) as e:
         print(f"kx sweep: {e}", file=sys.stderr)

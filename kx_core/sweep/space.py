@@ -124,6 +124,32 @@ def parse_space(text: str) -> list[ConfigSpec]:
     return out
 
 
+def check_space_keys(source: str, kernel: str, space: list[ConfigSpec]) -> None:
+    """Raise SpaceError when the space sets a key that is neither a parameter of the
+    kernel `kernel` defined in `source` (a def of that name, read as text: nothing runs)
+    nor a launch option. A kernel kx does not find by its def (an alias, made by a call)
+    is not checked here. Such a key made every config fail as "pruned", the kernel
+    called without its own meta-parameters."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return
+    defs = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == kernel]
+    if len(defs) != 1:
+        return
+    a = defs[0].args
+    params = [p.arg for p in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    keys = {k for c in space for k in c.kwargs}
+    unknown = sorted(keys - set(params))
+    if unknown:
+        raise SpaceError(
+            f"space: {', '.join(unknown)} {'is not a parameter' if len(unknown) == 1 else 'are not parameters'}"
+            f" of {kernel} (its parameters: {', '.join(params)}; and the launch's: {', '.join(LAUNCH_KEYS)})"
+        )
+
+
 def spec_of_label(label: str) -> ConfigSpec:
     """The inverse of ConfigSpec.label: 'BLOCK_M=64,BLOCK_N=64,w4,s3' -> its spec."""
     kwargs, warps, stages, maxnreg = {}, 4, 3, None

@@ -191,3 +191,12 @@ def test_versions_with_takes_packages_never_installer_options(tmp_path, value):
     p = _versions(tmp_path, "add", "99.99.99", f"--with={value}")
     assert p.returncode == 2 and "not a package requirement" in p.stderr, p.stderr
     assert not (tmp_path / "versions").exists()  # refused before anything was made
+
+
+def test_a_space_key_that_is_not_the_kernels_is_said_not_pruned():
+    """Row 19: `--space NOPE=1,2` compiled every config without the kernel's own
+    meta-parameters and called each "pruned" (exit 0)."""
+    p = run_kx(*SWEEP, "--measure", "none", "--space", "NOPE=1,2;BLOCK_M=64")
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "NOPE is not a parameter of matmul_kernel" in p.stderr and "BLOCK_M" in p.stderr
+    assert "pruned" not in p.stdout
