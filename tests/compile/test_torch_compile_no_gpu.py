@@ -20,6 +20,7 @@ import textwrap
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file
+from kx_core.compile.capturing import cuda_device_prop
 from kx_core.compile.capturing.cuda_hooks import virtual_slots
 from kx_core.compile.jobs.real_runs import compare
 from kx_testing import ROOT
@@ -268,3 +269,139 @@ def test_coordinate_descent_tuning_compiles_its_neighbouring_configs_and_says_it
     assert len(configs) > 1 and len({c.index for c in configs}) == len(configs)
     assert len({(tuple(c.kwargs.items()), c.num_warps) for c in configs}) == len(configs)
     assert any(d.kind == "placeholder" and "coordinate descent" in d.message for d in r.diagnostics)
+
+
+_SDPA_TRAINING = """
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch._inductor.utils import run_and_get_code
+
+FUSED = ("_scaled_dot_product_cudnn_attention", "_scaled_dot_product_flash_attention",
+         "_scaled_dot_product_efficient_attention")
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d=256, heads=4, dropout=0.0):
+        super().__init__()
+        self.heads, self.dropout = heads, dropout
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        B, T, C = x.shape
+        q, k, v = self.qkv(x).split(C, dim=2)
+        q = q.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        k = k.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        v = v.view(B, T, self.heads, C // self.heads).transpose(1, 2)
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True, dropout_p=self.dropout)
+        return self.proj(y.transpose(1, 2).contiguous().view(B, T, C))
+
+
+def step(model, x):
+    y = model(x)
+    y.float().sum().backward()
+    return y
+
+
+for dtype, dropout in ((torch.float16, 0.0), (torch.bfloat16, 0.2), (torch.float32, 0.0)):
+    torch._dynamo.reset()
+    model = CausalSelfAttention(dropout=dropout).to("cuda", dtype=dtype)
+    x = torch.randn(4, 128, 256, device="cuda", dtype=dtype)
+    _, codes = run_and_get_code(torch.compile(step), model, x)  # STEP
+    print(str(dtype)[6:], dropout, "calls", *[op for op in FUSED if op in "".join(codes)])
+"""
+
+
+def test_attention_runs_the_kernel_pytorch_picks_on_the_gpu(tmp_path):
+    """F.scaled_dot_product_attention under torch.compile, forward and backward: PyTorch
+    picks the fused kernel by asking the CUDA runtime about the device, and without a GPU
+    it picked math, so Inductor generated softmax kernels a real run does not have (the
+    fused kernel is an extern call there). PyTorch's own selection is now asked as on the
+    capture GPU (sm90, with this torch's cuDNN): cuDNN attention first (sm90, cuDNN over
+    9.15), flash where cuDNN cannot take the dropout (0.2 is not a multiple of 1/16),
+    memory-efficient for fp32 (flash and cuDNN take half types only). Exact: no placeholder."""
+    f = tmp_path / "causal_attention.py"
+    f.write_text(_SDPA_TRAINING)
+    r = compile_file(CompileRequest(str(f), target="cuda:90", gpu="h200"), use_cache=False)
+    _captured_whole(r)
+    assert not [d for d in r.diagnostics if d.kind == "placeholder"], [str(d) for d in r.diagnostics]
+    lines = [line for line in r.output.splitlines() if " calls" in line]
+    assert lines == [
+        "float16 0.0 calls _scaled_dot_product_cudnn_attention",
+        "bfloat16 0.2 calls _scaled_dot_product_flash_attention",
+        "float32 0.0 calls _scaled_dot_product_efficient_attention",
+    ]
+    names = {k.name for k in r.kernels}
+    assert names and not any("softmax" in n for n in names), names
+    assert any("backward" in n or "sum" in n for n in names)  # the backward's kernels too
+
+
+_SDPA_FORCED = """
+import torch
+import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
+from torch._inductor.utils import run_and_get_code
+
+
+@torch.compile
+def attend(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+q = torch.randn(2, 4, 128, 64, device="cuda", dtype=torch.bfloat16)
+with sdpa_kernel([SDPBackend.EFFICIENT_ATTENTION]):
+    _, codes = run_and_get_code(attend, q, q, q)
+print("efficient only:", "_scaled_dot_product_efficient_attention" in "".join(codes))
+torch._dynamo.reset()
+with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+    attend(q.float(), q.float(), q.float())  # NO KERNEL
+"""
+
+
+def test_an_attention_backend_the_file_forces_is_pytorchs_to_refuse(tmp_path):
+    """`sdpa_kernel` leaves PyTorch's selection only the backends it names: the one named
+    runs where the GPU can run it, and where it cannot (flash takes no fp32) PyTorch
+    refuses at the file's line, as on the GPU (kx's torch.compile then runs the frame
+    eagerly and says so). Before, without a GPU every fused backend was refused."""
+    f = tmp_path / "forced_attention.py"
+    f.write_text(_SDPA_FORCED)
+    r = compile_file(CompileRequest(str(f), target="cuda:90", gpu="h200"), use_cache=False)
+    assert "efficient only: True" in r.output
+    (d,) = [d for d in r.diagnostics if d.kind == "not-captured"]
+    assert "RuntimeError" in d.message
+
+
+def test_the_device_properties_are_laid_out_by_cudas_own_declaration():
+    """cudaDeviceProp's fields are counted from CUDA's header with C's sizes and
+    alignments (a size_t after an int is aligned to 8), up to a type not known here;
+    comments and other structs do not count."""
+    header = textwrap.dedent(
+        """
+        struct __device_builtin__ cudaOther { int before; };
+        struct __device_builtin__ cudaDeviceProp
+        {
+            char         name[256];                  /**< ASCII string identifying device */
+            cudaUUID_t   uuid;                       /**< 16-byte unique identifier */
+            char         luid[8];
+            unsigned int luidDeviceNodeMask;
+            size_t       totalGlobalMem;
+            int          maxGridSize[3];
+            size_t       totalConstMem;
+            int          major;                      /**< Major compute capability */
+            int          minor;
+            struct cudaOdd odd;
+            int          after;
+        };
+        """
+    )
+    fields = cuda_device_prop.field_offsets(header)
+    assert fields["luidDeviceNodeMask"] == (280, "unsigned int", 1)
+    assert fields["totalGlobalMem"] == (288, "size_t", 1)
+    assert fields["maxGridSize"] == (296, "int", 3)
+    assert fields["totalConstMem"] == (312, "size_t", 1)
+    assert (fields["major"][0], fields["minor"][0]) == (320, 324)
+    assert "after" not in fields and "before" not in fields
+    buffer = bytearray(cuda_device_prop.STRUCT_BYTES)
+    cuda_device_prop.fill(buffer, fields, {"name": "NVIDIA H200", "major": 9, "minor": 0, "unknown": 1})
+    assert buffer[:12] == b"NVIDIA H200\0" and buffer[320:328] == bytes([9, 0, 0, 0, 0, 0, 0, 0])

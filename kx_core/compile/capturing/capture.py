@@ -319,6 +319,13 @@ def _placeholder_diagnostic(use: DataPlaceholder) -> None:
             f"{use.what} decides which kernels Inductor generates; a capture cannot time it: "
             f"kx took {use.value} and went on; kernels captured after this may differ from a real run"
         )
+    elif use.what.startswith("PyTorch's choice"):
+        # a decision PyTorch takes by asking the GPU, which kx could not stand in for
+        # (sdpa_choice.WHAT)
+        message = (
+            f"{use.what}: kx took {use.value} and went on; kernels captured after this may "
+            "differ from a real run"
+        )
     else:
         message = (
             f"{use.what} reads data a capture does not have: kx answered {use.value} and went on;"

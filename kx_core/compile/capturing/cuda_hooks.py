@@ -99,14 +99,15 @@ def _answer(torch: Any) -> str | None:
     if answer(entry(available))(hooks):
         return None  # a GPU is visible: the engine's question has a real answer
     try:
-        _write_entry(vtable + has_context * ctypes.sizeof(ctypes.c_void_p), entry(available))
+        write_pointer(vtable + has_context * ctypes.sizeof(ctypes.c_void_p), entry(available))
     except OSError as exc:
         return f"the CUDA hooks' table could not be written ({exc})"
     return None
 
 
-def _write_entry(address: int, value: int) -> None:
-    """One pointer of a vtable, which the loader left read-only (RELRO)."""
+def write_pointer(address: int, value: int) -> None:
+    """One pointer of a vtable or a global offset table, which the loader left read-only
+    (RELRO)."""
     libc = ctypes.CDLL(None, use_errno=True)
     libc.mprotect.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     page = os.sysconf("SC_PAGE_SIZE")

@@ -1,0 +1,314 @@
+"""Which attention kernel `F.scaled_dot_product_attention` runs: PyTorch's own choice, asked
+as on the capture GPU.
+
+PyTorch's SDPA is a C++ composite that picks a backend (cuDNN, flash, memory-efficient or
+math) by calling `_fused_sdp_choice_stub` for the query's device; on CUDA that is
+`_fused_sdp_choice_cuda` (sdp_utils.cpp, `select_sdp_backend`): each backend's filters
+(dtypes, head dims, masks, dropout, strides, the flags a file sets with `sdpa_kernel`)
+and its hardware check, which asks `at::cuda::is_available()` and the current device's
+`cudaDeviceProp` (the compute capability; on sm90 and sm100 with a recent cuDNN the
+priority order puts cuDNN first). Without a GPU the hardware checks fail and math wins, so
+under torch.compile attention became softmax Triton kernels a real run does not have (it
+calls the fused kernel, an extern call in Inductor's code): silently.
+
+Here the stub's CUDA entry is a trampoline that calls PyTorch's own `_fused_sdp_choice_cuda`
+while libtorch_cuda's two device queries answer as the capture GPU: the GOT slots of
+`c10::cuda::device_count` (1) and `at::cuda::getCurrentDevicePropertiesEv` (the capture
+device's `cudaDeviceProp`, laid out by CUDA's header: cuda_device_prop.py) are written for
+the call and restored after it, and answer as before on any other thread. Every filter,
+the priority order and the file's flags are PyTorch's; only the device is the capture's.
+The answer is exact (no placeholder): it is what this torch picks on that GPU.
+
+The C++ caller cannot take a Python exception, and a C++ exception must not cross the
+trampoline's Python frames. So before PyTorch's selection runs, each enabled backend's
+filter is asked through PyTorch's Python bindings (`torch.backends.cuda.can_use_*`, which
+turn C++ errors into Python ones) on the same tensors (`THPVariable_Wrap`): where none
+could run and math is off, the trampoline answers "no backend" and the composite raises
+PyTorch's own "No viable backend" error at the file's line, as selection would have
+raised; where a filter itself raised, math is taken and said as a placeholder.
+
+Where the capture GPU cannot be stood in for (a ROCm target, whose PyTorch asks AOTriton;
+no header or slot found), PyTorch's answer without a GPU is taken and said as a
+placeholder naming the backend; where not even the stub is found, nothing changes and
+`NOT_ANSWERED` says why.
+
+Runs only inside the capture worker, before the file.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from kx_core.compile.capturing import cuda_device_prop, elf_slots
+from kx_core.compile.capturing.capture_device import DeviceReport
+
+# at::native::_fused_sdp_choice_stub (libtorch_cpu.so) and the CUDA function it calls
+_STUB = "_ZN2at6native22_fused_sdp_choice_stubE"
+_CUDA_CHOICE = "_ZN2at6native22_fused_sdp_choice_cudaERKNS_6TensorES3_S3_RKSt8optionalIS1_EdbS4_IdEb"
+# the device queries of libtorch_cuda.so that the selection makes
+_DEVICE_COUNT = "_ZN3c104cuda12device_countEv"  # c10::cuda::device_count() (libc10_cuda.so)
+_PROPERTIES = "_ZN2at4cuda26getCurrentDevicePropertiesEv"  # at::cuda::getCurrentDeviceProperties()
+_WRAP = "_Z16THPVariable_WrapRKN2at10TensorBaseE"  # THPVariable_Wrap(const at::TensorBase&)
+# how many pointer slots of the stub are searched for its CUDA entry (the struct holds a
+# few per device type)
+_STUB_SLOTS = 16
+MATH, ERROR = 0, -1
+
+# What a placeholder names where PyTorch's choice could not be asked as on the GPU
+# (capture.py words the diagnostic: "<what>; kx took <choice> and went on; ...").
+WHAT = "PyTorch's choice of attention kernel for scaled_dot_product_attention on the {gpu} ({why})"
+
+# Why PyTorch's choice is not asked as on the capture GPU (None: it is, or nothing was
+# installed yet); set by `install`, and at the first choice.
+NOT_ANSWERED: str | None = None
+
+
+class _OptionalDouble(ctypes.Structure):
+    """std::optional<double> as libstdc++ lays it out (passed by value in registers)."""
+
+    _fields_ = [("value", ctypes.c_double), ("engaged", ctypes.c_bool)]
+
+
+# int64_t (*)(const Tensor& q, const Tensor& k, const Tensor& v, const optional<Tensor>& mask,
+#             double dropout_p, bool is_causal, optional<double> scale, bool enable_gqa)
+_CHOICE_FN = ctypes.CFUNCTYPE(
+    ctypes.c_int64,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_void_p,
+    ctypes.c_double,
+    ctypes.c_bool,
+    _OptionalDouble,
+    ctypes.c_bool,
+)
+_COUNT_FN = ctypes.CFUNCTYPE(ctypes.c_int8)
+_PROPERTIES_FN = ctypes.CFUNCTYPE(ctypes.c_void_p)
+
+
+def install(torch: Any, report: DeviceReport) -> None:
+    """Put the trampoline in the stub's CUDA entry (see the module docstring)."""
+    global _CHOOSER, NOT_ANSWERED
+    if _CHOOSER is not None:
+        return
+    try:
+        _CHOOSER = _Chooser(torch, report)
+    except (OSError, ValueError, AttributeError) as exc:
+        NOT_ANSWERED = str(exc)
+
+
+_CHOOSER: _Chooser | None = None
+
+
+class _Chooser:
+    def __init__(self, torch: Any, report: DeviceReport) -> None:
+        if sys.platform != "linux" or not torch.version.cuda:
+            raise ValueError("not a CUDA build of torch on Linux")
+        self.torch = torch
+        self.report = report
+        self.lib = os.path.join(os.path.dirname(torch.__file__), "lib")
+        cpu = ctypes.CDLL(os.path.join(self.lib, "libtorch_cpu.so"))
+        self.cuda = ctypes.CDLL(os.path.join(self.lib, "libtorch_cuda.so"))
+        python = ctypes.PyDLL(os.path.join(self.lib, "libtorch_python.so"))
+        stub = ctypes.addressof(ctypes.c_char.in_dll(cpu, _STUB))
+        cuda_choice = _address(getattr(self.cuda, _CUDA_CHOICE))
+        slots = [stub + i * ctypes.sizeof(ctypes.c_void_p) for i in range(_STUB_SLOTS)]
+        found = [s for s in slots if ctypes.c_void_p.from_address(s).value == cuda_choice]
+        if len(found) != 1:
+            raise ValueError("the SDPA stub's CUDA entry was not found")
+        self.wrap = getattr(python, _WRAP)
+        self.wrap.argtypes = [ctypes.c_void_p]
+        self.wrap.restype = ctypes.py_object
+        self.original = _CHOICE_FN(cuda_choice)
+        self.cuda_version = torch.version.cuda
+        self.window: _Window | None = None
+        self.window_checked = False
+        self.lock = threading.RLock()
+        self.trampoline = _CHOICE_FN(self._choose)  # kept alive with the chooser
+        ctypes.c_void_p.from_address(found[0]).value = _address(self.trampoline)
+
+    # -- the trampoline: never raises into C++ ---------------------------------------
+
+    def _choose(
+        self, q: int, k: int, v: int, mask: int, dropout: float, causal: bool, scale: Any, gqa: bool
+    ) -> int:
+        from kx_core.compile.capturing.placeholders import NeedsRealData
+
+        try:
+            try:
+                return self.choose(q, k, v, mask, dropout, causal, scale, gqa)
+            except NeedsRealData:
+                raise
+            except BaseException as exc:  # noqa: BLE001 - a C++ caller cannot take it
+                return self._said(MATH, f"kx could not ask it: {type(exc).__name__}: {exc}")
+        except NeedsRealData:
+            # --stop-at-data: a guess stops the file; the composite raises at the file's line
+            return ERROR
+
+    def choose(
+        self, q: int, k: int, v: int, mask: int, dropout: float, causal: bool, scale: Any, gqa: bool
+    ) -> int:
+        torch = self.torch
+        query, key, value = (self._tensor(p) for p in (q, k, v))
+        # std::optional<at::Tensor>: the tensor at offset 0, `engaged` after it
+        engaged = ctypes.c_bool.from_address(mask + ctypes.sizeof(ctypes.c_void_p)).value
+        attn_mask = self._tensor(mask) if engaged else None
+        params = torch.backends.cuda.SDPAParams(query, key, value, attn_mask, dropout, causal, gqa)
+        with self.lock:
+            window = self._window()
+            with window.open() if window is not None else _nothing():
+                usable, raised = self._filters(params)
+                math_on = torch.backends.cuda.math_sdp_enabled()
+                if raised is not None:
+                    return self._said(MATH, f"its filters raised {type(raised).__name__}: {raised}")
+                if not math_on and not any(usable.values()):
+                    if window is None and usable:
+                        # the file allows only fused kernels, which no GPU here can say it runs
+                        first = next(iter(usable))
+                        return self._said(first, f"{NOT_ANSWERED}; the file allows only fused kernels")
+                    return ERROR  # PyTorch's "No viable backend" error, raised by the composite
+                choice = self.original(q, k, v, mask, dropout, causal, scale, gqa)
+        if window is None:
+            return self._said(choice, NOT_ANSWERED or "")
+        return choice
+
+    def _tensor(self, address: int) -> Any:
+        return self.wrap(address)  # a new reference, which ctypes's py_object result takes
+
+    def _filters(self, params: Any) -> tuple[dict[int, bool], BaseException | None]:
+        """{backend: usable} of the enabled fused backends, by PyTorch's own filters, and
+        the exception one of them raised (None if none did)."""
+        cuda = self.torch.backends.cuda
+        checks = (
+            (3, cuda.cudnn_sdp_enabled, cuda.can_use_cudnn_attention),
+            (1, cuda.flash_sdp_enabled, cuda.can_use_flash_attention),
+            (2, cuda.mem_efficient_sdp_enabled, cuda.can_use_efficient_attention),
+        )
+        usable: dict[int, bool] = {}
+        for backend, enabled, check in checks:
+            if enabled():
+                try:
+                    usable[backend] = bool(check(params))
+                except Exception as exc:  # noqa: BLE001 - PyTorch's error, said as such
+                    return usable, exc
+        return usable, None
+
+    def _said(self, choice: int, why: str) -> int:
+        from kx_core.compile.capturing.placeholders import LEDGER
+
+        name = _backend_name(choice)
+        LEDGER.use(WHAT.format(gpu=self.report.name, why=why), f"{name}, PyTorch's answer on this machine")
+        return choice
+
+    # -- the window: libtorch_cuda's device queries as the capture GPU ------------------
+
+    def _window(self) -> _Window | None:
+        global NOT_ANSWERED
+        if not self.window_checked:
+            self.window_checked = True
+            try:
+                self.window = _Window(self)
+            except (OSError, ValueError, KeyError) as exc:
+                NOT_ANSWERED = str(exc)
+        return self.window
+
+
+class _Window:
+    """libtorch_cuda.so's calls of `device_count` and `getCurrentDeviceProperties`,
+    answered as the capture GPU on the thread that opened it."""
+
+    def __init__(self, chooser: _Chooser) -> None:
+        report = chooser.report
+        if report.is_hip:
+            raise ValueError(
+                "the target is AMD's: ROCm's PyTorch picks by AOTriton's support for the GPU, "
+                "which this machine's CUDA build cannot ask"
+            )
+        path = os.path.join(chooser.lib, "libtorch_cuda.so")
+        found = elf_slots.read_slots(path, {_DEVICE_COUNT, _PROPERTIES}, _CUDA_CHOICE)
+        if found.anchor_value is None or set(found.slots) != {_DEVICE_COUNT, _PROPERTIES}:
+            raise ValueError("libtorch_cuda.so's device queries were not found in its table")
+        base = _address(getattr(chooser.cuda, _CUDA_CHOICE)) - found.anchor_value
+        self.slots = {name: [base + s for s in found.slots[name]] for name in found.slots}
+        site = os.path.dirname(os.path.dirname(chooser.torch.__file__))
+        header = cuda_device_prop.runtime_header(chooser.cuda_version, [site])
+        if header is None:
+            raise ValueError(f"CUDA {chooser.cuda_version}'s driver_types.h was not found")
+        with open(header, encoding="utf-8", errors="replace") as f:
+            fields = cuda_device_prop.field_offsets(f.read())
+        if "major" not in fields or "minor" not in fields:
+            raise ValueError(f"cudaDeviceProp's compute capability was not found in {header}")
+        self.properties = ctypes.create_string_buffer(cuda_device_prop.STRUCT_BYTES)
+        view = memoryview(self.properties).cast("B")
+        cuda_device_prop.fill(view, fields, _device_prop_values(report))
+        self.thread: int | None = None
+        self.real = {name: ctypes.c_void_p.from_address(slots[0]).value for name, slots in self.slots.items()}
+        real_count = _COUNT_FN(self.real[_DEVICE_COUNT])
+        real_properties = _PROPERTIES_FN(self.real[_PROPERTIES])
+        # kept alive with the window; on another thread they answer as before
+        self.count = _COUNT_FN(lambda: 1 if self._here() else real_count())
+        self.props = _PROPERTIES_FN(
+            lambda: ctypes.addressof(self.properties) if self._here() else real_properties()
+        )
+
+    def _here(self) -> bool:
+        return self.thread == threading.get_ident()
+
+    @contextmanager
+    def open(self) -> Iterator[None]:
+        from kx_core.compile.capturing.cuda_hooks import write_pointer
+
+        self.thread = threading.get_ident()
+        answers = {_DEVICE_COUNT: _address(self.count), _PROPERTIES: _address(self.props)}
+        try:
+            for name, slots in self.slots.items():
+                for slot in slots:
+                    write_pointer(slot, answers[name])
+            yield
+        finally:
+            for name, slots in self.slots.items():
+                for slot in slots:
+                    write_pointer(slot, self.real[name])
+            self.thread = None
+
+
+def _device_prop_values(report: DeviceReport) -> dict[str, object]:
+    """cudaDeviceProp's fields as the capture GPU fills them (torch's names mapped)."""
+    p = report.torch_properties()
+    return {
+        "name": p["name"],
+        "totalGlobalMem": p["total_memory"],
+        "sharedMemPerBlock": p["shared_memory_per_block"],
+        "regsPerBlock": p["regs_per_multiprocessor"],
+        "warpSize": p["warp_size"],
+        "maxThreadsPerBlock": p["max_threads_per_block"],
+        "major": report.major,
+        "minor": report.minor,
+        "multiProcessorCount": p["multi_processor_count"],
+        "memoryBusWidth": p["memory_bus_width"],
+        "l2CacheSize": p["L2_cache_size"],
+        "maxThreadsPerMultiProcessor": p["max_threads_per_multi_processor"],
+        "sharedMemPerMultiprocessor": p["shared_memory_per_multiprocessor"],
+        "regsPerMultiprocessor": p["regs_per_multiprocessor"],
+        "sharedMemPerBlockOptin": p["shared_memory_per_block_optin"],
+    }
+
+
+def _backend_name(choice: int) -> str:
+    names = {0: "math", 1: "flash attention", 2: "memory-efficient attention", 3: "cuDNN attention"}
+    return names.get(choice, f"backend {choice}")
+
+
+def _address(fn: Any) -> int:
+    return ctypes.cast(fn, ctypes.c_void_p).value
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
