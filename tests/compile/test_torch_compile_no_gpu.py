@@ -405,3 +405,77 @@ def test_the_device_properties_are_laid_out_by_cudas_own_declaration():
     buffer = bytearray(cuda_device_prop.STRUCT_BYTES)
     cuda_device_prop.fill(buffer, fields, {"name": "NVIDIA H200", "major": 9, "minor": 0, "unknown": 1})
     assert buffer[:12] == b"NVIDIA H200\0" and buffer[320:328] == bytes([9, 0, 0, 0, 0, 0, 0, 0])
+
+
+_REDUCE_OVERHEAD = """
+import torch
+
+
+@torch.compile(mode="reduce-overhead", fullgraph=True)
+def step(x, w):
+    return torch.relu(x @ w).sum(-1)
+
+
+@torch.compile(fullgraph=True)
+def step_default(x, w):
+    return torch.relu(x @ w).sum(-1)
+
+
+x = torch.randn(16, 64, device="cuda")
+w = torch.randn(64, 64, device="cuda")
+for i in range(3):
+    y = step(x, w)  # as gpt-fast's decode: warm-up calls, then what would replay
+print("reduce-overhead", tuple(y.shape))
+print("default", tuple(step_default(x, w).shape))
+"""
+
+
+def test_a_graph_compiled_for_cuda_graphs_runs_as_its_warm_up(tmp_path):
+    """`mode="reduce-overhead"` (gpt-fast's decode): Inductor generates the graph for CUDA
+    graphs and cudagraph trees record it after warm-up calls; recording asked the caching
+    allocator about a memory pool that does not exist without a GPU (the worker died of
+    SIGSEGV). Each call now runs as the warm-up does, so the kernels a real run compiles
+    before it records are compiled, and the file runs to its end."""
+    f = tmp_path / "reduce_overhead.py"
+    f.write_text(_REDUCE_OVERHEAD)
+    r = compile_file(CompileRequest(str(f), target="cuda:90", gpu="h200"), use_cache=False)
+    _captured_whole(r)
+    assert "reduce-overhead (16,)" in r.output and "default (16,)" in r.output
+    names = [k.name for k in r.kernels]
+    assert names and len(set(names)) == 1, names  # one kernel, compiled for each graph
+
+
+_BF16_CONV_TRAINING = """
+import torch
+import torch.nn as nn
+
+model = nn.Sequential(
+    nn.Conv2d(3, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+    nn.Conv2d(32, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+).to("cuda").to(memory_format=torch.channels_last)
+compiled = torch.compile(model)
+x = torch.randn(8, 3, 32, 32, device="cuda").contiguous(memory_format=torch.channels_last)
+with torch.autocast("cuda", dtype=torch.bfloat16):  # timm's train.py --amp-dtype bfloat16
+    y = compiled(x)
+y.float().sum().backward()
+print("trained", tuple(y.shape), tuple(model[0].weight.grad.stride()))
+"""
+
+
+def test_a_bf16_convolution_is_cudnns_channels_last_as_on_the_gpu(tmp_path):
+    """A bf16 convolution's backend is chosen in C++ by asking the device whether cuDNN
+    takes bf16 (`supportsBFloat16ConvolutionWithCuDNNv8`, sm80 and later): without a GPU
+    PyTorch picked its slow kernel, whose output is contiguous, so Inductor copied the
+    channels-last operands to contiguous (`triton_poi_fused__to_copy_convolution_*`, which
+    timm ResNet's real run does not have) and the backward's layouts disagreed with them
+    ("expected size 3==3, stride 1==9": timm_resnet_train stopped). The choice is now
+    PyTorch's on the capture GPU (cuDNN, channels-last), and the capture's
+    convolution_backward gives its gradients the layout Inductor was promised."""
+    f = tmp_path / "conv_bn_training.py"
+    f.write_text(_BF16_CONV_TRAINING)
+    r = compile_file(CompileRequest(str(f), target="cuda:90", gpu="h200"), use_cache=False)
+    _captured_whole(r)
+    assert "trained (8, 32, 32, 32) (27, 1, 9, 3)" in r.output
+    names = {k.name for k in r.kernels}
+    assert any("backward" in n for n in names)
+    assert not any("_to_copy_convolution" in n for n in names), sorted(names)

@@ -12,7 +12,7 @@ import contextlib
 from types import SimpleNamespace
 from typing import Any
 
-from kx_core.compile.capturing import cuda_hooks, sdpa_choice
+from kx_core.compile.capturing import cuda_device_queries, cuda_hooks, sdpa_choice
 from kx_core.compile.capturing.capture_device import DeviceReport
 
 
@@ -160,7 +160,10 @@ def install(report: DeviceReport) -> None:
     _fake_generators(torch)
     _fake_accelerator(torch)
     cuda_hooks.install(torch)  # the autograd engine's question, asked in C++
-    sdpa_choice.install(torch, report)  # which attention kernel SDPA runs, decided in C++
+    # decisions PyTorch takes in C++ by asking the device: taken as on the capture GPU
+    cuda_device_queries.install(torch, report)
+    sdpa_choice.install(torch, report)  # which attention kernel SDPA runs
+    cuda_device_queries.decided_on_the_gpu(torch, "_select_conv_backend", "convolution backend")
     cuda.nvtx = SimpleNamespace(
         range_push=_zero_fn(),
         range_pop=_zero_fn(),

@@ -227,6 +227,8 @@ class _MetaRules:
         self.values.after(func, name, args, kwargs, out)
         if getattr(out, "is_meta", False) and name.split(".")[0] in tensor_rules.CONVOLUTIONS:
             out = self.layouts.convolution_layout(out, args)
+        elif isinstance(out, tuple) and name.split(".")[0] in tensor_rules.CONVOLUTION_BACKWARDS:
+            out = self.layouts.convolution_backward_layout(out, args)
         if (
             getattr(out, "is_meta", False)
             and self.layouts.is_pointwise(name)

@@ -15,7 +15,10 @@ compiled kernel's own launcher. Under capture:
   GPU) are done in Python, so they make capture tensors;
 - Triton's driver stays the capture driver (Inductor's kernel modules switch the active
   driver to the GPU's when they load), Inductor's static CUDA launcher is off (it loads
-  cubins through the CUDA driver), CUDA graphs are off, and Inductor compiles in this
+  cubins through the CUDA driver), CUDA graphs are not recorded (a graph compiled for
+  them, `mode="reduce-overhead"`, is generated as on the GPU, graph partitions and all,
+  and runs as the cudagraph wrapper's warm-up runs it: each call launches its kernels,
+  so it compiles what a real run compiles before it records), and Inductor compiles in this
   process (TORCHINDUCTOR_COMPILE_THREADS=1, set by the runner: a compile worker pool
   would compile the kernels where capture does not see them);
 - its per-kernel autotune cache is neither read nor written.
@@ -119,9 +122,6 @@ def _configure(config: Any) -> None:
     config.compile_threads = 1
     if hasattr(config, "use_static_cuda_launcher"):
         config.use_static_cuda_launcher = False
-    triton_config = getattr(config, "triton", None)
-    if triton_config is not None and hasattr(triton_config, "cudagraphs"):
-        triton_config.cudagraphs = False
 
 
 def _no_autotune_cache(module: Any) -> None:
@@ -246,6 +246,8 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
     after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
+    after_import("torch._inductor.compile_fx", _cuda_graphs_run_as_their_warm_up)
+    after_import("torch._inductor.cudagraph_trees", _cuda_graph_trees_run_as_their_warm_up)
     _optimizers_see_the_gpu(torch)
     logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
 
@@ -331,6 +333,43 @@ def _compile_without_modes(module: Any) -> None:
             return inner(*args, **kwargs)
 
     module.compile_fx_inner = compile_fx_inner
+
+
+def _cuda_graphs_run_as_their_warm_up(module: Any) -> None:
+    """Inductor's cudagraph wrapper (`mode="reduce-overhead"`, config.triton.cudagraphs)
+    runs a compiled graph as its warm-up does, on every call: inputs realigned as the
+    wrapper realigns them, then the graph's own code, whose kernels launch (and so compile
+    as on the GPU, before a real run records them). Recording and replaying a CUDA graph
+    needs the GPU's memory pools and graphs (cudagraph trees asked the caching allocator
+    about a pool that does not exist: SIGSEGV). The generated code is the GPU's: it is
+    still generated for CUDA graphs (graph partitions, CPU scalars moved to the GPU)."""
+    if not hasattr(module, "cudagraphify"):
+        return
+    to_check = getattr(module, "get_input_idxs_to_check", None)
+    realign = getattr(module, "copy_misaligned_inputs", None)
+
+    def cudagraphify(model: Callable[..., Any], static_input_idxs: Any = (), **kwargs: Any) -> Any:
+        def run(new_inputs: list[Any]) -> Any:
+            if to_check is not None and realign is not None:
+                realign(new_inputs, to_check(new_inputs, static_input_idxs))
+            return model(new_inputs)
+
+        return run
+
+    module.cudagraphify = cudagraphify
+
+
+def _cuda_graph_trees_run_as_their_warm_up(module: Any) -> None:
+    """The same for cudagraph trees called directly (dynamo's "cudagraphs" backend)."""
+    if not hasattr(module, "cudagraphify_impl"):
+        return
+
+    def cudagraphify_impl(
+        model: Callable[..., Any], inputs: Any, static_input_idxs: Any = (), *args: Any, **kwargs: Any
+    ) -> Any:
+        return lambda new_inputs: model(new_inputs)
+
+    module.cudagraphify_impl = cudagraphify_impl
 
 
 @contextlib.contextmanager

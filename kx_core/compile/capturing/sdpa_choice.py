@@ -12,12 +12,9 @@ under torch.compile attention became softmax Triton kernels a real run does not 
 calls the fused kernel, an extern call in Inductor's code): silently.
 
 Here the stub's CUDA entry is a trampoline that calls PyTorch's own `_fused_sdp_choice_cuda`
-while libtorch_cuda's two device queries answer as the capture GPU: the GOT slots of
-`c10::cuda::device_count` (1) and `at::cuda::getCurrentDevicePropertiesEv` (the capture
-device's `cudaDeviceProp`, laid out by CUDA's header: cuda_device_prop.py) are written for
-the call and restored after it, and answer as before on any other thread. Every filter,
-the priority order and the file's flags are PyTorch's; only the device is the capture's.
-The answer is exact (no placeholder): it is what this torch picks on that GPU.
+while libtorch_cuda's device questions answer as the capture GPU (cuda_device_queries.py).
+Every filter, the priority order and the file's flags are PyTorch's; only the device is
+the capture's. The answer is exact (no placeholder): it is what this torch picks on that GPU.
 
 The C++ caller cannot take a Python exception, and a C++ exception must not cross the
 trampoline's Python frames. So before PyTorch's selection runs, each enabled backend's
@@ -27,10 +24,9 @@ could run and math is off, the trampoline answers "no backend" and the composite
 PyTorch's own "No viable backend" error at the file's line, as selection would have
 raised; where a filter itself raised, math is taken and said as a placeholder.
 
-Where the capture GPU cannot be stood in for (a ROCm target, whose PyTorch asks AOTriton;
-no header or slot found), PyTorch's answer without a GPU is taken and said as a
-placeholder naming the backend; where not even the stub is found, nothing changes and
-`NOT_ANSWERED` says why.
+Where the capture GPU cannot be stood in for (cuda_device_queries.NOT_ANSWERED says why),
+PyTorch's answer without a GPU is taken and said as a placeholder naming the backend;
+where not even the stub is found, nothing changes and `NOT_ANSWERED` says why.
 
 Runs only inside the capture worker, before the file.
 """
@@ -40,32 +36,21 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from kx_core.compile.capturing import cuda_device_prop, elf_slots
+from kx_core.compile.capturing import cuda_device_queries
 from kx_core.compile.capturing.capture_device import DeviceReport
 
 # at::native::_fused_sdp_choice_stub (libtorch_cpu.so) and the CUDA function it calls
 _STUB = "_ZN2at6native22_fused_sdp_choice_stubE"
 _CUDA_CHOICE = "_ZN2at6native22_fused_sdp_choice_cudaERKNS_6TensorES3_S3_RKSt8optionalIS1_EdbS4_IdEb"
-# the device queries of libtorch_cuda.so that the selection makes
-_DEVICE_COUNT = "_ZN3c104cuda12device_countEv"  # c10::cuda::device_count() (libc10_cuda.so)
-_PROPERTIES = "_ZN2at4cuda26getCurrentDevicePropertiesEv"  # at::cuda::getCurrentDeviceProperties()
 _WRAP = "_Z16THPVariable_WrapRKN2at10TensorBaseE"  # THPVariable_Wrap(const at::TensorBase&)
 # how many pointer slots of the stub are searched for its CUDA entry (the struct holds a
 # few per device type)
 _STUB_SLOTS = 16
 MATH, ERROR = 0, -1
 
-# What a placeholder names where PyTorch's choice could not be asked as on the GPU
-# (capture.py words the diagnostic: "<what>; kx took <choice> and went on; ...").
-WHAT = "PyTorch's choice of attention kernel for scaled_dot_product_attention on the {gpu} ({why})"
-
-# Why PyTorch's choice is not asked as on the capture GPU (None: it is, or nothing was
-# installed yet); set by `install`, and at the first choice.
+# Why the trampoline is not installed (None: it is).
 NOT_ANSWERED: str | None = None
 
 
@@ -88,8 +73,6 @@ _CHOICE_FN = ctypes.CFUNCTYPE(
     _OptionalDouble,
     ctypes.c_bool,
 )
-_COUNT_FN = ctypes.CFUNCTYPE(ctypes.c_int8)
-_PROPERTIES_FN = ctypes.CFUNCTYPE(ctypes.c_void_p)
 
 
 def install(torch: Any, report: DeviceReport) -> None:
@@ -125,11 +108,7 @@ class _Chooser:
         self.wrap = getattr(python, _WRAP)
         self.wrap.argtypes = [ctypes.c_void_p]
         self.wrap.restype = ctypes.py_object
-        self.original = _CHOICE_FN(cuda_choice)
-        self.cuda_version = torch.version.cuda
-        self.window: _Window | None = None
-        self.window_checked = False
-        self.lock = threading.RLock()
+        self._original = _CHOICE_FN(cuda_choice)
         self.trampoline = _CHOICE_FN(self._choose)  # kept alive with the chooser
         ctypes.c_void_p.from_address(found[0]).value = _address(self.trampoline)
 
@@ -160,23 +139,24 @@ class _Chooser:
         engaged = ctypes.c_bool.from_address(mask + ctypes.sizeof(ctypes.c_void_p)).value
         attn_mask = self._tensor(mask) if engaged else None
         params = torch.backends.cuda.SDPAParams(query, key, value, attn_mask, dropout, causal, gqa)
-        with self.lock:
-            window = self._window()
-            with window.open() if window is not None else _nothing():
-                usable, raised = self._filters(params)
-                math_on = torch.backends.cuda.math_sdp_enabled()
-                if raised is not None:
-                    return self._said(MATH, f"its filters raised {type(raised).__name__}: {raised}")
-                if not math_on and not any(usable.values()):
-                    if window is None and usable:
-                        # the file allows only fused kernels, which no GPU here can say it runs
-                        first = next(iter(usable))
-                        return self._said(first, f"{NOT_ANSWERED}; the file allows only fused kernels")
-                    return ERROR  # PyTorch's "No viable backend" error, raised by the composite
-                choice = self.original(q, k, v, mask, dropout, causal, scale, gqa)
-        if window is None:
-            return self._said(choice, NOT_ANSWERED or "")
-        return choice
+        with cuda_device_queries.answering() as on_the_gpu:
+            usable, raised = self._filters(params)
+            fused_only = not torch.backends.cuda.math_sdp_enabled()
+            # PyTorch's selection raises where it finds no backend: only asked where it finds one
+            choice = (
+                None
+                if raised or (fused_only and not any(usable.values()))
+                else self._original(q, k, v, mask, dropout, causal, scale, gqa)
+            )
+        why = cuda_device_queries.NOT_ANSWERED or ""
+        if raised is not None:
+            return self._said(MATH, f"its filters raised {type(raised).__name__}: {raised}")
+        if choice is None:
+            if not on_the_gpu and usable:
+                # the file allows only fused kernels, none of which a GPU here says it runs
+                return self._said(next(iter(usable)), f"{why}; the file allows only fused kernels")
+            return ERROR  # PyTorch's "No viable backend" error, raised by the composite
+        return choice if on_the_gpu else self._said(choice, why)
 
     def _tensor(self, address: int) -> Any:
         return self.wrap(address)  # a new reference, which ctypes's py_object result takes
@@ -200,104 +180,9 @@ class _Chooser:
         return usable, None
 
     def _said(self, choice: int, why: str) -> int:
-        from kx_core.compile.capturing.placeholders import LEDGER
-
-        name = _backend_name(choice)
-        LEDGER.use(WHAT.format(gpu=self.report.name, why=why), f"{name}, PyTorch's answer on this machine")
+        what = "attention kernel for scaled_dot_product_attention"
+        cuda_device_queries.said(what, why, f"{_backend_name(choice)}, PyTorch's answer on this machine")
         return choice
-
-    # -- the window: libtorch_cuda's device queries as the capture GPU ------------------
-
-    def _window(self) -> _Window | None:
-        global NOT_ANSWERED
-        if not self.window_checked:
-            self.window_checked = True
-            try:
-                self.window = _Window(self)
-            except (OSError, ValueError, KeyError) as exc:
-                NOT_ANSWERED = str(exc)
-        return self.window
-
-
-class _Window:
-    """libtorch_cuda.so's calls of `device_count` and `getCurrentDeviceProperties`,
-    answered as the capture GPU on the thread that opened it."""
-
-    def __init__(self, chooser: _Chooser) -> None:
-        report = chooser.report
-        if report.is_hip:
-            raise ValueError(
-                "the target is AMD's: ROCm's PyTorch picks by AOTriton's support for the GPU, "
-                "which this machine's CUDA build cannot ask"
-            )
-        path = os.path.join(chooser.lib, "libtorch_cuda.so")
-        found = elf_slots.read_slots(path, {_DEVICE_COUNT, _PROPERTIES}, _CUDA_CHOICE)
-        if found.anchor_value is None or set(found.slots) != {_DEVICE_COUNT, _PROPERTIES}:
-            raise ValueError("libtorch_cuda.so's device queries were not found in its table")
-        base = _address(getattr(chooser.cuda, _CUDA_CHOICE)) - found.anchor_value
-        self.slots = {name: [base + s for s in found.slots[name]] for name in found.slots}
-        site = os.path.dirname(os.path.dirname(chooser.torch.__file__))
-        header = cuda_device_prop.runtime_header(chooser.cuda_version, [site])
-        if header is None:
-            raise ValueError(f"CUDA {chooser.cuda_version}'s driver_types.h was not found")
-        with open(header, encoding="utf-8", errors="replace") as f:
-            fields = cuda_device_prop.field_offsets(f.read())
-        if "major" not in fields or "minor" not in fields:
-            raise ValueError(f"cudaDeviceProp's compute capability was not found in {header}")
-        self.properties = ctypes.create_string_buffer(cuda_device_prop.STRUCT_BYTES)
-        view = memoryview(self.properties).cast("B")
-        cuda_device_prop.fill(view, fields, _device_prop_values(report))
-        self.thread: int | None = None
-        self.real = {name: ctypes.c_void_p.from_address(slots[0]).value for name, slots in self.slots.items()}
-        real_count = _COUNT_FN(self.real[_DEVICE_COUNT])
-        real_properties = _PROPERTIES_FN(self.real[_PROPERTIES])
-        # kept alive with the window; on another thread they answer as before
-        self.count = _COUNT_FN(lambda: 1 if self._here() else real_count())
-        self.props = _PROPERTIES_FN(
-            lambda: ctypes.addressof(self.properties) if self._here() else real_properties()
-        )
-
-    def _here(self) -> bool:
-        return self.thread == threading.get_ident()
-
-    @contextmanager
-    def open(self) -> Iterator[None]:
-        from kx_core.compile.capturing.cuda_hooks import write_pointer
-
-        self.thread = threading.get_ident()
-        answers = {_DEVICE_COUNT: _address(self.count), _PROPERTIES: _address(self.props)}
-        try:
-            for name, slots in self.slots.items():
-                for slot in slots:
-                    write_pointer(slot, answers[name])
-            yield
-        finally:
-            for name, slots in self.slots.items():
-                for slot in slots:
-                    write_pointer(slot, self.real[name])
-            self.thread = None
-
-
-def _device_prop_values(report: DeviceReport) -> dict[str, object]:
-    """cudaDeviceProp's fields as the capture GPU fills them (torch's names mapped)."""
-    p = report.torch_properties()
-    return {
-        "name": p["name"],
-        "totalGlobalMem": p["total_memory"],
-        "sharedMemPerBlock": p["shared_memory_per_block"],
-        "regsPerBlock": p["regs_per_multiprocessor"],
-        "warpSize": p["warp_size"],
-        "maxThreadsPerBlock": p["max_threads_per_block"],
-        "major": report.major,
-        "minor": report.minor,
-        "multiProcessorCount": p["multi_processor_count"],
-        "memoryBusWidth": p["memory_bus_width"],
-        "l2CacheSize": p["L2_cache_size"],
-        "maxThreadsPerMultiProcessor": p["max_threads_per_multi_processor"],
-        "sharedMemPerMultiprocessor": p["shared_memory_per_multiprocessor"],
-        "regsPerMultiprocessor": p["regs_per_multiprocessor"],
-        "sharedMemPerBlockOptin": p["shared_memory_per_block_optin"],
-    }
 
 
 def _backend_name(choice: int) -> str:
@@ -307,8 +192,3 @@ def _backend_name(choice: int) -> str:
 
 def _address(fn: Any) -> int:
     return ctypes.cast(fn, ctypes.c_void_p).value
-
-
-@contextmanager
-def _nothing() -> Iterator[None]:
-    yield

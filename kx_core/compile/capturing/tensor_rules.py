@@ -24,17 +24,50 @@ class LayoutRules:
         self._pointwise: dict[str, bool] = {}
 
     def convolution_layout(self, out: Any, args: tuple) -> Any:
-        """A GPU convolution (cuDNN) writes a channels-last output when its input or its
-        weight is channels-last; the meta kernel gives a contiguous one."""
+        """A GPU convolution's output in the memory format its backend writes (the meta
+        kernel gives a contiguous one): channels-last where its input or weight is."""
+        memory_format = self.convolution_memory_format(
+            args[0] if args else None, args[1] if len(args) > 1 else None
+        )
+        return self._in_format(out, memory_format)
+
+    def convolution_backward_layout(self, outs: Any, args: tuple) -> Any:
+        """convolution_backward's (grad_input, grad_weight, grad_bias): the first two in
+        the memory format of the convolution's backend, as PyTorch's fake kernel gives them
+        to Inductor (which asserts those strides on the extern call's results); the bias's
+        gradient is 1-d."""
+        if not isinstance(outs, tuple) or len(outs) != 3 or len(args) < 3:
+            return outs
+        memory_format = self.convolution_memory_format(args[1], args[2])
+        return (self._in_format(outs[0], memory_format), self._in_format(outs[1], memory_format), outs[2])
+
+    def convolution_memory_format(self, input: Any, weight: Any) -> Any:
+        """The memory format of a convolution of these operands on the GPU: PyTorch's own
+        rule for its backend (`_conv_determine_backend_memory_format`, which its fake
+        convolution kernel applies at compile time), for cuDNN, the backend a CUDA build
+        picks for a dense floating-point convolution (PyTorch's choice of backend asks
+        for CUDA tensors: a meta tensor gets none). None where it keeps the meta layout."""
         torch = self.torch
-        tensors = [a for a in args[:2] if isinstance(a, torch.Tensor)]
-        if out.dim() != 4 or not any(
-            t.dim() == 4 and t.is_contiguous(memory_format=torch.channels_last) and not t.is_contiguous()
-            for t in tensors
-        ):
+        if not (isinstance(input, torch.Tensor) and isinstance(weight, torch.Tensor)):
+            return None
+        if input.dim() not in (4, 5) or weight.dim() != input.dim():
+            return None
+        backend = getattr(getattr(torch._C, "_ConvBackend", None), "Cudnn", None)
+        if backend is None:
+            return None
+        memory_format = torch._C._conv_determine_backend_memory_format(input, weight, backend)
+        if memory_format in (torch.channels_last, torch.channels_last_3d):
+            return memory_format
+        return None
+
+    def _in_format(self, out: Any, memory_format: Any) -> Any:
+        torch = self.torch
+        if memory_format is None or not getattr(out, "is_meta", False) or out.dim() not in (4, 5):
             return out
-        strides = aten_layouts.channels_last_strides(tuple(out.shape))
-        if list(out.stride()) == strides:
+        if out.is_contiguous(memory_format=memory_format) and not out.is_contiguous():
+            return out
+        strides = torch.empty(out.shape, device=self.meta).to(memory_format=memory_format).stride()
+        if out.stride() == strides:
             return out
         if out.requires_grad:
             return out.as_strided(out.shape, strides)
@@ -125,6 +158,7 @@ DUNDER_OPS = {
 
 
 CONVOLUTIONS = frozenset({"convolution", "_convolution", "conv2d", "cudnn_convolution", "conv_transpose2d"})
+CONVOLUTION_BACKWARDS = frozenset({"convolution_backward"})
 MATMULS = frozenset({"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm"})
 
 
