@@ -479,3 +479,35 @@ def test_a_bf16_convolution_is_cudnns_channels_last_as_on_the_gpu(tmp_path):
     names = {k.name for k in r.kernels}
     assert any("backward" in n for n in names)
     assert not any("_to_copy_convolution" in n for n in names), sorted(names)
+
+
+_SDPA_EAGER = """
+import torch
+import torch.nn.functional as F
+from torch.backends.cuda import SDPAParams, can_use_cudnn_attention, can_use_flash_attention
+
+x = torch.randn(2, 128, 3 * 256, device="cuda", dtype=torch.bfloat16, requires_grad=True)
+q, k, v = (t.view(2, 128, 4, 64).transpose(1, 2) for t in x.split(256, dim=2))
+params = SDPAParams(q, k, v, None, 0.0, True, False)
+print("usable", can_use_flash_attention(params), can_use_cudnn_attention(params))
+y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+print("strides", tuple(y.stride()), y.transpose(1, 2).is_contiguous())
+y.float().sum().backward()
+print("grad", tuple(x.grad.shape))
+"""
+
+
+def test_eager_attention_answers_and_lays_out_as_on_the_gpu(tmp_path):
+    """Eagerly, a file may ask PyTorch which kernels it can use (can_use_flash_attention:
+    False without a GPU, True on sm90), and the output of the kernel PyTorch picks has the
+    GPU kernel's layout ((B, T, H, D) in memory for flash and cuDNN), where math on the meta
+    device gave a contiguous (B, H, T, D) one; its gradients still reach the input."""
+    f = tmp_path / "eager_attention.py"
+    f.write_text(_SDPA_EAGER)
+    r = compile_file(CompileRequest(str(f), target="cuda:90", gpu="h200"), use_cache=False)
+    assert r.exit_status == 0 and not [d for d in r.diagnostics if d.kind == "placeholder"], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "usable True True" in r.output
+    assert "strides (32768, 64, 256, 1) True" in r.output
+    assert "grad (2, 128, 768)" in r.output

@@ -34,6 +34,7 @@ from kx_core.compile.capturing import (
     fake_cuda,
     known_values,
     placeholders,
+    sdpa_choice,
     tensor_rules,
     torch_library,
 )
@@ -225,6 +226,8 @@ class _MetaRules:
             if out is None:
                 raise e from None
         self.values.after(func, name, args, kwargs, out)
+        if name == "scaled_dot_product_attention":
+            out = sdpa_choice.gpu_layout(torch, out, args, kwargs)
         if getattr(out, "is_meta", False) and name.split(".")[0] in tensor_rules.CONVOLUTIONS:
             out = self.layouts.convolution_layout(out, args)
         elif isinstance(out, tuple) and name.split(".")[0] in tensor_rules.CONVOLUTION_BACKWARDS:

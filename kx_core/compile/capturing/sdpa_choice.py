@@ -24,6 +24,13 @@ could run and math is off, the trampoline answers "no backend" and the composite
 PyTorch's own "No viable backend" error at the file's line, as selection would have
 raised; where a filter itself raised, math is taken and said as a placeholder.
 
+A file may ask PyTorch itself (`torch.backends.cuda.can_use_flash_attention(params)` and
+the efficient and cuDNN ones; dynamo folds these calls on its fakes): each is answered as
+on the capture GPU too, on fakes of the GPU made from capture tensors where the file asks
+eagerly. And an eager call on capture tensors (meta tensors: the composite runs math
+there) gives its output the strides the GPU's kernel gives it (`gpu_layout`: the composite
+run on those fakes), which a later compiled graph or kernel specializes on.
+
 Where the capture GPU cannot be stood in for (cuda_device_queries.NOT_ANSWERED says why),
 PyTorch's answer without a GPU is taken and said as a placeholder naming the backend;
 where not even the stub is found, nothing changes and `NOT_ANSWERED` says why.
@@ -75,26 +82,117 @@ _CHOICE_FN = ctypes.CFUNCTYPE(
 )
 
 
+# PyTorch's filters of each fused backend, as torch._C binds them, by backend number
+_CAN_USE = {
+    3: "_can_use_cudnn_attention",
+    1: "_can_use_flash_attention",
+    2: "_can_use_mem_efficient_attention",
+}
+_ENABLED = {3: "cudnn_sdp_enabled", 1: "flash_sdp_enabled", 2: "mem_efficient_sdp_enabled"}
+
+
 def install(torch: Any, report: DeviceReport) -> None:
-    """Put the trampoline in the stub's CUDA entry (see the module docstring)."""
+    """Put the trampoline in the stub's CUDA entry and answer the file's own questions
+    (see the module docstring)."""
     global _CHOOSER, NOT_ANSWERED
     if _CHOOSER is not None:
         return
+    filters = {backend: getattr(torch._C, name, None) for backend, name in _CAN_USE.items()}
     try:
-        _CHOOSER = _Chooser(torch, report)
+        _CHOOSER = _Chooser(torch, report, filters)
     except (OSError, ValueError, AttributeError) as exc:
         NOT_ANSWERED = str(exc)
+    for backend, name in _CAN_USE.items():
+        if filters[backend] is not None:
+            setattr(torch._C, name, _asked_on_the_gpu(torch, filters[backend], backend))
+
+
+def _asked_on_the_gpu(torch: Any, can_use: Any, backend: int) -> Any:
+    """torch._C's filter of one backend (what `torch.backends.cuda.can_use_*` calls), asked
+    as on the capture GPU, on fakes of the GPU where the file passes capture tensors."""
+
+    def asked(params: Any, debug: bool = False) -> bool:
+        from kx_core.compile.capturing.inductor_capture import without_torch_function_modes
+
+        with without_torch_function_modes():  # the capture's mode says a capture tensor is cuda's
+            params = _params_on_the_gpu(torch, params)
+        with cuda_device_queries.answering() as on_the_gpu:
+            usable = can_use(params, debug)
+        if not on_the_gpu:
+            what = f"whether {_backend_name(backend)} runs scaled_dot_product_attention"
+            cuda_device_queries.said(
+                what, cuda_device_queries.NOT_ANSWERED or "", f"{usable}, PyTorch's answer on this machine"
+            )
+        return usable
+
+    return asked
+
+
+_FAKES: Any = None
+
+
+def _fakes(torch: Any) -> Any:
+    """One FakeTensorMode for the fakes of capture tensors (made at the first use: the
+    import costs a second or two, paid only by files that ask eagerly)."""
+    global _FAKES
+    if _FAKES is None:
+        from torch._subclasses.fake_tensor import FakeTensorMode
+
+        _FAKES = FakeTensorMode(allow_non_fake_inputs=True)
+    return _FAKES
+
+
+def _on_the_gpu(torch: Any, t: Any) -> Any:
+    """A fake of the GPU for capture tensor `t` (its shape, strides, dtype, requires_grad);
+    anything else as it is."""
+    if not (isinstance(t, torch.Tensor) and t.is_meta):
+        return t
+    mode = _fakes(torch)
+    return mode.fake_tensor_converter.from_meta_and_device(mode, t, torch.device("cuda", 0))
+
+
+def _params_on_the_gpu(torch: Any, params: Any) -> Any:
+    query = getattr(params, "query", None)
+    if not (isinstance(query, torch.Tensor) and query.is_meta):
+        return params
+    q, k, v, mask = (_on_the_gpu(torch, getattr(params, n)) for n in ("query", "key", "value", "attn_mask"))
+    return type(params)(q, k, v, mask, params.dropout, params.is_causal, params.enable_gqa)
+
+
+def gpu_layout(torch: Any, out: Any, args: tuple, kwargs: dict) -> Any:
+    """The output of an eager scaled_dot_product_attention on capture tensors (math, on the
+    meta device) with the strides the GPU's kernel gives it: PyTorch's composite run on fakes
+    of the GPU, which picks as on the capture GPU. Where PyTorch finds no backend there (a
+    file forcing one the GPU cannot run), it raises, as on the GPU."""
+    if not getattr(out, "is_meta", False):
+        return out
+    mode = _fakes(torch)
+    fake_args = tuple(_on_the_gpu(torch, a) for a in args)
+    fake_kwargs = {k: _on_the_gpu(torch, v) for k, v in kwargs.items()}
+    try:
+        with mode:
+            ref = torch._C._nn.scaled_dot_product_attention(*fake_args, **fake_kwargs)
+    except RuntimeError as exc:
+        if "No viable backend" in str(exc):
+            raise
+        return out  # not PyTorch's answer on the GPU: the meta layout is kept
+    strides = tuple(ref.stride())
+    if tuple(out.stride()) == strides or tuple(ref.shape) != tuple(out.shape):
+        return out
+    laid_out = torch.empty_strided(out.shape, strides, dtype=out.dtype, device=out.device)
+    return laid_out.copy_(out)  # autograd records the copy: gradients reach q, k and v
 
 
 _CHOOSER: _Chooser | None = None
 
 
 class _Chooser:
-    def __init__(self, torch: Any, report: DeviceReport) -> None:
+    def __init__(self, torch: Any, report: DeviceReport, filters: dict[int, Any]) -> None:
         if sys.platform != "linux" or not torch.version.cuda:
             raise ValueError("not a CUDA build of torch on Linux")
         self.torch = torch
         self.report = report
+        self.filters = filters
         self.lib = os.path.join(os.path.dirname(torch.__file__), "lib")
         cpu = ctypes.CDLL(os.path.join(self.lib, "libtorch_cpu.so"))
         self.cuda = ctypes.CDLL(os.path.join(self.lib, "libtorch_cuda.so"))
@@ -165,16 +263,11 @@ class _Chooser:
         """{backend: usable} of the enabled fused backends, by PyTorch's own filters, and
         the exception one of them raised (None if none did)."""
         cuda = self.torch.backends.cuda
-        checks = (
-            (3, cuda.cudnn_sdp_enabled, cuda.can_use_cudnn_attention),
-            (1, cuda.flash_sdp_enabled, cuda.can_use_flash_attention),
-            (2, cuda.mem_efficient_sdp_enabled, cuda.can_use_efficient_attention),
-        )
         usable: dict[int, bool] = {}
-        for backend, enabled, check in checks:
-            if enabled():
+        for backend, can_use in self.filters.items():
+            if can_use is not None and getattr(cuda, _ENABLED[backend])():
                 try:
-                    usable[backend] = bool(check(params))
+                    usable[backend] = bool(can_use(params, False))
                 except Exception as exc:  # noqa: BLE001 - PyTorch's error, said as such
                     return usable, exc
         return usable, None
