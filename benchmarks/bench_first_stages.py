@@ -4,7 +4,9 @@ kernel's text stages: the window's result_shown), measured in the same run, with
 worker. Each open rewrites a constant the kernels read, so nothing is a cache hit
 (Triton's own cache included): what a user waits for on a file they just edited.
 
-    QT_QPA_PLATFORM=offscreen python benchmarks/bench_first_stages.py [--opens N]
+    QT_QPA_PLATFORM=offscreen python benchmarks/bench_first_stages.py [--opens N] [--why]
+
+--why: where the window's thread was during stalls (bench_ui_stall's sampler).
 
 Target (issue 51): first stages <= 0.5x the full capture.
 """
@@ -24,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from bench_ui_stall import Heartbeat, wait_for  # noqa: E402 - after the path is set
+from bench_ui_stall import Heartbeat, StallSampler, wait_for  # noqa: E402 - after the path is set
 
 # file -> (the line each open rewrites, its template with the open's number as VALUE)
 FILES = {
@@ -59,7 +61,7 @@ def main() -> int:
     w.result_shown.connect(shown.append)
     wait_for(app, lambda: warm.status() is not None)
     beat = Heartbeat()
-    beat.enter("open")
+    sampler = StallSampler(beat) if "--why" in sys.argv else None
     print(f"# bench_first_stages  {os.cpu_count()} cores, {opens} opens per file, warm worker, no cache hit")
     ratios = []
     for source, (line, edited) in FILES.items():
@@ -72,6 +74,7 @@ def main() -> int:
             scale = f"{i + 2}.0"
             path.write_text(original.replace(line, edited.replace("VALUE", scale)))
             shown.clear()
+            beat.enter(f"open {source.name}" if i else "first open (panes built): not counted")
             view = w.stage_pane.views["ttir"]
             printed = f"{float(scale):.6e}"
             started = time.perf_counter()
@@ -95,7 +98,11 @@ def main() -> int:
             f"[{', '.join(f'{a:.2f}/{b:.2f}' for a, b in zip(firsts, fulls))}]"
         )
     print(f"first stages / full capture, worst file: {max(ratios):.2f}x (target <= 0.5x)")
-    print(f"worst window stall while opening: {beat.worst.get('open', 0.0):.1f} ms   target: < 50 ms")
+    stalls = {step: ms for step, ms in beat.worst.items() if step.startswith("open ")}
+    for step, ms in stalls.items():
+        print(f"worst window stall, {step}: {ms:.1f} ms   target: < 50 ms")
+    if sampler is not None:
+        sampler.report(list(stalls))
     beat.timer.stop()
     w.session.shutdown()
     warm.stop()

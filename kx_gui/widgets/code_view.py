@@ -102,6 +102,8 @@ class CodeView(QPlainTextEdit):
         self.heat: dict[int, tuple[float, str]] = {}
         self.line_labels: tuple[int, ...] = ()  # the gutter's number for each line (display filters)
         self._content_id = 0
+        self._text = ""  # the text set_content last showed (whole, before chunking)
+        self._text_revision = -1  # the document's revision once that text was all in it
         self._pending: list[str] = []
         self._scroll_target: int | None = None
         self._last_line = 0
@@ -126,6 +128,13 @@ class CodeView(QPlainTextEdit):
     def set_content(self, text: str, lexer=None, line_labels: tuple[int, ...] = ()) -> None:
         """Show `text`, highlighted with a pygments lexer (None: plain). `line_labels`: the
         number the gutter shows for each line (a filtered text's full-text numbers)."""
+        same = (
+            text == self._text
+            and self.document().revision() == self._text_revision  # nobody edited it since
+            and type(lexer) is type(self.lexer)
+            and tuple(line_labels) == self.line_labels
+            and not self._pending
+        )
         self.line_labels = tuple(line_labels)
         self._content_id += 1
         self.lexer = lexer
@@ -133,6 +142,16 @@ class CodeView(QPlainTextEdit):
         self.disputed = set()
         self.gutter_marks, self.heat = {}, {}
         self._scroll_target = None
+        if same:
+            # the same text again (a rebuild that changed nothing in this stage; a
+            # compile's first configs, then its finished result): the document, its
+            # scroll position and its cursor stay; only the decorations are new, drawn
+            # lazily (the formats are per content id)
+            self._gutter.update()
+            self.viewport().update()
+            self.loaded.emit()
+            return
+        self._text = text
         lines = text.split("\n")
         self._chunk_timer.stop()
         # new text puts the cursor on line 1: that is not the user choosing line 1
@@ -149,6 +168,7 @@ class CodeView(QPlainTextEdit):
             self._loading = False
         self._last_line = self.current_line()
         if not self._pending:
+            self._text_revision = self.document().revision()
             self.loaded.emit()
 
     @property
@@ -166,6 +186,7 @@ class CodeView(QPlainTextEdit):
         if self._pending:
             self._chunk_timer.start(0)
         else:
+            self._text_revision = self.document().revision()
             self.loaded.emit()
             if self._scroll_target is not None:
                 self.scroll_to_line(self._scroll_target)
