@@ -35,6 +35,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import inspect
 import logging
 import re
 import threading
@@ -219,12 +220,50 @@ def install_torch_compile(on_not_captured: Callable[[str, str, int | None], None
 
     real_compile = torch.compile
 
-    def compile(*args: Any, **kwargs: Any) -> Any:
+    def compile_now(*args: Any, **kwargs: Any) -> Any:
         _prepare_dynamo(torch, on_not_captured)
         return real_compile(*args, **kwargs)
 
+    def compile(*args: Any, **kwargs: Any) -> Any:
+        if not args and "model" not in kwargs:  # @torch.compile(mode=...): a decorator
+            return lambda model: compile(model, **kwargs)
+        if len(args) == 1 and inspect.isfunction(args[0]):
+            return _compiled_at_first_call(torch, args[0], kwargs, compile_now)
+        if len(args) == 1 and inspect.isclass(args[0]):
+            # dynamo's rule for a decorated class (_TorchDynamoContext.__call__): its
+            # __call__, and an nn.Module's _call_impl, become compiled functions
+            cls = args[0]
+            names = ["__call__"] + (["_call_impl"] if issubclass(cls, torch.nn.Module) else [])
+            if all(inspect.isfunction(getattr(cls, n, None)) for n in names):
+                for n in names:
+                    setattr(cls, n, _compiled_at_first_call(torch, getattr(cls, n), kwargs, compile_now))
+                return cls
+        return compile_now(*args, **kwargs)  # a module (an OptimizedModule is one too)
+
     torch.compile = compile
     after_import("torch._subclasses.fake_tensor", _gpu_fakes_of_capture_tensors)
+
+
+def _compiled_at_first_call(torch: Any, fn: Any, kwargs: dict, compile_now: Callable[..., Any]) -> Any:
+    """A function `torch.compile` made at import (a library's `@torch.compile` helpers):
+    dynamo is loaded and the function compiled when it is first called, not when it is
+    decorated. What is compiled and captured is the same (dynamo compiles at the first
+    call on a GPU too); a file that never calls it does not pay dynamo's import (1.4 s:
+    fla's `ops.attn` decorates at import what its norm-gate users never call). Called
+    while dynamo traces another compiled function, it is that function's code, inlined,
+    as dynamo treats a nested compiled function."""
+    compiled = None
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kw: Any) -> Any:
+        nonlocal compiled
+        if torch.compiler.is_compiling():
+            return fn(*args, **kw)
+        if compiled is None:
+            compiled = compile_now(fn, **kwargs)
+        return compiled(*args, **kw)
+
+    return call
 
 
 def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None], None]) -> None:

@@ -1,0 +1,68 @@
+"""`torch.compile` applied at import (a library's decorated helpers, fla's
+`@torch.compile class ParallelAttentionFunction`) loads dynamo and compiles at the first
+call, as dynamo compiles there on a GPU too: a file that never calls them does not pay
+dynamo's import (1.4 s of fla's norm-gate capture), and one that does gets the same
+Inductor kernels."""
+
+from __future__ import annotations
+
+import textwrap
+
+from kx_core.compile import CompileRequest, compile_file
+
+FILE = textwrap.dedent(
+    """
+    import sys
+    import torch
+
+    @torch.compile
+    def gelu_then_scale(x):
+        return torch.nn.functional.gelu(x) * 2.0
+
+    @torch.compile(dynamic=False)
+    def add_one(x):
+        return x + 1
+
+    @torch.compile
+    class Scaled(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 3
+
+    @torch.compile
+    class Block(torch.nn.Module):
+        def forward(self, x):
+            return torch.relu(x) + 1
+
+    print("dynamo after import:", "torch._dynamo.eval_frame" in sys.modules)
+    x = torch.randn(4096, device="cuda")
+    if CALL:
+        y = gelu_then_scale(x)
+        z = Block()(x)
+        print("dynamo after the calls:", "torch._dynamo.eval_frame" in sys.modules)
+    """
+)
+
+
+def _compile(tmp_path, call: bool):
+    path = tmp_path / "deferred.py"
+    path.write_text(f"CALL = {call}\n" + FILE)
+    return compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+
+
+def test_a_compiled_function_never_called_costs_no_dynamo(tmp_path):
+    r = _compile(tmp_path, call=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "dynamo after import: False" in r.output
+    assert not r.kernels
+
+
+def test_a_compiled_function_called_is_compiled_by_inductor(tmp_path):
+    r = _compile(tmp_path, call=True)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "dynamo after import: False" in r.output and "dynamo after the calls: True" in r.output
+    kernels = [k for k in r.kernels if k.status == "compiled"]
+    # one Inductor kernel for each compiled call: gelu*2, and the module's relu+1
+    assert len({k.name for k in kernels}) == 2 and all(k.name.startswith("triton_") for k in kernels)
+    sources = " ".join(k.stages["ttir"] for k in kernels)
+    assert "erf" in sources  # the gelu
