@@ -511,3 +511,37 @@ def test_eager_attention_answers_and_lays_out_as_on_the_gpu(tmp_path):
     assert "usable True True" in r.output
     assert "strides (32768, 64, 256, 1) True" in r.output
     assert "grad (2, 128, 768)" in r.output
+
+
+_SDPA_DECODE = """
+import torch
+import torch.nn.functional as F
+from torch._inductor.utils import run_and_get_code
+
+
+@torch.compile(fullgraph=True)
+def decode(q, k, v, mask):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+q = torch.randn(2, 8, 1, 64, device="cuda", dtype=torch.bfloat16)  # one new token
+k = torch.randn(2, 8, 2048, 64, device="cuda", dtype=torch.bfloat16)  # the KV cache
+mask = torch.ones(1, 1, 1, 2048, device="cuda", dtype=torch.bool)
+# gpt-fast's decode: flash and memory-efficient off (cuDNN is left on)
+with torch.backends.cuda.sdp_kernel(enable_flash=False, enable_mem_efficient=False, enable_math=True):
+    _, codes = run_and_get_code(decode, q, k, k, mask)
+print("cudnn", "_scaled_dot_product_cudnn_attention" in "".join(codes))
+"""
+
+
+def test_attention_of_one_query_token_is_asked_as_on_the_gpu(tmp_path):
+    """cuDNN's filter asks more of the device for a one-token query (whether its decode
+    path is off, through at::cuda::getDeviceProperties(index)): that question too is the
+    capture GPU's, so PyTorch's choice is made, not raised ("CUDA driver version is
+    insufficient") and guessed as math (gpt-fast's decode step)."""
+    f = tmp_path / "decode_attention.py"
+    f.write_text(_SDPA_DECODE)
+    r = compile_file(CompileRequest(str(f), target="cuda:90", gpu="h200"), use_cache=False)
+    _captured_whole(r)
+    assert not [d for d in r.diagnostics if d.kind == "placeholder"], [str(d) for d in r.diagnostics]
+    assert "cudnn True" in r.output

@@ -10,13 +10,14 @@ about the current device, and without a GPU they silently go the other way:
   `CUDAHooks::supportsBFloat16ConvolutionWithCuDNNv8` and the dilated and depthwise
   checks): without a GPU the slow kernel, whose output is contiguous where cuDNN's is
   channels-last, so Inductor generated layout copies a real run does not have.
-Every such question of libtorch_cuda.so goes through two functions, called through its
-global offset table: `c10::cuda::device_count()` (what `is_available` asks) and
-`at::cuda::getCurrentDeviceProperties()` (the `cudaDeviceProp`). `answering()` writes
-those two slots (found in the library's ELF file: elf_slots.py) for the duration of the
-decision: the count is 1, the properties the capture device's (laid out by CUDA's own
-header: cuda_device_prop.py); on any other thread they answer as before, and after it the
-slots are restored. The decision is then PyTorch's own, on the GPU the capture stands for.
+Every such question of libtorch_cuda.so goes through a few functions, called through its
+global offset table: `c10::cuda::device_count()` (what `is_available` asks),
+`c10::cuda::current_device()` and `at::cuda::getCurrentDeviceProperties()` /
+`getDeviceProperties(index)` (the `cudaDeviceProp`). `answering()` writes those slots (found in the library's ELF file: elf_slots.py) for the duration of the
+decision: the count is 1, the device 0, the properties the capture device's (laid out by CUDA's own
+header: cuda_device_prop.py); on any other thread they answer as before (through the
+window's callback: none of the capture's other threads asks), and after it the slots are
+restored. The decision is then PyTorch's own, on the GPU the capture stands for.
 
 Where the GPU cannot be stood in for (an AMD target, whose ROCm build asks other
 questions; no slot or header found), `answering()` yields False and `NOT_ANSWERED` says
@@ -39,12 +40,22 @@ from kx_core.compile.capturing import cuda_device_prop, elf_slots
 from kx_core.compile.capturing.capture_device import DeviceReport
 
 _DEVICE_COUNT = "_ZN3c104cuda12device_countEv"  # c10::cuda::device_count() (libc10_cuda.so)
+_CURRENT_DEVICE = "_ZN3c104cuda14current_deviceEv"  # c10::cuda::current_device()
 _PROPERTIES = "_ZN2at4cuda26getCurrentDevicePropertiesEv"  # at::cuda::getCurrentDeviceProperties()
+_DEVICE_PROPERTIES = "_ZN2at4cuda19getDevicePropertiesEa"  # at::cuda::getDeviceProperties(DeviceIndex)
+# the two every question goes through, and two some ask (cuDNN's decode check, sdp_utils)
+_REQUIRED = {_DEVICE_COUNT, _PROPERTIES}
+_QUESTIONS = _REQUIRED | {_CURRENT_DEVICE, _DEVICE_PROPERTIES}
 # an exported function of libtorch_cuda.so, to find where the library is loaded
 _ANCHOR = "_ZN2at6native22_fused_sdp_choice_cudaERKNS_6TensorES3_S3_RKSt8optionalIS1_EdbS4_IdEb"
 
-_COUNT_FN = ctypes.CFUNCTYPE(ctypes.c_int8)
-_PROPERTIES_FN = ctypes.CFUNCTYPE(ctypes.c_void_p)
+# each question's C signature: DeviceIndex is int8_t, a cudaDeviceProp* a pointer
+_SIGNATURES = {
+    _DEVICE_COUNT: ctypes.CFUNCTYPE(ctypes.c_int8),
+    _CURRENT_DEVICE: ctypes.CFUNCTYPE(ctypes.c_int8),
+    _PROPERTIES: ctypes.CFUNCTYPE(ctypes.c_void_p),
+    _DEVICE_PROPERTIES: ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.c_int8),
+}
 
 # What a placeholder names where a decision could not be asked as on the GPU (capture.py
 # words the diagnostic: "<what>: kx took <answer> and went on; ...").
@@ -93,8 +104,8 @@ def _window() -> _Window | None:
 
 
 class _Window:
-    """libtorch_cuda.so's calls of `device_count` and `getCurrentDeviceProperties`,
-    answered as the capture GPU on the thread that opened it."""
+    """libtorch_cuda.so's calls of the device questions, answered as the capture GPU on
+    the thread that opened it."""
 
     def __init__(self, torch: Any, report: DeviceReport) -> None:
         if sys.platform != "linux" or not torch.version.cuda:
@@ -106,8 +117,8 @@ class _Window:
             )
         lib = os.path.join(os.path.dirname(torch.__file__), "lib")
         path = os.path.join(lib, "libtorch_cuda.so")
-        found = elf_slots.read_slots(path, {_DEVICE_COUNT, _PROPERTIES}, _ANCHOR)
-        if found.anchor_value is None or set(found.slots) != {_DEVICE_COUNT, _PROPERTIES}:
+        found = elf_slots.read_slots(path, _QUESTIONS, _ANCHOR)
+        if found.anchor_value is None or not _REQUIRED <= set(found.slots):
             raise ValueError("libtorch_cuda.so's device questions were not found in its table")
         base = _address(getattr(ctypes.CDLL(path), _ANCHOR)) - found.anchor_value
         self.slots = {name: [base + s for s in found.slots[name]] for name in found.slots}
@@ -123,14 +134,21 @@ class _Window:
         cuda_device_prop.fill(memoryview(self.properties).cast("B"), fields, _device_prop_values(report))
         self.thread: int | None = None
         self.real = {name: ctypes.c_void_p.from_address(slots[0]).value for name, slots in self.slots.items()}
-        real_count = _COUNT_FN(self.real[_DEVICE_COUNT])
-        real_properties = _PROPERTIES_FN(self.real[_PROPERTIES])
-        # kept alive with the window; on another thread they answer as before
-        self.count = _COUNT_FN(lambda: 1 if self._here() else real_count())
-        self.props = _PROPERTIES_FN(
-            lambda: ctypes.addressof(self.properties) if self._here() else real_properties()
-        )
+        props = ctypes.addressof(self.properties)
+        here = {  # the capture GPU's answers
+            _DEVICE_COUNT: lambda: 1,
+            _CURRENT_DEVICE: lambda: 0,
+            _PROPERTIES: lambda: props,
+            _DEVICE_PROPERTIES: lambda index: props,
+        }
+        # kept alive with the window; on another thread each answers as before
+        self.answers = {name: self._answer(name, here[name]) for name in self.slots}
         self.depth = 0
+
+    def _answer(self, name: str, here: Any) -> Any:
+        signature = _SIGNATURES[name]
+        real = signature(self.real[name])
+        return signature(lambda *args: here(*args) if self._here() else real(*args))
 
     def _here(self) -> bool:
         return self.thread == threading.get_ident()
@@ -148,7 +166,7 @@ class _Window:
             return
         self.thread = threading.get_ident()
         self.depth = 1
-        answers = {_DEVICE_COUNT: _address(self.count), _PROPERTIES: _address(self.props)}
+        answers = {name: _address(answer) for name, answer in self.answers.items()}
         try:
             for name, slots in self.slots.items():
                 for slot in slots:
