@@ -222,13 +222,7 @@ class SourcePane(Pane):
         """Text with no file, saved where the user chooses; that file is the document now."""
         old = self.session.path or "kernel.py"
         chosen = self.ask_save_path(os.path.basename(old))
-        if not chosen:
-            return False
-        try:
-            with open(chosen, "w", encoding="utf-8") as f:
-                f.write(self.text())
-        except OSError as e:
-            self.session.error.emit(f"cannot save {chosen}: {e.strerror or e}")
+        if not chosen or not self._write_text(chosen):
             return False
         self.session.saved_as(chosen)
         self._document_path = self.session.path
@@ -238,6 +232,16 @@ class SourcePane(Pane):
         self.dirty_changed.emit(False)  # the title names the new file
         if self.recovery is not None:
             self.recovery.clear(old)
+        return True
+
+    def _write_text(self, path: str) -> bool:
+        """The editor's text into `path`; a failure is said, and False."""
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(self.text())
+        except OSError as e:
+            self.session.error.emit(f"cannot save {path}: {e.strerror or e}")
+            return False
         return True
 
     def save(self) -> bool:
@@ -253,11 +257,7 @@ class SourcePane(Pane):
             # changed outside kx since it was read: never overwritten unseen
             if not self._resolve_outside_change(path):
                 return False
-        try:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(self.text())
-        except OSError as e:
-            self.session.error.emit(f"cannot save {path}: {e.strerror or e}")
+        if not self._write_text(path):
             return False
         self._disk_hash = _hash_of(path)
         self._watch(path)
