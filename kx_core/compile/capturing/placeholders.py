@@ -166,39 +166,7 @@ class GuessedTime(float):
     def _same(self, value: Any) -> Any:
         return GuessedTime(value, self.use) if isinstance(value, float) else value
 
-    def __lt__(self, other: Any) -> bool:
-        self._decided()
-        return float.__lt__(self, other)
-
-    def __le__(self, other: Any) -> bool:
-        self._decided()
-        return float.__le__(self, other)
-
-    def __gt__(self, other: Any) -> bool:
-        self._decided()
-        return float.__gt__(self, other)
-
-    def __ge__(self, other: Any) -> bool:
-        self._decided()
-        return float.__ge__(self, other)
-
-    def __eq__(self, other: Any) -> bool:
-        self._decided()
-        return float.__eq__(self, other)
-
-    def __ne__(self, other: Any) -> bool:
-        self._decided()
-        return float.__ne__(self, other)
-
     __hash__ = float.__hash__
-
-    def __bool__(self) -> bool:
-        self._decided()
-        return float.__bool__(self)
-
-    def __int__(self) -> int:
-        self._decided()
-        return float.__int__(self)
 
     def __round__(self, ndigits: int | None = None) -> Any:
         if ndigits is None:
@@ -206,19 +174,39 @@ class GuessedTime(float):
             return float.__round__(self)
         return self._same(float.__round__(self, ndigits))
 
-    def __floor__(self) -> int:
-        self._decided()
-        return float.__floor__(self)
-
-    def __ceil__(self) -> int:
-        self._decided()
-        return float.__ceil__(self)
-
     def __neg__(self) -> Any:
         return self._same(float.__neg__(self))
 
     def __abs__(self) -> Any:
         return self._same(float.__abs__(self))
+
+
+def _deciding(name: str) -> Callable[..., Any]:
+    """float's `name`, after telling the ledger the file decides on the guess."""
+    base = getattr(float, name)
+
+    def op(self: GuessedTime, *args: Any) -> Any:
+        self._decided()
+        return base(self, *args)
+
+    op.__name__ = name
+    return op
+
+
+# comparisons, a truth test, conversions to an integer: decisions on the value
+for _name in (
+    "__lt__",
+    "__le__",
+    "__gt__",
+    "__ge__",
+    "__eq__",
+    "__ne__",
+    "__bool__",
+    "__int__",
+    "__floor__",
+    "__ceil__",
+):
+    setattr(GuessedTime, _name, _deciding(_name))
 
 
 def _arithmetic(name: str) -> Callable[[GuessedTime, Any], Any]:
