@@ -111,30 +111,18 @@ def test_a_profile_beside_an_untrusted_record_runs_nothing(tmp_path):
 
 
 @pytest.fixture
-def make_window(qtbot, tmp_path, monkeypatch):
-    """A headless window with private settings (the trusted folders) and state (the
-    autosaves) that asks the trust question (ask_trust, replaced by each test)."""
-    monkeypatch.setenv("KX_SETTINGS_DIR", str(tmp_path / "settings"))
-    monkeypatch.setenv("KX_STATE_DIR", str(tmp_path / "state"))
-    windows = []
+def make_window(make_window):
+    """A headless window (tests/conftest.py's) that asks the trust question (ask_trust,
+    replaced by each test)."""
 
     def make():
-        from kx_gui.main_window import MainWindow
-
-        w = MainWindow(target="cuda:90", headless=True)
-        w.session.timeout_s = 120.0
+        w = make_window(timeout_s=120.0)
         w.ask_in_headless = True
         w.asked = []
         w.ask_trust = lambda folder: w.asked.append(folder) or "source"  # "Open without running"
-        qtbot.addWidget(w)
-        w.show()
-        windows.append(w)
         return w
 
-    yield make
-    for w in windows:
-        w.ask_save_changes = lambda: "discard"
-        w.session.shutdown()
+    return make
 
 
 def planted_kernel(folder: Path, marker: Path) -> Path:

@@ -19,30 +19,19 @@ from kx_core.records.bundle import BundleError, read_bundle, write_bundle
 
 
 @pytest.fixture
-def make_window(qtbot, tmp_path, monkeypatch):
-    """A headless window with private settings (the trusted folders) and state (the
-    autosaves), that asks the trust question and where to save (both answered by tests)."""
-    monkeypatch.setenv("KX_SETTINGS_DIR", str(tmp_path / "settings"))
-    monkeypatch.setenv("KX_STATE_DIR", str(tmp_path / "state"))
-    windows = []
+def make_window(make_window):
+    """A headless window (tests/conftest.py's) that asks the trust question and where to
+    save (both answered by tests)."""
 
     def make():
-        from kx_gui.main_window import MainWindow
-
-        w = MainWindow(target="cuda:90", headless=True)
+        w = make_window(timeout_s=180.0)
         w.ask_in_headless = True
         w.asked, w.save_asked = [], []
         w.ask_trust = lambda folder: w.asked.append(folder) or "source"
         w.source_pane.ask_save_path = lambda name: w.save_asked.append(name) or None  # cancelled
-        qtbot.addWidget(w)
-        w.show()
-        windows.append(w)
         return w
 
-    yield make
-    for w in windows:
-        w.ask_save_changes = lambda: "discard"
-        w.session.shutdown()
+    return make
 
 
 # ------------------------------------------------------------------ row 4: a trace's file_path
