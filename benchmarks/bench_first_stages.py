@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from bench_ui_stall import Heartbeat, StallSampler, wait_for  # noqa: E402 - after the path is set
+from bench_ui_stall import Heartbeat, StallSampler, wait_for, warm_window  # noqa: E402 - after the path is set
 
 # file -> (the line each open rewrites, its template with the open's number as VALUE)
 FILES = {
@@ -43,23 +43,11 @@ FILES = {
 
 def main() -> int:
     opens = int(sys.argv[sys.argv.index("--opens") + 1]) if "--opens" in sys.argv else 4
-    from PySide6.QtWidgets import QApplication
 
     from kx_core.compile.jobs import warm
 
     tmp = Path(tempfile.mkdtemp(prefix="kx-bench-first-"))
-    os.environ["KX_SETTINGS_DIR"] = str(tmp / "settings")
-    os.environ["KX_CACHE_DIR"] = str(tmp / "cache")
-    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton")
-    os.environ["KX_RUNTIME_DIR"] = str(tmp / "runtime")  # a warm server of this run's own
-    app = QApplication.instance() or QApplication([])
-    from kx_gui.main_window import MainWindow
-
-    w = MainWindow(target="cuda:90", headless=True, warm=True)
-    w.show()
-    shown: list = []
-    w.result_shown.connect(shown.append)
-    wait_for(app, lambda: warm.status() is not None)
+    app, w, shown = warm_window(tmp)
     beat = Heartbeat()
     sampler = StallSampler(beat) if "--why" in sys.argv else None
     print(f"# bench_first_stages  {os.cpu_count()} cores, {opens} opens per file, warm worker, no cache hit")

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from bench_ui_stall import Heartbeat, StallSampler, wait_for  # noqa: E402 - after the path is set
+from bench_ui_stall import Heartbeat, StallSampler, wait_for, warm_window  # noqa: E402 - after the path is set
 
 EXAMPLES = ROOT / "kx_core" / "data" / "examples"
 # the line each edit rewrites, per example, and the edited line (SCALE: the edit's number)
@@ -59,14 +59,8 @@ def main() -> int:
     edits = int(sys.argv[sys.argv.index("--edits") + 1]) if "--edits" in sys.argv else 6
     name = sys.argv[sys.argv.index("--file") + 1] if "--file" in sys.argv else "matmul_autotune.py"
     line, edited = LINES[name]
-    from PySide6.QtWidgets import QApplication
-
-    from kx_core.compile.jobs import warm
 
     tmp = Path(tempfile.mkdtemp(prefix="kx-bench-live-"))
-    os.environ["KX_SETTINGS_DIR"] = str(tmp / "settings")
-    os.environ["KX_CACHE_DIR"] = str(tmp / "cache")
-    os.environ["TRITON_CACHE_DIR"] = str(tmp / "triton")
     path = tmp / name
     original = (EXAMPLES / name).read_text()
     assert line in original
@@ -74,15 +68,9 @@ def main() -> int:
     one_config = tmp / "one_config" / "matmul.py"
     one_config.parent.mkdir()
     one_config.write_text((EXAMPLES / "matmul.py").read_text())
-    app = QApplication.instance() or QApplication([])
-    from kx_gui.main_window import MainWindow
     from kx_gui.panes.source_pane import LIVE_PAUSE_MS
 
-    w = MainWindow(target="cuda:90", headless=True, warm=True)
-    w.show()
-    shown: list = []
-    w.result_shown.connect(shown.append)
-    wait_for(app, lambda: warm.status() is not None)
+    app, w, shown = warm_window(tmp)
     w.open_file(str(path), trusted=True)
     wait_for(app, lambda: shown)
     beat = Heartbeat()

@@ -96,6 +96,32 @@ class Heartbeat:
         self.last = time.perf_counter()
 
 
+def warm_window(tmp: Path, target: str = "cuda:90"):
+    """(app, window, shown) for a benchmark: settings, caches and the warm server in
+    folders of `tmp` (no cache hit from another run, no kx app's server answering), a
+    headless window with a warm worker, started; `shown` collects its result_shown."""
+    from PySide6.QtWidgets import QApplication
+
+    from kx_core.compile.jobs import warm
+
+    for name, folder in (
+        ("KX_SETTINGS_DIR", "settings"),
+        ("KX_CACHE_DIR", "cache"),
+        ("TRITON_CACHE_DIR", "triton"),
+        ("KX_RUNTIME_DIR", "runtime"),
+    ):
+        os.environ[name] = str(tmp / folder)
+    app = QApplication.instance() or QApplication([])
+    from kx_gui.main_window import MainWindow
+
+    w = MainWindow(target=target, headless=True, warm=True)
+    w.show()
+    shown: list = []
+    w.result_shown.connect(shown.append)
+    wait_for(app, lambda: warm.status() is not None)
+    return app, w, shown
+
+
 def wait_for(app, predicate, timeout_s: float = 180.0) -> None:
     """Run the event loop (not processEvents in a busy loop: the heartbeat needs the
     real loop) until `predicate()` holds."""
