@@ -73,7 +73,12 @@ class CompileJob(PolledJob):
                     return
                 put(("finished_result", (item, maps)))
                 if underived(item):
-                    result = with_derived(item)
-                    maps = [source_map_of(k, result.file) for k in result.kernels]
-                    if not self.cancelled.is_set():
-                        put(("derived_result", (result, maps)))
+                    result = with_derived(item, stop=self.cancelled.is_set)
+                    if result is None:
+                        return
+                    maps = []
+                    for k in result.kernels:
+                        if self.cancelled.is_set():
+                            return  # another build is wanted: its compile has the cores
+                        maps.append(source_map_of(k, result.file))
+                    put(("derived_result", (result, maps)))

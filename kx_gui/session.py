@@ -452,6 +452,8 @@ class Session(QObject):
 
     def _start(self, request: CompileRequest, use_cache: bool = True) -> int:
         self.cancel()
+        for old in self._old_jobs:  # a delivered build still disassembling: not wanted now
+            old.cancel()
         self._bundle_note = ""
         if self.job is not None and self.job.isFinished():
             self.job.deleteLater()

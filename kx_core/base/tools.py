@@ -17,6 +17,10 @@ import os
 import shutil
 import sys
 import sysconfig
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 
@@ -52,6 +56,26 @@ class ToolFailed(RuntimeError):
     """An external program could not be started, ran too long, or exited non-zero."""
 
     timed_out = False  # it ran past its time (set on that failure only)
+
+
+class ToolStopped(ToolFailed):
+    """The tool's output stopped being wanted while it ran (`stopped_by`): it was ended."""
+
+
+# what says, in this context, that a running tool's output is no longer wanted
+_STOP: ContextVar[Callable[[], bool] | None] = ContextVar("kx_tool_stop", default=None)
+
+
+@contextmanager
+def stopped_by(stop: Callable[[], bool] | None) -> Iterator[None]:
+    """Tools run inside are ended, raising ToolStopped, once `stop()` is true (checked
+    every 50 ms): the window's disassembly of a build it no longer shows gives its cores
+    back to the next compile at once, not after nvdisasm's half second."""
+    token = _STOP.set(stop)
+    try:
+        yield
+    finally:
+        _STOP.reset(token)
 
 
 def run_tool(
@@ -95,7 +119,7 @@ def run_tool(
             start_new_session=True,
         )
         try:
-            out, err = proc.communicate(stdin, timeout=timeout)
+            out, err = _communicate(proc, stdin, timeout, name)
         except BaseException:
             _end(proc)
             raise
@@ -114,6 +138,25 @@ def run_tool(
     if proc.returncode != 0:
         raise ToolFailed(f"{name} failed: {proc.stderr.strip()[-300:]}")
     return proc.stdout
+
+
+def _communicate(proc, stdin: str | None, timeout: float, name: str) -> tuple[str, str]:
+    """proc.communicate, asking `stopped_by`'s stop every 50 ms where one is set."""
+    import subprocess
+
+    stop = _STOP.get()
+    if stop is None:
+        return proc.communicate(stdin, timeout=timeout)
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return proc.communicate(stdin, timeout=max(0.0, min(0.05, deadline - time.monotonic())))
+        except subprocess.TimeoutExpired:
+            if time.monotonic() >= deadline:
+                raise
+        stdin = None  # sent with the first call; a retry reads on without losing output
+        if stop():
+            raise ToolStopped(f"{name} stopped: its output is no longer wanted")
 
 
 def _end(proc) -> None:

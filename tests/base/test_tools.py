@@ -63,3 +63,21 @@ def test_the_egraph_layout_runs_dot_without_path(tmp_path):
     p = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr[-2000:]
     assert int(p.stdout.strip()) > 0
+
+
+def test_a_tool_whose_output_is_no_longer_wanted_is_ended(tmp_path):
+    """Issue 51: the window's disassembly of a build it stopped showing gives its cores to
+    the next compile: the running tool is ended (ToolStopped), not waited for."""
+    pid_file = tmp_path / "pid"
+    with tools.stopped_by(pid_file.exists), pytest.raises(tools.ToolStopped):
+        tools.run_tool(
+            "/bin/sh", ["-c", f"echo $$ > {pid_file}.tmp; mv {pid_file}.tmp {pid_file}; exec sleep 60"], 120
+        )
+    pid = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):  # ended and reaped, not left to sleep on
+        os.kill(pid, 0)
+
+
+def test_a_tool_outside_stopped_by_runs_to_its_end():
+    with tools.stopped_by(None):
+        assert tools.run_tool("/bin/sh", ["-c", "echo done"], 60).strip() == "done"

@@ -3,7 +3,7 @@ the file on disk is untouched until Ctrl+S."""
 
 from __future__ import annotations
 
-from gui_helpers import open_and_wait
+from gui_helpers import open_and_wait, wait_derived
 from kx_testing import KERNELS
 
 
@@ -80,3 +80,28 @@ def test_the_config_looked_at_shows_before_the_other_configs_compile(qtbot, make
     assert "so far" in note and "previous build" not in note
     assert w.session.kernel.config.label == label and not w.session.compiling
     assert "3.000000e+00" in w.session.kernel.stages["ttir"]
+
+
+def test_a_new_compile_stops_the_shown_builds_disassembly(qtbot, make_window, tmp_path):
+    """Issue 51: SASS is made after a build's text stages are on screen; an edit made then
+    compiles on cores that disassembly no longer takes: the delivered build's job is told
+    to stop, and its derived stages never reach the screen of the new build."""
+    path = tmp_path / "matmul_autotune.py"
+    original = (KERNELS / "matmul_autotune.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    jobs = []
+    w.session.compile_started.connect(lambda generation: jobs.append(w.session.job))
+    derived = []
+    w.session.stages_derived.connect(derived.append)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000):
+        assert w.open_file(str(path))
+    first = jobs[0]
+    assert w.session.awaiting_derived and not first.isFinished()  # four kernels to disassemble
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.source_pane.replace_text(original.replace("c, mask=c_mask", "c * 2.0, mask=c_mask"))
+    assert first.cancelled.is_set()
+    qtbot.waitUntil(first.isFinished, timeout=60_000)
+    assert all(r.build == blocker.args[0].build for r in derived)  # no SASS of the first build shown
+    wait_derived(qtbot, w)
+    assert all(k.stages.get("sass", "").strip() for k in w.session.result.kernels)

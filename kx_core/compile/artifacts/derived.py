@@ -16,6 +16,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 
+from kx_core.base.tools import stopped_by
 from kx_core.compile.artifacts.elf import ElfUnavailable, elf_view
 from kx_core.compile.artifacts.sass import SassUnavailable, disassemble
 from kx_core.records.backends import ALL_STAGES
@@ -59,10 +60,23 @@ def underived(result: CompileResult) -> bool:
     return any(_todo(k) for k in result.kernels)
 
 
-def with_derived(result: CompileResult, jobs: int | None = None) -> CompileResult:
-    """The result with the derived stages of every kernel, `jobs` kernels at a time."""
+def with_derived(
+    result: CompileResult, jobs: int | None = None, stop: Callable[[], bool] | None = None
+) -> CompileResult | None:
+    """The result with the derived stages of every kernel, `jobs` kernels at a time; None
+    once `stop()` says the result is no longer wanted (the window opened another build:
+    the kernels not started yet are not disassembled, so the new compile has the cores)."""
     if not any(_todo(k) for k in result.kernels):
         return result
+
+    def one(kernel: CompiledKernel) -> CompiledKernel | None:
+        if stop is not None and stop():
+            return None
+        with stopped_by(stop):  # a disassembler running when it stops is ended
+            return kernel_with_derived(kernel)
+
     with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
-        kernels = list(pool.map(kernel_with_derived, result.kernels))
+        kernels = list(pool.map(one, result.kernels))
+    if stop is not None and stop():
+        return None
     return replace(result, kernels=tuple(kernels))
