@@ -53,6 +53,19 @@ def test_warm_and_cold_give_the_same_result(server):
     assert hot.timings["imports_s"] < 0.1 < cold.timings["imports_s"]  # torch and triton were there
 
 
+def test_a_warm_child_does_not_warm_up_again_for_the_servers_target(server):
+    """Issue 51: the server compiled its warm-up kernel for cuda:90 before forking; a job's
+    autotuned launch warms up only where that was not done (cold: once, before forking
+    its configs)."""
+    jobs = warm.status()["jobs"]
+    hot = _compile("matmul_autotune.py")
+    assert warm.status()["jobs"] == jobs + 1  # through the warm worker
+    assert len(hot.kernels) == 4 and "autotune_s" in hot.timings
+    assert "warmup_s" not in hot.timings
+    cold = _compile("matmul_autotune.py", cold=True)
+    assert "warmup_s" in cold.timings
+
+
 def test_a_crash_or_a_timeout_costs_the_child_only(server):
     pid = warm.status()["pid"]
     crash = _compile("bad/segfault.py")

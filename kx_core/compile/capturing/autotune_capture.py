@@ -270,10 +270,11 @@ def _warm_up_once() -> None:
     state.join_prefetch()
     try:
         with pass_dumps(state.passes, record=False):  # the warm-up's LLVM dump is not the user's
-            warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
+            compiled = warm_up(GPUTarget(t.backend, t.arch, t.warp_size))
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
-        pass
-    state.add_time("warmup_s", time.perf_counter() - started)
+        compiled = True
+    if compiled:  # none where the warm server had warmed up for this target
+        state.add_time("warmup_s", time.perf_counter() - started)
 
 
 def _compile_one_config(tuner, original_run, args, kwargs, cfg, index) -> list[protocol.Message]:

@@ -18,11 +18,22 @@ def _warmup_kernel(x_ptr):
     tl.store(x_ptr, 1.0)
 
 
-def warm_up(target: Any) -> None:
-    """Compile the tiny kernel for `target` (a triton GPUTarget)."""
+# the targets this process (and the children forked from it: the warm server's jobs)
+# has compiled for already: a second warm-up for one only costs a compile
+_WARMED: set[tuple] = set()
+
+
+def warm_up(target: Any) -> bool:
+    """Compile the tiny kernel for `target` (a triton GPUTarget), once per process; False
+    where this process (or the one it was forked from) had done it already."""
     from triton.compiler import ASTSource
 
     from kx_core.compile.capturing.direct_compiles import not_recorded
 
+    key = (target.backend, target.arch, target.warp_size)
+    if key in _WARMED:
+        return False
     with not_recorded():
         triton.compile(ASTSource(_warmup_kernel, {"x_ptr": "*fp32"}), target=target)
+    _WARMED.add(key)
+    return True
