@@ -311,8 +311,12 @@ class Session(QObject):
             return ""
         if self.compiling:
             if self._partial_generation == self.generation and self.result is not None:
-                # a CompilePartial on screen: this build's kernels so far
-                return f"compiling: {counted(len(self.result.kernels), 'kernel')} of this build so far…"
+                # a CompilePartial on screen: this build's kernels so far, or the first
+                # kernel's first stage while Triton makes the rest (status 'compiling')
+                done = [k for k in self.result.kernels if k.status != "compiling"]
+                if not done:
+                    return "compiling: the first kernel's first stage, its later stages follow…"
+                return f"compiling: {counted(len(done), 'kernel')} of this build so far…"
             return "previous build: compiling the current one…" if self.result is not None else "compiling…"
         if self.result is None:
             return self._nothing_because or "nothing compiled for this file yet"

@@ -69,8 +69,10 @@ DIAGNOSTIC_KINDS = FATAL_KINDS + (
 )
 
 # pruned: compiled, but a real GPU's autotuner would skip it (out of shared memory or
-# registers on the capture device); failed: did not compile.
-KERNEL_STATUSES = ("compiled", "pruned", "not-launched", "failed")
+# registers on the capture device); failed: did not compile; compiling: the first
+# kernel's first stage while Triton makes the rest (a CompilePartial's only, never a
+# result's: capturing/early_stages.py).
+KERNEL_STATUSES = ("compiled", "pruned", "not-launched", "failed", "compiling")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ COLUMNS = ("kernel", "status", "grid", "warps", "stages", "regs", "spills", "sha
 GPU_COLUMNS = {"grid", "warps", "stages", "regs", "spills", "shared B"}
 
 # row colours: a config a real autotuner would skip, a kernel that did not compile
-STATUS_COLOURS = {"pruned": "#9e9e9e", "failed": "#c62828", "not-launched": "#6d4c41"}
+STATUS_COLOURS = {"pruned": "#9e9e9e", "failed": "#c62828", "not-launched": "#6d4c41", "compiling": "#1565c0"}
 
 
 def note_of(k) -> str:

@@ -14,12 +14,11 @@ import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
 from kx_core.compile.artifacts.kernel_record import config_of, jit_name
-from kx_core.compile.capturing import capture_state
+from kx_core.compile.capturing import capture_state, early_stages
 from kx_core.compile.capturing.capture_state import CompileFailure, uncompiled_record
 from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, pass_dumps
 from kx_core.compile.capturing.launch_hooks import TritonRuns
@@ -179,7 +178,7 @@ def _compile_configs(
     sender = _InOrder(sorted(by_index), by_index)
     if hasattr(os, "fork") and state.jobs > 1:
         _warm_up_once()
-        _fork_configs(tuner, original_run, args, kwargs, tried, sender.done)
+        _fork_configs(tuner, original_run, args, kwargs, tried, sender)
     else:
         for i, cfg in tried:
             sender.done(i, _compile_one_config(tuner, original_run, args, kwargs, cfg, i))
@@ -201,6 +200,10 @@ class _InOrder:
         self.outcomes: dict[int, list[protocol.Message]] = {}
         self.sent = 0  # configs of `order` sent
         self.chosen: tuple[int, str, Any] | None = None  # the first config that compiled
+
+    def next_unsent(self) -> int | None:
+        """The config whose messages go out next."""
+        return self.order[self.sent] if self.sent < len(self.order) else None
 
     def done(self, index: int, messages: list[protocol.Message]) -> None:
         self.outcomes[index] = messages
@@ -312,13 +315,16 @@ def _config_diagnostic(exc: BaseException, tuner: Any, config: AutotuneConfig) -
     )
 
 
-def _fork_configs(tuner, original_run, args, kwargs, indexed, done: Callable[[int, list], None]) -> None:
-    """Compile each config in a forked child, `state.jobs` at a time; `done(index,
-    messages)` as each child ends."""
+def _fork_configs(tuner, original_run, args, kwargs, indexed, sender: _InOrder) -> None:
+    """Compile each config in a forked child, `state.jobs` at a time; `sender.done(index,
+    messages)` as each child ends. The child of the first config not sent yet, while
+    nothing of the file has compiled, sends its first IR stage early (early_stages.py)
+    on a pipe of its own, forwarded here as it comes."""
     state = capture_state.STATE
     by_index = dict(indexed)
     pending = list(indexed)
     running: dict[int, tuple[int, str]] = {}
+    early: dict[int, tuple[int, list[bytes]]] = {}  # pipe (read end) -> (config index, chunks)
     sys.stdout.flush()
     sys.stderr.flush()
     while pending or running:
@@ -326,10 +332,17 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, done: Callable[[in
             index, cfg = pending.pop(0)
             fd, path = tempfile.mkstemp(prefix="kx-config-", suffix=".jsonl")
             os.close(fd)
+            wanted = not state.compiled_keys and index == sender.next_unsent()
+            read_end, write_end = os.pipe() if wanted else (-1, -1)
             pid = os.fork()
             if pid == 0:  # child: compile this config, write its messages, leave at once
                 code = 0
                 try:
+                    for r in early:
+                        os.close(r)
+                    if wanted:
+                        os.close(read_end)
+                    early_stages.send_through(protocol.MessageWriter(write_end) if wanted else None)
                     messages = _compile_one_config(tuner, original_run, args, kwargs, cfg, index)
                     with open(path, "w", encoding="utf-8") as f:
                         for m in messages:
@@ -340,12 +353,46 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, done: Callable[[in
                     sys.stdout.flush()
                     sys.stderr.flush()
                     os._exit(code)
+            if wanted:
+                os.close(write_end)
+                early[read_end] = (index, [])
             running[pid] = (index, path)
-        pid, status = os.wait()
+        pid, status = _wait_forwarding(early, sender)
         if pid not in running:
             continue
         index, path = running.pop(pid)
-        done(index, _read_child(path, status, tuner, by_index[index], index))
+        sender.done(index, _read_child(path, status, tuner, by_index[index], index))
+    for r in early:
+        os.close(r)
+
+
+def _wait_forwarding(early: dict[int, tuple[int, list[bytes]]], sender: _InOrder) -> tuple[int, int]:
+    """os.wait(), forwarding the early stages the children send meanwhile: the first
+    config's TTIR while it (and the others) still compile, unless a config has been sent
+    since (its whole record is on its way)."""
+    import select
+
+    while early:
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid:
+            return pid, status
+        ready, _, _ = select.select(list(early), [], [], 0.05)
+        for r in ready:
+            index, chunks = early[r]
+            chunk = os.read(r, 1 << 20)
+            if not chunk:  # the child ended
+                del early[r]
+                os.close(r)
+                continue
+            chunks.append(chunk)
+            if b"\n" not in chunk:
+                continue  # a TTIR is often longer than one read
+            messages, rest = protocol.parse_lines(b"".join(chunks))
+            chunks[:] = [rest] if rest else []
+            if not capture_state.STATE.compiled_keys and index == sender.next_unsent():
+                for m in messages:
+                    capture_state.STATE.writer.send(m)
+    return os.wait()
 
 
 def _read_child(path: str, status: int, tuner, cfg, index) -> list[protocol.Message]:

@@ -31,6 +31,7 @@ from kx_core.compile.capturing import (
     autotune_capture,
     capture_state,
     direct_compiles,
+    early_stages,
     fake_torch,
     inductor_capture,
     inductor_origins,
@@ -146,6 +147,7 @@ def _on_jit_run(runs: TritonRuns, fn: Any, *args, grid, warmup, **kwargs) -> Any
     LAUNCH_LOG.in_jit = True
     state.join_prefetch()
     start = time.perf_counter()
+    state.compiling = (fn, state.config)
     try:
         with pass_dumps(state.passes) as dumps:
             kernel = runs.jit(fn, *args, grid=grid, warmup=warmup, **kwargs)
@@ -156,6 +158,7 @@ def _on_jit_run(runs: TritonRuns, fn: Any, *args, grid, warmup, **kwargs) -> Any
         raise CompileFailure(name) from e
     finally:
         LAUNCH_LOG.in_jit = False
+        state.compiling = None
     elapsed = time.perf_counter() - start
     if kernel is None:
         return kernel
@@ -392,6 +395,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     fake_torch.install(capture_state.STATE.report)
     fake_torch.patch_triton_testing()
     launch_hooks.install(_on_jit_run, autotune_capture.on_autotune_run)
+    early_stages.install(writer)
     autotune_capture.watch_best_config()
     direct_compiles.install(target, path, capture_state.STATE.send_kernel)
     inductor_capture.install(_on_inductor_choice)

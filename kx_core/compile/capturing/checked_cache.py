@@ -79,6 +79,11 @@ def _turn_off(error: OSError) -> None:
         )
 
 
+# Told of each artifact Triton puts, as it puts it (early_stages.py: the first kernel's TTIR
+# goes to the window while the later stages compile): ON_PUT(filename, data)
+ON_PUT = None
+
+
 class CheckedCacheManager(FileCacheManager):
     def __init__(self, key, override=False, dump=False):
         self._shared = not (override or dump)  # Triton's cache, not its dump or override folder
@@ -101,6 +106,8 @@ class CheckedCacheManager(FileCacheManager):
 
     def put(self, data, filename, binary=True) -> str:
         data = data if isinstance(data, bytes) else str(data).encode()
+        if ON_PUT is not None and self._shared:
+            ON_PUT(filename, data)
         if self._shared and _fallback is not None and not self.cache_dir.startswith(_fallback):
             self._use_fallback()
         try:

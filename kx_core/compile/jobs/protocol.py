@@ -53,6 +53,15 @@ class KernelCaptured(Message):
 
 
 @dataclass(frozen=True)
+class StageEarly(Message):
+    """the first kernel's first IR stage while Triton compiles the rest (status 'compiling';
+    shown until a kernel has compiled, never part of a result)"""
+
+    TYPE: ClassVar[str] = "stage-early"
+    kernel: dict[str, Any]
+
+
+@dataclass(frozen=True)
 class Launched(Message):
     """the file launched a compiled kernel itself, with this grid"""
 
@@ -131,6 +140,7 @@ MESSAGES: dict[str, type[Message]] = {
         TargetReport,
         Progress,
         KernelCaptured,
+        StageEarly,
         Launched,
         Chosen,
         Relaunched,

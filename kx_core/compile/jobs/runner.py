@@ -91,6 +91,9 @@ class _Assembler:
         self.env_names: list[str] = []  # the environment variables the run looked up
         self.folders: list[str] = []  # the folders it listed
         self.whole_env = False  # it read the whole environment (dict(os.environ), a loop)
+        # the first kernel's first IR stage, sent while it still compiled (a partial shows
+        # it until some kernel has compiled; a result never holds it)
+        self.early: CompiledKernel | None = None
 
     def feed(self, message: protocol.Message) -> None:
         match message:
@@ -101,6 +104,8 @@ class _Assembler:
                 self.last_progress = message.message
             case protocol.KernelCaptured():
                 self.kernels.setdefault(message.key, CompiledKernel.from_json(message.kernel))
+            case protocol.StageEarly():
+                self.early = self.early or CompiledKernel.from_json(message.kernel)
             case protocol.Launched():  # a compiled kernel the file launched itself
                 k = self.kernels.get(message.key)
                 if k is not None and k.launch is not None:
@@ -479,18 +484,23 @@ class _Partials:
     def __init__(self, request: CompileRequest, file: str, started: float) -> None:
         self.request, self.file, self.started = request, file, started
         self.shown = 0  # compiled kernels in the last partial
-        self.last = 0.0  # when it was yielded (monotonic)
+        self.early_shown = False  # a partial of the first kernel's early stage was yielded
+        self.last = 0.0  # when a partial with compiled kernels was yielded (monotonic)
+
+    def _wanted(self, k: CompiledKernel) -> bool:
+        return not self.request.kernel or k.name == self.request.kernel
 
     def due(self, asm: _Assembler) -> CompilePartial | None:
-        kernels = [
-            k
-            for k in asm.kernels.values()
-            if k.status == "compiled" and (not self.request.kernel or k.name == self.request.kernel)
-        ]
+        kernels = [k for k in asm.kernels.values() if k.status == "compiled" and self._wanted(k)]
         now = time.monotonic()
-        if len(kernels) <= self.shown or (self.shown and now - self.last < _PARTIAL_EVERY_S):
+        if not kernels and asm.early is not None and not self.early_shown and self._wanted(asm.early):
+            # nothing compiled yet: the first kernel's first stage, while it compiles
+            self.early_shown = True
+            kernels = [asm.early]
+        elif len(kernels) <= self.shown or (self.shown and now - self.last < _PARTIAL_EVERY_S):
             return None
-        self.shown, self.last = len(kernels), now
+        else:
+            self.shown, self.last = len(kernels), now
         return CompilePartial(
             CompileResult(
                 file=self.file,
