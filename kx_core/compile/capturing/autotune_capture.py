@@ -342,7 +342,7 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, sender: _InOrder) 
                         os.close(r)
                     if wanted:
                         os.close(read_end)
-                    early_stages.send_through(protocol.MessageWriter(write_end) if wanted else None)
+                    early_stages.send_through(_SendOnce(write_end) if wanted else None)
                     messages = _compile_one_config(tuner, original_run, args, kwargs, cfg, index)
                     with open(path, "w", encoding="utf-8") as f:
                         for m in messages:
@@ -366,6 +366,20 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, sender: _InOrder) 
         os.close(r)
 
 
+class _SendOnce:
+    """A config child's early-stage pipe: one message, then closed, so the parent goes
+    back to waiting for its children without polling."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+
+    def send(self, message: protocol.Message) -> None:
+        try:
+            protocol.MessageWriter(self.fd).send(message)
+        finally:
+            os.close(self.fd)
+
+
 def _wait_forwarding(early: dict[int, tuple[int, list[bytes]]], sender: _InOrder) -> tuple[int, int]:
     """os.wait(), forwarding the early stages the children send meanwhile: the first
     config's TTIR while it (and the others) still compile, unless a config has been sent
@@ -376,7 +390,9 @@ def _wait_forwarding(early: dict[int, tuple[int, list[bytes]]], sender: _InOrder
         pid, status = os.waitpid(-1, os.WNOHANG)
         if pid:
             return pid, status
-        ready, _, _ = select.select(list(early), [], [], 0.05)
+        # the first config's pipe ends when it has sent its stage (or ended): the others'
+        # ends are seen within 10 ms meanwhile
+        ready, _, _ = select.select(list(early), [], [], 0.01)
         for r in ready:
             index, chunks = early[r]
             chunk = os.read(r, 1 << 20)
