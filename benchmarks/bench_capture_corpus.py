@@ -1,6 +1,7 @@
 """kx's capture of real-file drivers against plain Triton compiling the same configs.
 
     python benchmarks/bench_capture_corpus.py [--only ID,...] [--rounds 1] [--jobs N] [--json OUT]
+        [--kx-root OTHER_CHECKOUT ...] [--ce-wrapper triton_wrapper.py]
 
 For each corpus entry (drivers of benchmarks/real_files/manifest*.json whose upstream files
 `extract.py` has put under .realfiles/), in turn, interleaved round by round:
@@ -12,7 +13,9 @@ For each corpus entry (drivers of benchmarks/real_files/manifest*.json whose ups
   `triton.compile` on every specialization kx captured, one after another, as Triton's
   autotuner does in a real run. Triton's own compile time is the floor kx is held to.
 
-Prints per file and in total: both walls, their ratio (target <= 1.1x), and both sides'
+With --ce-wrapper (on a GPU machine), Compiler Explorer's Triton wrapper runs each driver
+too, and kx's wall is compared with it (target <= 0.5x). Prints per file and in total:
+both walls, their ratio (target <= 1.1x), and both sides'
 CPU seconds (children included), which tells lost parallelism (kx's CPU seconds close to
 raw's but its wall not shorter on many cores) from added work (more CPU seconds). Run it
 on the 16-core GPU machine too: what serialises configs is invisible on 2 cores.
@@ -178,6 +181,34 @@ def raw_compile(entry: dict, result) -> tuple[float, float, dict]:
     return wall, cpu, json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def ce_wrapper(entry: dict, wrapper: Path) -> tuple[float, float]:
+    """Compiler Explorer's Triton wrapper (its etc/scripts/triton_wrapper.py, fetched by the
+    user, never kept in this repo) on the driver, as CE runs it: the file runs with every
+    JITFunction launch turned into a warm-up, on the local GPU, fresh Triton cache. Wall
+    and CPU seconds (needs a GPU and torch, as CE's own machines have)."""
+    work = Path(tempfile.mkdtemp(prefix="kx-bench-ce-"))
+    env = _env(entry, str(work / "triton-cache"))
+    cpu0, start = _children_cpu(), time.perf_counter()
+    p = subprocess.run(
+        [
+            sys.executable,
+            str(wrapper),
+            "--input_file",
+            str(ROOT / entry["run"]),
+            "--output_file",
+            str(work / "out.s"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(work),
+    )
+    wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
+    if p.returncode != 0:
+        raise RuntimeError(f"CE's wrapper on {entry['id']} failed:\n{p.stderr[-2000:]}")
+    return wall, cpu
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--only", default=",".join(DEFAULT), help="comma-separated entry ids")
@@ -198,6 +229,11 @@ def main() -> None:
     )
     ap.add_argument(
         "--extra-site", action="append", default=[], help="a folder of packages the drivers import"
+    )
+    ap.add_argument(
+        "--ce-wrapper",
+        type=Path,
+        help="Compiler Explorer's etc/scripts/triton_wrapper.py: time it on each driver too (GPU machine)",
     )
     args = ap.parse_args()
     EXTRA.extend(str(Path(p).resolve()) for p in args.extra_site)
@@ -247,6 +283,15 @@ def main() -> None:
                 n = sum(k.status == "compiled" for k in o_result.kernels)
                 row["others"][str(other)] = {"wall": o_wall, "cpu": o_cpu, "captured": n}
                 line += f"  | {other.name}: {o_wall:6.1f} s ({o_cpu:6.1f} cpu, {n} compiled) this/that {kx_wall / o_wall:4.2f}x"
+            if args.ce_wrapper:
+                try:
+                    ce_wall, ce_cpu = ce_wrapper(known[i], args.ce_wrapper)
+                    row["ce_wall"], row["ce_cpu"] = ce_wall, ce_cpu
+                    line += (
+                        f"  | CE wrapper {ce_wall:6.1f} s ({ce_cpu:6.1f} cpu) kx/CE {kx_wall / ce_wall:4.2f}x"
+                    )
+                except RuntimeError as e:
+                    line += f"  | CE wrapper failed: {str(e).strip().splitlines()[-1][:120]}"
             rows.append(row)
             print(line, flush=True)
     kx = sum(x["kx_wall"] for x in rows)
@@ -257,6 +302,13 @@ def main() -> None:
         f"total: kx {kx:.1f} s vs raw {raw:.1f} s = {kx / raw:.2f}x wall (target <= 1.1x); "
         f"cpu {kc:.0f} vs {rc:.0f} s = {kc / rc:.2f}x"
     )
+    with_ce = [x for x in rows if "ce_wall" in x]
+    if with_ce:
+        kw, cw = sum(x["kx_wall"] for x in with_ce), sum(x["ce_wall"] for x in with_ce)
+        print(
+            f"total: kx {kw:.1f} s vs Compiler Explorer's wrapper {cw:.1f} s on {len(with_ce)} files = "
+            f"{kw / cw:.2f}x wall (target <= 0.5x)"
+        )
     for other in others:
         ow = sum(x["others"][str(other)]["wall"] for x in rows)
         oc = sum(x["others"][str(other)]["cpu"] for x in rows)
