@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 
 from PySide6.QtCore import QObject, QTimer, Signal
@@ -22,6 +23,7 @@ from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.ir.sourcemap import SourceMap, same_source, source_map_of
 from kx_core.records.build import Build, content_hash
+from kx_core.records.results import KernelCall
 from kx_gui.compile_job import CompileJob
 from kx_gui.measured import Measured
 from kx_gui.outputs import Outputs
@@ -106,7 +108,13 @@ class Session(QObject):
         self._warm: dict[str | None, object] = {}  # interpreter -> the server it started
         # generation -> kernel name, for a compile from an Arguments form: its records
         # replace that kernel's not-launched record in the result on screen
-        self._merge: dict[int, str] = {}
+        # the Arguments form's calls, by file and kernel: every compile of that file makes
+        # them after its run (CompileRequest.calls), so edits keep the kernel compiled
+        self._calls: dict[str, dict[str, KernelCall]] = {}
+        self._select: dict[int, str] = {}  # generation -> the kernel to select when it is done
+        # the editor's text where it differs from the file (the source pane sets it): what
+        # the Arguments form compiles, as live recompile does
+        self.unsaved_text: Callable[[], str | None] = lambda: None
         self._nothing_because = ""  # why no result is on screen for the open document
         self._failed_note = ""  # the last good build is shown: the latest compiled nothing
         self._bundle_note = ""  # the results shown are a bundle's (open_bundle) or a record's
@@ -427,7 +435,7 @@ class Session(QObject):
         if not self.path or not self.running:
             return self.generation
         self.ensure_warm_worker()
-        return self._start(self.request(), use_cache)
+        return self._start(self.request(calls=self._calls_of_file()), use_cache)
 
     def compile_text(self, text: str) -> int:
         """Compile the editor's unsaved text as the file (live recompile): its results are
@@ -436,11 +444,16 @@ class Session(QObject):
         if not self.path or not self.running:
             return self.generation
         self.ensure_warm_worker()
-        return self._start(self.request(text=text))
+        return self._start(self.request(text=text, calls=self._calls_of_file()))
+
+    def _calls_of_file(self) -> tuple[KernelCall, ...]:
+        return tuple(self._calls.get(self.path or "", {}).values())
 
     def compile_with_args(self, kernel: str, args: dict[str, str], grid: str | None = None) -> int:
         """Compile one kernel of the file as a call with these --arg values would (the
-        Arguments form of a kernel nothing launched); its records join the result."""
+        Arguments form of a kernel nothing launched): the editor's text runs, then the call
+        (CompileRequest.calls); later compiles of the file make the call again, so an edit
+        keeps the kernel compiled."""
         if not self.path or self.result is None:
             return self.generation
         if not self.running:  # the call imports the file: its code runs, so only where trusted
@@ -448,10 +461,10 @@ class Session(QObject):
 
             self.error.emit(not_run_because(self, f"compiling {kernel} with these arguments"))
             return self.generation
-        generation = self._start(
-            self.request(kernel=kernel, args=dict(args), grid=grid or None, import_only=True)
-        )
-        self._merge[generation] = kernel
+        self._calls.setdefault(self.path, {})[kernel] = KernelCall(kernel, dict(args), grid or None)
+        text = self.unsaved_text()
+        generation = self.compile_text(text) if text is not None else self.compile()
+        self._select[generation] = kernel
         return generation
 
     def _start(self, request: CompileRequest, use_cache: bool = True) -> int:
@@ -521,12 +534,9 @@ class Session(QObject):
         if generation != self.generation:
             return  # a newer request replaced this one
         result, maps = payload
-        kernel = self._merge.pop(generation, None)
-        first = 0
-        if kernel is not None and self.result is not None:
-            result, maps = self._merged(kernel, result, maps)
-            first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), 0)
-        else:
+        kernel = self._select.pop(generation, None)
+        first = next((i for i, k in enumerate(result.kernels) if k.name == kernel), None)
+        if first is None:
             first = self._same_kernel_index(result)
         result = self._with_captured_passes(result)
         kept = self._last_good(result)
@@ -576,8 +586,8 @@ class Session(QObject):
         the kernel looked at (a rebuild of the same file) or nothing of the file is on
         screen; it settles nothing (result_settled, compile_finished): the finished result
         replaces it."""
-        if generation != self.generation or generation in self._merge:
-            return  # an Arguments form's kernel joins the result on screen when it is done
+        if generation != self.generation:
+            return
         result, maps = payload
         same_file = self.result is not None and self.result.file == result.file
         first = self._paired_index(result) if same_file and self.kernel is not None else 0
@@ -692,20 +702,6 @@ class Session(QObject):
         return replace(
             old, diagnostics=result.diagnostics, output=result.output, from_cache=result.from_cache
         )
-
-    def _merged(self, kernel: str, new: CompileResult, new_maps: list) -> tuple[CompileResult, list]:
-        """The result on screen with `kernel`'s not-launched record replaced by `new`'s
-        records of it (and `new`'s diagnostics added)."""
-        old = self.result
-        keep = [i for i, k in enumerate(old.kernels) if not (k.name == kernel and k.status == "not-launched")]
-        kernels = [old.kernels[i] for i in keep] + [k for k in new.kernels if k.name == kernel]
-        maps = [self._source_maps[i] if i < len(self._source_maps) else None for i in keep]
-        maps += [m for k, m in zip(new.kernels, new_maps) if k.name == kernel]
-        diagnostics = [d for d in old.diagnostics if d.kind != "no-launch"] + [
-            d for d in new.diagnostics if d.kind != "no-launch" and d not in old.diagnostics
-        ]
-        merged = replace(old, kernels=tuple(kernels), diagnostics=tuple(diagnostics), from_cache=False)
-        return merged, [m if m is not None else source_map_of(k, old.file) for k, m in zip(kernels, maps)]
 
     def _settle(self, generation: int, result: CompileResult, first: int = 0) -> None:
         if generation != self.generation or self.result is not result:

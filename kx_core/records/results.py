@@ -386,6 +386,17 @@ COMPILE_MODES = ("run", "list", "call", "signature", "replay")
 
 
 @dataclass(frozen=True)
+class KernelCall(Jsonable):
+    """A call of one kernel with --arg values (tensor spellings, numbers), made after the
+    file ran: how the window's Arguments form compiles a kernel nothing launches, in the
+    same job as the rest of the file's text, so every later build keeps it."""
+
+    kernel: str
+    args: dict[str, str] = field(default_factory=dict)
+    grid: str | None = None  # '128', '64x8'; None: (1, 1, 1)
+
+
+@dataclass(frozen=True)
 class CompileRequest(Jsonable):
     """What to compile. target is a spec ('cuda:90', 'hip:gfx942', 'local', ...). The
     fields that choose what the worker does make one of COMPILE_MODES (`mode`); a
@@ -427,6 +438,10 @@ class CompileRequest(Jsonable):
     # editor's unsaved edits (the app's live recompile). Its folder, imports and line
     # numbers are the file's; the cache key and the build's content are this text's.
     text: str | None = None
+    # after the file ran (mode "run"), each of these kernels that nothing launched is
+    # called with its arguments (the window's Arguments form); one the run launched is
+    # left to the run
+    calls: tuple[KernelCall, ...] = ()
 
     @property
     def mode(self) -> str:
@@ -456,6 +471,8 @@ class CompileRequest(Jsonable):
             )
         if self.constexprs and self.mode != "signature":
             raise RequestError("--constexpr goes with --kernel and --signature (with --arg, give NAME=VALUE)")
+        if self.calls and self.mode != "run":
+            raise RequestError("kernel calls follow a run of the file: a request that runs it")
         return self
 
 

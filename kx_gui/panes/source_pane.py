@@ -89,6 +89,8 @@ class SourcePane(Pane):
         self._live.timeout.connect(self._compile_live)
         self.view.document().modificationChanged.connect(self.dirty_changed)
         self.view.textChanged.connect(self._edited)
+        # what the Arguments form compiles: the text on screen where it is not the file's
+        session.unsaved_text = lambda: self.text() if self.dirty else None
         self.view.line_clicked.connect(self._line_clicked)
         self._loading = False
         self._autosave_failed = False

@@ -140,6 +140,27 @@ def test_arg_compiles_match_the_drivers_capture():
     assert not bad.ok and "needs --arg for w_ptr" in bad.diagnostics[0].message
 
 
+def test_a_call_after_the_run_compiles_what_arg_compiles():
+    """CompileRequest.calls (the window's Arguments form): the file runs, then each kernel
+    nothing launched is called; the same PTX as --arg gives. A kernel the run launched is
+    left to the run; a request that does not run the file refuses calls."""
+    from kx_core.records.results import KernelCall, RequestError
+
+    args = {"x_ptr": "bf16[4096,2048]", "w_ptr": "bf16[2048]", "y_ptr": "bf16[4096,2048]"}
+    args |= {"rstd_ptr": "fp32[4096]", "stride": "2048", "n_rows": "4096", "n_cols": "2048", "eps": "1e-6"}
+    by_arg = capture("mylib/rmsnorm.py", kernel="rms_norm_kernel", args=args)
+    called = capture("mylib/rmsnorm.py", calls=(KernelCall("rms_norm_kernel", args),))
+    assert called.ok and [k.stages["ptx"] for k in called.kernels] == [
+        k.stages["ptx"] for k in by_arg.kernels
+    ]
+    driver = capture("use_mylib.py")
+    again = capture("use_mylib.py", calls=(KernelCall("rms_norm_kernel", {"x_ptr": "fp16[8]"}),))
+    assert [k.display_name for k in again.kernels] == [k.display_name for k in driver.kernels]
+    assert not any(d.kind == "argument" for d in again.diagnostics)  # launched by the run: not called
+    with pytest.raises(RequestError):
+        CompileRequest("x.py", kernel="k", args={"n": "1"}, calls=(KernelCall("k"),)).check()
+
+
 def test_kernels_lists_parameters_without_running_the_file():
     p = run_kx("kernels", str(REAL / "mylib" / "rmsnorm.py"), "--json")
     assert p.returncode == 0, p.stderr

@@ -4,6 +4,7 @@ the Kernels pane's notes for pruned configs and kernels captured after a placeho
 from __future__ import annotations
 
 from gui_helpers import open_and_wait
+from kx_core.records.build import content_hash
 from kx_testing import KERNELS, ROOT
 
 REAL = ROOT / "fixtures" / "real_world"
@@ -84,3 +85,57 @@ def test_diff_pane_puts_another_interpreters_compile_beside(qtbot, make_window, 
     pane.compare(0, "ttgir", 0, "ttgir")
     assert f"triton {other.triton_version}" in pane.diff.right_title.text()
     assert "cuda:90" in pane.diff.left_title.text()
+
+
+def _fill_and_compile(qtbot, w, kernel: str, values: dict[str, str]):
+    pane = w.kernels_pane
+    w.session.select_kernel(_row(pane, kernel))
+    form = pane.arguments
+    assert form.isVisible()
+    for name, value in values.items():
+        form.fields[name].setText(value)
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        form.fields[name].returnPressed.emit()  # Enter compiles
+    return blocker.args[0]
+
+
+AXPY = {"x_ptr": "fp32[4096]", "y_ptr": "fp32[4096]", "a": "2.0", "n": "4096", "BLOCK": "512"}
+
+
+def test_the_arguments_form_compiles_the_editors_text(qtbot, make_window, tmp_path):
+    """Issue 54: unsaved edits are what the form compiles (it compiled the file on disk
+    and linked that old TTIR to the new lines): the edit's error at its line, the file
+    untouched."""
+    path = tmp_path / "no_launch.py"
+    original = (KERNELS / "no_launch.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    w.live_action.setChecked(False)  # only the form compiles
+    open_and_wait(qtbot, w, path)
+    store = "    tl.store(y_ptr + offs, a * x + y, mask=mask)\n"
+    edited = original.replace(store, "    z = tl.dot(x, y)\n" + store, 1)
+    w.source_pane.replace_text(edited)
+    line = edited.splitlines().index("    z = tl.dot(x, y)") + 1
+    result = _fill_and_compile(qtbot, w, "axpy_kernel", AXPY)
+    (axpy,) = [k for k in result.kernels if k.name == "axpy_kernel"]
+    assert axpy.status == "failed"
+    assert any(d.kind == "compile" and d.line == line for d in result.diagnostics)
+    assert result.build.content == content_hash(edited.encode())  # the text's build
+    assert path.read_text() == original and w.editor.dirty
+
+
+def test_an_edit_keeps_the_kernel_the_arguments_form_compiled(qtbot, make_window, tmp_path):
+    """Issue 54: every keystroke reran the file, which launches nothing, and the form's
+    kernel went back to not-launched; each compile of the file now makes the call too."""
+    path = tmp_path / "no_launch.py"
+    original = (KERNELS / "no_launch.py").read_text()
+    path.write_text(original)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    _fill_and_compile(qtbot, w, "axpy_kernel", AXPY)
+    edited = original.replace("a * x + y", "a * x + y + 1.0")
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        w.source_pane.replace_text(edited)  # live recompile
+    (axpy,) = [k for k in blocker.args[0].kernels if k.name == "axpy_kernel"]
+    assert axpy.status == "compiled" and "1.000000e+00" in axpy.stages["ttir"]
+    assert any(k.name == "relu_kernel" and k.status == "not-launched" for k in blocker.args[0].kernels)

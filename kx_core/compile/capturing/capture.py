@@ -60,6 +60,7 @@ from kx_core.records.results import (
     CompileRequest,
     DataPlaceholder,
     Diagnostic,
+    KernelCall,
     Target,
 )
 
@@ -369,6 +370,21 @@ def run_user_file(path: str, text: str | None = None) -> dict:
     return namespace
 
 
+def _call_unlaunched(namespace: dict, call: KernelCall, path: str) -> None:
+    """A kernel the run did not launch, called with the request's arguments (the window's
+    Arguments form) in the namespace the run left; one the run launched is the run's."""
+    from kx_core.compile.capturing.library import ArgError, call_with_args
+
+    if not namespace or call.kernel in capture_state.STATE.launched:
+        return
+    try:
+        call_with_args(namespace, call.kernel, call.args, call.grid, {})
+    except ArgError as e:  # arguments that do not fit the kernel: said, as for --arg
+        capture_state.STATE.send_diagnostic(Diagnostic("argument", str(e), path, None, None, call.kernel))
+    except BaseException as e:  # noqa: BLE001 - a failed compile becomes a diagnostic
+        capture_state.STATE.send_diagnostic(_classify(e, path))
+
+
 def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> None:
     """The whole capture of one file; every outcome goes out through `writer`."""
     path = os.path.abspath(request.file)
@@ -428,6 +444,8 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
         cute_folder = cute_capture.prepare(text, target)
         tilelang = tilelang_capture.prepare(text, target)
         namespace = run_user_file(path, request.text)
+        for call in request.calls:
+            _call_unlaunched(namespace, call, path)
         if helion_default and namespace:
             for d in helion_capture.guessed_configs(namespace, path) + helion_capture.explore_configs(
                 namespace, path
