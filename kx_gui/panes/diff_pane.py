@@ -97,8 +97,10 @@ class DiffPane(Pane):
         layout.addLayout(left)
         layout.addLayout(right)
         layout.addWidget(split, 1)
-        for box in (self.left_kernel, self.left_stage, self.right_kernel, self.right_stage):
+        for box in (self.left_kernel, self.right_kernel):
             box.currentIndexChanged.connect(lambda _i: self.refresh())
+        for box in (self.left_stage, self.right_stage):
+            box.currentIndexChanged.connect(lambda _i, box=box: self._stage_picked(box))
         self.ignore_numbering.toggled.connect(lambda _b: self.refresh())
         self.right_target.currentIndexChanged.connect(lambda _i: self._target_changed())
         self._filling = False
@@ -108,11 +110,33 @@ class DiffPane(Pane):
         """Comparing with the compile before the last edit (Ctrl+D)."""
         return self.right_target.currentText() == PREVIOUS_COMPILE
 
+    def _other_build(self) -> bool:
+        """The right side is another build of this file (the previous compile, another
+        target, another Python), not this compile's own records."""
+        return self.right_target.currentText() != THIS_COMPILE
+
     def _name_sides(self) -> None:
         """Each row says which side it picks, A (left) or B (right), and of which build."""
-        previous = self._previous_mode()
-        self.left_label.setText("A · previous compile" if previous else "A · left ")
-        self.right_label.setText("B · this compile vs" if previous else "B · right")
+        target = self.right_target.currentText()
+        left, right = {
+            THIS_COMPILE: ("A · left ", "B · right"),
+            PREVIOUS_COMPILE: ("A · previous compile", "B · this compile vs"),
+            ANOTHER_PYTHON: ("A · this compile", "B · compiled by"),
+        }.get(target, ("A · this compile", "B · compiled for"))
+        self.left_label.setText(left)
+        self.right_label.setText(right)
+
+    def _stage_picked(self, box: QComboBox) -> None:
+        """Two builds are compared stage for stage: a stage picked on one side is picked
+        on the other too (issue 54: A's TTIR was diffed against another target's TTGIR).
+        Within this compile the sides stay free (TTIR beside TTGIR is its default)."""
+        if not self._filling and self._other_build():
+            other = self.right_stage if box is self.left_stage else self.left_stage
+            if box.currentText() and other.findText(box.currentText()) >= 0:
+                self._filling = True
+                other.setCurrentText(box.currentText())
+                self._filling = False
+        self.refresh()
 
     def _builds(self):
         """(left build, right build). With 'the previous compile' the old build is the left
@@ -252,6 +276,11 @@ class DiffPane(Pane):
         if a.passes and b.passes:
             return "both sides' passes are captured already: the first divergent pass is above"
         if not self._capturable(a, b):
+            if not self._previous_mode():
+                return (
+                    "the other build's passes cannot be captured here: only this compile's kernels "
+                    "are recompiled with their passes (Pipeline)"
+                )
             return (
                 "the previous compile's passes cannot be captured: its text is gone (only "
                 "this compile's kernels can be recompiled)"
@@ -345,6 +374,8 @@ class DiffPane(Pane):
         self._generation += 1
         self._job = CompileJob(request, self._generation, self)
         self._job.finished_result.connect(self._other_compiled)
+        # its SASS and ELF come just after: without them the page counted B's SASS as 0
+        self._job.derived_result.connect(self._other_compiled)
         self._job.failed.connect(lambda _g, m: self.diff.clear(f"compile with {what} failed: {m}"))
         self._job.start()
 
@@ -402,6 +433,11 @@ class DiffPane(Pane):
 
     def _fill_right(self, result) -> None:
         self._fill_kernels(self.right_kernel, self.right_stage, result)
+        stage = self.left_stage.currentText()
+        if self._other_build() and stage and self.right_stage.findText(stage) >= 0:
+            self._filling = True
+            self.right_stage.setCurrentText(stage)  # another build: the same stage as A's
+            self._filling = False
 
     def _fill_kernels(self, kernel_box, stage_box, result) -> None:
         """One side's pickers from a build: its kernels, its stages (the stage kept)."""

@@ -139,6 +139,41 @@ def test_diff_pane_compares_targets(qtbot, make_window):
     assert any(".target sm_80" in line for line in changed)
 
 
+def test_another_target_is_compared_stage_for_stage(qtbot, make_window):
+    """Issue 54: with "B · compiled for cuda:80" the left side's TTIR was diffed against
+    the other target's TTGIR (the right picker kept this compile's default). Two builds
+    are compared stage for stage, whichever side's stage is picked."""
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    pane = w.diff_pane
+    pane.compare(0, "ttir", 0, "ttgir")  # within this compile: what its TTIR became in TTGIR
+    with qtbot.waitSignal(pane.other_compiled, timeout=300_000) as blocker:
+        pane.compare_target("cuda:80")
+    other = blocker.args[0]
+    filters = w.session.display_filters
+
+    def shown(kernel, stage):
+        return filter_stage(kernel.stages[stage], ALL_STAGES[stage].syntax, filters).text
+
+    for box, stage in ((None, None), (pane.left_stage, "ptx"), (pane.right_stage, "ttgir")):
+        if box is not None:
+            box.setCurrentText(stage)
+        stage = pane.left_stage.currentText()
+        assert pane.right_stage.currentText() == stage
+        assert pane.diff.left.text() == shown(result.kernels[0], stage)
+        assert pane.diff.right.text() == shown(other.kernels[0], stage)
+        assert (
+            f"· {stage} ·" in pane.diff.left_title.text() and f"· {stage} ·" in pane.diff.right_title.text()
+        )
+    assert pane.left_label.text() == "A · this compile" and pane.right_label.text() == "B · compiled for"
+    # B's SASS comes after its text stages: the page counts it then (it said 56 -> 0)
+    qtbot.waitUntil(lambda: "sass" in pane.other_result.kernels[0].stages, timeout=120_000)
+    qtbot.waitUntil(lambda: pane.comparison is not None and pane._sides[1] is pane.other_result.kernels[0])
+    sass = {d.name: d for d in pane.comparison.instructions}["SASS instructions"]
+    assert sass.a and sass.b
+    assert "other build" in pane.capture_note.text()  # not "the previous compile's"
+
+
 def test_the_compare_page_explains_two_configs(qtbot, make_window):
     """The Diff pane's compare page (issue 32): two configs of the autotuned matmul, each
     delta equal to the records' own figures (ptxas's, through the cubin), then the first
