@@ -1159,8 +1159,12 @@ class MainWindow(QMainWindow):
                 f"; {len(after)} captured after a data placeholder (* — {first.what} at line {first.line})"
             )
         if fatal:
+            # what failed leads: at 1280 px the end of the line is cut, and "0 kernels in
+            # 0.2 s" first read as a success (issue 54: a DSL's extra not installed)
             d = fatal[0]
-            summary += f" — {d.kind}" + (f" at line {d.line}" if d.line else "") + f": {d.message}"
+            at = f" at line {d.line}" if d.line else ""
+            what = f"not compiled{at}" if d.kind == "missing-extra" else f"{d.kind}{at}"
+            summary = f"{what}: {d.message} — {summary}"
         elif result.stopped_midway:
             d = next(d for d in result.diagnostics if d.kind == "runtime")
             summary += f" — capture incomplete: the file stopped at line {d.line}: {d.message}"

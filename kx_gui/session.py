@@ -553,6 +553,10 @@ class Session(QObject):
             result, maps = kept, self._source_maps
             first = max(0, self.kernel_index)  # the kernel looked at stays selected
             self._failed_note = "last good build shown: the current text does not compile (Problems says why)"
+        elif missing := next((d for d in result.diagnostics if d.kind == "missing-extra"), None):
+            # nothing of the file was captured: said at the top of every result pane, not
+            # left to an empty table (issue 54)
+            self._failed_note = f"nothing compiled: {missing.message}"
         self._source_maps = maps
         if (
             self.result is not None

@@ -36,6 +36,16 @@ class Language(Jsonable):
     example: str  # the bundled example, relative to kx_core/data/examples ('' = none yet)
     note: str = ""  # what a user is told when kx cannot yet do more
 
+    @property
+    def install(self) -> str:
+        """The command that installs this language for kx ('' = kx's own dependencies)."""
+        return f"pip install 'kx[{self.extra}]'" if self.extra else ""
+
+    def not_installed(self, error: str) -> str:
+        """What a file of this language is told when its package cannot be imported: the
+        language, the import's own error, and the command that installs it."""
+        return f"{self.display_name} is not installed ({error}): {self.install}, then compile again"
+
     def marks(self, text: str) -> bool:
         """Whether the text carries this language's marker (its decorator)."""
         return bool(self.marker) and re.search(self.marker, text or "", re.MULTILINE) is not None
@@ -107,6 +117,23 @@ LANGUAGES: tuple[Language, ...] = (
 BY_NAME = {lang.name: lang for lang in LANGUAGES}
 # a .py file with no kernel decorator kx knows: run as Triton (its launches say the rest)
 PYTHON = BY_NAME["triton"]
+
+
+def needing_extra(missing: str) -> Language | None:
+    """The language installed by one of kx's extras whose package is the module that
+    could not be imported (a ModuleNotFoundError's `name`: 'helion', 'cutlass',
+    'cutlass.cute'), or None. A missing submodule of an installed package ('helion.foo')
+    is not a missing extra."""
+    if not missing:
+        return None
+    return next(
+        (
+            lang
+            for lang in LANGUAGES
+            if lang.extra and (lang.module == missing or lang.module.startswith(missing + "."))
+        ),
+        None,
+    )
 
 
 def language_of(text: str, path: str) -> Language:

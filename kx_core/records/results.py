@@ -31,12 +31,17 @@ FATAL_KINDS = (
     "argument",
     "record",
     "refused",
+    "missing-extra",
 )
 # `record`: part of a record kx opened (a Triton cache or dump folder, a tritonparse
 # trace: kx_core.recorded) could not be read; the message says where and what was read.
 # `refused`: a file of a record kx would not read (kx_core.base.outside_files: not a
 # regular file, a link out of the record, past a size, inflation or JSON-depth limit);
 # the message names the file and the limit. Exit status 2, as for a bad argument.
+# `missing-extra`: the file imports a kernel language kx supports through an optional
+# extra (records/languages.py: Helion, the CuTe DSL, TileLang) that is not installed; the
+# message names the language and the command that installs it. Fatal (exit 1): nothing of
+# the file was captured, which is not a success with no kernels.
 # `config`: one config of an autotuned launch did not compile while another did; a real
 # autotuner skips it.
 # `recompiled`: stages kx compiled itself from a record that holds source only (an

@@ -112,7 +112,8 @@ class KernelsPane(Pane):
             self.arguments.hide()
             self.arguments_area.setVisible(False)
             return
-        lines = [d.short() for d in result.diagnostics if d.kind == "not-captured"]
+        lines = [d.message for d in result.diagnostics if d.kind == "missing-extra"]
+        lines += [d.short() for d in result.diagnostics if d.kind == "not-captured"]
         lines += [d.message for d in result.diagnostics if d.kind == "not-launched"]
         if result.incomplete and not lines:
             lines.append("the file launched no kernel")

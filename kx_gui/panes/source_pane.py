@@ -321,7 +321,10 @@ class SourcePane(Pane):
         marks = {}
         for d in self.session.diagnostics_for_open_file():
             if d.line:
-                marks[d.line] = (MARK_COLORS.get(d.kind, QColor("#757575")), f"{d.kind}: {d.message}")
+                # a fatal kind without a colour of its own (missing-extra, out-of-memory) is
+                # red as a compile error is: grey read as a note
+                colour = MARK_COLORS.get(d.kind, QColor("#d32f2f" if d.fatal else "#757575"))
+                marks[d.line] = (colour, f"{d.kind}: {d.message}")
         self.view.set_marks(marks)
         self.view.set_gutter_marks(self._remark_marks(result))
         self._mark_layouts()

@@ -394,3 +394,39 @@ def test_ctrl_z_after_restoring_an_example_brings_the_users_text_back(qtbot, mak
         view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
     )
     assert w.source_pane.text() == shipped and not w.source_pane.dirty
+
+
+def test_a_dsl_example_without_its_extra_says_so_first(qtbot, make_window):
+    """Issue 54: the CuTe, Helion and TileLang examples without their extras read "0
+    kernels in 0.2 s" with a blue dot, `pip install` only in a truncated row's tooltip.
+    Now a fatal `missing-extra` (exit 1), said first in the status bar, at the top of the
+    result panes, in Kernels and in the raised Problems pane, with the install command."""
+    import importlib.util
+
+    import pytest
+
+    from kx_core.records.languages import LANGUAGES
+
+    missing = [
+        lang
+        for lang in LANGUAGES
+        if lang.extra and importlib.util.find_spec(lang.module.split(".")[0]) is None
+    ]
+    if not missing:
+        pytest.skip("every DSL extra is installed here")
+    w = make_window()
+    for lang in missing:
+        action = next(a for a in w.examples_menu.actions() if a.text() == lang.example)
+        with qtbot.waitSignal(w.result_shown, timeout=300_000):
+            action.trigger()
+        result = w.session.result
+        (d,) = [d for d in result.diagnostics if d.fatal]
+        assert d.kind == "missing-extra" and lang.install in d.message and lang.display_name in d.message
+        assert result.exit_status == 1 and not result.kernels
+        status = w.status_label.text()
+        assert status.startswith(f"not compiled at line {d.line}: {lang.display_name} is not installed")
+        assert status.index(lang.install) < status.index("0 kernels")
+        assert w.stage_pane.badge.isVisible() and lang.install in w.stage_pane.badge.text()
+        assert w.problems_pane.isVisible()  # raised: what failed comes first
+        assert lang.install in w.kernels_pane.notice.text()
+        assert "launched no kernel" not in w.kernels_pane.notice.text()

@@ -31,3 +31,17 @@ def test_markers_read_decorators_not_mentions():
         language_of("# see @gluon.jit\nx = '@gluon.jit'\n@triton.jit\ndef k():\n    pass\n", "k.py").name
         == "triton"
     )
+
+
+def test_a_missing_package_is_a_missing_extra_only_for_a_languages_own_package():
+    """The module a ModuleNotFoundError names: a DSL's package (or a package above its
+    module) is that language's extra; a missing submodule of an installed package is not."""
+    from kx_core.records.languages import BY_NAME, needing_extra
+
+    assert needing_extra("helion") is BY_NAME["helion"]
+    assert needing_extra("cutlass") is needing_extra("cutlass.cute") is BY_NAME["cute"]
+    assert needing_extra("tilelang") is BY_NAME["tilelang"]
+    assert needing_extra("helion.language") is None and needing_extra("triton") is None
+    assert needing_extra("einops") is None and needing_extra("") is None
+    message = BY_NAME["helion"].not_installed("No module named 'helion'")
+    assert message.startswith("Helion is not installed") and "pip install 'kx[helion]'" in message

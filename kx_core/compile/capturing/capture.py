@@ -55,6 +55,7 @@ from kx_core.compile.capturing.jit_objects import (
 from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
+from kx_core.records.languages import needing_extra
 from kx_core.records.results import (
     STOPPED_AT_DATA,
     CompileRequest,
@@ -221,19 +222,11 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
     if "meta tensor" in str(exc) or "'meta'" in str(exc):
         return diag.runtime_diagnostic(exc, user_file, "capture stopped here: ")
     d = diag.runtime_diagnostic(exc, user_file)
-    if isinstance(exc, ModuleNotFoundError) and (lang := _language_of_module(exc.name or "")):
-        # a kernel language kx supports through an optional extra (kx_core.records.languages)
-        return replace(
-            d, message=f"{d.message}: {lang.display_name} kernels need pip install 'kx[{lang.extra}]'"
-        )
+    if isinstance(exc, ModuleNotFoundError) and (lang := needing_extra(exc.name or "")):
+        # a kernel language kx supports through an optional extra is not installed: fatal,
+        # not a run that launched nothing (kx_core.records.languages says how to install it)
+        return replace(d, kind="missing-extra", message=lang.not_installed(str(exc)))
     return d
-
-
-def _language_of_module(name: str):
-    from kx_core.records.languages import LANGUAGES
-
-    top = name.split(".")[0]
-    return next((lang for lang in LANGUAGES if lang.extra and lang.module.split(".")[0] == top), None)
 
 
 def _out_of_memory(exc: BaseException) -> bool:
