@@ -55,12 +55,10 @@ class CompileJob(PolledJob):
                 put(("failed", "cancelled"))
                 return
             if isinstance(item, CompileProgress):
-                put(
-                    (
-                        "progress",
-                        f"{item.message} ({counted(item.kernels_done, 'kernel')}, {item.elapsed_s:.1f} s)",
-                    )
-                )
+                # the seconds are the window's (kx_gui.progress_clock): they tick between
+                # reports, where the worker's stood still for a minute-long step
+                done = f" ({counted(item.kernels_done, 'kernel')} so far)" if item.kernels_done else ""
+                put(("progress", item.message + done))
             elif isinstance(item, CompilePartial):
                 maps = maps_of(item.result)
                 if not self.cancelled.is_set():

@@ -29,6 +29,7 @@ from kx_gui.measured import Measured
 from kx_gui.outputs import Outputs
 from kx_gui.pass_captures import PassCaptures
 from kx_gui.profiles import Profiles
+from kx_gui.progress_clock import ProgressClock
 
 
 class Session(QObject):
@@ -123,6 +124,10 @@ class Session(QObject):
         self._record = None
         self._record_job = None  # the RecordJob reading it (it outlives its first delivery)
         self._build_note = ""
+        # the step a running compile reported and its seconds so far, said every second
+        self.progress_clock = ProgressClock(self)
+        self.progress_clock.ticked.connect(self.compile_progress.emit)
+        self.compile_finished.connect(self._stop_clock_when_done)
         for signal in (
             self.compile_started,
             self.compile_finished,
@@ -206,6 +211,7 @@ class Session(QObject):
         job.failed.connect(self._failed)
         job.finished.connect(self._reap)
         self.job = self._record_job = job
+        self.progress_clock.start(f"reading {os.path.basename(record_path)}")
         self.compile_started.emit(self.generation)
         job.start()
         return True
@@ -486,6 +492,9 @@ class Session(QObject):
         job.failed.connect(self._failed)
         job.finished.connect(self._reap)
         self.job = job
+        self.progress_clock.start(
+            f"compiling {os.path.basename(self.path or request.file)} for {self.target}"
+        )
         self.compile_started.emit(generation)
         job.start()
         return generation
@@ -509,9 +518,13 @@ class Session(QObject):
             self._old_jobs.remove(job)
             job.deleteLater()
 
+    def _stop_clock_when_done(self, _generation: int) -> None:
+        if not self.compiling:  # a cancelled compile's successor may be running
+            self.progress_clock.stop()
+
     def _progress(self, generation: int, message: str) -> None:
         if generation == self.generation:
-            self.compile_progress.emit(message)
+            self.progress_clock.step(message)
 
     def _retire_current_job(self) -> None:
         """The current job has delivered: it is no longer 'compiling' (its thread may

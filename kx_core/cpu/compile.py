@@ -74,6 +74,22 @@ def demangle(symbols: list[str]) -> dict[str, str]:
     return dict(zip(symbols, out)) if len(out) == len(symbols) else {s: s for s in symbols}
 
 
+def compile_step(path: str) -> str:
+    """What compiling `path` does, said while it runs (a progress line): g++ on the file
+    and, for a file that includes torch's headers (a torch extension), that they make it
+    slow, so a minute of silence does not read as a hang (issue 54)."""
+    name = os.path.basename(path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            source = f.read()
+        build = build_flags(path)
+    except (OSError, ValueError):  # compile_cpp says what is wrong with it
+        return f"g++ {name}"
+    if _includes_torch(path, source, build.include_dirs if build else ()):
+        return f"compiling the torch extension {name} with g++ and torch's headers (slow: most of a minute)"
+    return f"compiling {name} with g++"
+
+
 def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> CompileResult:
     path = os.path.abspath(path)
     tier = spec.split(":", 1)[1]

@@ -175,3 +175,44 @@ def test_the_autotune_configs_tab_of_a_cpp_build_says_why_it_has_no_rows(qtbot, 
     assert pane.configs_stack.currentWidget() is pane.configs_message
     assert pane.configs_message.isVisible() and not pane.table.isVisible()
     assert "C++ build for cpu:avx2" in pane.configs_message.text() and "Bench" in pane.configs_message.text()
+
+
+def test_a_long_cpp_compile_says_what_it_does_and_its_seconds_tick(qtbot, make_window, monkeypatch):
+    """Issue 54: the torch-extension example compiles for over a minute while the status
+    bar read "(0 kernels, 0.0 s)" and never moved. The engine's own first report (what
+    compiling this file does) is shown, then g++'s silence is held open here, as it is
+    for that minute, and the window's clock (a fake one) moves the seconds shown."""
+    import threading
+
+    from kx_core.compile.jobs import runner
+    from kx_gui import compile_job
+
+    extension = ROOT / "kx_core" / "data" / "examples" / "cpu_ext" / "silu_mul_ext.cpp"
+    release = threading.Event()
+
+    def slow(request, use_cache=True):
+        real = runner.iter_compile(request, use_cache=use_cache)
+        first = next(real)  # the engine's report before g++ starts
+        real.close()  # g++ itself is not run: its minute is the wait below
+        yield first
+        release.wait(60)
+
+    monkeypatch.setattr(compile_job, "iter_compile", slow)
+    w = make_window("cpu:avx2")
+    now = [1000.0]
+    w.session.progress_clock.now = lambda: now[0]
+    try:
+        assert w.open_file(str(extension))
+        qtbot.waitUntil(lambda: "torch's headers" in w.status_label.text(), timeout=30_000)
+        assert w.status_label.text().startswith(f"compiling the torch extension {extension.name} with g++")
+        assert w.status_label.text().endswith("· 0 s")
+        assert w.session.progress_clock.timer.isActive()
+        now[0] += 12
+        qtbot.waitUntil(lambda: w.status_label.text().endswith("· 12 s"), timeout=5_000)
+        now[0] += 63
+        qtbot.waitUntil(lambda: w.status_label.text().endswith("· 75 s"), timeout=5_000)
+        assert "torch's headers" in w.status_label.text()
+    finally:
+        release.set()
+    w.session.cancel()
+    assert not w.session.progress_clock.timer.isActive()

@@ -314,10 +314,10 @@ def _iter_compile(
     started = time.perf_counter()
     file = os.path.abspath(request.file)
     if file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
-        from kx_core.cpu.compile import compile_cpp
+        from kx_core.cpu.compile import compile_cpp, compile_step
         from kx_core.cpu.targets import is_cpu_spec, tier_of_file
 
-        yield CompileProgress(f"g++ {os.path.basename(file)}", 0, 0.0)
+        yield CompileProgress(compile_step(file), 0, 0.0)
         # a CPU target chosen is kept; else the tier the file's name asks for (an
         # rmsnorm_avx512.cpp compiled with AVX2's flags only shows errors), else AVX2
         spec = request.target if is_cpu_spec(request.target) else f"cpu:{tier_of_file(file) or 'avx2'}"
