@@ -6,7 +6,7 @@ import os
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QBrush, QColor
-from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QTableWidgetItem, QVBoxLayout
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QTableWidgetItem, QVBoxLayout
 
 from kx_core.base.words import counted
 from kx_core.compile import CompileResult
@@ -73,7 +73,6 @@ class KernelsPane(Pane):
         self.arguments.submitted.connect(self.session.compile_with_args)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
-        self.table.setMinimumHeight(120)  # a few rows stay visible beside the form
         # left-aligned headers: a C++ name makes the first column wider than the pane, and
         # its centred "kernel" header was off screen (the 1280x800 screenshot's blank header)
         self.table.horizontalHeader().setDefaultAlignment(
@@ -99,8 +98,15 @@ class KernelsPane(Pane):
         self.hidden_note.setStyleSheet("QLabel { color: #546e7a; padding: 2px 4px; }")
         self.hidden_note.hide()
         layout.addWidget(self.hidden_note)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(scroll, 1)
+        # the table and the Arguments form share the pane through a splitter the user
+        # moves; a form shown takes the room its fields need (issue 54: at 1280x800 it
+        # showed one field at a time and nothing moved)
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.setChildrenCollapsible(False)
+        self.split.addWidget(self.table)
+        self.split.addWidget(scroll)
+        self.split.setStretchFactor(0, 1)
+        layout.addWidget(self.split, 1)
         self.table.currentCellChanged.connect(self._row_changed)
         self._filling = False
         self._shown_path: str | None = None  # the file whose kernels the table shows
@@ -183,15 +189,35 @@ class KernelsPane(Pane):
         if kernel is not None and kernel.status == "not-launched" and result is not None:
             definition = next((d for d in result.definitions if d.name == kernel.name), None)
         if definition is not None:
+            self.arguments.reflow(self.arguments_area.viewport().width() or self.width())
             self.arguments.show_kernel(definition, self.session.path or "")
         else:
             self.arguments.hide()
+        shown = definition is not None and not self.arguments_area.isVisible()
         self.arguments_area.setVisible(definition is not None)
+        if shown:
+            self._give_the_form_room()
         index = self.session.kernel_index
         if index >= 0 and self.table.currentRow() != index:
             self._filling = True
             self.table.selectRow(index)
             self._filling = False
+
+    def _give_the_form_room(self) -> None:
+        """The form its height, the table what is left but at least its header and one
+        row (a kernel can still be picked); the splitter moves from there."""
+        total = sum(self.split.sizes()) or self.split.height()
+        header = self.table.horizontalHeader().height() + 2 * self.table.frameWidth()
+        table_least = header + self.table.verticalHeader().defaultSectionSize()
+        self.table.setMinimumHeight(table_least)
+        form = self.arguments.sizeHint().height()
+        table = max(table_least, total - form)
+        self.split.setSizes([table, max(1, total - table)])
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        # the fields side by side as the pane's width allows
+        self.arguments.reflow(self.arguments_area.viewport().width() or self.width())
 
     def _row_changed(self, row: int, *_args) -> None:
         if not self._filling and row >= 0 and row != self.session.kernel_index:

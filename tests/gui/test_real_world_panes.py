@@ -139,3 +139,37 @@ def test_an_edit_keeps_the_kernel_the_arguments_form_compiled(qtbot, make_window
     (axpy,) = [k for k in blocker.args[0].kernels if k.name == "axpy_kernel"]
     assert axpy.status == "compiled" and "1.000000e+00" in axpy.stages["ttir"]
     assert any(k.name == "relu_kernel" and k.status == "not-launched" for k in blocker.args[0].kernels)
+
+
+def test_the_arguments_form_fits_1280x800_and_a_float_scalar_starts_as_a_float(qtbot, make_window):
+    """Issue 54: at 1280x800 the form showed one field at a time, nothing between it and
+    the table moved, and axpy's `a` (a * x, x loaded) was pre-filled 4096, compiling as
+    `%a: i32` plus a conversion. Every field and the Compile button are in view at once,
+    the splitter moves, and `a` starts as a float, so the call compiles it as f32."""
+    import ast
+
+    from PySide6.QtCore import QPoint, QRect
+
+    w = make_window("cuda:90")
+    w.resize(1280, 800)
+    result = open_and_wait(qtbot, w, KERNELS / "no_launch.py")
+    pane = w.kernels_pane
+    w.session.select_kernel(_row(pane, "axpy_kernel"))
+    form, area = pane.arguments, pane.arguments_area
+    qtbot.waitUntil(lambda: form.isVisible() and all(f.isVisible() for f in form.fields.values()))
+    view = area.viewport()
+    for name, widget in [*form.fields.items(), ("grid", form.grid), ("Compile", form.compile_button)]:
+        box = QRect(widget.mapTo(view, QPoint(0, 0)), widget.size())
+        assert view.rect().contains(box), name
+        assert widget.height() >= widget.minimumSizeHint().height(), name
+    before = pane.split.sizes()
+    pane.split.moveSplitter(before[0] + 30, 1)  # the handle, dragged down 30 px
+    assert pane.split.sizes()[0] == before[0] + 30 and sum(pane.split.sizes()) == sum(before)
+    (axpy,) = [d for d in result.definitions if d.name == "axpy_kernel"]
+    suggested = {p.name: p.suggested for p in axpy.params}
+    assert form.fields["a"].text() == suggested["a"] and isinstance(ast.literal_eval(suggested["a"]), float)
+    assert isinstance(ast.literal_eval(form.fields["n"].text()), int)  # n bounds a mask: an int
+    with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
+        form.compile_button.click()
+    (compiled,) = [k for k in blocker.args[0].kernels if k.name == "axpy_kernel"]
+    assert "%a: f32" in compiled.stages["ttir"] and "%n: i32" in compiled.stages["ttir"]

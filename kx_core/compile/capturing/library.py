@@ -19,6 +19,7 @@ import sys
 from typing import Any
 
 from kx_core.compile.artifacts.kernel_record import config_of, jit_name, jsonable_value
+from kx_core.ir.scalar_uses import float_scalars
 from kx_core.records.results import KernelDefinition, KernelParam
 
 # Triton's and torch's spellings of tensor element types.
@@ -181,14 +182,15 @@ def _is_jit(obj: Any) -> bool:
     return isinstance(obj, JITFunction)
 
 
-def _suggest(name: str, annotation: str, constexpr: bool) -> str:
-    """An --arg value to start from, by the parameter's name (the user edits it)."""
+def _suggest(name: str, annotation: str, constexpr: bool, used_as_float: bool = False) -> str:
+    """An --arg value to start from, by the parameter's name and, for a scalar, its use
+    in the kernel's body (kx_core.ir.scalar_uses; the user edits it)."""
     low = name.lower()
     if constexpr:
         return "128" if ("block" in low or "size" in low or low.startswith("b")) else "1"
     if annotation.startswith("*") or "ptr" in low:
         return "fp32[4096]"
-    if annotation.startswith(("fp", "bf")) or _FLOAT_NAME_RE.search(low):
+    if annotation.startswith(("fp", "bf")) or used_as_float or _FLOAT_NAME_RE.search(low):
         return "1e-6" if "eps" in low else "1.0"
     return "4096"
 
@@ -240,6 +242,7 @@ def _definition(chain: list[Any], fn: Any, path: str, line: int | None) -> Kerne
         elif _is_jit(obj):
             decorators.append("jit")
     params = []
+    floats = float_scalars(getattr(fn, "_src", None) or getattr(fn, "src", None) or "")
     for p in fn.params:
         raw = p._param
         ann = (
@@ -249,7 +252,7 @@ def _definition(chain: list[Any], fn: Any, path: str, line: int | None) -> Kerne
         )
         has_default = raw.default is not inspect.Parameter.empty
         by = provided.get(p.name, "")
-        suggested = None if (by or has_default) else _suggest(p.name, ann, p.is_constexpr)
+        suggested = None if (by or has_default) else _suggest(p.name, ann, p.is_constexpr, p.name in floats)
         params.append(
             KernelParam(
                 name=p.name,
