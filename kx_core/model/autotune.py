@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import statistics
+from dataclasses import dataclass
 from itertools import product
 from math import ceil
 
@@ -99,12 +100,66 @@ def sweep(configs, measure, repeats=25):
     return rows
 
 
-def pick_best(rows):
+@dataclass(frozen=True)
+class Pick:
+    """The row `pick_best` picks, the rows it tied with, and the rule that decided.
+
+    rule: 'smallest median' (no tie), or the tie-break that settled it: 'least shared
+    memory', 'least shared memory, then smallest median', 'least shared memory, then
+    first ranked' (equal on both: the first in the order measured, which is top_k's: the
+    model's ranking, equal model times in the config space's order)."""
+
+    row: dict
+    tied: tuple[dict, ...]  # rows within noise of the fastest, the picked one among them
+    rule: str
+    measured: int  # rows measured
+
+    def text(self) -> str:
+        """One sentence: the tie, if any, and the rule that broke it (times in µs)."""
+        if len(self.tied) == 1:
+            return f"picked by the smallest median ({self.row['median'] * 1e6:.3f} µs): no other config within its noise"
+        medians = {r["median"] for r in self.tied}
+        fastest = min(medians)
+        how = (
+            f"all at {fastest * 1e6:.3f} µs"
+            if len(medians) == 1
+            else f"their p20-p80 overlap the fastest's ({fastest * 1e6:.3f} µs median)"
+        )
+        least = sum(r["smem"] == self.row["smem"] for r in self.tied)
+        broken = f"the least shared memory ({self.row['smem']} B)"
+        if self.rule.endswith("smallest median"):
+            broken += f", which {least} share, then the smallest median ({self.row['median'] * 1e6:.3f} µs)"
+        elif self.rule.endswith("first ranked"):
+            broken += (
+                f", which {least} share at the same median, then the first in the model's top-k order "
+                "(equal model times keep the config space's order)"
+            )
+        return f"{len(self.tied)} of {self.measured} configs tie ({how}); the tie is broken by {broken}"
+
+
+def explain_pick(rows) -> Pick:
     """Smallest median; if another row's [p20, p80] overlaps the winner's, prefer the one
-    with less shared memory (more occupancy headroom, same speed within noise)."""
+    with less shared memory (more occupancy headroom, same speed within noise), then the
+    smaller median, then the first in the rows' order. Said: which rows tied and which rule decided."""
     winner = min(rows, key=lambda r: r["median"])
     ties = [r for r in rows if r["p20"] <= winner["p80"] and winner["p20"] <= r["p80"]]
-    return min(ties, key=lambda r: (r["smem"], r["median"]))
+    row = min(ties, key=lambda r: (r["smem"], r["median"]))  # min keeps the first of equals
+    if len(ties) == 1:
+        rule = "smallest median"
+    else:
+        least = [r for r in ties if r["smem"] == row["smem"]]
+        if len(least) == 1:
+            rule = "least shared memory"
+        elif sum(r["median"] == row["median"] for r in least) == 1:
+            rule = "least shared memory, then smallest median"
+        else:
+            rule = "least shared memory, then first ranked"
+    return Pick(row, tuple(ties), rule, len(rows))
+
+
+def pick_best(rows):
+    """The row `explain_pick` picks."""
+    return explain_pick(rows).row
 
 
 def bound(gpu, M, N, K, c):

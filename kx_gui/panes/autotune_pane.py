@@ -51,6 +51,14 @@ T3_COLUMNS = (
 )
 
 
+def _picked_cell(row: dict, pick) -> str:
+    """The T3 table's last column: the picked row and the rule that picked it among the
+    rows it tied with, or 'tied' for another of those."""
+    if row is pick.row:
+        return "picked" if len(pick.tied) == 1 else f"picked: {pick.rule}"
+    return "tied" if any(row is r for r in pick.tied) else ""
+
+
 def _item(value) -> QTableWidgetItem:
     """A cell that sorts numbers as numbers."""
     item = QTableWidgetItem()
@@ -104,6 +112,7 @@ class AutotunePane(LazyPages, Pane):
         layout.addWidget(self.tabs, 1)
         self.rows: list[ConfigRow] = []
         self.t3_result: tuple | None = None
+        self.t3_pick = None  # kx_core.model.autotune.Pick of the last run: the tie and its rule
         self.kernel_pick.currentIndexChanged.connect(lambda *_: self._fill())
         self.gpu_pick.currentIndexChanged.connect(lambda *_: self._fill())
         self.export_button.clicked.connect(self._export)
@@ -394,10 +403,14 @@ class AutotunePane(LazyPages, Pane):
         gpu = self._gpu() or SPECS["h100"]
         best, rows, pruned = t3.autotune(gpu, M, N, K, lambda c: t3.perf_model(gpu, M, N, K, c), repeats=1)
         self.t3_result = (best, rows, pruned)
+        # which configs tied and the rule that broke the tie (issue 54: all 8 at 495.796 µs
+        # and one "picked", with no word of why that one)
+        self.t3_pick = pick = t3.explain_pick(rows)
         floor_s, self.t3_bound = t3.floor_bound(gpu, M, N, K)
         self.t3_info.setText(
             f"{gpu.name}: {len(t3.config_space())} configs -> {pruned} pruned -> top {len(rows)} by the T3 model "
-            f"-> picked BM={best['BM']} BN={best['BN']} BK={best['BK']} w{best['num_warps']} s{best['num_stages']}. "
+            f"-> picked BM={best['BM']} BN={best['BN']} BK={best['BK']} w{best['num_warps']} s{best['num_stages']}: "
+            f"{pick.text()}. "
             "Model only, nothing timed: the T3 model counts every tile's re-read as DRAM traffic (no L2), so its "
             f"times are upper figures; the roofline (compulsory traffic) puts this GEMM at {floor_s * 1e6:.1f} µs, "
             f"{self.t3_bound}-bound."
@@ -410,7 +423,7 @@ class AutotunePane(LazyPages, Pane):
                 row["smem"],
                 t3.bound(gpu, M, N, K, cfg),
                 self.t3_bound,
-                "picked" if row is best else "",
+                _picked_cell(row, pick),
             ]
             for c, value in enumerate(cells):
                 self.t3_table.setItem(r, c, _item(value))

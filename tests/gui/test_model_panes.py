@@ -213,3 +213,33 @@ def test_t3_takes_a_shape_written_with_spaces_and_runs_on_enter(qtbot, make_wind
     assert pane.run_t3() and pane.t3_result == expected
     pane.t3_shape.setText("2048 4096")
     assert not pane.run_t3() and "three positive sizes" in pane.t3_info.text()
+
+
+def test_t3_says_which_finalists_tie_and_the_rule_that_broke_it(qtbot, make_window):
+    """Issue 54: for 4096^3 all 8 finalists tie at 495.796 µs and one was "picked" with no
+    word of why. The tie and the rule that broke it are said, each tied row marked; the
+    oracle is the rows' own figures: within the fastest's p20-p80, then the least shared
+    memory, then the first in the rows' order."""
+    w = make_window("cuda:90")
+    assert w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.t3_shape.setText("4096x4096x4096")
+    assert pane.run_t3()
+    best, rows, _pruned = pane.t3_result
+    fastest = min(rows, key=lambda r: r["median"])
+    tied = [r for r in rows if r["p20"] <= fastest["p80"] and fastest["p20"] <= r["p80"]]
+    least = [r for r in tied if r["smem"] == min(t["smem"] for t in tied)]
+    assert len(tied) > 1 and len(least) > 1 and len({r["median"] for r in least}) == 1  # this shape's case
+    assert best is least[0]
+    info = pane.t3_info.text()
+    assert f"{len(tied)} of {len(rows)} configs tie (all at {fastest['median'] * 1e6:.3f} µs)" in info
+    assert f"least shared memory ({best['smem']} B), which {len(least)} share" in info
+    assert "then the first in the model's top-k order" in info
+    column = [pane.t3_table.horizontalHeaderItem(c).text() for c in range(pane.t3_table.columnCount())].index(
+        "picked"
+    )
+    cells = [pane.t3_table.item(r, column).text() for r in range(len(rows))]
+    assert cells[rows.index(best)] == "picked: least shared memory, then first ranked"
+    assert sorted(cells) == sorted(
+        ["picked: least shared memory, then first ranked"] + ["tied"] * (len(tied) - 1)
+    )

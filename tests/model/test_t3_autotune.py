@@ -74,3 +74,23 @@ def test_bound():
     assert t3.bound(G, 64, 64, 64, C(32, 32, 32)) == "launch"
     # no L2 in the model: a 4096^3 fp16 GEMM with 128x128 tiles re-reads 2 GB -> "memory"
     assert t3.bound(G, S, S, S, C(128, 128, 32)) == "memory"
+
+
+def test_explain_pick_names_the_tie_and_the_rule_that_broke_it():
+    from kx_core.model import autotune
+
+    one = {"median": 1.00, "p20": 0.99, "p80": 1.01, "smem": 98304}
+    far = {"median": 2.00, "p20": 1.99, "p80": 2.01, "smem": 8192}
+    assert autotune.explain_pick([one, far]).rule == "smallest median"
+    assert "no other config within its noise" in autotune.explain_pick([one, far]).text()
+    less = {"median": 1.005, "p20": 0.995, "p80": 1.015, "smem": 32768}
+    pick = autotune.explain_pick([one, less, far])
+    assert pick.row is less and pick.rule == "least shared memory" and len(pick.tied) == 2
+    assert "2 of 3 configs tie (their p20-p80 overlap" in pick.text()
+    same = dict(less, median=1.0)
+    pick = autotune.explain_pick([one, less, same])
+    assert pick.row is same and pick.rule == "least shared memory, then smallest median"
+    twin = dict(same)
+    pick = autotune.explain_pick([one, same, twin])
+    assert pick.row is same and pick.rule == "least shared memory, then first ranked"
+    assert pick.row is autotune.pick_best([one, same, twin])
