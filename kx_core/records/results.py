@@ -121,6 +121,16 @@ class Diagnostic(Jsonable):
             where += f":{self.column}"
         return f"{where}: {self.kind}: {self.message}"
 
+    def subject_and_reason(self) -> tuple[str, str]:
+        """(what the message is of, why): a `config` diagnostic reads 'config LABEL:
+        reason' (LABEL as 'BM=128,BN=64,w4,s3'), and a label can be longer than a pane is
+        wide, so a list shows the reason first (issue 54): (LABEL, reason). ('', message)
+        for a message that names nothing first."""
+        if self.kind == "config" and self.message.startswith("config ") and ": " in self.message:
+            subject, reason = self.message.removeprefix("config ").split(": ", 1)
+            return subject, reason
+        return "", self.message
+
     def short(self) -> str:
         """For a pane that already names the file: `kind: message (line N)`."""
         at = (

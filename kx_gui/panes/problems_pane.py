@@ -23,6 +23,7 @@ class ProblemsPane(Pane):
     def __init__(self, session, parent=None) -> None:
         super().__init__(session, parent)
         self.list = QListWidget()
+        self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # the reason, first, stays
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list)
@@ -39,10 +40,15 @@ class ProblemsPane(Pane):
                 if d.file and d.line
                 else (os.path.basename(d.file or "") or "")
             )
-            item = QListWidgetItem(f"{d.kind}  {where}  {d.message}")
+            # the reason first, then its kind, what it is of (a config's full name) and
+            # where: the row is cut at the pane's right edge, and a long config name put
+            # first cut the reason off (issue 54); the whole text on hover
+            subject, reason = d.subject_and_reason()
+            tail = " · ".join(part for part in (d.kind, subject, where) if part)
+            item = QListWidgetItem(f"{reason}  — {tail}")
             item.setIcon(self.style().standardIcon(_FATAL_ICON if d.fatal else _INFO_ICON))
             item.setData(Qt.ItemDataRole.UserRole, d.line)
-            item.setToolTip(d.message)
+            item.setToolTip(f"{d.kind}{'  ' + where if where else ''}\n{d.message}")
             self.list.addItem(item)
         if not result.diagnostics:
             self.list.addItem(QListWidgetItem("no problems"))

@@ -173,3 +173,23 @@ def test_the_arguments_form_fits_1280x800_and_a_float_scalar_starts_as_a_float(q
         form.compile_button.click()
     (compiled,) = [k for k in blocker.args[0].kernels if k.name == "axpy_kernel"]
     assert "%a: f32" in compiled.stages["ttir"] and "%n: i32" in compiled.stages["ttir"]
+
+
+def test_a_problems_row_leads_with_its_reason_and_hovers_its_whole_text(qtbot, make_window):
+    """Issue 54: a config's problem row read 'config  FILE:LINE  config BM=...,w4,s3: BK
+    must be...', cut at the pane's edge before the reason at 1280x800. The reason comes
+    first and is whole in view; the kind, the config and the place follow; all on hover."""
+    w = make_window("cuda:90")
+    w.resize(1280, 800)
+    result = open_and_wait(qtbot, w, REAL / "autotune_prune.py")
+    assert w.show_pane("problems")
+    view = w.problems_pane.list
+    (d,) = [d for d in result.diagnostics if d.kind == "config"]
+    subject, reason = d.subject_and_reason()
+    assert subject and subject in d.message and reason and d.message.endswith(reason)
+    item = next(view.item(i) for i in range(view.count()) if subject in view.item(i).text())
+    assert item.text().startswith(reason) and " — config · " in item.text()
+    assert d.message in item.toolTip() and f"autotune_prune.py:{d.line}" in item.toolTip()
+    rect = view.visualItemRect(item)
+    text_left = rect.left() + max(view.iconSize().width(), 16) + 12  # after the icon
+    assert text_left + view.fontMetrics().horizontalAdvance(reason) <= view.viewport().width()
