@@ -36,6 +36,7 @@ from kx_core.compile.capturing import (
     inductor_capture,
     inductor_origins,
     launch_hooks,
+    torchscript,
 )
 from kx_core.compile.capturing.capture_device import device_report
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
@@ -402,6 +403,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     LAUNCH_LOG.on_arguments = _kernel_wrote
     driver.set_active(make_capture_driver(target, capture_state.STATE.report))
     fake_torch.install(capture_state.STATE.report)
+    torchscript.install(torch)
     fake_torch.patch_triton_testing()
     launch_hooks.install(_on_jit_run, autotune_capture.on_autotune_run)
     early_stages.install(writer)

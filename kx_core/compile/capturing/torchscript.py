@@ -1,0 +1,56 @@
+"""A `torch.jit.script` function called under capture runs its Python source.
+
+The TorchScript interpreter runs a scripted function's ops through the dispatcher with no
+Python around them: where the function reads host data (an `int` of a tensor element, a
+slice bound taken from cumulative lengths, as ring-attention's varlen helpers do), the
+capture's tensors have no data to give it and the call fails ("The following operation
+failed in the TorchScript interpreter"), though the same Python runs under capture with
+exact values. TorchScript is a subset of Python with Python's meaning, and dynamo follows
+the same rule (it inlines a scripted function's `_torchdynamo_inline`, the function
+`torch.jit.script` compiled): so the scripted function is compiled as usual (a script
+error is still the file's error) and calls run the original function.
+
+Runs only inside the capture worker.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+
+class RunsAsPython:
+    """A ScriptFunction whose calls run the Python function it was compiled from; every
+    other attribute (`graph`, `code`, `save`) is the ScriptFunction's."""
+
+    def __init__(self, scripted: Any, fn: Any) -> None:
+        self._scripted = scripted
+        self._fn = fn
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self._fn(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._scripted, name)
+
+
+def install(torch: Any) -> None:
+    """Wrap `torch.jit.script` (the file's imports bind it after this)."""
+    real = torch.jit.script
+    if getattr(real, "_kx_runs_as_python", False):
+        return
+
+    def script(
+        obj: Any, optimize: Any = None, _frames_up: int = 0, _rcb: Any = None, example_inputs: Any = None
+    ):
+        # one frame more up: a scripted class resolves its names in the caller's frame
+        made = real(obj, optimize, _frames_up + 1, _rcb, example_inputs)
+        fn = getattr(made, "_torchdynamo_inline", None)
+        if isinstance(made, torch.jit.ScriptFunction) and callable(fn):
+            return RunsAsPython(made, fn)
+        return made
+
+    script._kx_runs_as_python = True
+    functools.update_wrapper(script, real)
+    torch.jit.script = script
