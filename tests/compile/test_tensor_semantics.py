@@ -273,3 +273,53 @@ def test_capture_tensors_have_the_layouts_real_tensors_have(tmp_path, monkeypatc
     assert steps > 1000 and not mismatches, mismatches[:5]
     raised = sum(isinstance(e, str) and e.startswith("raised") for es in expected for e in es)
     assert raised < steps // 3  # most steps make a tensor: the comparison is of layouts
+
+
+# Ops whose meta kernels lay their outputs out otherwise than ATen's CPU and CUDA kernels
+# (found by tests/compile/test_known_values_oracle.py), on inputs whose size-1 dimensions
+# or transposed strides tell the rules apart; writes ATen allows to an expanded tensor.
+ATEN_LAYOUTS = """
+import json
+import torch
+
+DEV = "cuda"
+col = torch.arange(4.0, device=DEV).view(1, 4).t()  # (4, 1) with strides (1, 4)
+tr = torch.arange(12.0, device=DEV).view(4, 3).t()  # (3, 4) with strides (1, 3)
+idx = torch.nonzero(torch.arange(6, device=DEV) > 1)  # (4, 1) with strides (1, 4)
+wide = torch.zeros(3, device=DEV).expand(2, 3)
+wide.masked_fill_(wide > 0, 1)  # deprecated on an expanded tensor, not refused
+wide.fill_(2)
+wide.copy_(wide)  # onto itself: returned as it is
+cases = {
+    "triu": torch.triu(col), "tril": torch.tril(tr), "log_softmax": col.log_softmax(0),
+    "softmax": tr.softmax(0), "masked_fill": tr.masked_fill(tr > 2, 0),
+    "isin": torch.isin(tr, torch.tensor([1.0], device=DEV)), "flip": idx[0].flip(0),
+    "sort": col.sort(-1).values, "argsort": idx.argsort(-1), "nan_to_num": torch.nan_to_num(col),
+    "floor_divide": idx // 3, "clamp": torch.clamp(col, -4, 4), "pow": col**2, "add": col + 1,
+}
+with open(OUT, "w") as f:
+    json.dump({k: [list(v.shape), list(v.stride())] for k, v in cases.items()}, f)
+"""
+
+
+def test_outputs_aten_lays_out_otherwise_than_meta_kernels(tmp_path):
+    """triu/tril, softmax/log_softmax, masked_fill and isin make contiguous outputs; flip,
+    sort and nan_to_num take their input's layout; floor_divide is an elementwise op like
+    `+`; a Python number is an operand of `x + 1` but a parameter of clamp and `**` (it
+    decides how TensorIterator orders a size-1 dimension); masked_fill_ and fill_ write an
+    expanded tensor and a copy onto itself is no write. Each as on real tensors."""
+    import warnings
+
+    import torch
+
+    path = tmp_path / "aten_layouts.py"
+    path.write_text(f"OUT = {str(tmp_path / 'kx.json')!r}\n" + ATEN_LAYOUTS)
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not any(d.kind == "runtime" for d in r.diagnostics), r.diagnostics
+    got = json.loads((tmp_path / "kx.json").read_text())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = str(tmp_path / "real.json")
+        exec(ATEN_LAYOUTS.replace('DEV = "cuda"', 'DEV = "cpu"'), {"torch": torch, "OUT": out})
+    expected = json.loads((tmp_path / "real.json").read_text())
+    assert got == expected, {k: (got[k], expected[k]) for k in expected if got.get(k) != expected[k]}

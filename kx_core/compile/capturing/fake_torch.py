@@ -208,8 +208,11 @@ class _MetaRules:
         if name in tensor_rules.MATMULS:
             tensor_rules.check_same_dtype(name, args)
         if name.endswith("_") and not name.startswith("_") and getattr(first, "is_meta", False):
-            if name == "copy_" or self.layouts.is_pointwise(name[:-1]):
-                tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_")
+            # (a tensor copied onto itself is returned as it is: ATen's copy_ checks nothing)
+            if (name == "copy_" and (args[1:2] or (None,))[0] is not first) or self.layouts.is_pointwise(
+                name[:-1]
+            ):
+                tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_", name=name)
         if autocast_rules.autocast_on() and not _in_place(name, kwargs):
             args, kwargs = self.autocast_casts(func, args, kwargs)
         try:
@@ -232,13 +235,15 @@ class _MetaRules:
             out = self.layouts.convolution_layout(out, args)
         elif isinstance(out, tuple) and name.split(".")[0] in tensor_rules.CONVOLUTION_BACKWARDS:
             out = self.layouts.convolution_backward_layout(out, args)
-        if (
+        elif name in tensor_rules.PRESERVING or name in tensor_rules.CONTIGUOUS_OUTPUT:
+            out = self.layouts.op_layout(name, out, first)
+        elif (
             getattr(out, "is_meta", False)
             and self.layouts.is_pointwise(name)
             and "out" not in kwargs
             and "memory_format" not in kwargs
         ):
-            out = self.layouts.iterator_layout(out, args, kwargs)
+            out = self.layouts.iterator_layout(out, args, kwargs, name)
         return placeholders.propagate(name, args, kwargs, out)
 
     def autocast_casts(self, func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:

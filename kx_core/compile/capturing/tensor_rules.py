@@ -80,9 +80,9 @@ class LayoutRules:
         if known is None:
             base = name.strip("_")
             base = DUNDER_OPS.get(base, base)
-            known = False
+            known = base in ELEMENTWISE_UNTAGGED and (not name.endswith("_") or name.startswith("__"))
             # copies and casts keep their input's layout (empty_like's rule), not TensorIterator's
-            if base not in LAYOUT_COPIES and (not name.endswith("_") or name.startswith("__")):
+            if not known and base not in LAYOUT_COPIES and (not name.endswith("_") or name.startswith("__")):
                 try:
                     packet = getattr(self.torch.ops.aten, base)
                     known = any(
@@ -93,17 +93,22 @@ class LayoutRules:
             self._pointwise[name] = known
         return known
 
-    def iterator_layout(self, out: Any, args: tuple, kwargs: dict) -> Any:
+    def iterator_layout(self, out: Any, args: tuple, kwargs: dict, name: str = "") -> Any:
         """`out` with the strides TensorIterator gives a real elementwise op's output
-        (a meta kernel may order size-1 dimensions otherwise: aten_layouts)."""
+        (a meta kernel may order size-1 dimensions otherwise: aten_layouts). A Python
+        number is an operand (a wrapped 0-d tensor) of the binary ops that wrap it
+        (`x + 1`, `x > 0`); of the others it is a parameter (`clamp(x, -4, 4)`, `x ** 2`),
+        and their TensorIterator has the tensor alone."""
         torch = self.torch
         if out.layout != torch.strided or any(out is a for a in args):
             return out
+        base = name.strip("_")
+        numbers_are_operands = DUNDER_OPS.get(base, base) in SCALAR_OPERANDS
         operands = []
         for a in (*args, *kwargs.values()):
             if isinstance(a, torch.Tensor):
                 operands.append((tuple(a.shape), a.stride()))
-            elif isinstance(a, (bool, int, float, complex)):
+            elif isinstance(a, (bool, int, float, complex)) and numbers_are_operands:
                 operands.append(((), ()))
         strides = aten_layouts.elementwise_output_strides(tuple(out.shape), operands)
         if not strides or list(out.stride()) == strides:
@@ -111,6 +116,38 @@ class LayoutRules:
         if out.requires_grad:  # keep the autograd history: a view with those strides
             return out.as_strided(out.shape, strides)
         return torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
+
+    def op_layout(self, name: str, out: Any, x: Any) -> Any:
+        """The output(s) of op `name` laid out as ATen lays them out (PRESERVING,
+        CONTIGUOUS_OUTPUT), where the meta kernel lays them out otherwise; sort's
+        (values, indices) both."""
+        torch = self.torch
+        if isinstance(out, tuple) and out and all(getattr(o, "is_meta", False) for o in out):
+            return type(out)([self.op_layout(name, o, x) for o in out])
+        if not getattr(out, "is_meta", False) or out.layout != torch.strided:
+            return out
+        if name in CONTIGUOUS_OUTPUT:
+            return self._restrided(out, aten_layouts.contiguous_strides(tuple(out.shape)))
+        return self.preserved_layout(out, x)
+
+    def _restrided(self, out: Any, strides: Any) -> Any:
+        if list(out.stride()) == list(strides):
+            return out
+        if out.requires_grad:  # keep the autograd history: a view with those strides
+            return out.as_strided(out.shape, strides)
+        return self.torch.empty_strided(out.shape, strides, dtype=out.dtype, device=self.meta)
+
+    def preserved_layout(self, out: Any, x: Any) -> Any:
+        """`out` with the strides `at::empty_like(x, MemoryFormat::Preserve)` gives, where
+        ATen makes an op's output so (flip) and its meta kernel makes a contiguous one."""
+        torch = self.torch
+        if (
+            not isinstance(x, torch.Tensor)
+            or out.layout != torch.strided
+            or tuple(out.shape) != tuple(x.shape)
+        ):
+            return out
+        return self._restrided(out, aten_layouts.empty_like_strides(tuple(x.shape), x.stride()))
 
     def meta_like(self, x: Any, kwargs: dict, name: str = "") -> Any:
         # torch's meta *_like ops are Python references that import sympy (0.5 s) on
@@ -157,6 +194,32 @@ DUNDER_OPS = {
 }  # fmt: skip
 
 
+# Ops whose outputs ATen lays out as empty_like(input, preserve_format) does: flip
+# (TensorTransformations), sort's values and indices (its structured meta function: the
+# input's strides where dense, else dense strides inferred from them).
+PRESERVING = frozenset({"flip", "fliplr", "flipud", "sort", "argsort", "msort", "nan_to_num"})
+# Ops whose output ATen makes contiguous whatever the input's layout: their structured
+# meta functions give no strides (triu, tril, softmax, log_softmax, isin), and
+# masked_fill clones its input contiguous before filling it.
+CONTIGUOUS_OUTPUT = frozenset(
+    {"triu", "tril", "softmax", "log_softmax", "_softmax", "_log_softmax", "masked_fill", "isin"}
+)
+# Binary ops ATen runs through TensorIterator whose aten op is not tagged pointwise (aliases,
+# floor_divide): `t // 3` of a transposed tensor keeps its order as `t + 3` does.
+ELEMENTWISE_UNTAGGED = frozenset(
+    {"floor_divide", "divide", "multiply", "subtract", "greater", "greater_equal", "less", "less_equal",
+     "not_equal", "arctan2"}
+)  # fmt: skip
+# Elementwise ops whose Python-number arguments ATen wraps into 0-d tensor operands of
+# their TensorIterator (the binary arithmetic, comparison, bitwise and logical ops and
+# where); for other ops a number is a parameter of the kernel.
+SCALAR_OPERANDS = frozenset(
+    {"add", "sub", "rsub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+     "remainder", "fmod", "eq", "ne", "lt", "le", "gt", "ge", "greater", "less", "greater_equal",
+     "less_equal", "not_equal", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+     "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "where", "atan2", "arctan2",
+     "hypot", "copysign", "xlogy", "nextafter", "heaviside", "maximum", "minimum", "fmax", "fmin"}
+)  # fmt: skip
 CONVOLUTIONS = frozenset({"convolution", "_convolution", "conv2d", "cudnn_convolution", "conv_transpose2d"})
 CONVOLUTION_BACKWARDS = frozenset({"convolution_backward"})
 MATMULS = frozenset({"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm"})
@@ -178,10 +241,16 @@ def _overlap_view(t: Any) -> tuple:
     return (tuple(t.shape), t.stride(), t.storage_offset() * t.element_size(), t.numel(), t.element_size())
 
 
-def check_in_place(torch: Any, out: Any, inputs: tuple, kwargs: dict, cast: bool) -> None:
+# In-place ops ATen lets write an expanded tensor (their TensorIterator does not check
+# for internal overlap; masked_fill_ only warns that it is deprecated).
+WRITES_EXPANDED = frozenset({"fill_", "masked_fill_", "zero_", "index_fill_"})
+
+
+def check_in_place(torch: Any, out: Any, inputs: tuple, kwargs: dict, cast: bool, name: str = "") -> None:
     """What a real in-place op refuses: a result type its tensor cannot hold, writing to
-    an expanded tensor, or reading a tensor that partly overlaps the one it writes (a
-    meta tensor has no data pointers, so torch's own checks cannot see the overlaps)."""
+    an expanded tensor (but for WRITES_EXPANDED), or reading a tensor that partly overlaps
+    the one it writes (a meta tensor has no data pointers, so torch's own checks cannot
+    see the overlaps)."""
     if cast:
         others = [t for t in inputs if isinstance(t, (torch.Tensor, bool, int, float, complex))]
         if others:
@@ -193,7 +262,7 @@ def check_in_place(torch: Any, out: Any, inputs: tuple, kwargs: dict, cast: bool
                 raise RuntimeError(
                     f"result type {scalar_name(result)} can't be cast to the desired output type {scalar_name(out.dtype)}"
                 )
-    if aten_layouts.internal_overlap(tuple(out.shape), out.stride()):
+    if name not in WRITES_EXPANDED and aten_layouts.internal_overlap(tuple(out.shape), out.stride()):
         raise RuntimeError(
             "unsupported operation: more than one element of the written-to tensor refers to a "
             "single memory location. Please clone() the tensor before performing the operation."
