@@ -84,6 +84,7 @@ def install(report: DeviceReport) -> list[Any]:
     _patch_data_ptr(torch)
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
+    _seeding_is_said(torch)
     torch_library.install(torch)
     _lazy_distributed_submodules()
     torch.set_default_device(rules.meta)
@@ -92,6 +93,26 @@ def install(report: DeviceReport) -> list[Any]:
     torch_library.CAPTURE_MODE = device_mode
     _mode_in_backward(device_mode)
     return [device_mode]
+
+
+def _seeding_is_said(torch: Any) -> None:
+    """torch.manual_seed (and torch.seed) also tell known_values that the CPU generator's
+    numbers are a real run's again, after a random op on host data kx could not draw."""
+    import torch.random as random_module
+
+    for name in ("manual_seed", "seed"):
+        original = getattr(random_module, name)
+
+        def seeding(*args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            result = _original(*args, **kwargs)
+            known_values.seeded()
+            return result
+
+        seeding.__name__ = seeding.__qualname__ = name
+        seeding.__doc__ = original.__doc__
+        setattr(random_module, name, seeding)
+        if getattr(torch, name, None) is original:
+            setattr(torch, name, seeding)
 
 
 def _never_a_dynamo_frame(torch: Any, handler: Any) -> None:
@@ -172,9 +193,19 @@ class _MetaRules:
         handled, value = _read_data(torch, name, args, kwargs)
         if handled:
             return value
+        if name in ("__getitem__", "__setitem__") and len(args) > 1 and getattr(first, "is_meta", False):
+            # a slice's bounds given as tensors (`seq[cu[3]:cu[4]]`): ATen reads them on the
+            # host, so here too (their known values, else placeholders); the slice stays a view
+            args = (first, _slice_bounds_read(torch, args[1]), *args[2:])
         if name in ("__setitem__", "copy_") and isinstance(first, torch.Tensor) and not first.is_meta:
             # a capture tensor's data written into a real CPU tensor: a read of that data
             args = (first, *(self.host_copy(a) for a in args[1:]))
+        # a device named (a GPU's, or an ordinal) makes a GPU tensor; with none, a factory
+        # makes what a real run has on the CPU (known_values: its random numbers are the
+        # CPU generator's)
+        named_device = kwargs.get("device") is not None or any(
+            isinstance(a, (str, torch.device)) and (_is_gpu_device(a) or str(a) == "meta") for a in args
+        )
         if kwargs.get("pin_memory"):
             kwargs["pin_memory"] = False  # page-locked host memory needs the CUDA runtime
         if name == "pin_memory" and isinstance(first, torch.Tensor):
@@ -189,20 +220,29 @@ class _MetaRules:
                 and kwargs.get("layout") is None
                 and preserve
             ):
+                before = self.values.before(name, args, kwargs, named_device)
                 out = self.layouts.meta_like(first, kwargs, name)
-                self.values.after_like(func, name, first, args, kwargs, out)
+                self.values.after(func, name, args, kwargs, out, before)
                 return placeholders.propagate(name, args, kwargs, out)
         if name in ("as_strided", "as_strided_") and getattr(first, "is_meta", False):
             tensor_rules.check_as_strided(first, args, kwargs)
         if name == "cuda" and isinstance(first, torch.Tensor):
-            out = first.to(self.meta)
-            if not first.is_meta and first.numel() <= known_values.LIMIT:
-                known_values.attach(out, first.detach().clone(), exact=True)
+            if not first.is_meta:  # a real CPU tensor's data, now on the GPU
+                out = first.to(self.meta)
+                known_values.from_host(torch, out, first)
+            elif known_values.is_host(first):  # a copy of what a real run has on the CPU
+                out = first.to(self.meta, copy=True)
+                known_values.moved(torch, out, first)
+            else:
+                out = first  # on the GPU already
             return out
         if name in ("to", "new_empty", "new_zeros", "new_ones", "new_full", "new_tensor"):
             args = tuple(self.to_meta(a) if isinstance(a, (str, torch.device)) else a for a in args)
         if name == "to" and len(args) > 1 and isinstance(args[1], int) and not isinstance(args[1], bool):
             args = (args[0], self.meta, *args[2:])  # `x.to(0)`: an accelerator ordinal, cuda:0
+            named_device = True
+        if name == "to" and named_device and getattr(first, "is_meta", False) and known_values.is_host(first):
+            kwargs["copy"] = True  # from the host to the GPU: a copy, as on a real run
         if name in ("cat", "concat", "concatenate") and args:
             tensor_rules.check_cat(args[0])
         if name in tensor_rules.MATMULS:
@@ -215,6 +255,8 @@ class _MetaRules:
                 tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_", name=name)
         if autocast_rules.autocast_on() and not _in_place(name, kwargs):
             args, kwargs = self.autocast_casts(func, args, kwargs)
+        before = self.values.before(name, args, kwargs, named_device)
+        computed = False
         try:
             out = func(*args, **kwargs)
         except (NotImplementedError, RuntimeError) as e:
@@ -223,12 +265,20 @@ class _MetaRules:
             # is the op's own, as on a GPU)
             if not (isinstance(e, NotImplementedError) or "meta" in str(e).lower()):
                 raise
-            out = self.values.data_dependent(func, args, kwargs)
+            if (name == "__setitem__" or (name.endswith("_") and not name.startswith("_"))) and getattr(
+                first, "is_meta", False
+            ):
+                # a write through a mask (`x[x > 3] = 0`, index_put_): the tensor keeps its
+                # shape; its data is computed on the CPU where known (known_values), else unknown
+                out = first
+                self.values.after(func, name, args, kwargs, out, before)
+                return out
+            out = self.values.data_dependent(func, name, args, kwargs)
+            computed = out is not None
             if out is None:  # unknown data: a presumed size, said as a placeholder
                 out = placeholders.data_shaped(name, args, kwargs)
             if out is None:
                 raise e from None
-        self.values.after(func, name, args, kwargs, out)
         if name == "scaled_dot_product_attention":
             out = sdpa_choice.gpu_layout(torch, out, args, kwargs)
         if getattr(out, "is_meta", False) and name.split(".")[0] in tensor_rules.CONVOLUTIONS:
@@ -244,6 +294,9 @@ class _MetaRules:
             and "memory_format" not in kwargs
         ):
             out = self.layouts.iterator_layout(out, args, kwargs, name)
+        # the data of the result as it is laid out (after the layouts above), and of what
+        # the op wrote: computed on the CPU where its inputs' data is known (known_values)
+        self.values.after(func, name, args, kwargs, out, before, computed)
         return placeholders.propagate(name, args, kwargs, out)
 
     def autocast_casts(self, func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
@@ -282,13 +335,28 @@ class _MetaRules:
     def computed_exactly(self, func: Any, args: tuple, kwargs: dict) -> tuple[Any] | None:
         """(func's real result,) when every capture tensor among the arguments has exact
         known data (known_values), else None."""
-        exact = [True]
-        try:
-            cpu_args = self.values._to_cpu(args, exact)
-            cpu_kwargs = {k: self.values._to_cpu(v, exact) for k, v in kwargs.items()}
-        except LookupError:
+        known = self.values.cpu_arguments(args, kwargs)
+        if known is None or not known[2]:
             return None
-        return (func(*cpu_args, **cpu_kwargs),) if exact[0] else None
+        with self.torch._C.DisableTorchFunction():
+            return (func(*known[0], **known[1]),)
+
+
+def _slice_bounds_read(torch: Any, index: Any) -> Any:
+    """`index` with the capture tensors among its slices' bounds read as integers."""
+
+    def bound(b: Any) -> Any:
+        if isinstance(b, torch.Tensor) and b.is_meta and b.numel() == 1:
+            return _read_data(torch, "__index__", (b,), {})[1]
+        return b
+
+    if isinstance(index, slice):
+        if any(isinstance(b, torch.Tensor) for b in (index.start, index.stop, index.step)):
+            return slice(bound(index.start), bound(index.stop), bound(index.step))
+        return index
+    if isinstance(index, tuple):
+        return tuple(_slice_bounds_read(torch, i) for i in index)
+    return index
 
 
 def _data_moved_to_the_gpu(torch: Any, tensor: Any, value: Any) -> None:
@@ -366,13 +434,14 @@ def _to_device(torch: Any, args: tuple, kwargs: dict) -> Any:
 def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, exact: bool) -> Any:
     """A read of a capture tensor whose data kx knows: the real answer (a sampled value
     of random data is still a placeholder, with that value)."""
+    # (value is a view of the storage's copy: what the file gets is its own copy of it)
     if name == "to":  # to the CPU (a copy on the GPU is no read: _read_data)
         dtype = kwargs.get("dtype", next((a for a in args[1:] if isinstance(a, torch.dtype)), None))
-        result = value.clone() if dtype is None else value.to(dtype)
+        result = value.clone() if dtype is None else value.to(dtype, copy=True)
     elif name == "cpu":
         result = value.clone()
     elif name == "numpy":
-        result = value.numpy()
+        result = value.clone().numpy()
     elif name == "tolist":
         result = value.tolist()
     elif name == "__format__":

@@ -1,203 +1,750 @@
-"""The data of small capture tensors the file computes on the host side.
+"""The data of capture tensors the file computes on the host side (issue 50, item 1).
 
-A capture tensor has no data, so every read of it is a placeholder; but much of what a
-file reads back is data it made itself, not data a kernel wrote: sequence lengths from a
-list (`torch.tensor([17, 300], device="cuda")`), their cumulative sums, a range, a
-constant, a count. For a small tensor (at most `LIMIT` elements) made from known data,
-capture keeps a real CPU copy (`_kx_value`) and computes every op on known inputs on the
-CPU too, so `.item()`, `.tolist()` and `.cpu()` answer what a real run reads, and the
-buffers and block sizes they choose are the real run's.
+A capture tensor has no data, so every read of it would be a placeholder; but much of what
+a file reads back is data it made itself, not data a kernel wrote: sequence lengths from a
+list (`torch.tensor([17, 300], device="cuda")`), their cumulative sums, a range, a mask,
+a count, the weights of a model made on the CPU and moved with `.cuda()`. For such data
+capture keeps a real CPU copy of the capture tensor's *storage* (its bytes, laid out as
+the GPU's) and computes every op on known inputs on the CPU too, so `.item()`,
+`.tolist()`, `torch.equal`, `nonzero`, a size taken from a tensor and `.cpu()` answer what
+a real run reads, and steer the file as they steer it on the GPU.
 
-- Exact values: from Python data, constants, ranges, and CPU tensors moved to the GPU;
-  and whatever is computed from exact values only. Reading them is not a guess.
-- Sampled values: random factories (`randint`, `rand`, `randn`, ...) sample on the CPU.
-  The GPU's random numbers differ, so a read of a sampled value is still a placeholder
-  (its diagnostic says so), only with a realistic value.
-- A write kx cannot follow (a kernel launch, an op on unknown data) makes every tensor of
-  that storage unknown: values are stamped with their storage's version.
+- One copy per storage, kept as long as the storage lives (a finalizer on the storage):
+  a view's value is the copy seen through the view's offset, sizes and strides, so a write
+  through one view (`cu[1:] = lens.cumsum(0)`, `x[:, 0].fill_(1)`) is seen through every
+  other view, as on the GPU.
+- Exact values: from Python data, constants, ranges, CPU tensors moved to the GPU (the
+  CPU's random numbers are the real ones), and whatever is computed from exact values only.
+  Reading them is not a guess: no placeholder.
+- Sampled values: random numbers drawn on the GPU (`randint`, `randn`, `normal_`, ...) are
+  sampled on the CPU. The GPU's random numbers differ, so a read of a sampled value is
+  still a placeholder (its diagnostic says so), only with a realistic value; they are
+  computed for tensors of at most `SAMPLED_LIMIT` elements, as before.
+- Unknown: what a kernel wrote (every tensor a launch was given: it may have written it),
+  `torch.empty`, ops on unknown data, ops that are not torch's own, and what is past the
+  budget or the work limits below. A read of those is a placeholder, said with the line.
+- Writes are found by the storage's version counter (and, for a tensor that has none, an
+  inference tensor, by the op's name): a write kx computed on the CPU updated the copy;
+  any other write drops it (`written`).
+
+Budget and cost (the figures are in NOTES.md): the copies alive together hold at most
+`budget_bytes()` (256 MiB); an op's result is computed only if it fits, so a file that
+makes a 2 GiB tensor never computes it. One op may cost at most `OP_WORK_LIMIT` element
+operations and a capture `TOTAL_WORK_LIMIT`; past them results are unknown.
 
 Runs only inside the capture worker.
 """
 
 from __future__ import annotations
 
+import math
+import os
+import warnings
+import weakref
+from itertools import count
 from typing import Any
 
-LIMIT = 1 << 16  # elements: larger tensors are never computed on the CPU
-VALUE, EXACT, VERSION = "_kx_value", "_kx_exact", "_kx_version"
+from kx_core.compile.capturing import aten_layouts
 
-# storage (its StorageImpl address) -> how many writes kx could not follow
-_VERSIONS: dict[int, int] = {}
+# The bytes all CPU copies may hold at once. 256 MiB holds the data files make on the host
+# (a 4096x4096 fp32 Linear weight is 64 MiB; sequence offsets, masks and ranges are far
+# smaller) and copies in well under a second; it is a fixed figure, not a share of this
+# machine's memory, so that what a capture computes (and so its exit status) is the same
+# on every machine. A worker given a small memory limit (--memory-limit) keeps an eighth
+# of it instead.
+BUDGET_BYTES = 256 << 20
+SAMPLED_LIMIT = 1 << 16  # elements: random (sampled) data is never computed past this
+# Element operations (inputs + outputs read and written; a contraction's multiply-adds;
+# a sort's n log n) one op may cost on the CPU, and a whole capture. On this 2-core machine
+# an element operation costs 1-4 ns (fp16 matrix products the most): at most about 0.5 s
+# for one op and 8 s for a capture, reached only by files that compute on large host data.
+OP_WORK_LIMIT = 1 << 27
+TOTAL_WORK_LIMIT = 1 << 31
 
-# Factories whose data is known from their arguments; random ones are sampled.
-EXACT_FACTORIES = frozenset(
-    {"tensor", "as_tensor", "asarray", "arange", "range", "linspace", "logspace", "zeros", "ones", "full", "eye",
-     "zeros_like", "ones_like", "full_like", "new_tensor", "new_zeros", "new_ones", "new_full", "scalar_tensor"}
-)  # fmt: skip
-RANDOM_FACTORIES = frozenset(
-    {"rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like", "randint_like", "bernoulli",
-     "multinomial", "uniform_", "normal_", "random_", "exponential_"}
-)  # fmt: skip
-# Reads that never change a tensor (and ops kx answers itself): no value work.
-_NO_VALUE = frozenset(
-    {"__get__", "size", "stride", "dim", "numel", "data_ptr", "element_size", "storage_offset"}
+# Factories whose data is unknown (uninitialised memory on the GPU too).
+EMPTY_FACTORIES = frozenset(
+    {"empty", "empty_like", "empty_strided", "new_empty", "new_empty_strided", "empty_permuted"}
 )
+# Ops whose result does not read their tensor arguments' data, only their shape and dtype.
+DATA_INDEPENDENT = frozenset(
+    {"zeros_like", "ones_like", "full_like", "rand_like", "randn_like", "randint_like",
+     "new_zeros", "new_ones", "new_full", "new_tensor"}
+)  # fmt: skip
+# Random ops (their results are sampled) by name; nn.init's fills among them.
+RANDOM_OPS = frozenset(
+    {"rand", "randn", "randint", "randperm", "normal", "rand_like", "randn_like", "randint_like",
+     "bernoulli", "multinomial", "poisson", "uniform_", "normal_", "random_", "exponential_",
+     "geometric_", "cauchy_", "log_normal_", "bernoulli_", "dropout", "dropout_", "native_dropout",
+     "feature_dropout", "feature_dropout_", "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout",
+     "dropout1d", "dropout2d", "dropout3d", "rrelu", "rrelu_", "rrelu_with_noise", "gumbel_softmax",
+     "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_", "trunc_normal_",
+     "orthogonal_", "sparse_", "_standard_gamma", "_sample_dirichlet", "binomial"}
+)  # fmt: skip
+# In-place ops that overwrite their whole target without reading it: an unknown target of
+# them becomes known.
+OVERWRITES = frozenset(
+    {"fill_", "zero_", "copy_", "uniform_", "normal_", "random_", "exponential_", "geometric_",
+     "cauchy_", "log_normal_", "bernoulli_", "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_",
+     "xavier_normal_", "trunc_normal_", "zeros_", "ones_", "constant_", "eye_"}
+)  # fmt: skip
+# Ops that hold no data of their own or only describe a tensor: nothing to compute.
+_NO_VALUE = frozenset(
+    {"__get__", "__set__", "size", "stride", "dim", "numel", "data_ptr", "element_size", "storage_offset",
+     "untyped_storage", "storage", "_typed_storage", "is_contiguous", "__len__", "__repr__", "__str__",
+     "__format__", "__hash__", "get_device", "is_floating_point", "is_complex", "nelement", "ndimension",
+     "backward", "register_hook", "retain_grad", "requires_grad_", "record_stream", "__reduce_ex__",
+     "__deepcopy__", "__setstate__", "__dlpack__", "__dlpack_device__", "tolist", "item", "numpy"}
+)  # fmt: skip
+_IN_PLACE_DUNDERS = frozenset(
+    {"__setitem__", "__iadd__", "__isub__", "__imul__", "__itruediv__", "__ifloordiv__", "__imod__",
+     "__ipow__", "__iand__", "__ior__", "__ixor__", "__ilshift__", "__irshift__", "__imatmul__"}
+)  # fmt: skip
+# Ops that multiply and add over a shared dimension: their cost is out.numel() * that size.
+_CONTRACTIONS = frozenset(
+    {"mm", "matmul", "__matmul__", "__rmatmul__", "bmm", "addmm", "addbmm", "baddbmm", "addmv", "mv",
+     "linear", "einsum", "tensordot", "bilinear", "inner", "outer", "kron", "cdist", "chain_matmul",
+     "multi_dot", "_scaled_mm", "scaled_dot_product_attention"}
+)  # fmt: skip
+_CONVOLUTIONS = ("conv", "convolution", "_convolution", "cudnn_convolution")
+_SORTS = frozenset(
+    {"sort", "argsort", "msort", "topk", "kthvalue", "median", "nanmedian", "unique", "unique_consecutive",
+     "quantile", "nanquantile", "mode", "searchsorted"}
+)  # fmt: skip
+# torch's own modules whose functions run code of the file's (a callable, a checkpointed
+# region) or act on devices: never computed on the CPU.
+_NOT_COMPUTED_MODULES = (
+    "torch._higher_order_ops", "torch.utils", "torch._dynamo", "torch.autograd", "torch.distributed",
+    "torch.cuda", "torch.compiler", "torch._inductor", "torch.fx", "torch.func", "torch._functorch",
+    "torch.testing", "torch.library", "torch._library",
+)  # fmt: skip
 
 
-def _storage_key(t: Any) -> int:
-    return t.untyped_storage()._cdata
+def budget_bytes() -> int:
+    """The bytes the CPU copies may hold (see BUDGET_BYTES)."""
+    try:
+        limit_mb = int(os.environ.get("KX_MEMORY_LIMIT_MB") or 0)
+    except ValueError:
+        limit_mb = 0
+    return min(BUDGET_BYTES, (limit_mb << 20) // 8) if limit_mb > 0 else BUDGET_BYTES
+
+
+class _Copy:
+    """The CPU copy of one capture storage: the same number of bytes, laid out as it."""
+
+    __slots__ = ("storage", "exact", "nbytes")
+
+    def __init__(self, storage: Any, exact: bool, nbytes: int) -> None:
+        self.storage = storage
+        self.exact = exact
+        self.nbytes = nbytes
+
+
+class _Store:
+    """Every copy of this capture, by its capture storage (StorageImpl address), and what
+    they cost."""
+
+    def __init__(self) -> None:
+        self.copies: dict[int, _Copy] = {}
+        self.watched: dict[int, Any] = {}  # storage key -> its finalizer (one per storage)
+        self.used = 0  # bytes held by the copies
+        self.work = 0  # element operations computed so far
+        self.budget = budget_bytes()
+        self.made = count()  # copies made (a figure for tests and NOTES)
+        # capture storages a real run has on the CPU: made with no device (the capture's
+        # default device is meta, a real run's the CPU), and what ops on them only make
+        self.host: set[int] = set()
+        # the first random op on such a storage kx could not compute: from there on the
+        # CPU generator's numbers are not a real run's (None: they are)
+        self.cpu_rng_unknown: str | None = None
+
+
+STORE = _Store()
+
+
+def storage_key(t: Any) -> int | None:
+    try:
+        return t.untyped_storage()._cdata
+    except (RuntimeError, AttributeError, NotImplementedError, TypeError):
+        return None
+
+
+def copy_of(t: Any) -> _Copy | None:
+    if not STORE.copies:
+        return None
+    key = storage_key(t)
+    return None if key is None else STORE.copies.get(key)
+
+
+def _view(torch: Any, copy: _Copy, t: Any) -> Any:
+    """The CPU tensor that `t` is over its storage's copy (None where it cannot be one)."""
+    if t.layout != torch.strided:
+        return None
+    try:
+        view = torch.empty(0, dtype=t.dtype, device="cpu")
+        return view.set_(copy.storage, t.storage_offset(), tuple(t.shape), t.stride())
+    except (RuntimeError, TypeError):  # past the copy's bytes (a storage resized): unknown
+        return None
 
 
 def value_of(t: Any) -> tuple[Any, bool] | None:
-    """(the CPU copy, exact) of a capture tensor whose data is known, else None."""
-    value = getattr(t, VALUE, None)
-    if value is None:
+    """(the CPU value, exact) of a capture tensor whose data is known, else None. The value
+    is a view of the storage's copy: clone it before handing it to the file."""
+    import torch
+
+    copy = copy_of(t)
+    if copy is None:
+        if t.numel() == 0 and t.layout == torch.strided:  # no data to know
+            with torch._C.DisableTorchFunction():
+                return torch.empty_strided(tuple(t.shape), t.stride(), dtype=t.dtype, device="cpu"), True
         return None
-    try:
-        if _VERSIONS.get(_storage_key(t), 0) != getattr(t, VERSION, -1):
-            return None
-    except (RuntimeError, AttributeError):
-        return None
-    return value, bool(getattr(t, EXACT, False))
+    with torch._C.DisableTorchFunction():
+        view = _view(torch, copy, t)
+    return None if view is None else (view, copy.exact)
 
 
-def attach(t: Any, value: Any, exact: bool) -> None:
-    """Give capture tensor `t` the CPU copy `value` (same shape and dtype)."""
-    try:
-        if tuple(value.shape) != tuple(t.shape) or value.dtype != t.dtype or value.device.type != "cpu":
-            return
-        setattr(t, VALUE, value)
-        setattr(t, EXACT, exact)
-        setattr(t, VERSION, _VERSIONS.get(_storage_key(t), 0))
-    except (AttributeError, RuntimeError, TypeError):  # a subclass refusing attributes
-        pass
+def _drop_key(key: int) -> None:
+    copy = STORE.copies.pop(key, None)
+    if copy is not None:
+        STORE.used -= copy.nbytes
+
+
+def _released(key: int) -> None:
+    """The capture storage died: its copy goes, and its bytes return to the budget."""
+    _drop_key(key)
+    STORE.host.discard(key)
+    STORE.watched.pop(key, None)
+
+
+def _watch(meta_storage: Any, key: int) -> None:
+    """Forget what is kept of a capture storage when it dies (one finalizer a storage)."""
+    if key not in STORE.watched:
+        finalizer = weakref.finalize(meta_storage, _released, key)
+        finalizer.atexit = False
+        STORE.watched[key] = finalizer
+
+
+def is_host(t: Any) -> bool:
+    """Whether capture tensor `t` is one a real run has on the CPU (made with no device)."""
+    if not STORE.host:
+        return False
+    key = storage_key(t)
+    return key is not None and key in STORE.host
+
+
+def _mark_host(t: Any) -> None:
+    meta_storage = t.untyped_storage()
+    key = meta_storage._cdata
+    STORE.host.add(key)
+    _watch(meta_storage, key)
+
+
+def seeded() -> None:
+    """The file seeded the CPU generator (torch.manual_seed): its numbers are a real run's."""
+    STORE.cpu_rng_unknown = None
 
 
 def written(t: Any) -> None:
-    """A write to `t`'s storage kx did not follow: every value of that storage is stale."""
-    try:
-        key = _storage_key(t)
-    except (RuntimeError, AttributeError):
+    """A write to `t`'s storage kx did not follow (a kernel launch): its copy is stale."""
+    key = storage_key(t)
+    if key is not None:
+        _drop_key(key)
+
+
+def adopt(torch: Any, t: Any, value: Any, exact: bool, take_storage: bool = False) -> bool:
+    """Give `t`'s storage a copy whose view through `t` holds `value` (a CPU tensor of t's
+    shape and dtype); False where it does not fit the budget. `take_storage`: value's own
+    storage (nothing else holds it) becomes the copy where it is laid out as t's."""
+    if tuple(value.shape) != tuple(t.shape) or value.dtype != t.dtype or t.layout != torch.strided:
+        return False
+    meta_storage = t.untyped_storage()
+    key = meta_storage._cdata
+    nbytes = meta_storage.nbytes()
+    old = STORE.copies.get(key)
+    if STORE.used - (old.nbytes if old else 0) + nbytes > STORE.budget:
+        return False
+    storage = value.untyped_storage() if take_storage else None
+    if storage is None or not (
+        storage.nbytes() == nbytes
+        and value.storage_offset() == t.storage_offset()
+        and value.stride() == t.stride()
+    ):
+        # the copy laid out as the GPU's storage (zeros where no element of t lies)
+        storage = torch.UntypedStorage(nbytes, device="cpu")
+        storage.fill_(0)
+        view = torch.empty(0, dtype=t.dtype, device="cpu").set_(
+            storage, t.storage_offset(), tuple(t.shape), t.stride()
+        )
+        view.copy_(value)
+    _install(t, storage, exact)
+    return True
+
+
+def _install(t: Any, storage: Any, exact: bool) -> None:
+    """Make CPU `storage` (as many bytes as t's storage, laid out as it) t's storage's
+    copy, watched so that it goes when the capture storage dies."""
+    meta_storage = t.untyped_storage()
+    key = meta_storage._cdata
+    _drop_key(key)
+    STORE.copies[key] = _Copy(storage, exact, storage.nbytes())
+    STORE.used += storage.nbytes()
+    next(STORE.made)
+    _watch(meta_storage, key)
+
+
+def from_host(torch: Any, out: Any, host: Any) -> None:
+    """`out` is a copy on the GPU of real CPU tensor `host` (`.cuda()`): its data is exact."""
+    if not _charge(host.numel() + out.numel()):
         return
-    _VERSIONS[key] = _VERSIONS.get(key, 0) + 1
+    with torch._C.DisableTorchFunction():
+        adopt(torch, out, host.detach(), exact=True)
 
 
-def _small(t: Any) -> bool:
-    return t.numel() <= LIMIT
+def moved(torch: Any, out: Any, source: Any) -> None:
+    """`out` is a new copy on the GPU of capture tensor `source` (a host tensor's `.cuda()`):
+    it has source's data, where known."""
+    known = value_of(source)
+    if known is not None and _charge(source.numel() + out.numel()):
+        with torch._C.DisableTorchFunction():
+            adopt(torch, out, known[0], known[1])
+
+
+def _charge(work: int) -> bool:
+    """Whether `work` element operations may be computed; counts them if so."""
+    if work > OP_WORK_LIMIT or STORE.work + work > TOTAL_WORK_LIMIT:
+        return False
+    STORE.work += work
+    return True
+
+
+def _version(t: Any) -> int | None:
+    try:
+        return t._version
+    except (RuntimeError, AttributeError):  # an inference tensor has no version counter
+        return None
+
+
+def _flat(obj: Any, torch: Any, into: list, depth: int = 0) -> list:
+    """The tensors of an argument or result, lists and tuples opened two levels deep."""
+    if isinstance(obj, torch.Tensor):
+        into.append(obj)
+    elif depth < 2 and isinstance(obj, (list, tuple)):
+        for x in obj:
+            _flat(x, torch, into, depth + 1)
+    return into
+
+
+def _torch_own(torch: Any, func: Any) -> bool:
+    """Whether `func` is torch's own op (a Tensor method, a torch function, an aten or prims
+    op), which computes the same on CPU tensors; not a library's custom op or a function
+    that runs code of the file's."""
+    module = getattr(func, "__module__", None)
+    if module is None:
+        return getattr(func, "__objclass__", None) is torch._C.TensorBase
+    if module.startswith("torch._ops."):
+        return module in ("torch._ops.aten", "torch._ops.prims")
+    return (module == "torch" or module.startswith("torch.")) and not module.startswith(_NOT_COMPUTED_MODULES)
+
+
+def in_place_targets(torch: Any, name: str, args: tuple, kwargs: dict) -> list:
+    """The tensors an op writes by its name's convention: `x.add_(1)`, `x[i] = v`,
+    `x += 1`, `torch._foreach_mul_(xs, 2)`, `out=`, `inplace=True`."""
+    base = name.split(".")[0]
+    targets: list = []
+    # (nn.init's functions hand torch function handlers every argument by keyword)
+    first = args[0] if args else next(iter(kwargs.values()), None)
+    if (
+        (base.endswith("_") and not base.startswith("__"))
+        or base in _IN_PLACE_DUNDERS
+        or kwargs.get("inplace") is True
+    ):
+        _flat(first, torch, targets)
+    if kwargs.get("out") is not None:
+        _flat(kwargs["out"], torch, targets)
+    return targets
+
+
+def _covers_storage(torch: Any, t: Any) -> bool:
+    """Whether `t`'s elements are every byte of its storage, each once."""
+    try:
+        nbytes = t.untyped_storage().nbytes()
+        return (
+            t.layout == torch.strided
+            and t.numel() * t.element_size() == nbytes
+            and aten_layouts.non_overlapping_and_dense(tuple(t.shape), t.stride())
+        )
+    except (RuntimeError, AttributeError):
+        return False
+
+
+def _work(name: str, metas: list, hosts: list, outs: list) -> int:
+    """The element operations of an op (see OP_WORK_LIMIT)."""
+    n_in = sum(t.numel() for t in metas) + sum(t.numel() for t in hosts)
+    n_out = sum(o.numel() for o in outs)
+    work = n_in + n_out
+    if name in _CONTRACTIONS or name.startswith(_CONVOLUTIONS):
+        # multiply-adds: each output element over the shared dimension (at most the
+        # largest input size along any dimension; for a convolution a filter's elements)
+        shared = max((max(t.shape, default=1) for t in metas + hosts), default=1)
+        if name.startswith(_CONVOLUTIONS) and len(metas) > 1 and metas[1].dim() > 1:
+            shared = metas[1].numel() // max(metas[1].shape[0], 1)
+        work = max(work, n_out * shared)
+        if name == "scaled_dot_product_attention" and metas:
+            work = max(work, 2 * metas[0].numel() * max(metas[0].shape[-2] if metas[0].dim() > 1 else 1, 1))
+    elif name in _SORTS:
+        work *= max(1, math.ceil(math.log2(max(n_in, 2))))
+    return work
 
 
 class Values:
-    """Computes the CPU copy of an op's result from its inputs' copies (fake_torch's
-    function mode calls `after` with each op it ran on capture tensors)."""
+    """Computes the copies of an op's results from its inputs' copies (fake_torch's function
+    mode calls `before` and `after` around each op it runs on capture tensors)."""
 
     def __init__(self, torch: Any) -> None:
         self.torch = torch
         self.cpu = torch.device("cpu")
-        self.generator = torch.Generator()
-        self.generator.manual_seed(0)
 
-    def _to_cpu(self, a: Any, exact: list[bool]) -> Any:
-        """An argument with capture tensors replaced by their CPU copies; raises LookupError
-        for a capture tensor whose data is unknown."""
+    # ------------------------------------------------------------ around each op
+
+    def before(self, name: str, args: tuple, kwargs: dict, named_device: bool = False) -> Any:
+        """What `after` needs to know of the inputs as they were: each capture tensor's
+        version counter and storage (None for ops that hold no data). `named_device`: the
+        call named a device (a GPU's), so what it makes is not the host's."""
+        if name.split(".")[0] in _NO_VALUE:
+            return None
         torch = self.torch
-        if isinstance(a, torch.Tensor):
-            if not a.is_meta:
-                return a
-            known = value_of(a)
-            if known is None:
-                raise LookupError
-            exact[0] = exact[0] and known[1]
-            return known[0]
-        if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
-            return self.cpu
-        if isinstance(a, (list, tuple)):
-            return type(a)(self._to_cpu(x, exact) for x in a)
-        return a
+        with torch._C.DisableTorchFunction():
+            tensors = _flat(tuple(kwargs.values()), torch, _flat(args, torch, []))
+            metas = [t for t in tensors if t.is_meta]
+            hosts = [t for t in tensors if not t.is_meta]
+            return metas, hosts, [(_version(t), storage_key(t)) for t in metas], named_device
 
-    def data_dependent(self, func: Any, args: tuple, kwargs: dict) -> Any:
-        """The result of an op meta kernels cannot shape (its output size depends on the
-        data), as capture tensors carrying the CPU result: None unless every capture
-        tensor among the arguments has known data."""
+    def after(
+        self, func: Any, name: str, args: tuple, kwargs: dict, out: Any, before: Any, computed: bool = False
+    ) -> None:
+        """Called after `func(*args, **kwargs)` made `out` on capture tensors (`computed`:
+        its results' data was computed already, by `data_dependent`)."""
+        if before is None:
+            return
+        torch = self.torch
+        with torch._C.DisableTorchFunction():
+            self._after(func, name.split(".")[0], args, kwargs, out, before, computed)
+
+    def _after(
+        self, func: Any, name: str, args: tuple, kwargs: dict, out: Any, before: Any, computed: bool
+    ) -> None:
+        torch = self.torch
+        metas, hosts, states, named_device = before
+        # a real run makes this on the CPU: no device named, and every capture tensor it
+        # reads is the host's
+        on_host = not named_device and all(key in STORE.host for _, key in states)
+        named = in_place_targets(torch, name, args, kwargs)
+        # the capture tensors the op wrote: a version counter moved, or its name says so
+        written_ = [
+            (t, key)
+            for t, (version, key) in zip(metas, states)
+            if key is not None and (version is None or _version(t) != version or any(t is n for n in named))
+        ]
+        input_keys = {key for _, key in states}
+        results = _flat(out, torch, []) if not isinstance(out, dict) else []
+        # results on a storage of their own (not a view of an input), whose data is not
+        # known yet (a data-dependent op's result already has its copy)
+        new = [o for o in results if o.is_meta and storage_key(o) not in input_keys]
+        if on_host:
+            for o in new:
+                _mark_host(o)
+        fresh = [] if computed else [o for o in new if storage_key(o) not in STORE.copies]
+        if not fresh and not written_:
+            return
+        written_keys = {key for _, key in written_}
+        unknown_written = [(t, k) for t, k in written_ if k not in STORE.copies]
+        shape_only = _shape_only(name, args, kwargs)  # (zeros_like's, new_full's self)
+        unknown_read = [
+            t
+            for t, (_, key) in zip(metas, states)
+            if key not in written_keys and key not in STORE.copies and t is not shape_only
+        ]
+        random = name in RANDOM_OPS
+        computable = (
+            not unknown_read
+            and name not in EMPTY_FACTORIES
+            and (metas or hosts or not written_)
+            and _torch_own(torch, func)
+            and not any(_runs_code(a) for a in (*args, *kwargs.values()))
+        )
+        overwrite = name in OVERWRITES or "out" in kwargs
+        if unknown_written:
+            # the old data of an unknown target matters unless the op overwrites all of it,
+            # and no other argument views it
+            computable = (
+                computable
+                and overwrite
+                and all(_covers_storage(torch, t) and any(t is n for n in named) for t, _ in unknown_written)
+            )
+        # random numbers a real run draws on the CPU are the CPU generator's, as here
+        # (until kx fails to draw some: cpu_rng_unknown); the GPU's are sampled
+        exact = (not random or (on_host and STORE.cpu_rng_unknown is None)) and all(
+            STORE.copies[k].exact
+            for t, (_, k) in zip(metas, states)
+            if k in STORE.copies and t is not shape_only
+        )
+        draws = random and on_host and exact  # on the CPU generator itself, as a real run
+        if computable and not exact:
+            computable = all(t.numel() <= SAMPLED_LIMIT for t in metas) and all(
+                o.numel() <= SAMPLED_LIMIT for o in results if o.is_meta
+            )
+        if computable:
+            new_bytes = sum({storage_key(o): o.untyped_storage().nbytes() for o in fresh}.values())
+            new_bytes += sum({k: t.untyped_storage().nbytes() for t, k in unknown_written}.values())
+            computable = STORE.used + new_bytes <= STORE.budget and _charge(
+                _work(name, metas, hosts, results)
+            )
+        result = (
+            self._compute(func, name, args, kwargs, metas, states, unknown_written, draws, shape_only)
+            if computable
+            else None
+        )
+        if result is None:
+            for _, key in written_:
+                _drop_key(key)
+            if random and on_host:  # the CPU generator did not draw what a real run's drew
+                STORE.cpu_rng_unknown = STORE.cpu_rng_unknown or f"torch.{name}"
+            return
+        value, views, temps = result
+        # the writes the CPU made are the GPU's: a copy written in place stays, where its
+        # view still is the capture tensor's (not resized, not moved to other storage)
+        for t, key in written_:
+            copy = STORE.copies.get(key)
+            view = views.get(id(t))
+            if key in temps:
+                _install(t, temps.pop(key), exact)  # an unknown target, overwritten whole
+            elif copy is None or view is None or not _still_its_view(t, view, copy):
+                _drop_key(key)
+            elif overwrite and _covers_storage(torch, t):
+                copy.exact = exact
+            else:
+                copy.exact = copy.exact and exact
+        if not fresh:
+            return
+        produced = _flat(value, torch, []) if not isinstance(value, dict) else []
+        if len(produced) != len(results):
+            return
+        fresh_ids = {id(o) for o in fresh}
+        sources = {v.untyped_storage().data_ptr() for v in (*views.values(), *hosts)}
+        sources.update(s.data_ptr() for s in temps.values())
+        allocating = bool(metas) or name in _ALLOCATING
+        counts: dict[int, int] = {}
+        for o in fresh:
+            counts[storage_key(o)] = counts.get(storage_key(o), 0) + 1
+        for o, r in zip(results, produced):
+            if id(o) not in fresh_ids or counts.get(storage_key(o), 0) != 1 or r.is_meta:
+                continue  # (several results on one new storage: left unknown)
+            take = allocating and r.untyped_storage().data_ptr() not in sources
+            adopt(torch, o, r.detach(), exact, take_storage=take)
+
+    def _compute(
+        self,
+        func: Any,
+        name: str,
+        args: tuple,
+        kwargs: dict,
+        metas: list,
+        states: list,
+        unknown_written: list,
+        draws: bool,
+        shape_only: Any = None,
+    ) -> tuple[Any, dict, dict] | None:
+        """func run on the CPU copies: (its result, {id(capture tensor): its CPU view},
+        {storage key: a new copy's storage, for unknown targets it overwrote}); None where
+        the CPU refuses it. `draws`: the op draws from the CPU generator as a real run's
+        does; otherwise what it draws is given back."""
+        torch = self.torch
+        views: dict[int, Any] = {}
+        temps: dict[int, Any] = {}
+        for t, key in unknown_written:
+            if key not in temps:
+                storage = torch.UntypedStorage(t.untyped_storage().nbytes(), device="cpu")
+                storage.fill_(0)
+                temps[key] = storage
+        for t, (_, key) in zip(metas, states):
+            copy = STORE.copies.get(key)
+            if key in temps:
+                view = _view(torch, _Copy(temps[key], True, 0), t)
+            elif copy is not None:
+                view = _view(torch, copy, t)
+            elif t is shape_only:  # only its shape and dtype are read
+                view = torch.zeros((), dtype=t.dtype, device="cpu").expand(tuple(t.shape))
+            else:
+                return None
+            if view is None:
+                return None
+            views[id(t)] = view
+
+        def cpu(a: Any, depth: int = 0) -> Any:
+            if isinstance(a, torch.Tensor):
+                return views[id(a)] if a.is_meta else a
+            if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
+                return self.cpu
+            if depth < 2 and isinstance(a, (list, tuple)):
+                items = [cpu(x, depth + 1) for x in a]
+                return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+            return a
+
+        try:
+            cpu_args = tuple(cpu(a) for a in args)
+            cpu_kwargs = {k: cpu(v) for k, v in kwargs.items()}
+        except (KeyError, TypeError):
+            return None
+        cpu_kwargs.pop("pin_memory", None)
+        # the file's CPU random numbers stay the ones a real run draws: whatever the op
+        # draws on the CPU comes back to the generator
+        generator = torch.default_generator
+        state = None if draws else generator.get_state()
+        try:
+            with warnings.catch_warnings(), torch.no_grad():
+                warnings.simplefilter("ignore")
+                value = func(*cpu_args, **cpu_kwargs)
+        except Exception:  # noqa: BLE001 - the CPU refuses it (no CPU kernel, a dtype): unknown
+            return None
+        finally:
+            if state is not None:
+                generator.set_state(state)
+        return value, views, temps
+
+    # ------------------------------------------------------------ other entry points
+
+    def cpu_arguments(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, bool] | None:
+        """(args, kwargs, exact) with every capture tensor replaced by its CPU value; None
+        where one's data is unknown."""
         torch = self.torch
         exact = [True]
+
+        def cpu(a: Any, depth: int = 0) -> Any:
+            if isinstance(a, torch.Tensor):
+                if not a.is_meta:
+                    return a
+                known = value_of(a)
+                if known is None:
+                    raise LookupError
+                exact[0] = exact[0] and known[1]
+                return known[0]
+            if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
+                return self.cpu
+            if depth < 2 and isinstance(a, (list, tuple)):
+                items = [cpu(x, depth + 1) for x in a]
+                return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+            return a
+
         try:
-            cpu_args = self._to_cpu(args, exact)
-            cpu_kwargs = {k: self._to_cpu(v, exact) for k, v in kwargs.items()}
+            return tuple(cpu(a) for a in args), {k: cpu(v) for k, v in kwargs.items()}, exact[0]
         except LookupError:
             return None
-        try:
-            with torch.no_grad():
-                result = func(*cpu_args, **cpu_kwargs)
-        except Exception:  # noqa: BLE001 - the CPU cannot run it either: the op's own error stands
-            return None
-        meta = torch.device("meta")
 
-        def shaped(r: Any) -> Any:
-            if not isinstance(r, torch.Tensor):
-                return r
-            out = torch.empty_strided(r.shape, r.stride(), dtype=r.dtype, device=meta)
-            if r.numel() <= LIMIT:
-                attach(out, r, exact[0])
-            return out
-
-        if isinstance(result, (tuple, list)):
-            return type(result)(shaped(r) for r in result)
-        return shaped(result)
-
-    def after_like(self, func: Any, name: str, like: Any, args: tuple, kwargs: dict, out: Any) -> None:
-        """A `*_like` factory answered by kx: its data depends on the shape only."""
-        if name not in EXACT_FACTORIES and name not in RANDOM_FACTORIES or not _small(out):
-            return
-        shape_only = self.torch.empty(tuple(like.shape), dtype=like.dtype, device=self.cpu)
-        self.after(func, name, (shape_only, *args[1:]), kwargs, out)
-
-    def after(self, func: Any, name: str, args: tuple, kwargs: dict, out: Any) -> None:
-        """Called after `func(*args, **kwargs)` made `out` on capture tensors."""
+    def data_dependent(self, func: Any, name: str, args: tuple, kwargs: dict) -> Any:
+        """The result of an op meta kernels cannot shape (its output size depends on the
+        data: nonzero, masked_select, unique, a boolean index), as capture tensors carrying
+        the CPU result: None unless every capture tensor among the arguments has known data.
+        A size from sampled data is a placeholder, said."""
         torch = self.torch
-        if name in _NO_VALUE:
-            return
-        in_place = (
-            (name.endswith("_") and not name.endswith("__")) or name == "__setitem__" or "out" in kwargs
-        )
-        target = (args[0] if args else None) if in_place and "out" not in kwargs else kwargs.get("out")
-        metas = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor) and a.is_meta]
-        outs = [o for o in (out if isinstance(out, (tuple, list)) else (out,)) if isinstance(o, torch.Tensor)]
-        if not all(_small(t) for t in metas) or not all(o.is_meta and _small(o) for o in outs):
-            if in_place and isinstance(target, torch.Tensor) and target.is_meta:
-                written(target)
-            return
-        exact = [name not in RANDOM_FACTORIES]
-        if not metas and name not in EXACT_FACTORIES and name not in RANDOM_FACTORIES:
-            # a factory kx cannot know the data of (empty, empty_like, ...)
-            return
-        try:
-            cpu_args = self._to_cpu(args, exact)
-            cpu_kwargs = {k: self._to_cpu(v, exact) for k, v in kwargs.items()}
-        except LookupError:
-            if in_place and isinstance(target, torch.Tensor) and target.is_meta:
-                written(target)
-            return
-        if "device" in kwargs or not metas:
-            # (a factory: the capture's default device is meta, and the copy is the CPU's)
-            cpu_kwargs["device"] = self.cpu
-        cpu_kwargs.pop("requires_grad", None)
-        if name in RANDOM_FACTORIES and "generator" not in cpu_kwargs and not name.endswith("_"):
-            # sampled from a generator of kx's own: the file's CPU random numbers stay the
-            # ones a real run draws
-            cpu_kwargs["generator"] = self.generator
-        try:
-            with torch.no_grad():
-                result = func(*cpu_args, **cpu_kwargs)
-        except Exception:  # noqa: BLE001 - the CPU disagrees (an op without a CPU kernel): unknown
-            if in_place and isinstance(target, torch.Tensor) and target.is_meta:
-                written(target)
-            return
-        if in_place and isinstance(target, torch.Tensor):
-            # the copy was updated in place: the target's other views are stale, it is not
-            written(target)
-            source = cpu_kwargs.get("out") if "out" in kwargs else cpu_args[0]
-            attach(target, source, exact[0] and bool(getattr(target, EXACT, True)))
-            return
-        results = result if isinstance(result, (tuple, list)) else (result,)
-        for o, r in zip(outs, [r for r in results if isinstance(r, torch.Tensor)]):
-            attach(o, r, exact[0])
+        known = self.cpu_arguments(args, kwargs)
+        if known is None:
+            return None
+        cpu_args, cpu_kwargs, exact = known
+        with torch._C.DisableTorchFunction():
+            tensors = _flat(tuple(cpu_kwargs.values()), torch, _flat(cpu_args, torch, []))
+            made = _data_dependent_size(torch, name, cpu_args, cpu_kwargs)
+            if made * 8 > STORE.budget - STORE.used or not _charge(_work(name, tensors, [], []) + made):
+                return None
+            try:
+                with warnings.catch_warnings(), torch.no_grad():
+                    warnings.simplefilter("ignore")
+                    result = func(*cpu_args, **cpu_kwargs)
+            except Exception:  # noqa: BLE001 - the CPU cannot run it either: the op's own error stands
+                return None
+            meta = torch.device("meta")
+            inputs = {t.untyped_storage().data_ptr() for t in tensors} - {0}
+            bases: dict[tuple[int, int], Any] = {}
+
+            def shaped(r: Any) -> Any:
+                """A capture tensor laid out as CPU result `r`; results that are views of one
+                storage (`torch.where(mask)`'s columns of one nonzero) view one capture
+                storage, whose copy is theirs."""
+                if not isinstance(r, torch.Tensor):
+                    return r
+                storage = r.untyped_storage()
+                key = (storage.data_ptr(), storage.nbytes())
+                new = key not in bases
+                if new:
+                    bases[key] = torch.UntypedStorage(storage.nbytes(), device=meta)
+                out = torch.empty(0, dtype=r.dtype, device=meta)
+                out.set_(bases[key], r.storage_offset(), tuple(r.shape), r.stride())
+                if new and key[0] not in inputs and STORE.used + key[1] <= STORE.budget:
+                    _install(out, storage, exact)
+                return out
+
+            shaped_result = (
+                type(result)(shaped(r) for r in result)
+                if isinstance(result, (tuple, list))
+                else shaped(result)
+            )
+        if not exact:
+            from kx_core.compile.capturing.placeholders import LEDGER
+
+            sizes = [tuple(r.shape) for r in _flat(result, torch, [])]
+            LEDGER.use(
+                f"torch.{name} of random data (its size from kx's own sample)",
+                sizes[0] if len(sizes) == 1 else sizes,
+            )
+        return shaped_result
+
+
+def _data_dependent_size(torch: Any, name: str, args: tuple, kwargs: dict) -> int:
+    """The elements a data-dependent op makes where they may be far more than it reads
+    (bincount's bins are its largest value + 1; repeat_interleave's the repeats' sum): the
+    CPU is asked only if they fit the budget. 0 for the others (no more than they read)."""
+    x = args[0] if args else None
+    if not isinstance(x, torch.Tensor) or x.numel() == 0:
+        return 0
+    if name == "bincount" and not x.dtype.is_floating_point:
+        return max(int(x.max()) + 1, int(kwargs.get("minlength", args[2] if len(args) > 2 else 0) or 0))
+    if name == "repeat_interleave":
+        repeats = kwargs.get("repeats", args[1] if len(args) > 1 else x)
+        if isinstance(repeats, torch.Tensor) and not repeats.dtype.is_floating_point:
+            return int(repeats.sum()) * (x.numel() if repeats is not x and repeats.numel() == 1 else 1)
+    return 0
+
+
+# Factories that allocate their result (so their CPU result's storage can be the copy);
+# a move (`to`, `as_tensor` of a NumPy array) may return the host's own memory.
+_ALLOCATING = frozenset(
+    {"tensor", "arange", "range", "linspace", "logspace", "zeros", "ones", "full", "eye", "scalar_tensor",
+     "tril_indices", "triu_indices", "rand", "randn", "randint", "randperm", "normal", "zeros_like",
+     "ones_like", "full_like", "rand_like", "randn_like", "randint_like", "new_zeros", "new_ones",
+     "new_full", "new_tensor"}
+)  # fmt: skip
+
+
+def _shape_only(name: str, args: tuple, kwargs: dict) -> Any:
+    """The argument of a DATA_INDEPENDENT op whose shape and dtype only are read (its
+    first: `zeros_like(x)`, `x.new_full(...)`), or None."""
+    if name not in DATA_INDEPENDENT:
+        return None
+    return args[0] if args else next(iter(kwargs.values()), None)
+
+
+def _runs_code(a: Any) -> bool:
+    """A callable argument (a function, a module; not a dtype or class): computing the op
+    on the CPU would run the file's code again."""
+    return callable(a) and not isinstance(a, type)
+
+
+def _still_its_view(t: Any, view: Any, copy: _Copy) -> bool:
+    """Whether CPU `view` still is capture tensor `t` over `copy` after a write (an `out=`
+    may resize, `set_` may move a tensor to other storage)."""
+    return (
+        view.untyped_storage().data_ptr() == copy.storage.data_ptr()
+        and copy.storage.nbytes() == copy.nbytes
+        and t.untyped_storage().nbytes() == copy.nbytes
+        and tuple(view.shape) == tuple(t.shape)
+        and view.stride() == t.stride()
+        and view.storage_offset() == t.storage_offset()
+    )
