@@ -187,3 +187,57 @@ def test_a_quantiser_reads_the_weights_it_made_on_the_host(tmp_path):
     got = [k["HAS_OUTLIERS"] for k in launches(r, "dequant_matvec")]
     assert expected == [106, 0]  # (the first layer has outlier rows, the second none)
     assert got == [True, False] and [k["HALF_K"] for k in launches(r, "dequant_matvec")] == [512, 384]
+
+
+def test_a_dropout_kernel_gets_the_generators_real_seed_and_offset(tmp_path):
+    """Fused-dropout libraries read the CUDA generator's 16-byte state (seed, then philox
+    offset, int64) and pass both to their kernel. The offset is where PyTorch's own random
+    ops on the GPU left it: each advances it by 4 counters per element group a thread of its
+    grid draws (ATen's calc_execution_policy, on the capture GPU's 132 SMs of 2048 threads).
+    Before, the offset stayed 0. After torch.cuda.manual_seed the seed is the new one and
+    the offset 0; after an op whose draws kx does not model, the read is a placeholder."""
+    r, text = run(
+        tmp_path,
+        """
+        @triton.jit
+        def dropout(x_ptr, n, seed, offset, p, BLOCK: tl.constexpr):
+            offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            keep = tl.rand(seed, offset + offs) > p
+            x = tl.load(x_ptr + offs, mask=offs < n)
+            tl.store(x_ptr + offs, tl.where(keep, x / (1 - p), 0.0), mask=offs < n)
+
+
+        def seed_and_offset(increment):
+            gen = torch.cuda.default_generators[torch.cuda.current_device()]
+            state = gen.get_state()
+            seed, offset = state.view(torch.int64)
+            gen.set_offset(int(offset) + (increment + 3) // 4 * 4)
+            return int(seed), int(offset)
+
+
+        torch.manual_seed(1234)
+        x = torch.randn(1000, 1000, device="cuda")               # 4 counters
+        y = F.dropout(x, 0.1)                                    # 4
+        w = torch.empty(300, 300, device="cuda").uniform_()      # 4
+        d = torch.randn(1 << 22, device="cuda", dtype=torch.float64)  # 32 (two a draw)
+        b = torch.bernoulli(torch.full((64,), 0.5, device="cuda"))    # 12 (a tensor of p)
+        seed, offset = seed_and_offset(x.numel())
+        dropout[(1000,)](x, x.numel(), seed, offset, 0.1, BLOCK=1024)
+        seed, offset = torch.cuda.get_rng_state().view(torch.int64).tolist()
+        print("after the first", seed, offset)
+        dropout[(1000,)](x, x.numel(), seed, offset, 0.1, BLOCK=1024)
+        torch.cuda.manual_seed(99)
+        seed, offset = torch.cuda.default_generators[0].graphsafe_get_state().get_state().view(torch.int64)
+        dropout[(1000,)](x, x.numel(), int(seed), int(offset), 0.1, BLOCK=1024)
+        picks = torch.multinomial(torch.ones(8, device="cuda"), 4)
+        seed, offset = torch.cuda.get_rng_state().view(torch.int64).tolist()
+        """,
+    )
+    # (a launch of the same specialization as an earlier one is that record's: the second)
+    got = [(k["seed"], k["offset"]) for k in launches(r, "dropout")]
+    # 4 + 4 + 4 + 32 + 12 = 56; then the first launch's own 1000000 counters
+    assert got == [(1234, 56), (99, 0)], got
+    assert "after the first 1234 1000056" in r.output, r.output
+    assert r.exit_status == 0, r.diagnostics
+    (said,) = [d for d in r.diagnostics if d.kind == "placeholder"]
+    assert said.line == line_of(text, "picks = ") + 1 and "torch.multinomial" in said.message

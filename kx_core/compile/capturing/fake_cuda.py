@@ -9,10 +9,11 @@ Runs only inside the capture worker; torch is imported by the caller.
 from __future__ import annotations
 
 import contextlib
+import sys
 from types import SimpleNamespace
 from typing import Any
 
-from kx_core.compile.capturing import cuda_device_queries, cuda_hooks, sdpa_choice
+from kx_core.compile.capturing import cuda_device_queries, cuda_hooks, known_values, sdpa_choice
 from kx_core.compile.capturing.capture_device import DeviceReport
 
 
@@ -157,7 +158,7 @@ def install(report: DeviceReport) -> None:
     torch._C._cuda_getDefaultStream = lambda device=0: (0, 0, 1)
     torch._C._cuda_getDevice = lambda: 0
     torch._C._cuda_getDeviceCount = lambda: 1
-    _fake_generators(torch)
+    _fake_generators(torch, report)
     _fake_accelerator(torch)
     cuda_hooks.install(torch)  # the autograd engine's question, asked in C++
     # decisions PyTorch takes in C++ by asking the device: taken as on the capture GPU
@@ -178,7 +179,7 @@ def install(report: DeviceReport) -> None:
         torch.version.cuda = torch.version.cuda or "12.8"
 
 
-def _fake_generators(torch: Any) -> None:
+def _fake_generators(torch: Any, report: DeviceReport) -> None:
     """torch.cuda's random state: one generator, a CPU one standing in for the GPU's
     (attention libraries seed dropout kernels from its philox seed and offset; torch.compile
     saves and restores the state around a trace)."""
@@ -186,25 +187,69 @@ def _fake_generators(torch: Any) -> None:
 
     class CaptureGenerator(torch.Generator):
         """The GPU's default generator: seeded as the GPU's is (torch.manual_seed seeds it;
-        unseeded, it has the default seed), with the philox offset a CUDA generator keeps
-        (libraries read it and pass seed and offset to their dropout kernels)."""
+        unseeded, it has the default seed), with the philox offset a CUDA generator keeps,
+        advanced by each random op on the GPU as PyTorch advances it (`drew_random`), so
+        that libraries reading seed and offset for their dropout kernels read a real run's."""
 
         _offset = 0
+        _unknown: str | None = None  # the op after which kx does not know the offset
+
+        @property
+        def device(self) -> Any:
+            return torch.device("cuda", 0)
+
+        def manual_seed(self, seed: int) -> Any:
+            # CUDAGeneratorImpl::set_current_seed starts the offset again at 0
+            torch.Generator.manual_seed(self, int(seed))
+            self._offset, self._unknown = 0, None
+            return self
+
+        def seed(self) -> int:
+            value = torch.Generator.seed(self)
+            self._offset, self._unknown = 0, None
+            return value
 
         def get_offset(self) -> int:
+            self._said()
             return self._offset
 
         def set_offset(self, offset: int) -> None:
-            self._offset = int(offset)
+            self._offset, self._unknown = int(offset), None
+
+        def advance(self, increment: int | None, what: str) -> None:
+            """A random op on the GPU drew `increment` philox counters (None: kx does not
+            know how many; the offset is unknown until the file sets it again)."""
+            if increment is None:
+                self._unknown = self._unknown or what
+            else:
+                self._offset += (increment + 3) // 4 * 4  # philox_cuda_state rounds up to 4
+
+        def _said(self) -> None:
+            """A read of an offset kx does not know, by the file or a library (not by torch,
+            which saves and restores the state around a trace or a checkpoint), is a
+            placeholder."""
+            if self._unknown is None:
+                return
+            from kx_core.compile.capturing.placeholders import LEDGER, is_engine_file
+
+            frame = sys._getframe(1)
+            while frame is not None and is_engine_file(frame.f_code.co_filename):
+                frame = frame.f_back
+            if frame is not None and not LEDGER.inside_libraries(frame):
+                LEDGER.use(f"the CUDA generator's philox offset after {self._unknown}", self._offset)
 
         # A CUDA generator's state is 16 bytes, not a CPU generator's 5056: its seed (uint64)
         # then its philox offset (int64), as CUDAGeneratorImpl::get_state writes them.
         # Libraries unpack it (`seed, offset = state.view(torch.int64)`) for their dropout
         # kernels' seed and offset, and set_state takes the same 16 bytes back.
         def get_state(self) -> Any:
+            self._said()
             seed = self.initial_seed() & (2**64 - 1)
             seed = seed - 2**64 if seed >= 2**63 else seed  # the uint64's bits in an int64
-            return torch.tensor([seed, self._offset], dtype=torch.int64, device="cpu").view(torch.uint8)
+            state = torch.tensor([seed, self._offset], dtype=torch.int64, device="cpu").view(torch.uint8)
+            if self._unknown is not None:
+                state._kx_unknown_offset = self._unknown  # set back, still unknown
+            return state
 
         def set_state(self, state: Any) -> Any:
             if state.numel() != 16 or state.dtype != torch.uint8:
@@ -214,20 +259,35 @@ def _fake_generators(torch: Any) -> None:
             seed, offset = (int(v) for v in state.to("cpu").view(torch.int64))
             torch.Generator.manual_seed(self, seed & (2**64 - 1))
             self._offset = offset
+            self._unknown = getattr(state, "_kx_unknown_offset", None)
             return self
+
+        def clone_state(self) -> Any:
+            twin = CaptureGenerator()
+            torch.Generator.manual_seed(twin, self.initial_seed())
+            twin._offset, twin._unknown = self._offset, self._unknown
+            return twin
 
         def graphsafe_get_state(self) -> Any:
-            return self
+            """A new generator holding this one's state (as CUDA's returns)."""
+            return self.clone_state()
 
         def graphsafe_set_state(self, state: Any) -> None:
-            return None
+            torch.Generator.manual_seed(self, state.initial_seed())
+            self._offset = getattr(state, "_offset", 0)
+            self._unknown = getattr(state, "_unknown", None)
 
     generator = CaptureGenerator()
     torch.cuda.default_generators = (generator,)
+    _RANDOM.update(
+        generator=generator,
+        kind=CaptureGenerator,
+        sm_count=report.gpu.sm_count,
+        threads_per_sm=report.gpu.max_threads_per_sm,
+    )
 
     def manual_seed(seed: int) -> None:
         generator.manual_seed(int(seed))
-        generator.set_offset(0)
 
     def get_rng_state(device: Any = "cuda") -> Any:
         return generator.get_state()
@@ -243,6 +303,128 @@ def _fake_generators(torch: Any) -> None:
         module.initial_seed = generator.initial_seed
         module.manual_seed = module.manual_seed_all = manual_seed
         module.seed = module.seed_all = lambda: generator.seed()
+
+
+# The capture GPU's generator and the figures PyTorch sizes its random kernels' grids by.
+_RANDOM: dict[str, Any] = {}
+
+# Random ops by the philox draws PyTorch's CUDA kernel makes per element group
+# (ATen native/cuda/DistributionTemplates.h): uniform and normal numbers come four to a
+# curand call (two for float64); nn.init's fills are uniform_ or normal_ on the tensor.
+_UNIFORM_DRAWS = frozenset(
+    {"rand", "rand_like", "uniform_", "exponential_", "geometric_", "cauchy_", "kaiming_uniform_",
+     "xavier_uniform_", "trunc_normal_"}
+)  # fmt: skip
+_NORMAL_DRAWS = frozenset(
+    {"randn", "randn_like", "normal", "normal_", "log_normal_", "kaiming_normal_", "xavier_normal_"}
+)  # fmt: skip
+_INTEGER_DRAWS = frozenset({"randint", "randint_like", "random_"})
+# Random ops whose draws kx does not model: after them the offset is unknown.
+_UNMODELLED_DRAWS = frozenset(
+    {"randperm", "multinomial", "poisson", "rrelu", "rrelu_", "rrelu_with_noise", "gumbel_softmax",
+     "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_dropout", "feature_dropout_",
+     "dropout1d", "dropout2d", "dropout3d", "orthogonal_", "sparse_", "_standard_gamma", "_sample_dirichlet",
+     "binomial"}
+)  # fmt: skip
+
+
+def drew_random(name: str, args: tuple, kwargs: dict, out: Any) -> None:
+    """After op `name` ran on capture tensors: a random op on the GPU advances its
+    generator's philox offset as PyTorch's CUDA kernel does."""
+    base = name.split(".")[0]
+    if not _RANDOM or not (
+        base in _UNIFORM_DRAWS or base in _NORMAL_DRAWS or base in _INTEGER_DRAWS or base in _UNMODELLED_DRAWS
+        or base in ("bernoulli", "bernoulli_", "dropout", "dropout_", "native_dropout")
+        or (base == "scaled_dot_product_attention" and _dropout_p(args, kwargs, 6, "dropout_p") > 0)
+    ):  # fmt: skip
+        return
+    if base.endswith("_"):  # the tensor it fills (nn.init's functions pass it by keyword)
+        target = args[0] if args else next(iter(kwargs.values()), None)
+    else:
+        target = out[0] if isinstance(out, tuple) and out else out
+    if not getattr(target, "is_meta", False) or known_values.is_host(target):
+        return  # a CPU op (a real run's too): the CPU's own generator
+    generator = kwargs.get("generator")
+    if generator is None:
+        generator = _RANDOM["generator"]
+    elif not isinstance(generator, _RANDOM["kind"]):
+        return
+    generator.advance(_philox_increment(base, args, kwargs, target), f"torch.{base}")
+
+
+def _dropout_p(args: tuple, kwargs: dict, index: int, key: str) -> float:
+    value = kwargs.get(key, args[index] if len(args) > index else 0.0)
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _philox_increment(name: str, args: tuple, kwargs: dict, target: Any) -> int | None:
+    """The philox counters op `name` draws on the capture GPU for `target` (its output or
+    the tensor it fills), by ATen's calc_execution_policy: 256 threads a block, at most
+    (max threads per SM / 256) blocks per SM, and each thread drawing 4 counters per
+    `unroll` elements it makes; None where kx does not know."""
+    import torch
+
+    if name in _UNMODELLED_DRAWS or name == "scaled_dot_product_attention":
+        return None
+    numel = target.numel()
+    if name in ("dropout", "dropout_", "native_dropout"):
+        train = kwargs.get("train", kwargs.get("training", args[2] if len(args) > 2 else True))
+        p = _dropout_p(args, kwargs, 1, "p")
+        if train is False or not 0 < p < 1 or numel == 0:
+            return 0  # at::dropout returns its input: nothing drawn
+        return _counters(numel, 4)
+    if numel == 0:
+        return 0  # distribution_nullary_kernel returns before drawing
+    if numel * target.element_size() > 2**31 - 1:
+        return None  # split into 32-bit-indexed launches, each drawing again
+    double = target.dtype == torch.float64
+    if name in _UNIFORM_DRAWS or name in _NORMAL_DRAWS:
+        return _counters(numel, 2 if double else 4)
+    if name in ("bernoulli", "bernoulli_"):
+        p = kwargs.get("p", args[1] if len(args) > 1 else None)
+        if name == "bernoulli" and p is None or isinstance(p, torch.Tensor):
+            return 10  # bernoulli_tensor_cuda_kernel: philox_cuda_state(10)
+        return _counters(numel, 2 if double else 4)
+    # integers: 64-bit draws (two to a curand call) for ranges of 2**28 or more, and for
+    # random_() of int64 or float64
+    span = _integer_range(name, args, kwargs)
+    if span is None:
+        wide = target.dtype in (torch.int64, torch.float64)
+    else:
+        wide = span >= 1 << 28
+    return _counters(numel, 2 if wide else 4)
+
+
+def _integer_range(name: str, args: tuple, kwargs: dict) -> int | None:
+    """to - from of randint / randint_like / random_(from, to); None for random_()."""
+    if name == "random_":
+        numbers = [a for a in args[1:] if isinstance(a, int) and not isinstance(a, bool)]
+        low, high = kwargs.get("from", None), kwargs.get("to", None)
+        if len(numbers) == 2:
+            low, high = numbers
+        elif len(numbers) == 1:
+            low, high = (0, numbers[0]) if high is None and low is None else (numbers[0], high)
+        if high is None:
+            return None if low is None else 1 << 62
+        return int(high) - int(low or 0)
+    numbers = [
+        a
+        for a in args[1 if name == "randint_like" else 0 :]
+        if isinstance(a, int) and not isinstance(a, bool)
+    ]
+    low, high = kwargs.get("low", 0), kwargs.get("high")
+    if high is None:
+        if len(numbers) >= 2:
+            low, high = numbers[0], numbers[1]
+        elif numbers:
+            high = numbers[0]
+    return None if high is None else int(high) - int(low or 0)
+
+
+def _counters(numel: int, unroll: int) -> int:
+    blocks_per_sm = _RANDOM["threads_per_sm"] // 256
+    grid = min(_RANDOM["sm_count"] * blocks_per_sm, (numel + 255) // 256)
+    return ((numel - 1) // (256 * grid * unroll) + 1) * 4
 
 
 def _fake_accelerator(torch: Any) -> None:

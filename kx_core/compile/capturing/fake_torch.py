@@ -223,6 +223,7 @@ class _MetaRules:
                 before = self.values.before(name, args, kwargs, named_device)
                 out = self.layouts.meta_like(first, kwargs, name)
                 self.values.after(func, name, args, kwargs, out, before)
+                fake_cuda.drew_random(name, args, kwargs, out)
                 return placeholders.propagate(name, args, kwargs, out)
         if name in ("as_strided", "as_strided_") and getattr(first, "is_meta", False):
             tensor_rules.check_as_strided(first, args, kwargs)
@@ -297,6 +298,7 @@ class _MetaRules:
         # the data of the result as it is laid out (after the layouts above), and of what
         # the op wrote: computed on the CPU where its inputs' data is known (known_values)
         self.values.after(func, name, args, kwargs, out, before, computed)
+        fake_cuda.drew_random(name, args, kwargs, out)  # (after: it asks whether out is the host's)
         return placeholders.propagate(name, args, kwargs, out)
 
     def autocast_casts(self, func: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
