@@ -274,6 +274,20 @@ class _MetaRules:
                 out = first
                 self.values.after(func, name, args, kwargs, out, before)
                 return out
+            target = kwargs.get("out")
+            if isinstance(e, NotImplementedError) and getattr(target, "is_meta", False):
+                # an out= overload with no meta kernel whose functional overload has one
+                # (aten::_scaled_mm.out, as Inductor's extern calls use it): ATen's out=
+                # rule, the functional result's shape put into `out` (resized where it
+                # differs; its strides kept where not)
+                try:
+                    functional = func(*args, **{k: v for k, v in kwargs.items() if k != "out"})
+                except (NotImplementedError, RuntimeError):
+                    raise e from None
+                if tuple(target.shape) != tuple(functional.shape):
+                    target.resize_(functional.shape)
+                self.values.after(func, name, args, kwargs, target, before)
+                return target
             out = self.values.data_dependent(func, name, args, kwargs)
             computed = out is not None
             if out is None:  # unknown data: a presumed size, said as a placeholder
