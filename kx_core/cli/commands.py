@@ -249,7 +249,17 @@ __all__ = ["format_result", "kernel_json", "main", "result_json", "stage_file_na
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line; the exit statuses are cli.args' (one table for every verb)."""
+    """The command line; the exit statuses are cli.args' (one table for every verb). With
+    --json, a failure that printed nothing on stdout prints the error envelope there
+    (cli.json_answer)."""
+    from kx_core.cli.json_answer import answering_in_json, wants_json
+
+    if wants_json(sys.argv[1:] if argv is None else argv):
+        return answering_in_json(lambda: _guarded(argv))
+    return _guarded(argv)
+
+
+def _guarded(argv: list[str] | None) -> int:
     try:
         return _main(argv)
     except BrokenPipeError:
