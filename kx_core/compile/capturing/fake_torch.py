@@ -11,14 +11,19 @@ CPU-only torch it cannot even slice a fake *cuda* tensor ("PyTorch is not linked
 support for cuda devices"). Meta tensors cost nothing.
 
 - GPU devices ('cuda', 'cuda:0', torch.device('cuda'), `.cuda()`) become meta; tensors
-  made with no device are meta too; an explicit device='cpu' stays a real CPU tensor.
+  made with no device are meta too (known_values keeps them as the host's: their data is
+  computed on the CPU as a real run's is, and `.cuda()` copies them); an explicit
+  device='cpu' stays a real CPU tensor.
+- The data the file makes itself (from Python data, ranges, the host, ops on those) is
+  known within a budget (known_values): its reads are exact.
 - To the file and the libraries it calls, a meta tensor says it is on the GPU
   (`x.device` is cuda:0, `x.is_cuda` is True); torch's own code still sees meta.
 - `data_ptr()` of a meta tensor is an aligned base plus storage_offset * itemsize, so
   Triton's divisibility-by-16 specialisation sees what a real launch would: aligned for
   a fresh allocation, unaligned for a view that starts 4 bytes in.
-- Where the file reads data (`.item()`, `allclose`, `assert_close`, `.cpu()`, timing),
-  placeholders.py answers with a placeholder and records the read.
+- Where the file reads other data (what a kernel wrote: `.item()`, `allclose`,
+  `assert_close`, `.cpu()`, timing), placeholders.py answers with a placeholder and
+  records the read.
 - torch.cuda answers as the capture device (fake_cuda.py).
 """
 

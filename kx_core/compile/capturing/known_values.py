@@ -55,11 +55,12 @@ from kx_core.compile.capturing import aten_layouts
 BUDGET_BYTES = 256 << 20
 SAMPLED_LIMIT = 1 << 16  # elements: random (sampled) data is never computed past this
 # Element operations (inputs + outputs read and written; a contraction's multiply-adds;
-# a sort's n log n) one op may cost on the CPU, and a whole capture. On this 2-core machine
-# an element operation costs 1-4 ns (fp16 matrix products the most): at most about 0.5 s
-# for one op and 8 s for a capture, reached only by files that compute on large host data.
+# a sort's n log n) one op may cost on the CPU, and a whole capture. On the 2-core
+# development machine an element operation costs 0.3-3.3 ns (an int64 cumsum the most,
+# a fp16 matrix product 0.7): at most about 0.45 s for one op and 3.5 s for a capture,
+# reached only by files that compute on large host data (NOTES.md has the figures).
 OP_WORK_LIMIT = 1 << 27
-TOTAL_WORK_LIMIT = 1 << 31
+TOTAL_WORK_LIMIT = 1 << 30
 
 # Factories whose data is unknown (uninitialised memory on the GPU too).
 EMPTY_FACTORIES = frozenset(
@@ -416,7 +417,11 @@ class Values:
             tensors = _flat(tuple(kwargs.values()), torch, _flat(args, torch, []))
             metas = [t for t in tensors if t.is_meta]
             hosts = [t for t in tensors if not t.is_meta]
-            return metas, hosts, [(_version(t), storage_key(t)) for t in metas], named_device
+            keys = [storage_key(t) for t in metas]
+            # (a version counter matters only where a copy may go stale)
+            copies = STORE.copies
+            states = [(_version(t) if key in copies else None, key) for t, key in zip(metas, keys)]
+            return metas, hosts, states, named_device
 
     def after(
         self, func: Any, name: str, args: tuple, kwargs: dict, out: Any, before: Any, computed: bool = False
@@ -434,6 +439,14 @@ class Values:
     ) -> None:
         torch = self.torch
         metas, hosts, states, named_device = before
+        if (
+            metas
+            and not any(key in STORE.copies or key in STORE.host for _, key in states)
+            and name not in OVERWRITES
+            and name not in DATA_INDEPENDENT
+            and "out" not in kwargs
+        ):
+            return  # (the common case of a kernel file: every input unknown, nothing to do)
         # a real run makes this on the CPU: no device named, and every capture tensor it
         # reads is the host's
         on_host = not named_device and all(key in STORE.host for _, key in states)
@@ -442,7 +455,12 @@ class Values:
         written_ = [
             (t, key)
             for t, (version, key) in zip(metas, states)
-            if key is not None and (version is None or _version(t) != version or any(t is n for n in named))
+            if key is not None
+            and (
+                any(t is n for n in named)
+                # (an inference tensor has no version counter: its writes are known by name)
+                or (key in STORE.copies and version is not None and _version(t) != version)
+            )
         ]
         input_keys = {key for _, key in states}
         results = _flat(out, torch, []) if not isinstance(out, dict) else []
