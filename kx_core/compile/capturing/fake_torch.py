@@ -71,6 +71,8 @@ def install(report: DeviceReport) -> list[Any]:
     from torch.overrides import TorchFunctionMode
 
     deferred_dynamo.install()
+    # this job's memory limit (a warm worker imported known_values before it was set)
+    known_values.STORE.budget = known_values.budget_bytes()
     rules = _MetaRules(torch)
     is_compiling = torch.compiler.is_compiling
 
