@@ -109,10 +109,13 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
 
 
 def _kernel_wrote(arguments: tuple) -> None:
-    """A launched kernel may write any tensor it was given: their known data is stale."""
+    """A launched kernel may write these tensors (the ones its stores can reach: the
+    launcher's `_maybe_written`): their known data is stale. A tensor descriptor made on
+    the host writes its base tensor."""
     from kx_core.compile.capturing import known_values
 
     for a in arguments:
+        a = a if getattr(a, "is_meta", False) else getattr(a, "base", None)
         if getattr(a, "is_meta", False):
             known_values.written(a)
 

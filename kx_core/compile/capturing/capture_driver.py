@@ -31,12 +31,20 @@ class LaunchLog(threading.local):
 LAUNCH_LOG = LaunchLog()
 
 
+# kernel hash -> the names of the arguments its stores may write (None: any of them)
+_WRITTEN: dict[str, frozenset[str] | None] = {}
+# what a launcher is called with before the kernel's arguments: stream, function, packed
+# metadata, launch metadata, the enter and exit hooks (CompiledKernel.__getitem__'s runner)
+_LAUNCH_FIELDS = 6
+
+
 class CaptureLauncher:
     """Stands in for CudaLauncher/HIPLauncher: remembers the grid, runs nothing."""
 
     def __init__(self, src: Any, metadata: Any) -> None:
         self.name = getattr(metadata, "name", "kernel")
         self.hash = getattr(metadata, "hash", None)
+        self.src = src
 
     def __call__(self, grid_x: int, grid_y: int, grid_z: int, *rest: Any) -> None:
         grid = (int(grid_x), int(grid_y), int(grid_z))
@@ -44,7 +52,22 @@ class CaptureLauncher:
         if not LAUNCH_LOG.in_jit and LAUNCH_LOG.on_direct_launch is not None:
             LAUNCH_LOG.on_direct_launch(self.hash, grid)
         if LAUNCH_LOG.on_arguments is not None:
-            LAUNCH_LOG.on_arguments(rest)
+            LAUNCH_LOG.on_arguments(self._maybe_written(rest))
+
+    def _maybe_written(self, rest: tuple) -> tuple:
+        """The launch's arguments the kernel may write: those its TTIR's stores take their
+        pointers from (kx_core.ir.stored_args), by the parameter names Triton's own
+        launch metadata pairs them with; all of them where that is not known."""
+        args = rest[_LAUNCH_FIELDS:]
+        names = getattr(getattr(self.src, "fn", None), "arg_names", None)
+        if not names or len(names) != len(args) or not self.hash:
+            return rest
+        if self.hash not in _WRITTEN:
+            _WRITTEN[self.hash] = _written_names(self.hash, getattr(self.src, "name", self.name))
+        written = _WRITTEN[self.hash]
+        if written is None:
+            return rest
+        return tuple(a for n, a in zip(names, args) if n in written)
 
 
 class CaptureUtils:
@@ -143,3 +166,21 @@ def make_capture_driver(target: Target, report: DeviceReport | None = None):
             return args
 
     return CaptureDriver()
+
+
+def _written_names(kernel_hash: str, name: str) -> frozenset[str] | None:
+    """written_arguments of the kernel's TTIR, read back from Triton's cache (where the
+    compile that made this launcher put it); None where it is not there."""
+    from kx_core.ir.stored_args import written_arguments
+
+    try:
+        from triton.runtime.cache import get_cache_manager
+
+        # Triton names a kernel's files by its source's name, cut at 150 characters
+        path = get_cache_manager(kernel_hash).get_file(f"{name[:150]}.ttir")
+        if path is None:
+            return None
+        with open(path, encoding="utf-8") as f:
+            return written_arguments(f.read())
+    except Exception:  # noqa: BLE001 - any doubt: every argument may be written
+        return None
