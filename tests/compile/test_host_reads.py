@@ -137,3 +137,33 @@ def test_a_launch_picked_by_a_timing_kx_could_not_take_is_said():
     )
     assert printed.exit_status == 0, [str(d) for d in printed.diagnostics]
     assert any(d.kind == "placeholder" and "do_bench" in d.message for d in printed.diagnostics)
+
+
+def test_a_float_read_steers_only_where_the_file_decides_on_it():
+    """A loss a kernel wrote, read with .item(): printed and passed on to the next
+    kernel as a float, it changes nothing a real run compiles or launches (exit 0, said
+    as a placeholder; was 5); compared, or made into a size through a tensor, it does
+    (exit 5, from that line)."""
+    path = HOST_READS / "loss_read.py"
+    text = path.read_text()
+
+    def run(mode: str):
+        return compile_file(
+            CompileRequest(
+                str(path), target="cuda:90", text=text.replace('MODE = "print"', f'MODE = "{mode}"')
+            ),
+            use_cache=False,
+        )
+
+    printed = run("print")
+    assert printed.exit_status == 0, [str(d) for d in printed.diagnostics]
+    assert any(
+        d.kind == "placeholder" and d.line == _line(text, "value = loss.item()") for d in printed.diagnostics
+    )
+    branch = run("branch")
+    # (the placeholder named is the read; the kernels marked are those after the decision)
+    assert branch.exit_status == 5 and branch.launched_after_placeholder.line == _line(
+        text, "value = loss.item()"
+    )
+    laundered = run("launder")
+    assert laundered.exit_status == 5, [str(d) for d in laundered.diagnostics]

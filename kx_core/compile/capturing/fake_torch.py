@@ -409,10 +409,15 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
     if known is not None:
         return True, _read_known(torch, name, args, kwargs, *known)
     if name == "item":
-        return True, LEDGER.use(".item()", placeholders.element_value(x))
-    if name in ("__bool__", "__int__", "__float__", "__index__", "__complex__"):
         value = placeholders.element_value(x)
-        cast = {"__bool__": bool, "__int__": int, "__index__": int, "__float__": float}.get(name, complex)
+        if isinstance(value, float):  # a loss, a max error: steers only where decided on
+            return True, LEDGER.guessed_float(".item()", value)
+        return True, LEDGER.use(".item()", value)
+    if name == "__float__":
+        return True, LEDGER.guessed_float("float(tensor)", float(placeholders.element_value(x)))
+    if name in ("__bool__", "__int__", "__index__", "__complex__"):
+        value = placeholders.element_value(x)
+        cast = {"__bool__": bool, "__int__": int, "__index__": int}.get(name, complex)
         return True, LEDGER.use(f"{cast.__name__}(tensor)", cast(value))
     if name == "__format__":  # f"{t:.3f}" of a 0-d tensor formats its value
         spec = args[1] if len(args) > 1 else ""
@@ -474,12 +479,19 @@ def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, ex
     else:
         result = getattr(value, name)()
     if not exact:
+        what = (
+            f".{name}() of sampled or guessed data"
+            if name.isalpha()
+            else f"{name}(tensor) of sampled or guessed data"
+        )
+        if type(result) is float:
+            return LEDGER.guessed_float(what, result)
         shown = (
             result
             if isinstance(result, (bool, int, float, str))
             else f"kx's own sample ({type(result).__name__})"
         )
-        LEDGER.use(f".{name}() of random data" if name.isalpha() else f"{name}(tensor) of random data", shown)
+        LEDGER.use(what, shown)
     return result
 
 

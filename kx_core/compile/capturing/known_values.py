@@ -251,6 +251,18 @@ def written(t: Any) -> None:
         _drop_key(key)
 
 
+def _guessed(args: tuple, kwargs: dict) -> bool:
+    """A Python number among the arguments is a placeholder's (placeholders.GuessedFloat:
+    `torch.full((n,), loss.item())`): data made from it is not exact."""
+
+    def any_guessed(a: Any, depth: int) -> bool:
+        if getattr(type(a), "_kx_guessed", False):
+            return True
+        return depth < 2 and isinstance(a, (list, tuple)) and any(any_guessed(x, depth + 1) for x in a)
+
+    return any(any_guessed(a, 0) for a in (*args, *kwargs.values()))
+
+
 def adopt(torch: Any, t: Any, value: Any, exact: bool, take_storage: bool = False) -> bool:
     """Give `t`'s storage a copy whose view through `t` holds `value` (a CPU tensor of t's
     shape and dtype); False where it does not fit the budget. `take_storage`: value's own
@@ -500,10 +512,14 @@ class Values:
             )
         # random numbers a real run draws on the CPU are the CPU generator's, as here
         # (until kx fails to draw some: cpu_rng_unknown); the GPU's are sampled
-        exact = (not random or (on_host and STORE.cpu_rng_unknown is None)) and all(
-            STORE.copies[k].exact
-            for t, (_, k) in zip(metas, states)
-            if k in STORE.copies and t is not shape_only
+        exact = (
+            (not random or (on_host and STORE.cpu_rng_unknown is None))
+            and all(
+                STORE.copies[k].exact
+                for t, (_, k) in zip(metas, states)
+                if k in STORE.copies and t is not shape_only
+            )
+            and not _guessed(args, kwargs)
         )
         draws = random and on_host and exact  # on the CPU generator itself, as a real run
         if computable and not exact:

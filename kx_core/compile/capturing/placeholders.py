@@ -133,26 +133,39 @@ class Ledger:
             self.first = use
 
     def decided(self, use: DataPlaceholder) -> None:
-        """The file decides on a placeholder now (a GuessedTime compared): it steers
+        """The file decides on a placeholder now (a GuessedFloat compared): it steers
         unless the decision is an `assert`'s."""
         if not checked_by_assert(self._user_frame_object()):
             self.steered(use)
 
     def timing(self, what: str) -> float:
-        """A time a capture cannot take: a GuessedTime, which marks kernels only once the
+        """A time a capture cannot take: a GuessedFloat, which marks kernels only once the
         file decides on it (most files print their timings)."""
-        self.use(what, TIME_PLACEHOLDER_MS, steers=False)
+        return self.guessed_float(what, TIME_PLACEHOLDER_MS)
+
+    def guessed_float(self, what: str, value: float) -> float:
+        """A float read a capture cannot answer (a timing; `.item()` or `float()` of a
+        floating tensor a kernel wrote, a loss): a GuessedFloat, which marks the kernels
+        after it only once the file decides on it. A float passed on to a kernel
+        changes nothing Triton compiles (it never specialises on a float), a printed one
+        nothing at all."""
+        if self.stop_at_data:
+            self.use(what, value)  # raises NeedsRealData
+        self.use(what, value, steers=False)
         file, line = self._user_frame()
-        return GuessedTime(TIME_PLACEHOLDER_MS, DataPlaceholder(what, repr(TIME_PLACEHOLDER_MS), file, line))
+        return GuessedFloat(value, DataPlaceholder(what, repr(value), file, line))
 
 
-class GuessedTime(float):
-    """A timing placeholder (milliseconds) that tells the ledger when the file decides on
-    it: a comparison (`min` of timings, `if ms < best`), a truth test or a conversion to an
-    integer may pick what the file launches next; printing it and arithmetic on it (the
-    result is a GuessedTime too) do not."""
+class GuessedFloat(float):
+    """A float placeholder (a timing in milliseconds, a value read from a tensor a kernel
+    wrote) that tells the ledger when the file decides on it: a comparison (`min` of
+    timings, `if loss < best`), a truth test or a conversion to an integer may pick what
+    the file launches next; printing it and arithmetic on it (the result is a
+    GuessedFloat too) do not. known_values never takes one for exact data."""
 
-    def __new__(cls, value: float, use: DataPlaceholder) -> GuessedTime:
+    _kx_guessed = True  # (known_values asks this rather than importing the class)
+
+    def __new__(cls, value: float, use: DataPlaceholder) -> GuessedFloat:
         guessed = super().__new__(cls, value)
         guessed.use = use
         return guessed
@@ -164,7 +177,7 @@ class GuessedTime(float):
         return (float, (float(self),))
 
     def _same(self, value: Any) -> Any:
-        return GuessedTime(value, self.use) if isinstance(value, float) else value
+        return GuessedFloat(value, self.use) if isinstance(value, float) else value
 
     __hash__ = float.__hash__
 
@@ -185,7 +198,7 @@ def _deciding(name: str) -> Callable[..., Any]:
     """float's `name`, after telling the ledger the file decides on the guess."""
     base = getattr(float, name)
 
-    def op(self: GuessedTime, *args: Any) -> Any:
+    def op(self: GuessedFloat, *args: Any) -> Any:
         self._decided()
         return base(self, *args)
 
@@ -206,13 +219,13 @@ for _name in (
     "__floor__",
     "__ceil__",
 ):
-    setattr(GuessedTime, _name, _deciding(_name))
+    setattr(GuessedFloat, _name, _deciding(_name))
 
 
-def _arithmetic(name: str) -> Callable[[GuessedTime, Any], Any]:
+def _arithmetic(name: str) -> Callable[[GuessedFloat, Any], Any]:
     base = getattr(float, name)
 
-    def op(self: GuessedTime, other: Any) -> Any:
+    def op(self: GuessedFloat, other: Any) -> Any:
         return self._same(base(self, other))
 
     op.__name__ = name
@@ -223,7 +236,7 @@ for _name in (
     "__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
     "__rtruediv__", "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__pow__", "__rpow__",
 ):  # fmt: skip
-    setattr(GuessedTime, _name, _arithmetic(_name))
+    setattr(GuessedFloat, _name, _arithmetic(_name))
 
 
 # What may stand between the instruction that made a value and the jump that decides on
