@@ -751,6 +751,11 @@ class MainWindow(QMainWindow):
         if result is None or result.build is None:
             self._show_error("nothing compiled to export: open a file and let it compile")
             return False
+        if any(k.status == "compiling" for k in result.kernels):
+            # a partial build on screen (its first kernel's first stage while Triton makes
+            # the rest): not what another kx would open as this build
+            self._show_error("still compiling: export once the build is done")
+            return False
         candidates = [self.editor.text()]
         try:
             with open(result.file, encoding="utf-8") as f:
