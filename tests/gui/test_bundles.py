@@ -73,3 +73,19 @@ def test_what_is_not_a_bundle_says_why(qtbot, make_window, tmp_path):
         read_bundle(str(good))
     assert not w.open_file(str(good))  # refused with the reason; the window keeps its file
     assert "digest" in w.last_error and w.session.result is result
+
+
+def test_a_build_still_compiling_is_not_exported(qtbot, make_window, tmp_path):
+    """The first kernel's TTIR shown while Triton makes the rest (status 'compiling'):
+    a partial, not a build another kx should open as this one."""
+    from dataclasses import replace
+
+    path = tmp_path / "vector_add.py"
+    path.write_text((KERNELS / "vector_add.py").read_text())
+    w = make_window("cuda:90")
+    result = open_and_wait(qtbot, w, path)
+    w.session.result = replace(result, kernels=(replace(result.kernels[0], status="compiling"),))
+    bundle = tmp_path / "partial.kxb"
+    assert not w.export_bundle(str(bundle)) and not bundle.exists()
+    w.session.result = result
+    assert w.export_bundle(str(bundle)) and bundle.exists()
