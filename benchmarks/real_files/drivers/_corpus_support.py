@@ -895,3 +895,136 @@ def thunder_triton_ce() -> None:
         )
     stub_module("thunder.extend", OperatorExecutor=_ThunderOperatorExecutor, register_executor=_noop)
     stub_module("thunder.torch", cross_entropy=None, to_torch_dtype=lambda d: d)
+
+
+# --- fresh3: lmdeploy, attorch, MInference, AutoAWQ, litgpt, airbench, DiT ------------------
+
+
+class _Anything:
+    """A stand-in value for names a module imports from an absent package and never uses on the
+    path the driver takes: callable (returns another stand-in), subclassable, falsy."""
+
+    def __init__(self, *args, **kwargs):
+        pass
+
+    def __call__(self, *args, **kwargs):
+        return _Anything()
+
+    def __getattr__(self, name):
+        return _Anything()
+
+    def __bool__(self):
+        return False
+
+    def __mro_entries__(self, bases):
+        return (object,)
+
+
+def stub_any(name: str) -> types.ModuleType:
+    """stub_module(name) whose every missing attribute is an _Anything (PEP 562 __getattr__),
+    for `from absent.pkg import A, B, C` at module level."""
+    mod = stub_module(name)
+    if getattr(mod, "__kx_stub__", False):
+
+        def __getattr__(attr):
+            if attr.startswith("__"):
+                raise AttributeError(attr)
+            return _Anything()
+
+        mod.__getattr__ = __getattr__
+    return mod
+
+
+def lmdeploy_kernels() -> None:
+    """Make `import lmdeploy.pytorch.kernels.cuda.<op>` work with torch + triton only.
+
+    lmdeploy/__init__.py (the serving API, turbomind), lmdeploy/pytorch/__init__.py and
+    lmdeploy/pytorch/kernels/cuda/__init__.py (imports every kernel module) are skipped:
+    the packages are registered bare. Two module-level imports of the kernel files are
+    stood in: lmdeploy.messages (pydantic, the disaggregation config, the tokenizer) for
+    its QuantPolicy enum, restated with upstream's values, and lmdeploy.utils (imports
+    transformers) for get_logger. The kernel modules and kernels/cuda/utils.py run unchanged.
+    """
+    import enum
+
+    root = find_on_path("lmdeploy")
+    bare_package("lmdeploy", root)
+    bare_package("lmdeploy.pytorch", os.path.join(root, "pytorch"))
+    bare_package("lmdeploy.pytorch.kernels", os.path.join(root, "pytorch", "kernels"))
+    bare_package("lmdeploy.pytorch.kernels.cuda", os.path.join(root, "pytorch", "kernels", "cuda"))
+    bare_package("lmdeploy.pytorch.kernels.default", os.path.join(root, "pytorch", "kernels", "default"))
+
+    class QuantPolicy(enum.IntEnum):
+        NONE = 0
+        INT4 = 4
+        INT8 = 8
+        FP8 = 16
+        FP8_E5M2 = 17
+        TURBO_QUANT = 42
+
+    stub_module("lmdeploy.messages", QuantPolicy=QuantPolicy)
+    stub_module("lmdeploy.utils", get_logger=lambda name="lmdeploy": logging.getLogger(name))
+
+
+def awq_package() -> None:
+    """Make `from awq.modules.linear.gemm import WQLinear_GEMM` work with torch + triton only:
+    awq/__init__.py (AutoAWQForCausalLM, transformers) and awq/modules/linear/__init__.py (every
+    linear kind, some importing absent CUDA extensions) are skipped; awq/utils/utils.py imports
+    accelerate at module level (not used by get_best_device): a stand-in where it is absent.
+    awq_ext (the CUDA kernels) is absent, as on a Triton-only install: try_import returns None
+    and the Triton path is taken, as upstream decides. gemm.py, awq/modules/triton/gemm.py and
+    awq/utils run unchanged."""
+    import importlib.util
+
+    root = find_on_path("awq")
+    bare_package("awq", root)
+    bare_package("awq.modules", os.path.join(root, "modules"))
+    bare_package("awq.modules.linear", os.path.join(root, "modules", "linear"))
+    if importlib.util.find_spec("accelerate") is None:
+        stub_module("accelerate")
+
+
+def minference_ops() -> None:
+    """Make `import minference.ops.<op>` work with torch + triton only: minference/__init__.py
+    patches transformers models and imports the CUDA extension; minference and minference.ops
+    are registered without their __init__. The kernel modules run unchanged."""
+    root = find_on_path("minference")
+    bare_package("minference", root)
+    bare_package("minference.ops", os.path.join(root, "ops"))
+
+
+def litgpt_package() -> None:
+    """Make `import litgpt.model`, `litgpt.utils` and `litgpt.generate.base` work with torch +
+    triton only. litgpt/__init__.py imports the LLM API (lightning, litserve, the tokenizers) and
+    is skipped (bare package). lightning, lightning_utilities and jsonargparse are not on the
+    device: stand-ins whose names are inert (_Anything; RequirementCache is falsy, i.e. the
+    optional package counts as absent: bitsandbytes, wandb, ...); psutil and safetensors only
+    where absent. litgpt.scripts.convert_hf_checkpoint (imported by model.py for
+    qkv_reassemble, used only when loading HF checkpoints; it imports safetensors, tqdm and
+    lightning's lazy loader) is a stand-in. litgpt/config.py, model.py, utils.py,
+    tokenizer.py, prompts.py, constants.py and generate/base.py run unchanged."""
+    import importlib.util
+
+    root = find_on_path("litgpt")
+    bare_package("litgpt", root)
+    bare_package("litgpt.generate", os.path.join(root, "generate"))
+    bare_package("litgpt.scripts", os.path.join(root, "scripts"))
+    for name in (
+        "lightning",
+        "lightning.fabric",
+        "lightning.fabric.plugins",
+        "lightning.fabric.loggers",
+        "lightning.fabric.strategies",
+        "lightning.fabric.utilities",
+        "lightning.fabric.utilities.load",
+        "lightning.pytorch",
+        "lightning.pytorch.cli",
+        "lightning.pytorch.loggers",
+    ):
+        stub_any(name)
+    stub_module("lightning_utilities.core.imports", RequirementCache=_Anything)
+    if importlib.util.find_spec("psutil") is None:
+        stub_any("psutil")
+    if importlib.util.find_spec("safetensors") is None:
+        stub_any("safetensors.torch")
+    stub_module("litgpt.scripts.convert_hf_checkpoint", qkv_reassemble=None)
