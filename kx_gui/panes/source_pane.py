@@ -385,8 +385,10 @@ class SourcePane(Pane):
             self.view.scroll_to_line(source_line)
 
     def ask_line(self) -> None:
-        """Ctrl+G: ask for a line and go there."""
-        ask_and_go_to_line(self, self.view)
+        """Ctrl+G: ask for a line, go there and link it to the stages, as a click does."""
+        line = ask_and_go_to_line(self, self.view)
+        if line is not None:
+            self._line_clicked(line)
 
     def go_to_line(self, line: int) -> None:
         self.view.go_to_line(line)

@@ -364,6 +364,11 @@ class StagePane(Pane):
         return "".join(" · " + n for n in notes)
 
     def ask_line(self) -> None:
+        """Ctrl+G: ask for a line of the stage shown, go there and link it, as a click does."""
         view = self.current_view()
-        if view is not None:
-            ask_and_go_to_line(self, view)
+        if view is None:
+            return
+        line = ask_and_go_to_line(self, view)
+        name = next((n for n, v in self.views.items() if v is view), None)
+        if line is not None and name is not None:
+            self._line_clicked(name, line)

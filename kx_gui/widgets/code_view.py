@@ -448,12 +448,15 @@ class CodeView(QPlainTextEdit):
         painter.end()
 
 
-def ask_and_go_to_line(parent, view: CodeView) -> None:
-    """Ctrl+G: ask for a line number and move the view's cursor there."""
+def ask_and_go_to_line(parent, view: CodeView) -> int | None:
+    """Ctrl+G: ask for a line number and move the view's cursor there; the line (the pane
+    links it to the other stages, as a click does), or None when cancelled."""
     count = view.document().blockCount()
     line, ok = QInputDialog.getInt(parent, "Go to line", f"Line (1-{count}):", view.current_line(), 1, count)
-    if ok:
-        view.go_to_line(line)
+    if not ok:
+        return None
+    view.go_to_line(line)
+    return line
 
 
 def indent_after(line: str) -> str:

@@ -1,0 +1,32 @@
+"""Ctrl+G links the line it goes to, as a click does (issue 54, Low): it moved the cursor
+and linked nothing."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QInputDialog
+
+from gui_helpers import open_and_wait
+from kx_testing import KERNELS
+
+
+def test_go_to_line_links_the_line_in_the_source_and_in_a_stage(qtbot, make_window, monkeypatch, tmp_path):
+    path = tmp_path / "vector_add.py"
+    text = (KERNELS / "vector_add.py").read_text()
+    path.write_text(text)
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "tl.load(x_ptr" in t)
+    links = []
+    w.session.link_changed.connect(lambda source_line, by_stage: links.append((source_line, by_stage)))
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (line, True))
+    w.source_pane.ask_line()
+    assert w.source_pane.view.current_line() == line
+    assert links and links[-1][0] == line and links[-1][1].get("ttir"), links[-1:]
+    # in a stage: the TTIR line it goes to (the view's line of the first linked one)
+    # links back to the source line
+    assert w.stage_pane.select_stage("ttir")
+    shown = w.stage_pane.filtered["ttir"].shown_line(links[-1][1]["ttir"][0])
+    monkeypatch.setattr(QInputDialog, "getInt", lambda *a, **k: (shown, True))
+    links.clear()
+    w.stage_pane.ask_line()
+    assert links and links[-1][0] == line
