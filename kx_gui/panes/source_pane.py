@@ -118,6 +118,8 @@ class SourcePane(Pane):
         # cleared that, and Ctrl+Z could not bring the user's text back
         if path != self._document_path or text != self.text() or not self.view.fully_loaded:
             self.view.set_content(text)
+        if path != self._document_path:
+            self.find_bar.reset()  # another file: the last one's search goes with it
         self._document_path = path
         self.view.document().setModified(False)
         self._loading = False

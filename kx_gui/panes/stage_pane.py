@@ -38,6 +38,7 @@ class StagePane(Pane):
     title = "Stages"
     name = "stages"
     listens = {
+        "document_opened": "_document_opened",
         "kernel_changed": "show_kernel",
         "link_changed": "show_links",
         "display_filters_changed": "_filters_changed",
@@ -66,6 +67,7 @@ class StagePane(Pane):
         # picks another tab on its own (SASS -> AMDGCN) leaves it, so switching back lands
         # on it again (it landed on PTX, the tab at AMDGCN's index)
         self._chosen: str | None = None
+        self._document_path: str | None = None  # the file whose stages these are
         self.tabs.currentChanged.connect(self._tab_chosen)
         # make the CUDA tabs now, at start-up, rather than while the first result arrives
         self._build_tabs(tuple(d for d in CUDA.stages if not d.optional))
@@ -362,6 +364,11 @@ class StagePane(Pane):
                 + "'s operation, which the debug info names here"
             )
         return "".join(" · " + n for n in notes)
+
+    def _document_opened(self, path: str, _text: str) -> None:
+        if path != self._document_path:
+            self.find_bar.reset()  # another file: the last one's search goes with it
+        self._document_path = path
 
     def ask_line(self) -> None:
         """Ctrl+G: ask for a line of the stage shown, go there and link it, as a click does."""

@@ -44,8 +44,15 @@ class FindBar(QWidget):
         self.field.selectAll()
 
     def forget(self) -> None:
-        """The text searched is replaced (another kernel, tab or file): its count goes."""
+        """The text searched is replaced (another kernel or tab): its count goes; what is
+        searched for stays (the same term in another kernel's stage)."""
         self.status.setText("")
+
+    def reset(self) -> None:
+        """Another file: the term searched in the last one goes too, and the bar closes."""
+        self.field.clear()
+        self.status.setText("")
+        self.hide()
 
     def find(self, backward: bool = False) -> bool:
         """Select the next match after the cursor (wrapping); False when there is none."""

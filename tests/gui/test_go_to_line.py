@@ -30,3 +30,21 @@ def test_go_to_line_links_the_line_in_the_source_and_in_a_stage(qtbot, make_wind
     links.clear()
     w.stage_pane.ask_line()
     assert links and links[-1][0] == line
+
+
+def test_a_search_does_not_carry_over_to_another_file(qtbot, make_window, tmp_path):
+    """Issue 54, Low: Find's text stayed in the bar for the next file opened."""
+    first, second = tmp_path / "vector_add.py", tmp_path / "two_kernels.py"
+    first.write_text((KERNELS / "vector_add.py").read_text())
+    second.write_text((KERNELS / "two_kernels.py").read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, first)
+    for bar in (w.source_pane.find_bar, w.stage_pane.find_bar):
+        bar.open()
+        bar.field.setText("load")
+        assert bar.find()
+    open_and_wait(qtbot, w, first)  # the same file again: the search stays
+    assert w.source_pane.find_bar.field.text() == "load"
+    open_and_wait(qtbot, w, second)
+    for bar in (w.source_pane.find_bar, w.stage_pane.find_bar):
+        assert bar.field.text() == "" and not bar.isVisible()
