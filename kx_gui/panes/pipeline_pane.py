@@ -133,14 +133,20 @@ class PipelinePane(Pane):
         for f in sorted({p.function for p in passes if p.function}):
             self.function_box.addItem(f)
         self.function_box.blockSignals(False)
-        self.capture_button.setEnabled(not passes)
+        # passes are captured by recompiling a compiled kernel's specialization: nothing
+        # to capture for none, or for a failed, pruned, not-launched or compiling one
+        capturable = kernel is not None and kernel.status == "compiled" and kernel.specialization is not None
+        self.capture_button.setEnabled(capturable and not passes)
+        self.capture_all.setEnabled(capturable)
         self._fill()
         if not passes:
-            self.diff.clear(
-                "no passes captured for this kernel: press 'Capture passes' (or kx compile --passes)"
-                if kernel is not None
-                else ""
-            )
+            if kernel is None:
+                why = "nothing compiled: open a file and let it compile"
+            elif not capturable:
+                why = f"{kernel.display_name} is {kernel.status}: only a compiled kernel's passes can be captured"
+            else:
+                why = "no passes captured for this kernel: press 'Capture passes' (or kx compile --passes)"
+            self.diff.clear(why)
 
     def _passes(self):
         return self.session.kernel.passes if self.session.kernel is not None else ()

@@ -286,3 +286,18 @@ def test_ctrl_d_after_editing_a_config_compares_that_config_previous_on_the_left
     assert not pane.capture_button.isEnabled()
     assert "previous compile" in pane.capture_button.toolTip()
     assert pane.capture_note.text() == pane.capture_button.toolTip()
+
+
+def test_capture_passes_is_off_where_nothing_compiled(qtbot, make_window):
+    """Issue 54, Low: 'Capture passes' was enabled with nothing compiled (a library file
+    whose kernels nothing launched): it is on only for a compiled kernel, and the pane
+    says why otherwise."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "no_launch.py")
+    assert w.show_pane("pipeline")
+    pane = w.pipeline_pane
+    assert w.session.kernel is not None and w.session.kernel.status == "not-launched"
+    assert not pane.capture_button.isEnabled() and not pane.capture_all.isEnabled()
+    assert "not-launched" in pane.diff.summary.text()
+    open_and_wait(qtbot, w, KERNELS / "vector_add.py")
+    assert pane.capture_button.isEnabled() and pane.capture_all.isEnabled()
