@@ -731,9 +731,20 @@ class MainWindow(QMainWindow):
         return opened
 
     def choose_bundle_to_export(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export a bundle", "kernel.kxb", "kx bundles (*.kxb)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export a bundle", self.bundle_proposal(), "kx bundles (*.kxb)"
+        )
         if path:
             self.export_bundle(path)
+
+    def bundle_proposal(self) -> str:
+        """Where Export Bundle proposes to write: beside the file, named after it
+        (`softmax.py` -> `softmax.kxb`); a document with no file (a trace's or bundle's
+        source), in the home folder. (It proposed `kernel.kxb` in the app's current
+        folder: the checkout, for a user who started it there.)"""
+        name = os.path.splitext(os.path.basename(self.session.path or "kernel.py"))[0] + ".kxb"
+        folder = os.path.dirname(self.session.path or "") if not self.session.no_file else ""
+        return os.path.join(folder or os.path.expanduser("~"), name)
 
     def choose_bundle_to_open(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Open a bundle", "", "kx bundles (*.kxb);;All files (*)")

@@ -89,3 +89,12 @@ def test_a_build_still_compiling_is_not_exported(qtbot, make_window, tmp_path):
     assert not w.export_bundle(str(bundle)) and not bundle.exists()
     w.session.result = result
     assert w.export_bundle(str(bundle)) and bundle.exists()
+
+
+def test_export_proposes_a_bundle_beside_the_file(qtbot, make_window, tmp_path):
+    """Issue 54, Low: it proposed `kernel.kxb` in the app's current folder (the checkout)."""
+    path = tmp_path / "vector_add.py"
+    path.write_text((KERNELS / "vector_add.py").read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    assert w.bundle_proposal() == str(tmp_path / "vector_add.kxb")
