@@ -41,6 +41,7 @@ import math
 import os
 import warnings
 import weakref
+from collections.abc import Callable
 from itertools import count
 from typing import Any
 
@@ -613,15 +614,8 @@ class Values:
                 return None
             views[id(t)] = view
 
-        def cpu(a: Any, depth: int = 0) -> Any:
-            if isinstance(a, torch.Tensor):
-                return views[id(a)] if a.is_meta else a
-            if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
-                return self.cpu
-            if depth < 2 and isinstance(a, (list, tuple)):
-                items = [cpu(x, depth + 1) for x in a]
-                return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
-            return a
+        def cpu(a: Any) -> Any:
+            return self._on_cpu(a, lambda t: views[id(t)])  # (KeyError: a tensor with no view)
 
         try:
             cpu_args = tuple(cpu(a) for a in args)
@@ -649,29 +643,36 @@ class Values:
     def cpu_arguments(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, bool] | None:
         """(args, kwargs, exact) with every capture tensor replaced by its CPU value; None
         where one's data is unknown."""
-        torch = self.torch
         exact = [True]
 
-        def cpu(a: Any, depth: int = 0) -> Any:
-            if isinstance(a, torch.Tensor):
-                if not a.is_meta:
-                    return a
-                known = value_of(a)
-                if known is None:
-                    raise LookupError
-                exact[0] = exact[0] and known[1]
-                return known[0]
-            if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
-                return self.cpu
-            if depth < 2 and isinstance(a, (list, tuple)):
-                items = [cpu(x, depth + 1) for x in a]
-                return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
-            return a
+        def known(t: Any) -> Any:
+            value = value_of(t)
+            if value is None:
+                raise LookupError
+            exact[0] = exact[0] and value[1]
+            return value[0]
+
+        def cpu(a: Any) -> Any:
+            return self._on_cpu(a, known)
 
         try:
             return tuple(cpu(a) for a in args), {k: cpu(v) for k, v in kwargs.items()}, exact[0]
         except LookupError:
             return None
+
+    def _on_cpu(self, a: Any, tensor_value: Callable[[Any], Any], depth: int = 0) -> Any:
+        """`a` as the CPU runs it: each capture tensor replaced by `tensor_value(t)`, a
+        device the capture names (cuda, meta, hip) by the CPU, inside lists and tuples two
+        levels deep (named tuples kept)."""
+        torch = self.torch
+        if isinstance(a, torch.Tensor):
+            return tensor_value(a) if a.is_meta else a
+        if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
+            return self.cpu
+        if depth < 2 and isinstance(a, (list, tuple)):
+            items = [self._on_cpu(x, tensor_value, depth + 1) for x in a]
+            return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+        return a
 
     def data_dependent(self, func: Any, name: str, args: tuple, kwargs: dict) -> Any:
         """The result of an op meta kernels cannot shape (its output size depends on the
