@@ -86,6 +86,8 @@ class BenchPane(Pane):
         layout.addLayout(self._button_bar())
         layout.addWidget(self.status)
         layout.addWidget(self.tabs, 1)
+        if not self.gpu:
+            self.tabs.setCurrentIndex(1)  # Correctness: what runs without a GPU
 
         self.job: MeasureJob | None = None
         self._run_build = None  # the build the run in flight measures (Session.build_on_disk)
@@ -145,7 +147,23 @@ class BenchPane(Pane):
         timings = QSplitter(Qt.Orientation.Vertical)
         timings.addWidget(self.timing_table)
         timings.addWidget(self.hist)
+        # without a GPU nothing is timed: a sentence in place of empty axes (a first user
+        # read the blank plot as a broken pane)
+        self.no_gpu_note = QLabel(
+            "No CUDA GPU on this machine, so there is nothing to time here. "
+            "The Correctness tab runs the kernel in Triton's interpreter; "
+            "the Roofline pane models its time on the target GPU."
+        )
+        self.no_gpu_note.setWordWrap(True)
+        timings.addWidget(self.no_gpu_note)
+        self._timed(self.gpu)
         return timings
+
+    def _timed(self, shown: bool) -> None:
+        """The distribution's axes once there are timings to draw (a GPU, or a result
+        measured elsewhere); the sentence saying why not before."""
+        self.hist.setVisible(shown)
+        self.no_gpu_note.setVisible(not shown)
 
     def _correctness_tab(self) -> QWidget:
         """Correctness per input distribution."""
@@ -305,6 +323,7 @@ class BenchPane(Pane):
 
     def show_bench(self, result: BenchResult) -> None:
         self.bench_result = result
+        self._timed(True)
         self.tabs.setCurrentIndex(0)
         self.timing_table.setRowCount(len(result.timings))
         for r, t in enumerate(result.timings):
@@ -370,6 +389,7 @@ class BenchPane(Pane):
     def show_override(self, r) -> None:
         """An edited stage against the original: both rows in the timings, the verdict above."""
         self.override_result = r
+        self._timed(True)
         self.tabs.setCurrentIndex(0)
         problems = "; ".join(d.short() for d in r.diagnostics)
         if r.original is None or r.edited is None:

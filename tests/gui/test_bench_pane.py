@@ -65,3 +65,20 @@ def test_a_gpu_timing_run_fills_the_table_and_feeds_the_model_panes(qtbot, make_
     assert len(w.roofline_pane.measured.data) == 4
     w.autotune_pane.render()
     assert all(r.measured_us for r in w.autotune_pane.rows)
+
+
+def test_without_a_gpu_the_timings_tab_says_why_instead_of_empty_axes(qtbot, make_window):
+    """Issue 54, Low: Bench showed empty axes on a machine with no GPU. It opens on
+    Correctness (which runs in Triton's interpreter) and says why nothing is timed; the
+    axes come back once there are timings (a result measured on a GPU)."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, KERNELS / "checked_softmax.py")
+    pane = w.bench_pane
+    if has_gpu():
+        assert pane.no_gpu_note.isHidden() and not pane.hist.isHidden()
+        return
+    assert pane.tabs.currentIndex() == 1 and pane.tabs.tabText(1) == "Correctness"
+    assert pane.hist.isHidden() and not pane.no_gpu_note.isHidden()
+    assert "No CUDA GPU" in pane.no_gpu_note.text()
+    pane._timed(True)
+    assert not pane.hist.isHidden() and pane.no_gpu_note.isHidden()
