@@ -207,6 +207,8 @@ class SweepTab(QWidget):
         self.stop_button.setEnabled(False)
         self.progress.setRange(0, 1)
         self.progress.setValue(1 if out.strip() else 0)
+        # the last step's "compile 2/2" stayed on the bar after the sweep had ended
+        self.progress.setFormat("done" if out.strip() else "no result")
         if not out.strip():
             # what the command said last (its own "kx sweep:" message, or any "kx:" line:
             # an error before the sweep began)

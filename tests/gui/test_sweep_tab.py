@@ -52,6 +52,7 @@ def test_a_sweep_runs_as_a_process_and_says_nothing_was_measured(qtbot, make_win
     qtbot.waitUntil(lambda: tab.process is None, timeout=240_000)
     assert tab.result is not None and len(tab.result.cases[0].configs) == 16
     assert tab.result.measured == "none" and "No local GPU" in tab.status.text()
+    assert tab.progress.format() == "done"  # not the last step's "compile 2/2" (issue 54, Low)
     ranks = [tab.table.item(0, 2).text()]
     assert ranks[0] != "-"  # the model's pick is named even with nothing measured
     assert np.nanmin(tab.heat.image) == 1.0  # the model's times over its best
