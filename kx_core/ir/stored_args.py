@@ -55,16 +55,18 @@ def written_arguments(ttir: str) -> frozenset[str] | None:
     """The names of the public function's arguments some store may write through; None
     where the TTIR does something this does not follow (then any argument may be
     written)."""
-    header = next((line for line in ttir.splitlines() if "tt.func public" in line), None)
+    lines = ttir.splitlines()
+    header = next((line for line in lines if "tt.func public" in line), None)
     if header is None:
         return None
     params = _ARG.findall(header[: header.rfind(") attributes") if ") attributes" in header else len(header)])
     if not params:
         return None
     args = set(params)
-    defs: dict[str, tuple[str, list[str]]] = {}  # value -> (its op, the values it is made of)
+    # value -> (its op, the values it is made of, its line: the types)
+    defs: dict[str, tuple[str, list[str], str]] = {}
     stores: list[str] = []  # the pointer operands of stores
-    for line in ttir.splitlines():
+    for line in lines:
         code = line.split(" loc(", 1)[0]
         if "tt.func" in code:
             continue
@@ -73,7 +75,7 @@ def written_arguments(ttir: str) -> frozenset[str] | None:
         if "tt.elementwise_inline_asm" in code and "pure = true" not in code:
             return None
         for bound, value in _BINDING.findall(code):  # a loop's argument: its first value
-            defs.setdefault(bound, ("bind", []))[1].append(value)
+            defs.setdefault(bound, ("bind", [], code))[1].append(value)
         m = _RESULTS.match(code)
         rhs = code[m.end() :] if m else code.strip()
         op = _op_name(rhs)
@@ -85,7 +87,7 @@ def written_arguments(ttir: str) -> frozenset[str] | None:
         if m:
             operands = _VALUE.findall(rhs)
             for result in _VALUE.findall(m.group(1)):
-                defs[result] = (op, operands)
+                defs[result] = (op, operands, code)
     written: set[str] = set()
     for pointer in stores:
         seen: set[str] = set()
@@ -101,20 +103,14 @@ def written_arguments(ttir: str) -> frozenset[str] | None:
             made = defs.get(value)
             if made is None:
                 return None  # a value the text does not make (a block argument kx cannot bind)
-            op, operands = made
+            op, operands, code = made
             if op in REGION_OPS:
                 return None  # a value yielded from inside a region: not followed
             if op == "tt.load":
                 # an offset or mask read from memory; a pointer read from memory (an
                 # array of pointers) could point anywhere
-                if "!tt.ptr<!tt.ptr" in ttir_line_of(ttir, value):
+                if "!tt.ptr<!tt.ptr" in code:
                     return None
                 continue
             todo.extend(operands)
     return frozenset(written)
-
-
-def ttir_line_of(ttir: str, value: str) -> str:
-    """The line that makes `value` (for its types)."""
-    pattern = re.compile(rf"%{re.escape(value)}(?::\d+)? = ")
-    return next((line for line in ttir.splitlines() if pattern.search(line)), "")
