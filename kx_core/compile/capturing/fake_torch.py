@@ -251,6 +251,10 @@ class _MetaRules:
             named_device = True
         if name == "to" and named_device and getattr(first, "is_meta", False) and known_values.is_host(first):
             kwargs["copy"] = True  # from the host to the GPU: a copy, as on a real run
+        if autocast_rules.autocast_on() and not _in_place(name, kwargs):
+            # (before the op's own checks: autocast's dispatch key sits above the op's
+            # kernels, so a real `fp16 @ fp32` under autocast is checked as `fp16 @ fp16`)
+            args, kwargs = self.autocast_casts(func, args, kwargs)
         if name in ("cat", "concat", "concatenate") and args:
             tensor_rules.check_cat(args[0])
         if name in tensor_rules.MATMULS:
@@ -261,8 +265,6 @@ class _MetaRules:
                 name[:-1]
             ):
                 tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_", name=name)
-        if autocast_rules.autocast_on() and not _in_place(name, kwargs):
-            args, kwargs = self.autocast_casts(func, args, kwargs)
         before = self.values.before(name, args, kwargs, named_device)
         computed = False
         try:
