@@ -63,6 +63,37 @@ def test_an_autocast_region_computes_in_the_dtypes_autocast_gives():
     assert pointers == ["*fp16", "*fp32"]
 
 
+def test_autocast_casts_before_the_ops_own_checks_in_a_custom_backward():
+    """attorch's layers: a custom autograd Function (torch.amp.custom_fwd/custom_bwd) whose
+    backward multiplies an fp16 gradient by an fp32 weight under torch.autocast("cuda",
+    float16). On a GPU autocast casts both operands before matmul checks their dtypes; kx
+    checked first and stopped the file ('expected both operands to have the same dtype')."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "autocast_backward.py"), target="cuda:90"), use_cache=False
+    )
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "torch.float16 torch.float32 True" in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.specialization.signature["x_ptr"] == "*fp16"
+
+
+def test_a_boolean_mask_of_gpu_random_numbers_indexes_with_a_presumed_count():
+    """airbench's crop: masks made from torch.randint on the GPU select images,
+    `out[mask] = images[mask, :, a:b, c:d]`. The mask's data is the GPU generator's, which
+    kx does not have; the index stopped the file ('register_meta for torch.nonzero()').
+    PyTorch indexes with a mask as with its nonzero() indices, so with every element
+    presumed selected the result has the shape such indices give; the count is a
+    placeholder said at its line, and the launches after it give exit status 5."""
+    path = HOST_READS / "mask_from_gpu_random.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+    assert "(64, 3, 32, 32) 1" in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.launch.grid[0] == 64 * 3 * 32 * 32 // 1024
+    said = {d.line for d in r.diagnostics if d.kind == "placeholder"}
+    assert {_line_of(path, "images_out[mask] ="), _line_of(path, "torch.masked_select(")} <= said
+
+
 def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
     type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and
@@ -167,3 +198,8 @@ def test_a_float_read_steers_only_where_the_file_decides_on_it():
     )
     laundered = run("launder")
     assert laundered.exit_status == 5, [str(d) for d in laundered.diagnostics]
+
+
+def _line_of(path, snippet: str) -> int:
+    """The 1-based number of the first line of `path` holding `snippet`."""
+    return next(i for i, t in enumerate(path.read_text().splitlines(), 1) if snippet in t)

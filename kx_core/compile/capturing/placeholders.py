@@ -438,4 +438,36 @@ def data_shaped(name: str, args: tuple, kwargs: dict) -> Any:
     if name in ("nonzero", "argwhere") and not kwargs.get("as_tuple", False):
         count = LEDGER.use(f"torch.{name} of data a capture does not have (every element)", x.numel())
         return torch.empty((count, x.dim()), dtype=torch.int64, device=meta)
+    if name == "masked_select" and len(args) > 1 and isinstance(args[1], torch.Tensor):
+        count = torch.broadcast_shapes(x.shape, args[1].shape).numel()
+        count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", count)
+        return torch.empty((count,), dtype=x.dtype, device=meta)
+    if name == "__getitem__" and len(args) > 1:
+        return _mask_indexed(torch, x, args[1])
     return None
+
+
+def _mask_indexed(torch: Any, x: Any, index: Any) -> Any:
+    """`x[mask, ...]` (airbench's `images[mask, :, r:r+c]`) where the boolean mask's data
+    is unknown (drawn by the GPU's generator): PyTorch indexes with a mask as with its
+    nonzero() index tensors, one per mask dimension; presuming every element selected
+    (as nonzero above), those are index tensors of mask.numel() elements, and the result's
+    shape is what indexing with them gives. None where no mask is among the indices."""
+    parts = index if isinstance(index, tuple) else (index,)
+    masks = [
+        p
+        for p in parts
+        if isinstance(p, torch.Tensor) and p.dtype in (torch.bool, torch.uint8) and p.dim() > 0
+    ]
+    if not masks:
+        return None
+    count = sum(m.numel() for m in masks)
+    LEDGER.use("a boolean-mask index of a mask a capture does not have (every element)", count)
+    meta = torch.device("meta")
+    expanded: list[Any] = []
+    for p in parts:
+        if any(p is m for m in masks):
+            expanded.extend(torch.empty((p.numel(),), dtype=torch.int64, device=meta) for _ in range(p.dim()))
+        else:
+            expanded.append(p)
+    return x[tuple(expanded)]
