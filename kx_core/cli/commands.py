@@ -36,7 +36,7 @@ from kx_core.cli.result_output import (
     write_stages,
 )
 from kx_core.compile.jobs.source_file import KernelFileError
-from kx_core.records.backends import stage_names, stages_for
+from kx_core.records.backends import backend_of, stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult, RequestError
 from kx_core.records.target import TargetError
 
@@ -686,7 +686,7 @@ def _summary_output(args: argparse.Namespace, result: CompileResult) -> int:
     from kx_core.ir.summary import format_rows, format_summaries, summarize
 
     compiled = [k for k in result.kernels if k.status == "compiled"]
-    if result.target.backend == "cpu":  # a C++ build: each function's x86 mix
+    if backend_of(result.target).instruction_mix == "x86":  # a C++ build: each function's x86 mix
         from kx_core.cpu.asm_mix import asm_mix, mix_rows, short_function_name
 
         mixes = [asm_mix(k.name, k.stages.get("asm", "")) for k in compiled]

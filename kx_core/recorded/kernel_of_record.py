@@ -17,7 +17,7 @@ from typing import Any
 
 from kx_core.compile.artifacts import resources
 from kx_core.compile.artifacts.kernel_record import EXTRA_FIELDS
-from kx_core.records.backends import ALL_STAGES, BACKENDS
+from kx_core.records.backends import ALL_STAGES, BACKENDS, backend_of
 from kx_core.records.results import CompiledKernel, KernelMetadata, Launch, Target
 
 # TTGIR's module attributes, for a record without Triton's metadata (a dump folder).
@@ -127,7 +127,13 @@ def kernel_of_record(found: RecordedKernel) -> CompiledKernel:
     notes = list(found.notes) + ([target_note] if target_note else [])
     binaries = {}
     cubin, recompiled, why = found.cubin, [], ""
-    if cubin is None and "ptx" in stages and target.backend == "cuda" and str(target.arch).isdigit():
+    # a backend whose binary is a cubin: ptxas assembles the record's PTX into one
+    if (
+        cubin is None
+        and "ptx" in stages
+        and backend_of(target).binary == "cubin"
+        and str(target.arch).isdigit()
+    ):
         from kx_core.recorded.recompiled_cubin import recompile
 
         cubin, why = recompile(found.name, stages["ptx"], int(target.arch), md)

@@ -17,7 +17,25 @@ import re
 from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
-from kx_core.records.results import Target
+
+
+@dataclass(frozen=True)
+class Target(Jsonable):
+    """A compile target: backend 'cuda' or 'hip', arch (90 or 'gfx942'), warp size.
+    Here beside its backend's descriptor (`backend_of`), so that a record may ask the
+    descriptor what a target's build is (results.py re-exports it)."""
+
+    backend: str
+    arch: int | str
+    warp_size: int
+
+    @property
+    def spec(self) -> str:
+        """The canonical spelling, e.g. 'cuda:90', 'hip:gfx942'."""
+        return f"{self.backend}:{self.arch}"
+
+    def __str__(self) -> str:
+        return self.spec
 
 
 @dataclass(frozen=True)
@@ -79,6 +97,14 @@ class Backend(Jsonable):
     # and the row an arch without one of its own is modelled on
     boards: tuple[tuple[str, str], ...] = ()
     nearest_board: str = ""
+    # a compile runs the user's file (kx's capture, on tensors without data, so what the
+    # file printed is a capture run's, not a real one's); False where a compiler only
+    # reads it (g++: nothing of the file ran)
+    runs_file: bool = True
+    # how a kernel's instructions are counted (the Summary pane, `kx compile --summary`):
+    # 'x86' = the mix of its asm stage's x86 instructions (kx_core.cpu.asm_mix); '' = the
+    # GPU stages' counts (kx_core.ir.summary)
+    instruction_mix: str = ""
 
     def target(self, spec: str) -> Target | None:
         """The target a spelling names on this backend, or None."""
@@ -150,6 +176,8 @@ CUDA = Backend(
     menu=("80", "86", "89", "90", "100"),
     boards=(("80", "a100"), ("86", "rtx3070"), ("89", "rtx4090"), ("90", "h100")),
     nearest_board="h100",
+    runs_file=True,
+    instruction_mix="",
 )
 HIP = Backend(
     "hip",
@@ -202,8 +230,19 @@ HIP = Backend(
     menu=("gfx942",),
     boards=(("gfx942", "mi300x"),),
     nearest_board="mi300x",  # not an NVIDIA board for an AMD target
+    runs_file=True,
+    instruction_mix="",
 )
-CPU = Backend("cpu", "C++ (CPU)", (ASM, VECTORIZATION), gpu=False, arch_prefix="", compiler="")
+CPU = Backend(
+    "cpu",
+    "C++ (CPU)",
+    (ASM, VECTORIZATION),
+    gpu=False,
+    arch_prefix="",
+    compiler="",
+    runs_file=False,  # g++ compiles the file; nothing of it runs
+    instruction_mix="x86",
+)
 
 BACKENDS: dict[str, Backend] = {b.name: b for b in (CUDA, HIP, CPU)}
 # every stage kx knows, each once, in a stable order (CLI choices, the IR-diff pane)

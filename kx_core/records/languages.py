@@ -35,6 +35,10 @@ class Language(Jsonable):
     versions: str  # the package versions kx is tested with
     example: str  # the bundled example, relative to kx_core/data/examples ('' = none yet)
     note: str = ""  # what a user is told when kx cannot yet do more
+    # the backends (records/backends.py names) its compiler targets: a file of it compiled
+    # for another backend runs without this language's capture (CuTe DSL and TileLang
+    # compile for NVIDIA GPUs only)
+    backends: tuple[str, ...] = ("cuda", "hip")
 
     @property
     def install(self) -> str:
@@ -45,6 +49,10 @@ class Language(Jsonable):
         """What a file of this language is told when its package cannot be imported: the
         language, the import's own error, and the command that installs it."""
         return f"{self.display_name} is not installed ({error}): {self.install}, then compile again"
+
+    def compiles_for(self, backend: str) -> bool:
+        """Whether its compiler targets this backend (a Target's `backend`)."""
+        return backend in self.backends
 
     def marks(self, text: str) -> bool:
         """Whether the text carries this language's marker (its decorator)."""
@@ -65,7 +73,7 @@ LANGUAGES: tuple[Language, ...] = (
         marker=r"^\s*@\s*(?:\w+\.)*gluon\.jit\b",
         suffixes=(".py",), capture="triton", first_stage="ttgir", source_layouts=True,
         module="triton.experimental.gluon", extra="", versions="Triton 3.6, 3.8 (Gluon ships in Triton)",
-        example="gluon_transpose.py",
+        example="gluon_transpose.py", backends=("cuda", "hip"),
     ),
     Language(
         "helion", "Helion",
@@ -77,6 +85,7 @@ LANGUAGES: tuple[Language, ...] = (
         module="helion", extra="helion", versions="helion 1.5",
         example="helion_rows.py",
         note="a kernel without config= is compiled at Helion's default config (a real run autotunes)",
+        backends=("cuda", "hip"),
     ),
     Language(
         "cute", "CuTe DSL",
@@ -88,6 +97,7 @@ LANGUAGES: tuple[Language, ...] = (
         module="cutlass.cute", extra="cute", versions="nvidia-cutlass-dsl 4.8",
         example="cute_add.py",
         note="programs compiled with cute.compile are shown; launching one needs a GPU",
+        backends=("cuda",),
     ),
     Language(
         "tilelang", "TileLang",
@@ -99,6 +109,7 @@ LANGUAGES: tuple[Language, ...] = (
         module="tilelang", extra="tilelang", versions="tilelang 0.1.15 (nvcc from pip's CUDA 13.0)",
         example="tilelang_gemm.py",
         note="kernels TileLang compiles are shown; calling one needs a GPU (its outputs are empty tensors)",
+        backends=("cuda",),
     ),
     Language(
         "triton", "Triton",
@@ -106,12 +117,12 @@ LANGUAGES: tuple[Language, ...] = (
         marker=r"^\s*@\s*(?:triton\.)?(?:jit|autotune|heuristics)\b",
         suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
         module="triton", extra="", versions="Triton 3.6, 3.8",
-        example="vector_add.py",
+        example="vector_add.py", backends=("cuda", "hip"),
     ),
     Language(
         "cpp", "C++ (CPU)", marker="", suffixes=CPP_SOURCES, capture="cpp", first_stage="asm",
         source_layouts=False, module="", extra="", versions="g++ / clang++ on PATH",
-        example="cpu/rmsnorm_avx2.cpp",
+        example="cpu/rmsnorm_avx2.cpp", backends=("cpu",),
     ),
 )  # fmt: skip
 BY_NAME = {lang.name: lang for lang in LANGUAGES}

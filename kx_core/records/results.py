@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.records.backends import Target, backend_of
 from kx_core.records.build import Build
 
 # Diagnostic kinds. The fatal ones make `kx compile` exit 1 (`environment`: the
@@ -78,23 +79,6 @@ DIAGNOSTIC_KINDS = FATAL_KINDS + (
 # kernel's first stage while Triton makes the rest (a CompilePartial's only, never a
 # result's: capturing/early_stages.py).
 KERNEL_STATUSES = ("compiled", "pruned", "not-launched", "failed", "compiling")
-
-
-@dataclass(frozen=True)
-class Target(Jsonable):
-    """A compile target: backend 'cuda' or 'hip', arch (90 or 'gfx942'), warp size."""
-
-    backend: str
-    arch: int | str
-    warp_size: int
-
-    @property
-    def spec(self) -> str:
-        """The canonical spelling, e.g. 'cuda:90', 'hip:gfx942'."""
-        return f"{self.backend}:{self.arch}"
-
-    def __str__(self) -> str:
-        return self.spec
 
 
 @dataclass(frozen=True)
@@ -521,7 +505,7 @@ class CompileResult(Jsonable):
         that hold no data and compiles its launches without running them, so what it
         printed about values (a check's "matches torch") is not of a kernel's output.
         Empty for a C++ build (g++ compiled it; nothing of the file ran)."""
-        if self.target.backend == "cpu" or not self.output.strip():
+        if not backend_of(self.target).runs_file or not self.output.strip():
             return ""
         reads = sum(1 for d in self.diagnostics if d.kind == "placeholder")
         answered = f"; {reads} read(s) of tensor data got placeholders (Problems)" if reads else ""

@@ -30,6 +30,7 @@ from kx_core.model.gpu import SPECS
 from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, HEADERS, ConfigRow, config_matrix, rho, to_csv
 from kx_core.model.occupancy import curves, occupancy
+from kx_core.records.backends import backend_of
 from kx_gui.panes.base import Pane
 from kx_gui.panes.sweep_tab import SweepTab
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
@@ -291,7 +292,7 @@ class AutotunePane(LazyPages, Pane):
     def _empty_configs_text(self) -> str:
         """What the Configs tab says instead of an empty table ('' when it has rows)."""
         result = self.session.result
-        if result is not None and result.target.backend == "cpu":
+        if result is not None and not backend_of(result.target).gpu:
             return (
                 f"A C++ build for {result.target.spec} has no autotune configs: this tab lists a "
                 "Triton kernel's configs against a GPU (registers, shared memory, occupancy).\n"
@@ -349,7 +350,7 @@ class AutotunePane(LazyPages, Pane):
         for plot in self.curve_plots.values():
             plot.clear()
         result = self.session.result
-        if result is not None and result.target.backend == "cpu":
+        if result is not None and not backend_of(result.target).gpu:
             why = f"occupancy is a GPU figure: this build is for {result.target.spec}"
         elif result is None or not any(k.status == "compiled" for k in result.kernels):
             why = "no compiled GPU kernel in this build"

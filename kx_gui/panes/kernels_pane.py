@@ -12,6 +12,7 @@ from kx_core.base.words import counted
 from kx_core.compile import CompileResult
 from kx_core.ir.display_filters import hidden_by_library_filter
 from kx_core.recorded.open_record import record_notes
+from kx_core.records.backends import backend_of
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.arguments_form import ArgumentsForm
@@ -155,7 +156,7 @@ class KernelsPane(Pane):
                     item.setText(f"{k.status} *")
                 self.table.setItem(row, col, item)
         # a C++ build has no grid, warps, stages or GPU resources: their columns go
-        cpu = result.target.backend == "cpu"
+        cpu = not backend_of(result.target).gpu
         for col, name in enumerate(COLUMNS):
             self.table.setColumnHidden(col, cpu and name in GPU_COLUMNS)
         self.table.resizeColumnsToContents()

@@ -17,6 +17,7 @@ from kx_core.model.gpu import GPU, SPECS, local_gpu
 from kx_core.model.kernel import KernelModel, bandwidth_text, gpu_for, model_kernel
 from kx_core.model.matrix import modelled, models
 from kx_core.model.roofline import roofs
+from kx_core.records.backends import backend_of
 from kx_core.records.specialization_words import telling_apart
 from kx_gui.panes.base import Pane
 from kx_gui.panes.roofline_labels import far, nearest_on, place
@@ -172,7 +173,7 @@ class RooflinePane(Pane):
             self.models = []
             self.predicted.setData([])
             self.measured.setData([])
-            cpu = result is not None and result.target.backend == "cpu"
+            cpu = result is not None and not backend_of(result.target).gpu
             self.info.setText(
                 f"a C++ build for {result.target.spec}: the roofline places GPU kernels (Bench times this one)"
                 if cpu

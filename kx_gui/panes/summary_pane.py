@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QAbstractItemView, QTableWidget, QTableWidgetItem,
 
 from kx_core.cpu.asm_mix import AsmMix, asm_mix, mix_rows, short_function_name
 from kx_core.ir.summary import InstructionSummary, summarize, summary_rows
+from kx_core.records.backends import backend_of
 from kx_gui.panes.base import Pane
 
 
@@ -32,7 +33,7 @@ class SummaryPane(Pane):
 
     def set_result(self, result) -> None:
         compiled = [k for k in (result.kernels if result else ()) if k.status == "compiled"]
-        if result is not None and result.target.backend == "cpu":
+        if result is not None and backend_of(result.target).instruction_mix == "x86":
             # a C++ build: its x86 instruction mix, not a GPU's rows left empty
             self.summaries = []
             self.mixes = [asm_mix(k.name, k.stages.get("asm", "")) for k in compiled]

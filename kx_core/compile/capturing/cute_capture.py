@@ -41,7 +41,7 @@ def arch_for(target: Target) -> str:
 def prepare(text: str, target: Target) -> str | None:
     """Before the file runs: for a CuTe DSL file, the DSL's artifacts kept in a folder of
     the job's; returns that folder (None for other files or targets)."""
-    if not BY_NAME["cute"].marks(text) or target.backend != "cuda":
+    if not BY_NAME["cute"].marks(text) or not BY_NAME["cute"].compiles_for(target.backend):
         return None
     folder = tempfile.mkdtemp(prefix="cute-", dir=os.environ.get("KX_JOB_DIR") or None)
     os.environ.update(

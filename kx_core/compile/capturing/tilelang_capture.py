@@ -60,7 +60,7 @@ _SAID: set[str] = set()
 def prepare(text: str, target: Target) -> bool:
     """Before the file runs: for a TileLang file and a CUDA target, TileLang's compiles
     watched and its target, cache and launches set as the module says. True when so."""
-    if not BY_NAME["tilelang"].marks(text) or target.backend != "cuda":
+    if not BY_NAME["tilelang"].marks(text) or not BY_NAME["tilelang"].compiles_for(target.backend):
         return False
     folder = tempfile.mkdtemp(prefix="tilelang-", dir=os.environ.get("KX_JOB_DIR") or None)
     os.environ["TILELANG_CACHE_DIR"] = folder
