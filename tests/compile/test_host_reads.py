@@ -94,6 +94,22 @@ def test_a_boolean_mask_of_gpu_random_numbers_indexes_with_a_presumed_count():
     assert {_line_of(path, "images_out[mask] ="), _line_of(path, "torch.masked_select(")} <= said
 
 
+def test_a_fused_optimizer_step_writes_what_its_schema_says():
+    """`SGD(fused=True)`'s step is `torch._fused_sgd_`, which has no meta kernel: the file
+    stopped there (airbench). Its schema writes params, grads and momentum buffers and
+    returns nothing, so the capture goes on with their data unknown: the weights a real
+    run has after the step are the GPU's, so a later read of one is a placeholder, not
+    the value they had before it (the weights were known: made on the host)."""
+    path = HOST_READS / "fused_optimizer_step.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "(128, 64) (128, 64)" in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.launch.grid[0] == 128 * 64 // 1024
+    said = [d for d in r.diagnostics if d.kind == "placeholder"]
+    assert [d.line for d in said] == [_line_of(path, "float(model[0].weight[0, 0])")]
+
+
 def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
     type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and

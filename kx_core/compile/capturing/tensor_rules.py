@@ -312,3 +312,41 @@ def check_as_strided(x: Any, args: tuple, kwargs: dict) -> None:
     )
     if message is not None:
         raise RuntimeError(message)
+
+
+def schema_writes(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[list, Any] | None:
+    """(the capture tensors an ATen op writes, what it returns) by the op's own schema,
+    for an op with no meta kernel: `torch._fused_sgd_(params, grads, momentum_buffers,
+    ...) -> ()`, the single-kernel optimizer step of `SGD(fused=True)`, declares all three
+    lists written (`Tensor(a!)[]`) and returns nothing. Such an op changes only the data
+    of what it writes, never a shape, so a capture can go on with that data unknown. None
+    where the name is no ATen op, no overload's schema takes these arguments, or the
+    op writes nothing (its missing meta kernel is then a real gap, said as before)."""
+    packet = getattr(torch.ops.aten, name.split(".")[0], None)
+    if packet is None or not hasattr(packet, "overloads"):
+        return None
+    for overload in packet.overloads():
+        schema = getattr(packet, overload)._schema
+        positional = [a for a in schema.arguments if not a.kwarg_only]
+        named = {a.name: a for a in schema.arguments}
+        if len(args) > len(positional) or any(k not in named for k in kwargs):
+            continue
+        bound = {a.name: v for a, v in zip(positional, args)} | dict(kwargs)
+        writes = [a for a in schema.arguments if a.alias_info is not None and a.alias_info.is_write]
+        if not writes:
+            return None
+        written: list = []
+        for a in writes:
+            value = bound.get(a.name)
+            values = value if isinstance(value, (list, tuple)) else (value,)
+            written.extend(t for t in values if isinstance(t, torch.Tensor) and t.is_meta)
+        # a return aliasing a written argument (`Tensor(a!)` in both) is that argument
+        by_set = {frozenset(a.alias_info.before_set): bound.get(a.name) for a in writes}
+        returns = [
+            by_set.get(frozenset(r.alias_info.before_set)) if r.alias_info else None for r in schema.returns
+        ]
+        if any(r is None for r in returns):
+            return None  # a fresh result: its shape needs the missing kernel
+        result = None if not returns else returns[0] if len(returns) == 1 else tuple(returns)
+        return written, result
+    return None
