@@ -545,3 +545,53 @@ def test_attention_of_one_query_token_is_asked_as_on_the_gpu(tmp_path):
     _captured_whole(r)
     assert not [d for d in r.diagnostics if d.kind == "placeholder"], [str(d) for d in r.diagnostics]
     assert "cudnn True" in r.output
+
+
+def test_max_autotune_compiles_its_templates_and_says_which_timings_it_guessed():
+    """torch.compile(mode="max-autotune") (airbench): Inductor times each matmul's
+    candidates (ATen's kernel, its Triton templates) and fused candidates on GPU tensors
+    it makes; under capture that stopped Inductor ("Found no NVIDIA driver"), the module
+    ran eagerly, and nothing said so (the frame is torch's own wrapper). Now the
+    templates are compiled as on a GPU, every timing is a placeholder at the calling
+    line, the kernels after it are marked (exit 5), and Inductor's local autotune cache
+    is neither read nor written: a second capture guesses the same timings again."""
+    path = ROOT / "fixtures" / "kernels" / "host_reads" / "max_autotune_module.py"
+    for _ in range(2):
+        r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+        assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+        assert "(128, 256) torch.float16" in r.output
+        names = {k.name for k in r.kernels if k.status == "compiled"}
+        assert any(n.startswith("triton_tem_fused_addmm") for n in names), names
+        assert not [d for d in r.diagnostics if d.kind == "not-captured"]
+        timed = [d for d in r.diagnostics if d.kind == "placeholder" and "max-autotune timing" in d.message]
+        # forward: addmm + relu's input, and the second addmm; backward: two mm each
+        assert len(timed) >= 4 and {d.line for d in timed} == {11}
+
+
+def test_a_failed_compile_of_torchs_own_wrapper_frame_is_reported_at_the_files_line():
+    """torch.compile(module) compiles torch's wrapper frame (external_utils' `inner`),
+    not the file's: dynamo's "WON'T CONVERT inner ..." for a backend that failed on the
+    traced graph was dropped as a frame of torch's, so a module that ran eagerly under
+    capture was said nowhere. The handler parses dynamo's real warning and marks that
+    the graph was lost, which capture.py places at the file's calling line."""
+    code = textwrap.dedent(
+        """
+        import logging, torch
+        import torch._dynamo.config as c
+        from kx_core.compile.capturing.inductor_capture import _NotConvertedHandler
+        c.suppress_errors = True
+        got = []
+        logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(lambda *a: got.append(a)))
+        def backend(gm, example_inputs):
+            raise RuntimeError("no GPU here")
+        torch.compile(torch.nn.Linear(4, 4), backend=backend)(torch.randn(2, 4))
+        (message, file, line, graph_lost), = got
+        print(graph_lost, file.endswith("external_utils.py"), "RuntimeError: no GPU here" in message)
+        print(message)
+        """
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert out.returncode == 0, out.stderr[-2000:]
+    lines = out.stdout.splitlines()
+    assert lines[0] == "True True True"
+    assert "torch.compile of the module or function called here" in lines[1]

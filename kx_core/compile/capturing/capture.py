@@ -120,11 +120,19 @@ def _kernel_wrote(arguments: tuple) -> None:
             known_values.written(a)
 
 
-def _on_not_captured(message: str, file: str, line: int | None) -> None:
+def _on_not_captured(message: str, file: str, line: int | None, graph_lost: bool = False) -> None:
     # only the file's own frames (and its libraries'): dynamo also reports frames of
-    # torch and of kx's capture device that run under the frame it gave up on
-    if not LEDGER.inside_libraries_file(file):
-        capture_state.STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
+    # torch and of kx's capture device that run under the frame it gave up on. Where the
+    # frame is torch's own wrapper of the file's code (`torch.compile(module)` compiles
+    # external_utils' `inner`) and Inductor failed on the graph it traced, the file's
+    # kernels are what was lost: said at the file's line that called it.
+    if LEDGER.inside_libraries_file(file):
+        if not graph_lost:
+            return
+        file, line = LEDGER.user_frame()
+        if file is None:
+            return
+    capture_state.STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
 
 
 def _on_inductor_choice(autotuner: Any, config: Any) -> None:

@@ -30,6 +30,7 @@ from kx_core.compile.artifacts.kernel_record import config_of, jsonable_value, k
 from kx_core.compile.capturing import capture_state, inductor_capture, inductor_origins
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
 from kx_core.compile.capturing.jit_objects import pass_dumps
+from kx_core.compile.capturing.placeholders import LEDGER
 from kx_core.compile.jobs import protocol
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
@@ -84,7 +85,9 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
         if fn is not None and hasattr(fn, "params"):
             text = _user_text(user_file)
             key, record = _record(kernel, fn, target, user_file, text, time.perf_counter() - started)
-            record = replace(record, passes=dumps.passes())
+            # (a compile after a placeholder the file or Inductor decided on, e.g. a
+            # max-autotune or pad_mm timing, may differ from a real run's, as a launch may)
+            record = replace(record, passes=dumps.passes(), after_placeholder=LEDGER.first)
             send_kernel(key, record)
         return kernel
 

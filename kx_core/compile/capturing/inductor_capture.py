@@ -43,7 +43,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.capturing import cuda_hooks, pad_mm_choice
+from kx_core.compile.capturing import autotune_choice, cuda_hooks, pad_mm_choice
 from kx_core.compile.capturing.import_hooks import after_import
 
 
@@ -210,7 +210,7 @@ NOT_CAPTURED = "torch.compile of {name} could not compile under capture{why}: it
 _WONT_CONVERT_RE = re.compile(r"WON'T CONVERT (\S+) (.+?) line (\d+)")
 
 
-def install_torch_compile(on_not_captured: Callable[[str, str, int | None], None]) -> None:
+def install_torch_compile(on_not_captured: Callable[[str, str, int | None, bool], None]) -> None:
     """torch.compile as on a GPU: dynamo traces the call with fake tensors that are the
     GPU's (a capture tensor is a meta tensor; its fake is on cuda:0, as a real run's
     input's is) and Inductor generates, compiles and launches its kernels (`install`).
@@ -266,7 +266,7 @@ def _compiled_at_first_call(torch: Any, fn: Any, kwargs: dict, compile_now: Call
     return call
 
 
-def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None], None]) -> None:
+def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None, bool], None]) -> None:
     if getattr(_prepare_dynamo, "done", False):
         return
     _prepare_dynamo.done = True
@@ -285,6 +285,8 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None]
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
     after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
+    after_import("torch._inductor.select_algorithm", autotune_choice.install)
+    after_import("torch._inductor.codegen.triton", autotune_choice.install_fusion_timing)
     after_import("torch._inductor.compile_fx", _cuda_graphs_run_as_their_warm_up)
     after_import("torch._inductor.cudagraph_trees", _cuda_graph_trees_run_as_their_warm_up)
     _optimizers_see_the_gpu(torch)
@@ -459,7 +461,7 @@ class _NotConvertedHandler(logging.Handler):
     """Turns dynamo's "WON'T CONVERT" warning (an Inductor failure it suppressed) into a
     not-captured report at the frame's line."""
 
-    def __init__(self, report: Callable[[str, str, int | None], None]) -> None:
+    def __init__(self, report: Callable[[str, str, int | None, bool], None]) -> None:
         super().__init__(logging.WARNING)
         self.report = report
 
@@ -481,7 +483,18 @@ class _NotConvertedHandler(logging.Handler):
             )
         elif cause:
             why = f" ({cause})"
-        self.report(NOT_CAPTURED.format(name=m.group(1), why=why), m.group(2), int(m.group(3)))
+        # (a graph dynamo traced and the backend failed to compile: its kernels are lost)
+        graph_lost = "InductorError" in text or "BackendCompilerFailed" in text
+        from kx_core.compile.capturing.placeholders import LEDGER
+
+        # torch's own frame (`inner`, which torch.compile(module) compiles) names nothing
+        # the user wrote: the report is placed at the file's calling line
+        name = (
+            m.group(1)
+            if not LEDGER.inside_libraries_file(m.group(2))
+            else "the module or function called here"
+        )
+        self.report(NOT_CAPTURED.format(name=name, why=why), m.group(2), int(m.group(3)), graph_lost)
 
 
 class _Converting(threading.local):

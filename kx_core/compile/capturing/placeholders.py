@@ -80,7 +80,7 @@ class Ledger:
         self._skip: tuple[str, ...] | None = None
         self._seen: set[tuple] = set()
 
-    def _user_frame(self) -> tuple[str | None, int | None]:
+    def user_frame(self) -> tuple[str | None, int | None]:
         """The innermost frame outside torch, triton, kx and the standard library."""
         frame = self._user_frame_object()
         return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
@@ -115,7 +115,7 @@ class Ledger:
         (assert_close: a correct kernel passes it, and a failing one stops the real run)."""
         if self.stop_at_data:
             raise NeedsRealData(f"{what} needs real data; capture runs kernels on no data")
-        file, line = self._user_frame()
+        file, line = self.user_frame()
         use = DataPlaceholder(what, repr(value) if not isinstance(value, str) else value, file, line)
         if steers and not checked_by_assert(self._user_frame_object()):
             self.steered(use)
@@ -152,7 +152,7 @@ class Ledger:
         if self.stop_at_data:
             self.use(what, value)  # raises NeedsRealData
         self.use(what, value, steers=False)
-        file, line = self._user_frame()
+        file, line = self.user_frame()
         return GuessedFloat(value, DataPlaceholder(what, repr(value), file, line))
 
 
