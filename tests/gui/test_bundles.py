@@ -20,7 +20,7 @@ def test_a_bundle_opens_as_it_was_in_another_window(qtbot, make_window, tmp_path
     result = open_and_wait(qtbot, w, path)
     bundle = tmp_path / "shared" / "two.kxb"
     bundle.parent.mkdir()
-    assert w.export_bundle(str(bundle))
+    assert w.features.bundles.export_bundle(str(bundle))
     other = make_window("hip:gfx942")  # another window, another target: the bundle's shows
     generation = other.session.generation
     with qtbot.waitSignal(other.result_shown, timeout=60_000) as blocker:
@@ -47,7 +47,7 @@ def test_a_live_compile_exports_the_text_it_compiled(qtbot, make_window, tmp_pat
     edited = path.read_text().replace("output = x + y", "output = x * y")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         w.source_pane.replace_text(edited)
-    assert w.export_bundle(str(tmp_path / "live.kxb"))
+    assert w.features.bundles.export_bundle(str(tmp_path / "live.kxb"))
     assert read_bundle(str(tmp_path / "live.kxb")).source == edited
 
 
@@ -86,9 +86,9 @@ def test_a_build_still_compiling_is_not_exported(qtbot, make_window, tmp_path):
     result = open_and_wait(qtbot, w, path)
     w.session.result = replace(result, kernels=(replace(result.kernels[0], status="compiling"),))
     bundle = tmp_path / "partial.kxb"
-    assert not w.export_bundle(str(bundle)) and not bundle.exists()
+    assert not w.features.bundles.export_bundle(str(bundle)) and not bundle.exists()
     w.session.result = result
-    assert w.export_bundle(str(bundle)) and bundle.exists()
+    assert w.features.bundles.export_bundle(str(bundle)) and bundle.exists()
 
 
 def test_export_proposes_a_bundle_beside_the_file(qtbot, make_window, tmp_path):
@@ -97,4 +97,4 @@ def test_export_proposes_a_bundle_beside_the_file(qtbot, make_window, tmp_path):
     path.write_text((KERNELS / "vector_add.py").read_text())
     w = make_window("cuda:90")
     open_and_wait(qtbot, w, path)
-    assert w.bundle_proposal() == str(tmp_path / "vector_add.kxb")
+    assert w.features.bundles.bundle_proposal() == str(tmp_path / "vector_add.kxb")

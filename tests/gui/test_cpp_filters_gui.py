@@ -55,7 +55,7 @@ def test_file_examples_and_the_welcome_page_list_the_cpp_examples(qtbot, make_wi
     from kx_core.base.data import cpp_examples
 
     w = make_window()
-    texts = [a.text() for a in w.examples_menu.actions()]
+    texts = [a.text() for a in w.features.examples.menu.actions()]
     for path in cpp_examples():
         assert f"{path.parent.name}/{path.name}" in texts and path.exists()
     assert any(t.startswith("cpu/rmsnorm_avx512.cpp") for t in texts) and "cpu_ext/silu_mul_ext.cpp" in texts
@@ -63,7 +63,7 @@ def test_file_examples_and_the_welcome_page_list_the_cpp_examples(qtbot, make_wi
     ext = next(t for t in welcome if t.startswith("cpu_ext/silu_mul_ext.cpp"))
     assert "torch extension" in ext
     # an example opens as the tier its name asks for (the GPU target stays for Triton files)
-    action = next(a for a in w.examples_menu.actions() if a.text() == "cpu/rmsnorm_avx512.cpp")
+    action = next(a for a in w.features.examples.menu.actions() if a.text() == "cpu/rmsnorm_avx512.cpp")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()
     assert w.session.result.target.spec == "cpu:avx512" and w.session.result.kernels

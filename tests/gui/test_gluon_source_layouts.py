@@ -71,7 +71,7 @@ def test_clicking_a_source_layout_draws_the_compiled_layout_at_its_tensor_shape(
 
 def test_a_layout_in_a_file_shown_without_running_is_not_evaluated(qtbot, make_window):
     w = make_window("cuda:90")
-    assert w.open_without_running(str(EXAMPLE))
+    assert w.features.trust.open_without_running(str(EXAMPLE))
     text = EXAMPLE.read_text()
     line, col = _where(text, "gl.BlockedLayout(")
     with qtbot.waitSignal(w.session.view_requested, timeout=10_000) as blocker:

@@ -13,7 +13,7 @@ def test_typing_recompiles_the_edited_text_not_the_file(qtbot, make_window, tmp_
     path.write_text(original)
     w = make_window("cuda:90")
     first = open_and_wait(qtbot, w, path)
-    assert w.live_action.isChecked() and w.editor.live
+    assert w.features.files.live_action.isChecked() and w.editor.live
     edited = original.replace("x * alpha", "x * alpha + 1.0")
     assert edited != original
     with qtbot.waitSignal(w.result_shown, timeout=300_000) as blocker:
@@ -36,7 +36,7 @@ def test_live_recompile_can_be_switched_off(qtbot, make_window, tmp_path):
     path.write_text((KERNELS / "two_kernels.py").read_text())
     w = make_window("cuda:90")
     open_and_wait(qtbot, w, path)
-    w.live_action.setChecked(False)
+    w.features.files.live_action.setChecked(False)
     generation = w.session.generation
     w.source_pane.replace_text(path.read_text() + "\n# an edit\n")
     qtbot.wait(800)  # more than the pause after which a live compile starts

@@ -216,12 +216,12 @@ def test_recovery_of_a_deleted_file_shows_its_text_unsaved(qtbot, make_window, t
 def test_settings_remember_recent_files_and_target(qtbot, make_window):
     w = make_window()
     open_and_wait(qtbot, w, KERNELS / "vector_add.py")
-    w.set_target("cuda:80")
+    w.features.targets.set_target("cuda:80")
     qtbot.waitUntil(lambda: not w.session.compiling, timeout=300_000)
     w.close()
     w2 = make_window(target=None)
     assert w2.session.target == "cuda:80"
-    assert w2.recent_menu.actions()[0].text() == str(KERNELS / "vector_add.py")
+    assert w2.features.files.recent_menu.actions()[0].text() == str(KERNELS / "vector_add.py")
 
 
 def test_dropping_a_file_opens_it(qtbot, make_window):
@@ -275,7 +275,7 @@ def test_an_untrusted_folder_asks_before_running(qtbot, make_window, tmp_path):
     assert asked == [str(tmp_path)] and not w.session.running and not w.session.compiling
     assert "not trusted" in w.status_label.text() and w.source_pane.text().startswith('"""')
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
-        w.trust_this_folder()
+        w.features.trust.trust_this_folder()
     asked.clear()
     g = tmp_path / "second.py"
     g.write_text(f.read_text())
@@ -300,8 +300,8 @@ def test_target_menu_lists_the_triton_versions_kx_manages(qtbot, make_window, tm
     monkeypatch.setenv("KX_VERSIONS_DIR", str(tmp_path / "versions"))
     env = triton_envs.add(version("triton"), log=lambda _line: None)  # linked: no download
     w = make_window()
-    w._fill_versions()
-    actions = [a for a in w.versions_menu.actions() if a.isCheckable()]
+    w.features.versions.fill_versions()
+    actions = [a for a in w.features.versions.menu.actions() if a.isCheckable()]
     assert [a.text() for a in actions] == [
         f"kx's own (triton {version('triton')})",
         f"triton {env.triton} (torch {env.torch})",
@@ -309,8 +309,8 @@ def test_target_menu_lists_the_triton_versions_kx_manages(qtbot, make_window, tm
     assert actions[0].isChecked()
     actions[1].trigger()
     assert w.session.python == env.python
-    w._fill_versions()
-    assert [a.isChecked() for a in w.versions_menu.actions() if a.isCheckable()] == [False, True]
+    w.features.versions.fill_versions()
+    assert [a.isChecked() for a in w.features.versions.menu.actions() if a.isCheckable()] == [False, True]
 
 
 def test_an_example_opens_as_the_users_copy(qtbot, make_window):
@@ -321,7 +321,7 @@ def test_an_example_opens_as_the_users_copy(qtbot, make_window):
     w = make_window()
     shipped = data_path("examples", "vector_add.py")
     original = shipped.read_text()
-    action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
+    action = next(a for a in w.features.examples.menu.actions() if a.text() == "vector_add.py")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()
     copy = w.session.path
@@ -333,7 +333,7 @@ def test_an_example_opens_as_the_users_copy(qtbot, make_window):
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()  # again: the user's copy, edits kept
     assert w.session.path == copy and "# mine" in w.source_pane.text()
-    cpp = next(a for a in w.examples_menu.actions() if a.text() == "cpu/rmsnorm_avx2.cpp")
+    cpp = next(a for a in w.features.examples.menu.actions() if a.text() == "cpu/rmsnorm_avx2.cpp")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         cpp.trigger()
     assert os.path.exists(os.path.join(os.path.dirname(w.session.path), "kernels.hpp"))
@@ -346,7 +346,7 @@ def test_an_edited_example_says_so_and_restores_as_shipped_keeping_the_users_tex
 
     w = make_window()
     shipped = data_path("examples", "vector_add.py")
-    action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
+    action = next(a for a in w.features.examples.menu.actions() if a.text() == "vector_add.py")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()
     # said beside the compile's summary, which used to replace it at once (first-user run)
@@ -358,7 +358,9 @@ def test_an_edited_example_says_so_and_restores_as_shipped_keeping_the_users_tex
         action.trigger()
     assert "your edited copy" in w.status_label.text() and "Restore This Example" in w.status_label.text()
     w.source_pane.view.appendPlainText("# unsaved edit")
-    restore = next(a for a in w.examples_menu.actions() if a.text() == "Restore This Example as Shipped")
+    restore = next(
+        a for a in w.features.examples.menu.actions() if a.text() == "Restore This Example as Shipped"
+    )
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         restore.trigger()
     assert open(copy).read() == shipped.read_text() == w.source_pane.text() and not w.source_pane.dirty
@@ -377,13 +379,15 @@ def test_ctrl_z_after_restoring_an_example_brings_the_users_text_back(qtbot, mak
 
     w = make_window()
     shipped = data_path("examples", "vector_add.py").read_text()
-    action = next(a for a in w.examples_menu.actions() if a.text() == "vector_add.py")
+    action = next(a for a in w.features.examples.menu.actions() if a.text() == "vector_add.py")
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         action.trigger()
     view = w.source_pane.view
     view.appendPlainText("# my edit")
     mine = w.source_pane.text()
-    restore = next(a for a in w.examples_menu.actions() if a.text() == "Restore This Example as Shipped")
+    restore = next(
+        a for a in w.features.examples.menu.actions() if a.text() == "Restore This Example as Shipped"
+    )
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
         restore.trigger()
     assert w.source_pane.text() == shipped and not w.source_pane.dirty
@@ -416,7 +420,7 @@ def test_a_dsl_example_without_its_extra_says_so_first(qtbot, make_window):
         pytest.skip("every DSL extra is installed here")
     w = make_window()
     for lang in missing:
-        action = next(a for a in w.examples_menu.actions() if a.text() == lang.example)
+        action = next(a for a in w.features.examples.menu.actions() if a.text() == lang.example)
         with qtbot.waitSignal(w.result_shown, timeout=300_000):
             action.trigger()
         result = w.session.result

@@ -73,6 +73,6 @@ def test_another_files_run_is_said_to_be_another_files(qtbot, make_window, tmp_p
     assert "not of" not in w.output_pane.note.text()
     other = tmp_path / "other.py"
     other.write_text((KERNELS / "vector_add.py").read_text())
-    assert w.open_without_running(str(other))
+    assert w.features.trust.open_without_running(str(other))
     qtbot.waitUntil(lambda: "not of other.py" in w.output_pane.note.text(), timeout=10_000)
     assert "a run of vector_add.py" in w.output_pane.note.text()

@@ -110,7 +110,7 @@ def test_the_arguments_form_compiles_the_editors_text(qtbot, make_window, tmp_pa
     original = (KERNELS / "no_launch.py").read_text()
     path.write_text(original)
     w = make_window("cuda:90")
-    w.live_action.setChecked(False)  # only the form compiles
+    w.features.files.live_action.setChecked(False)  # only the form compiles
     open_and_wait(qtbot, w, path)
     store = "    tl.store(y_ptr + offs, a * x + y, mask=mask)\n"
     edited = original.replace(store, "    z = tl.dot(x, y)\n" + store, 1)

@@ -64,7 +64,7 @@ def test_what_is_no_record_is_still_a_message(qtbot, make_window, tmp_path):
     empty.mkdir()
     messages = []
     w.session.error.connect(messages.append)
-    w._show_error = messages.append  # headless: the message box is this list
+    w.show_error = messages.append  # headless: the message box is this list
     assert not w.open_file(str(empty)) or messages
 
 

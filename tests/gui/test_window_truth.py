@@ -25,7 +25,7 @@ def _open_a_copy(qtbot, make_window, tmp_path, name: str = "two_kernels.py"):
 
 def _switch_and_wait(qtbot, w, target: str):
     with qtbot.waitSignal(w.result_shown, timeout=300_000):
-        w.set_target(target)
+        w.features.targets.set_target(target)
     wait_derived(qtbot, w)  # SASS comes from the same job just after the text stages
     return w.session.result
 
@@ -120,7 +120,7 @@ def test_file_menu_opens_without_running_even_a_trusted_file(qtbot, make_window,
     entries = [a.text() for a in w.menuBar().actions()[0].menu().actions()]
     assert "Open &Without Running…" in entries
     generation = w.session.generation
-    assert w.open_without_running(str(EXAMPLES / "vector_add.py"))
+    assert w.features.trust.open_without_running(str(EXAMPLES / "vector_add.py"))
     assert not w.session.running and w.session.generation == generation and not w.session.compiling
     _nothing_of_the_last_file(w)
     assert "without running" in w.stage_pane.badge.text()

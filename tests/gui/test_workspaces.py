@@ -29,7 +29,7 @@ def test_each_workspace_shows_its_panes_and_keeps_the_selection(qtbot, make_wind
         w.set_workspace(ws.name)
         qtbot.wait(20)
         assert _visible(w) == set(ws.panes), ws.name
-        checked = [a.data() for a in w.workspace_group.actions() if a.isChecked()]
+        checked = [a.data() for a in w.features.workspaces.group.actions() if a.isChecked()]
         assert checked == [ws.name]
         assert w.session.path.endswith("matmul.py") and w.session.selected_line == line
     w.set_workspace("layout")
@@ -48,7 +48,7 @@ def test_a_workspace_remembers_its_arrangement(qtbot, make_window):
     w.close()  # saved with the window
     again = make_window()
     assert again.workspace == "explore" and not again.docks["summary"].isVisible()
-    again.reset_layout()
+    again.features.workspaces.reset_layout()
     assert again.docks["summary"].isVisible()
 
 
@@ -207,7 +207,7 @@ def test_first_start_welcomes_with_examples_and_the_target(qtbot, make_window):
         and "no recent files" in page.recent.item(0).text()
     )
     assert "cuda:90" in page.target_label.text()
-    assert [a.data() for a in w.target_group.actions() if a.isChecked()] == ["cuda:90"]
+    assert [a.data() for a in w.features.targets.target_group.actions() if a.isChecked()] == ["cuda:90"]
     item = next(
         page.examples.item(i)
         for i in range(page.examples.count())
@@ -261,17 +261,16 @@ def test_a_saved_arrangement_survives_a_pane_added_to_kx_later(qtbot, make_windo
     import dataclasses
 
     from kx_gui import main_window, pane_registry
+    from kx_gui.features import workspaces
 
     with monkeypatch.context() as m:
         m.setattr(main_window, "PANES", tuple(p for p in pane_registry.PANES if p.name != "concepts"))
-        m.setattr(
-            main_window,
-            "WORKSPACE_BY_NAME",
-            {
-                name: dataclasses.replace(ws, right=tuple(n for n in ws.right if n != "concepts"))
-                for name, ws in pane_registry.WORKSPACE_BY_NAME.items()
-            },
-        )
+        without_concepts = {
+            name: dataclasses.replace(ws, right=tuple(n for n in ws.right if n != "concepts"))
+            for name, ws in pane_registry.WORKSPACE_BY_NAME.items()
+        }
+        m.setattr(main_window, "WORKSPACE_BY_NAME", without_concepts)
+        m.setattr(workspaces, "WORKSPACE_BY_NAME", without_concepts)
         w = make_window()
         assert "concepts" not in w.docks
         w.set_workspace("explore")

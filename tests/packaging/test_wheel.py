@@ -146,7 +146,7 @@ while not drawn.done and time.time() - started < 120:  # the run and its layout 
     app.processEvents()
     time.sleep(0.01)
 print(json.dumps({
-    "examples": [a.text() for a in w.examples_menu.actions()],
+    "examples": [a.text() for a in w.features.examples.menu.actions()],
     "egraph_drawn": bool(drawn) and len(pane.node_items) > 0,
     "egraph_info": pane.info.text(),
 }))

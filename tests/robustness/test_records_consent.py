@@ -144,7 +144,7 @@ def test_a_file_shown_without_running_stays_unrun_when_it_changes_on_disk(qtbot,
     marker = tmp_path / "ran"
     path = planted_kernel(tmp_path / "untrusted", marker)
     w = make_window()
-    assert w.open_without_running(str(path))
+    assert w.features.trust.open_without_running(str(path))
     assert not w.session.running and not _ran(qtbot, w, marker)
     changed = path.read_text() + "\n# pulled\n"
     with qtbot.waitSignal(w.session.document_opened, timeout=10_000):
@@ -204,7 +204,7 @@ def test_open_without_running_opens_a_record(qtbot, make_window, tmp_path):
     record, marker = hostile_debug_folder(tmp_path)
     w = make_window()
     with qtbot.waitSignal(w.result_shown, timeout=120_000):
-        assert w.open_without_running(str(record))  # before: read as a kernel file, refused
+        assert w.features.trust.open_without_running(str(record))  # before: read as a kernel file, refused
     assert [k.name for k in w.session.result.kernels] == [KERNEL_NAME] and not marker.exists()
     assert not w.asked  # nothing to ask: nothing runs
 
