@@ -283,17 +283,6 @@ class _MetaRules:
                 out = first
                 self.values.after(func, name, args, kwargs, out, before)
                 return out
-            writes = (
-                tensor_rules.schema_writes(torch, name, args, kwargs)
-                if isinstance(e, NotImplementedError)
-                else None
-            )
-            if writes is not None:
-                # an op that only writes its arguments' data, with no meta kernel (a fused
-                # optimizer step): shapes stay; what it wrote is unknown to kx from here
-                for t in writes[0]:
-                    known_values.written(t)
-                return writes[1]
             target = kwargs.get("out")
             if isinstance(e, NotImplementedError) and getattr(target, "is_meta", False):
                 # an out= overload with no meta kernel whose functional overload has one
@@ -308,6 +297,17 @@ class _MetaRules:
                     target.resize_(functional.shape)
                 self.values.after(func, name, args, kwargs, target, before)
                 return target
+            writes = (
+                tensor_rules.schema_writes(torch, name, args, kwargs)
+                if isinstance(e, NotImplementedError)
+                else None
+            )
+            if writes is not None:
+                # an op that only writes its arguments' data, with no meta kernel (a fused
+                # optimizer step): shapes stay; what it wrote is unknown to kx from here
+                for t in writes[0]:
+                    known_values.written(t)
+                return writes[1]
             out = self.values.data_dependent(func, name, args, kwargs)
             computed = out is not None
             if out is None:  # unknown data: a presumed size, said as a placeholder
