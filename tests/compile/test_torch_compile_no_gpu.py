@@ -595,3 +595,17 @@ def test_a_failed_compile_of_torchs_own_wrapper_frame_is_reported_at_the_files_l
     lines = out.stdout.splitlines()
     assert lines[0] == "True True True"
     assert "torch.compile of the module or function called here" in lines[1]
+
+
+def test_flex_attention_compiles_forward_and_backward_templates_and_no_generated_module_is_the_files():
+    """torch.compile(flex_attention) with a causal block mask, forward and backward: the
+    forward and backward template kernels compile for the GPU. Inductor imports its
+    generated modules from its cache folder, outside site-packages; kx took them for the
+    user's own modules and said the template's `@triton.jit` helper was a kernel "the file
+    imports" and never launched."""
+    path = ROOT / "fixtures" / "kernels" / "torch_ops" / "flex_attention_causal.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert "torch.Size([2, 4, 256, 64]) torch.Size([2, 4, 256, 64])" in r.output
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert {"triton_tem_fused_flex_attention_0", "triton_tem_fused_flex_attention_backward_1"} <= names, names
+    assert not [d for d in r.diagnostics if d.kind == "not-launched"], [str(d) for d in r.diagnostics]

@@ -496,8 +496,9 @@ def user_modules_by_file(path: str) -> dict[str, Any]:
     from kx_core.compile.capturing.placeholders import is_engine_file, real_path
 
     paths = sysconfig.get_paths()
-    skip = tuple(
-        os.path.join(real_path(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib")
+    skip = (
+        tuple(os.path.join(real_path(paths[k]), "") for k in ("stdlib", "platstdlib", "purelib", "platlib"))
+        + _generated_module_dirs()
     )
     own = real_path(path)
     found: dict[str, Any] = {}
@@ -517,6 +518,22 @@ def user_modules_by_file(path: str) -> dict[str, Any]:
             continue
         found[real] = module
     return found
+
+
+def _generated_module_dirs() -> tuple[str, ...]:
+    """Folders of modules torch generates and imports (Inductor's output code, its
+    benchmark modules, under its cache folder): not the user's, though outside
+    site-packages (flex_attention's template module's `load_checked_block` was reported
+    as a kernel the file imports and never launched)."""
+    from kx_core.compile.capturing.placeholders import real_path
+
+    utils = sys.modules.get("torch._inductor.runtime.cache_dir_utils")
+    if utils is None:  # Inductor never loaded: nothing generated
+        return ()
+    try:
+        return (os.path.join(real_path(utils.cache_dir()), ""),)
+    except Exception:  # noqa: BLE001 - a cache folder Inductor cannot name: none skipped
+        return ()
 
 
 def import_library(path: str, request: CompileRequest) -> dict:
