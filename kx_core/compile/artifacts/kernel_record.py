@@ -149,8 +149,27 @@ def config_of(cfg: Any, index: int) -> AutotuneConfig:
     )
 
 
-# Options of a compile that change the code (others are defaults or derived).
-_OPTION_FIELDS = ("num_warps", "num_stages", "num_ctas", "maxnreg", "enable_fp_fusion", "debug")
+# Options of a compile that change the code (others are defaults or derived): a launch's
+# or a config's, and those a caller of triton.compile sets (Inductor turns
+# sanitize_overflow off and sets launch_pdl; AMD configs set waves_per_eu, kpack and
+# matrix_instr_nonkdim). Each is in Triton's cache key: a repro or a replay that leaves
+# one out compiles another kernel (kx_core.lab.repro).
+_OPTION_FIELDS = (
+    "num_warps",
+    "num_stages",
+    "num_ctas",
+    "maxnreg",
+    "enable_fp_fusion",
+    "debug",
+    "sanitize_overflow",
+    "enable_reflect_ftz",
+    "launch_cooperative_grid",
+    "launch_pdl",
+    "default_dot_input_precision",
+    "waves_per_eu",
+    "kpack",
+    "matrix_instr_nonkdim",
+)
 
 
 def _param_path(names: list[str], path: tuple) -> str:
