@@ -2,6 +2,7 @@
 the slice that serves them (`kx VERB --help` for each one's options):
 
     compile and read a file   kernels, compile, stages, summary, passes (this module)
+    a kernel's reproducer     repro (cli.repro, kx_core.lab.repro)
     records of real runs      open; compile --export tritonparse (cli.records, kx_core.recorded)
     layouts                   layout, coalesce (this module, kx_core.layout)
     performance models        roofline, autotune, gpu (cli.model, kx_core.model)
@@ -141,11 +142,13 @@ def build_parser() -> argparse.ArgumentParser:
     from kx_core.cli.model import add_gpu_command, add_model_commands
     from kx_core.cli.profile import add_profile_command
     from kx_core.cli.records import add_open_verb
+    from kx_core.cli.repro import add_repro_verb
     from kx_core.cli.sweep import add_sweep_verb
     from kx_core.cli.versions import add_versions_verb
 
     add_links_verb(sub, _add_compile_options)
     add_compare_verb(sub, _add_compile_options)
+    add_repro_verb(sub, _add_compile_options)
     add_model_commands(sub, _add_compile_options)
     add_gpu_command(sub)
     add_bench_command(sub)
@@ -588,6 +591,7 @@ STANDALONE_VERBS = {
     "versions": "kx_core.cli.versions:versions_command",
     "sweep": "kx_core.cli.sweep:sweep_command",
     "open": "kx_core.cli.records:open_command",
+    "repro": "kx_core.cli.repro:repro_command",
 }
 # Verbs that show a compile's result: verb -> "module:function(args, result) -> code".
 RESULT_VERBS = {

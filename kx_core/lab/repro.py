@@ -318,6 +318,11 @@ def _script(
         f"target    {capture['target_spec']}, Triton {_doc(result.triton_version)} in the capture",
         f"mode      {_doc(how)}",
     ]
+    if kernel.after_placeholder is not None:
+        header.append(
+            f"caveat    launched after {_doc(kernel.after_placeholder.describe())}, which the capture "
+            "answered without data: a real run's launch may differ"
+        )
     if embedded.dropped:
         header.append(
             f"left out {', '.join('@' + d for d in embedded.dropped)}: the values they chose are arguments below"
