@@ -53,7 +53,7 @@ PREBUILD_AFTER_MS, PREBUILD_GAP_MS = 1500, 120
 # The menus and, in each, the places the window and the features fill, in order ("-": a
 # separator). A feature puts its actions in a place by name (kx_gui.features.menus).
 MENUS = {
-    "file": ("&File", "open without-running records examples save bundles trust compile - quit"),
+    "file": ("&File", "open without-running records examples save bundles repro trust compile - quit"),
     "view": ("&View", "docks - keys pane-actions workspaces filters"),
     "target": ("&Target", "targets - gpu worker"),
 }
