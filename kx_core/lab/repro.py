@@ -48,7 +48,7 @@ def make_repro(
     mode = "launch" if _launch_known(kernel) else "compile"
     _no_tuple_parameters(kernel, spec)
     embedded = embed_kernel(text, file, kernel.name, line, extra=_jit_values(kernel, spec))
-    capture = _capture(kernel, spec, mode, hash_, file)
+    capture = _capture(kernel, spec, mode, hash_, file, result.triton_version)
     script = _script(capture, embedded, kernel, result)
     return Repro(script, kernel.display_name, hash_, mode, file, kernel.target.spec)
 
@@ -228,7 +228,7 @@ def _jit_values(kernel: CompiledKernel, spec: Specialization) -> tuple[str, ...]
 
 
 def _capture(
-    kernel: CompiledKernel, spec: Specialization, mode: str, hash_: str, file: str
+    kernel: CompiledKernel, spec: Specialization, mode: str, hash_: str, file: str, triton_version: str
 ) -> dict[str, Any]:
     target = kernel.target
     capture: dict[str, Any] = {
@@ -239,6 +239,7 @@ def _capture(
         "target": [target.backend, target.arch, target.warp_size],
         "target_spec": target.spec,
         "source_file": file,
+        "triton": triton_version,
         "options": _options(kernel, spec),
     }
     if mode == "launch":

@@ -215,4 +215,11 @@ def run(capture, source):
         say("same hash: Triton compiled the captured kernel")
         return SAME
     say("DIFFERENT hash: this Triton, GPU or environment compiled another kernel than the capture")
+    import triton
+
+    if capture.get("triton") and triton.__version__ != capture["triton"]:
+        say(
+            f"(Triton {triton.__version__} here, {capture['triton']} in the capture: "
+            "Triton's hash covers its own version, so a capture by another Triton never matches)"
+        )
     return DIFFERENT
