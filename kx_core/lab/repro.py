@@ -23,6 +23,7 @@ from typing import Any
 
 from kx_core.lab.repro_source import EmbeddedSource, embed_kernel
 from kx_core.lab.repro_types import Repro, ReproChoiceError, ReproError
+from kx_core.records.backends import BACKENDS
 from kx_core.records.results import CompiledKernel, CompileResult, LaunchArg, Specialization
 
 RUNTIME_MARKER = "# ---- repro runtime (copied into each script below this line) ----"
@@ -124,7 +125,8 @@ def _checked(kernel: CompiledKernel) -> tuple[str, Specialization]:
         raise ReproError(
             f"{kernel.display_name} is {kernel.status}, not compiled: there is no kernel to reproduce"
         )
-    if kernel.target.backend not in ("cuda", "hip"):
+    backend = BACKENDS.get(kernel.target.backend)  # a record's target may name none kx knows
+    if backend is None or not backend.gpu:
         raise ReproError(
             f"{kernel.display_name} is a {kernel.target.spec} build, not a Triton kernel for a GPU"
         )
