@@ -1028,3 +1028,602 @@ def litgpt_package() -> None:
     if importlib.util.find_spec("safetensors") is None:
         stub_any("safetensors.torch")
     stub_module("litgpt.scripts.convert_hf_checkpoint", qkv_reassemble=None)
+
+
+# --- fresh4: DeepSeek-V3, nano-vllm, NSA (Triton), attention-gym, llama2.c, llm.c, gpt-oss, CoLT5 ---
+
+
+def packaging_standin() -> None:
+    """`packaging.version` (parse / Version) where packaging is not installed: some modules
+    check the Triton version at import. Release segments compared as integer tuples."""
+    import importlib.util
+    import re
+
+    if importlib.util.find_spec("packaging") is not None:
+        return
+
+    class Version:
+        def __init__(self, v):
+            self.public = str(v)
+            nums = re.match(r"\d+(\.\d+)*", self.public)
+            self.release = tuple(int(p) for p in nums.group(0).split(".")) if nums else (0,)
+
+        def _key(self, other):
+            other = other if isinstance(other, Version) else Version(other)
+            n = max(len(self.release), len(other.release))
+            pad = lambda r: r + (0,) * (n - len(r))  # noqa: E731
+            return pad(self.release), pad(other.release)
+
+        def __lt__(self, o):
+            a, b = self._key(o)
+            return a < b
+
+        def __le__(self, o):
+            a, b = self._key(o)
+            return a <= b
+
+        def __gt__(self, o):
+            a, b = self._key(o)
+            return a > b
+
+        def __ge__(self, o):
+            a, b = self._key(o)
+            return a >= b
+
+        def __eq__(self, o):
+            a, b = self._key(o)
+            return a == b
+
+    stub_module("packaging.version", Version=Version, parse=Version)
+
+
+class _ByteTokenizer:
+    """A tokenizer stand-in (the real ones are downloaded files): UTF-8 bytes shifted by
+    `offset` as ids, decode the inverse (ids outside the byte range are dropped)."""
+
+    def __init__(self, offset=3, eos_token_id=2, bos_token_id=1):
+        self.offset, self.eos_token_id, self.bos_token_id = offset, eos_token_id, bos_token_id
+
+    def encode(self, text, *args, **kwargs):
+        return [b + self.offset for b in str(text).encode("utf-8")]
+
+    def decode(self, ids, *args, **kwargs):
+        ids = ids.tolist() if hasattr(ids, "tolist") else ids
+        return bytes(i - self.offset for i in ids if self.offset <= i < self.offset + 256).decode(
+            "utf-8", "replace"
+        )
+
+    def batch_decode(self, seqs, *args, **kwargs):
+        return [self.decode(s) for s in seqs]
+
+    def apply_chat_template(self, messages, tokenize=True, add_generation_prompt=False, **kwargs):
+        text = "".join(f"<{m['role']}>{m['content']}" for m in messages) + (
+            "<assistant>" if add_generation_prompt else ""
+        )
+        return self.encode(text) if tokenize else text
+
+
+def deepseek_v3_inference() -> None:
+    """Make `import generate` / `import model` / `import kernel` (DeepSeek-V3's inference/ folder,
+    on sys.path as its README runs it: `cd inference; torchrun generate.py ...`) work with torch +
+    triton only: generate.py imports transformers (AutoTokenizer, for the chat template) and
+    safetensors.torch.load_model (the checkpoint shards) at module level; where absent they are
+    stand-ins (a byte tokenizer; load_model is not called: the driver's weights are random).
+    model.py, kernel.py and generate.generate() run unchanged."""
+    import importlib.util
+
+    if importlib.util.find_spec("transformers") is None:
+        stub_module(
+            "transformers",
+            AutoTokenizer=types.SimpleNamespace(from_pretrained=lambda *a, **k: _ByteTokenizer()),
+        )
+    if importlib.util.find_spec("safetensors") is None:
+        stub_module("safetensors.torch", load_model=_noop)
+
+
+def _attend(q, k, v, mask, scale):
+    """softmax(q k^T * scale + mask) v in fp32 with GQA (q heads a multiple of k heads);
+    q (B, H, Lq, D), k/v (B, Hk, Lk, D), mask (B, 1, Lq, Lk) bool (True = attend)."""
+    import torch
+
+    rep = q.shape[1] // k.shape[1]
+    if rep > 1:
+        k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
+    s = torch.matmul(q.float(), k.float().transpose(-1, -2)) * scale
+    s = s.masked_fill(~mask, float("-inf"))
+    p = torch.softmax(s, dim=-1).nan_to_num(0.0)  # a row with no key (padding) gives zeros
+    return torch.matmul(p, v.float()).to(q.dtype)
+
+
+def _flash_attn_varlen_func(
+    q,
+    k,
+    v,
+    cu_seqlens_q,
+    cu_seqlens_k,
+    max_seqlen_q,
+    max_seqlen_k,
+    dropout_p=0.0,
+    softmax_scale=None,
+    causal=False,
+    window_size=(-1, -1),
+    softcap=0.0,
+    alibi_slopes=None,
+    deterministic=False,
+    return_attn_probs=False,
+    block_table=None,
+):
+    """flash_attn.flash_attn_varlen_func in torch (differentiable, no host reads): packed q
+    (total_q, H, D) and k/v (total_k, Hk, D) -- or a paged cache (num_blocks, block_size, Hk, D)
+    read through block_table -- padded per sequence to (B, max_seqlen, ...) with index
+    arithmetic, bottom-right aligned causal mask and sliding window as flash-attn defines them."""
+    import torch
+
+    dev = q.device
+    b = cu_seqlens_q.shape[0] - 1
+    scale = softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5
+    len_q = (cu_seqlens_q[1:] - cu_seqlens_q[:-1]).long()
+    len_k = (cu_seqlens_k[1:] - cu_seqlens_k[:-1]).long()
+    iq = torch.arange(max_seqlen_q, device=dev)
+    ik = torch.arange(max_seqlen_k, device=dev)
+    valid_q = iq[None, :] < len_q[:, None]
+    valid_k = ik[None, :] < len_k[:, None]
+    gq = (cu_seqlens_q[:-1].long()[:, None] + iq[None, :]).clamp(max=q.shape[0] - 1)
+    qp = q[gq.flatten()].view(b, max_seqlen_q, *q.shape[1:])
+    if block_table is None:
+        gk = (cu_seqlens_k[:-1].long()[:, None] + ik[None, :]).clamp(max=k.shape[0] - 1).flatten()
+        kp, vp = k[gk], v[gk]
+    else:
+        bs = k.shape[1]
+        blk = block_table.long().gather(
+            1, (ik // bs)[None, :].expand(b, -1).clamp(max=block_table.shape[1] - 1)
+        )
+        slot = (blk.clamp(min=0) * bs + (ik % bs)[None, :]).flatten()
+        kp, vp = k.flatten(0, 1)[slot], v.flatten(0, 1)[slot]
+    kp = kp.view(b, max_seqlen_k, *k.shape[-2:])
+    vp = vp.view(b, max_seqlen_k, *v.shape[-2:])
+    # query i of a sequence sits at key position i + len_k - len_q (flash-attn's alignment)
+    qpos = iq[None, :] + (len_k - len_q)[:, None]
+    mask = valid_q[:, :, None] & valid_k[:, None, :]
+    if causal:
+        mask = mask & (ik[None, None, :] <= qpos[:, :, None])
+    left, right = window_size
+    if left >= 0:
+        mask = mask & (ik[None, None, :] >= qpos[:, :, None] - left)
+    if right >= 0:
+        mask = mask & (ik[None, None, :] <= qpos[:, :, None] + right)
+    o = _attend(qp.transpose(1, 2), kp.transpose(1, 2), vp.transpose(1, 2), mask[:, None], scale)
+    o = o.transpose(1, 2)  # (B, Lq, H, D)
+    # back to the packed layout: token t is (sequence, position)
+    t = torch.arange(q.shape[0], device=dev)
+    seq = torch.searchsorted(cu_seqlens_q[1:].long(), t, right=True).clamp(max=b - 1)
+    pos = t - cu_seqlens_q[:-1].long()[seq]
+    return o[seq, pos]
+
+
+def _flash_attn_with_kvcache(
+    q,
+    k_cache,
+    v_cache,
+    k=None,
+    v=None,
+    rotary_cos=None,
+    rotary_sin=None,
+    cache_seqlens=None,
+    cache_batch_idx=None,
+    cache_leftpad=None,
+    block_table=None,
+    softmax_scale=None,
+    causal=False,
+    window_size=(-1, -1),
+    softcap=0.0,
+    rotary_interleaved=True,
+    alibi_slopes=None,
+    num_splits=0,
+    return_softmax_lse=False,
+):
+    """flash_attn.flash_attn_with_kvcache in torch for the decode path (new k/v already in the
+    cache): q (B, Sq, H, D); the cache dense (B, S, Hk, D) or paged (num_blocks, block_size, Hk, D)
+    through block_table; keys past cache_seqlens masked; graph-capturable (no host reads)."""
+    import torch
+
+    b, sq = q.shape[:2]
+    scale = softmax_scale if softmax_scale is not None else q.shape[-1] ** -0.5
+    if block_table is not None:
+        nb, bs = block_table.shape[1], k_cache.shape[1]
+        idx = block_table.long().clamp(min=0)
+        kc = k_cache[idx].reshape(b, nb * bs, *k_cache.shape[2:])
+        vc = v_cache[idx].reshape(b, nb * bs, *v_cache.shape[2:])
+    else:
+        kc, vc = k_cache[:b], v_cache[:b]
+    lk = kc.shape[1]
+    ik = torch.arange(lk, device=q.device)
+    if cache_seqlens is None:
+        seqlens = torch.full((b,), lk, device=q.device, dtype=torch.long)
+    elif isinstance(cache_seqlens, int):
+        seqlens = torch.full((b,), cache_seqlens, device=q.device, dtype=torch.long)
+    else:
+        seqlens = cache_seqlens.long()
+    mask = ik[None, None, :] < seqlens[:, None, None]
+    qpos = torch.arange(sq, device=q.device)[None, :] + (seqlens - sq)[:, None]
+    if causal:
+        mask = mask & (ik[None, None, :] <= qpos[:, :, None])
+    if window_size[0] >= 0:
+        mask = mask & (ik[None, None, :] >= qpos[:, :, None] - window_size[0])
+    o = _attend(q.transpose(1, 2), kc.transpose(1, 2), vc.transpose(1, 2), mask[:, None], scale)
+    return o.transpose(1, 2)
+
+
+def flash_attn_standin() -> None:
+    """`flash_attn` (flash_attn_varlen_func, flash_attn_with_kvcache, flash_attn_func) as torch
+    code where the package is absent (it is a compiled CUDA extension, not on the device):
+    attention computed with matmul + masked softmax, differentiable, no host reads, so the
+    CUDA-graph decode of an engine can capture it. Not flash-attn's kernels: the Triton and
+    Inductor kernels around it are what the corpus measures."""
+    import importlib.util
+
+    if importlib.util.find_spec("flash_attn") is not None:
+        return
+
+    def flash_attn_func(q, k, v, dropout_p=0.0, softmax_scale=None, causal=False, window_size=(-1, -1), **kw):
+        import torch
+
+        b, sq, sk = q.shape[0], q.shape[1], k.shape[1]
+        cu_q = torch.arange(0, (b + 1) * sq, sq, device=q.device, dtype=torch.int32)
+        cu_k = torch.arange(0, (b + 1) * sk, sk, device=q.device, dtype=torch.int32)
+        o = _flash_attn_varlen_func(
+            q.flatten(0, 1),
+            k.flatten(0, 1),
+            v.flatten(0, 1),
+            cu_q,
+            cu_k,
+            sq,
+            sk,
+            softmax_scale=softmax_scale,
+            causal=causal,
+            window_size=window_size,
+        )
+        return o.view(q.shape)
+
+    stub_module(
+        "flash_attn",
+        flash_attn_varlen_func=_flash_attn_varlen_func,
+        flash_attn_with_kvcache=_flash_attn_with_kvcache,
+        flash_attn_func=flash_attn_func,
+    )
+
+
+def _tqdm_standin() -> None:
+    """`tqdm` / `tqdm.auto` (a progress bar) where absent: an iterable wrapper whose methods do nothing."""
+    import importlib.util
+
+    if importlib.util.find_spec("tqdm") is not None:
+        return
+
+    class tqdm:
+        def __init__(self, iterable=None, *args, **kwargs):
+            self.iterable = iterable
+
+        def __iter__(self):
+            return iter(self.iterable if self.iterable is not None else ())
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        update = set_postfix = set_description = close = refresh = write = _noop
+
+    stub_module("tqdm", tqdm=tqdm, trange=lambda *a, **k: tqdm(range(*a)))
+    stub_module("tqdm.auto", tqdm=tqdm)
+
+
+def nanovllm_package(hf_config: dict) -> None:
+    """Make `from nanovllm import LLM, SamplingParams` work with torch + triton only.
+
+    nano-vllm imports transformers (AutoConfig / AutoTokenizer for the model folder, Qwen3Config
+    as an annotation), flash_attn (varlen prefill and paged-KV decode attention), xxhash (the
+    prefix-cache block hashes), safetensors (the checkpoint loader) and tqdm. Where absent they
+    are stand-ins: AutoConfig answers `hf_config` (the fields of a Qwen3 config.json) as an
+    object, the tokenizer is a byte tokenizer, flash_attn is flash_attn_standin(), xxhash.xxh64
+    is hashlib's blake2b (8 bytes), safe_open is never reached (no .safetensors files).
+    nanovllm's engine, scheduler, block manager, model runner (NCCL group of one, CUDA graphs),
+    layers (torch.compile'd norms, rotary, activation, sampler) and the Triton store_kvcache
+    kernel run unchanged."""
+    import hashlib
+    import importlib.util
+
+    flash_attn_standin()
+    _tqdm_standin()
+    if importlib.util.find_spec("transformers") is None:
+
+        class _Config(types.SimpleNamespace):
+            pass
+
+        tok = _ByteTokenizer(eos_token_id=hf_config.get("eos_token_id", 2))
+
+        class AutoConfig:  # a class: config.py annotates `AutoConfig | None`
+            @staticmethod
+            def from_pretrained(*args, **kwargs):
+                return _Config(**hf_config)
+
+        class AutoTokenizer:
+            @staticmethod
+            def from_pretrained(*args, **kwargs):
+                return tok
+
+        stub_module("transformers", AutoConfig=AutoConfig, AutoTokenizer=AutoTokenizer, Qwen3Config=_Config)
+    if importlib.util.find_spec("xxhash") is None:
+
+        class xxh64:
+            def __init__(self):
+                self.h = hashlib.blake2b(digest_size=8)
+
+            def update(self, data):
+                self.h.update(data)
+
+            def intdigest(self):
+                return int.from_bytes(self.h.digest(), "little")
+
+        stub_module("xxhash", xxh64=xxh64)
+    if importlib.util.find_spec("safetensors") is None:
+        stub_module("safetensors", safe_open=None)
+
+
+def _rope_default(config, device=None, seq_len=None, **kwargs):
+    """transformers' default RoPE inverse frequencies: base ** (-2i / dim), scaling 1."""
+    import torch
+
+    dim = getattr(config, "head_dim", None) or config.hidden_size // config.num_attention_heads
+    base = config.rope_theta
+    inv_freq = 1.0 / (
+        base ** (torch.arange(0, dim, 2, dtype=torch.int64).to(device=device, dtype=torch.float) / dim)
+    )
+    return inv_freq, 1.0
+
+
+def _rope_llama3(config, device=None, seq_len=None, **kwargs):
+    """transformers' "llama3" RoPE (Llama 3.1 frequency scaling): low frequencies divided by
+    `factor`, high ones kept, a smooth blend between the two wavelengths."""
+    import math
+
+    import torch
+
+    inv_freq, scaling = _rope_default(config, device, seq_len)
+    rs = config.rope_scaling
+    factor, low, high, old = (
+        rs["factor"],
+        rs["low_freq_factor"],
+        rs["high_freq_factor"],
+        rs["original_max_position_embeddings"],
+    )
+    low_wavelen, high_wavelen = old / low, old / high
+    wavelen = 2 * math.pi / inv_freq
+    inv_freq_llama = torch.where(wavelen > low_wavelen, inv_freq / factor, inv_freq)
+    smooth = (old / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * inv_freq_llama / factor + smooth * inv_freq_llama
+    is_medium = ~(wavelen < high_wavelen) * ~(wavelen > low_wavelen)
+    return torch.where(is_medium, smoothed, inv_freq_llama), scaling
+
+
+def nsa_package() -> None:
+    """Make `import native_sparse_attention.*` (XunhaoLai/native-sparse-attention-triton) work
+    with torch + triton only. Its modules import flash_attn (the sliding-window branch and the
+    self-attention prefill), einops, and transformers.modeling_rope_utils.ROPE_INIT_FUNCTIONS (the
+    RoPE frequencies); where absent these are flash_attn_standin(), einops_full_standin() and
+    the two RoPE initialisers it uses ("default", "llama3") restated from transformers' formulas.
+    The package's __init__ files, ops (Triton kernels with their autograd Functions), modules,
+    KV caches and toy models run unchanged."""
+    import importlib.util
+
+    flash_attn_standin()
+    einops_full_standin()
+    if importlib.util.find_spec("transformers") is None:
+        stub_module(
+            "transformers.modeling_rope_utils",
+            ROPE_INIT_FUNCTIONS={"default": _rope_default, "llama3": _rope_llama3},
+        )
+
+
+def _tabulate(rows, headers=(), tablefmt=None, **kwargs):
+    """tabulate.tabulate as plain aligned text (the benchmark tables only print)."""
+    table = [list(map(str, headers))] if headers else []
+    table += [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in table if i < len(r)) for i in range(max(map(len, table), default=0))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)) for r in table)
+
+
+def attention_gym_package() -> None:
+    """Make attention-gym's examples importable with torch + triton only: `attn_gym` itself is
+    torch-only at import (its CuTe / KDA backends load lazily); examples/benchmark.py imports
+    tabulate at module level, a plain-text stand-in where absent (jsonargparse is only used
+    under its __main__, which the driver does not run)."""
+    import importlib.util
+
+    if importlib.util.find_spec("tabulate") is None:
+        stub_module("tabulate", tabulate=_tabulate)
+
+
+class _SentencePieceProcessor:
+    """sentencepiece.SentencePieceProcessor stand-in (the Llama 2 tokenizer.model is a download):
+    the byte tokenizer with Llama 2's special ids (unk 0, bos 1, eos 2, no pad) and vocab 32000."""
+
+    def __init__(self, model_file=None, **kwargs):
+        self._tok = _ByteTokenizer(offset=3, eos_token_id=2, bos_token_id=1)
+
+    def vocab_size(self):
+        return 32000
+
+    get_piece_size = vocab_size
+
+    def bos_id(self):
+        return 1
+
+    def eos_id(self):
+        return 2
+
+    def pad_id(self):
+        return -1
+
+    def encode(self, s, *args, **kwargs):
+        return self._tok.encode(s)
+
+    def decode(self, ids, *args, **kwargs):
+        return self._tok.decode(ids)
+
+    def id_to_piece(self, i):
+        return f"<0x{i - 3:02X}>" if 3 <= i < 259 else f"<{i}>"
+
+    def get_score(self, i):
+        return 0.0
+
+
+def llama2c_package() -> None:
+    """Make karpathy/llama2.c's scripts (train.py, sample.py: `exec(open('configurator.py')...)`
+    top-level scripts importing model, tinystories, tokenizer, export) run with torch + triton
+    only: tinystories.py imports requests (the dataset download), sentencepiece (the tokenizer)
+    and tqdm at module level. Where absent: requests is inert, sentencepiece is a byte tokenizer
+    with the Llama 2 special ids, tqdm is _tqdm_standin(). model.py, train.py, sample.py,
+    configurator.py, tinystories.py's PretokDataset / Task and export.py run unchanged."""
+    import importlib.util
+
+    _tqdm_standin()
+    if importlib.util.find_spec("requests") is None:
+        stub_any("requests")
+    if importlib.util.find_spec("sentencepiece") is None:
+        stub_module(
+            "sentencepiece", SentencePieceProcessor=_SentencePieceProcessor, SentencePieceTrainer=_Anything()
+        )
+
+
+def run_script(path: str, argv: list[str], cwd: str | None = None) -> dict:
+    """Run an upstream script as `python <path> <argv...>` does (runpy, __name__ == "__main__",
+    sys.argv set, optionally from `cwd`); returns its globals."""
+    import runpy
+
+    old_argv, old_cwd = sys.argv, os.getcwd()
+    sys.argv = [path, *argv]
+    if cwd:
+        os.chdir(cwd)
+    try:
+        return runpy.run_path(path, run_name="__main__")
+    finally:
+        sys.argv = old_argv
+        os.chdir(old_cwd)
+
+
+def llmc_package() -> None:
+    """Make karpathy/llm.c's train_gpt2.py run with torch + triton only: its __main__ imports
+    tiktoken (the GPT-2 BPE, downloaded on first use); where absent, get_encoding("gpt2") is a
+    byte tokenizer with GPT-2's end-of-text id (50256). The script runs unchanged."""
+    import importlib.util
+
+    if importlib.util.find_spec("tiktoken") is None:
+
+        class _Encoding(_ByteTokenizer):
+            eot_token = n_vocab = 50256
+
+            def __init__(self):
+                super().__init__(offset=0, eos_token_id=50256)
+
+            def decode_bytes(self, ids):
+                return bytes(i for i in ids if i < 256)
+
+        stub_module("tiktoken", get_encoding=lambda name: _Encoding())
+
+
+def pytest_standin() -> None:
+    """`pytest` where absent: a module that defines its tests at import (pytest.mark.parametrize
+    decorators) imports it; the stand-in's marks return the function unchanged."""
+    import importlib.util
+
+    if importlib.util.find_spec("pytest") is not None:
+        return
+
+    class _Mark:
+        def __getattr__(self, name):
+            return lambda *args, **kwargs: _identity_decorator
+
+    stub_module("pytest", mark=_Mark(), skip=_noop, fixture=_identity_decorator)
+
+
+def gptoss_triton_attention() -> None:
+    """Make `import gpt_oss.triton.attention` work with torch + triton only: gpt_oss/__init__.py
+    is empty, gpt_oss/triton/__init__.py too; attention.py imports pytest at module level (its
+    test_eq is defined there), a stand-in where absent. The kernel, its autograd Function and
+    attention_ref run unchanged."""
+    pytest_standin()
+
+
+def _einops_pack(tensors, pattern: str):
+    """einops.pack: the axes at `*` of each tensor flattened into one, the tensors concatenated
+    along it; returns (packed, packed_shapes)."""
+    import math
+
+    import torch
+
+    names = pattern.split()
+    i = names.index("*")
+    n_after = len(names) - i - 1
+    flat, shapes = [], []
+    for t in tensors:
+        star = tuple(t.shape[i : t.ndim - n_after])
+        shapes.append(star)
+        flat.append(t.reshape(*t.shape[:i], math.prod(star), *t.shape[t.ndim - n_after :]))
+    return torch.cat(flat, dim=i), shapes
+
+
+def _einops_unpack(packed, packed_shapes, pattern: str):
+    """einops.unpack: the inverse of _einops_pack."""
+    import math
+
+    names = pattern.split()
+    i = names.index("*")
+    sizes = [math.prod(s) for s in packed_shapes]
+    parts = packed.split(sizes, dim=i)
+    return [p.reshape(*p.shape[:i], *s, *p.shape[i + 1 :]) for p, s in zip(parts, packed_shapes)]
+
+
+def einops_layers_standin() -> None:
+    """einops_full_standin() plus pack / unpack and the einops.layers.torch modules (Rearrange,
+    Reduce) on the stand-in, only where einops is not installed."""
+    einops_full_standin()
+    mod = sys.modules.get("einops")
+    if mod is None or not getattr(mod, "__kx_stub__", False):
+        return
+    mod.pack, mod.unpack = _einops_pack, _einops_unpack
+    import torch
+
+    class Rearrange(torch.nn.Module):
+        def __init__(self, pattern, **sizes):
+            super().__init__()
+            self.pattern, self.sizes = pattern, sizes
+
+        def forward(self, x):
+            return _einops_rearrange(x, self.pattern, **self.sizes)
+
+    class Reduce(torch.nn.Module):
+        def __init__(self, pattern, reduction, **sizes):
+            super().__init__()
+            self.pattern, self.reduction, self.sizes = pattern, reduction, sizes
+
+        def forward(self, x):
+            return _einops_reduce(x, self.pattern, self.reduction, **self.sizes)
+
+    stub_module("einops.layers.torch", Rearrange=Rearrange, Reduce=Reduce)
+
+
+def colt5_package() -> None:
+    """Make `import colt5_attention` (lucidrains/CoLT5-attention) work with torch + triton only:
+    einops (rearrange, repeat, pack, unpack, layers.torch) and packaging (the Triton version
+    check in triton_coor_descent.py, attend.py) where absent are einops_layers_standin() and
+    packaging_standin(); transformer_block.py imports LocalMHA from lucidrains' local-attention
+    package at module level, used only by the routed attention classes with a local light branch
+    (not by ConditionalRoutedViT): an inert stand-in where absent. The package runs unchanged."""
+    import importlib.util
+
+    einops_layers_standin()
+    packaging_standin()
+    if importlib.util.find_spec("local_attention") is None:
+        stub_module("local_attention", LocalMHA=_Anything)
