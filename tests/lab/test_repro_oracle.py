@@ -101,3 +101,26 @@ def test_an_inductor_script_gives_the_hash_in_a_plain_process(tmp_path):
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"got       {kernel.metadata.hash}" in p.stdout
+
+
+@pytest.mark.slow
+def test_an_output_code_kernel_whose_generated_module_is_gone(tmp_path):
+    """A kernel of an Inductor output_code.py run as the file: its module is a string in the
+    file (`source_alias`); with Inductor's generated copy gone (another machine, a cleared
+    cache), the script carries the string's text and still gives the captured hash."""
+    from dataclasses import replace
+
+    original = _original("fixtures/inductor/mlp_0_forward_output_code.py")
+    kernel = _record(original, "triton_poi_fused_gelu_0", 0)
+    ((_, offset),) = kernel.source_alias.items()
+    gone = replace(kernel, source_alias={str(tmp_path / "gone" / "module.py"): offset})
+    script = tmp_path / "output_code_repro.py"
+    script.write_text(make_repro(original, gone).script)
+    p = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_KX, str(script)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert p.returncode == 0 and f"got       {kernel.metadata.hash}" in p.stdout, p.stdout + p.stderr
