@@ -36,6 +36,11 @@ def add_repro_verb(sub, add_compile_options) -> None:
         help="a standalone script that compiles one captured kernel as the capture did (Triton's hash checked)",
     )
     add_compile_options(p)
+    for action in p._actions:  # the compile options' --kernel, said as this verb reads it
+        if "--kernel" in action.option_strings:
+            action.help = (
+                "the kernel whose launch to reproduce (with --arg or --signature: the kernel to call)"
+            )
     p.add_argument(
         "--config", metavar="LABEL", help="the autotune config: its full or short label ('BLOCK=64,w4,s3')"
     )
