@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from PySide6.QtGui import QAction, QActionGroup
 
-from kx_core.compile.capturing.capture_device import target_for_gpu
 from kx_core.cpu.targets import CPU_TARGETS
+from kx_core.model.boards import target_for_gpu
 from kx_core.model.gpu import SPECS
 from kx_core.records.target import DEFAULT_TARGET, KNOWN_TARGETS, default_spec, local_target
 

@@ -5,7 +5,7 @@ AMD arch was modelled on an H100 before)."""
 
 from __future__ import annotations
 
-from kx_core.compile.capturing.capture_device import capture_gpu
+from kx_core.model.boards import capture_gpu
 from kx_core.model.gpu import SPECS, for_arch
 from kx_core.records.backends import BACKENDS
 from kx_core.records.results import Target

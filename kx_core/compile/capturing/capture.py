@@ -38,7 +38,6 @@ from kx_core.compile.capturing import (
     launch_hooks,
     torchscript,
 )
-from kx_core.compile.capturing.capture_device import device_report
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
 from kx_core.compile.capturing.capture_state import (
     CaptureState,
@@ -56,6 +55,7 @@ from kx_core.compile.capturing.jit_objects import (
 from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
+from kx_core.model.boards import device_report
 from kx_core.records.languages import needing_extra
 from kx_core.records.results import (
     STOPPED_AT_DATA,

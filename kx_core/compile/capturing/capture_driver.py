@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from kx_core.compile.capturing.capture_device import DeviceReport
+from kx_core.model.boards import DeviceReport
 from kx_core.records.results import Target
 
 
@@ -111,8 +111,8 @@ def make_capture_driver(target: Target, report: DeviceReport | None = None):
     from triton.backends.compiler import GPUTarget
     from triton.backends.driver import DriverBase
 
-    from kx_core.compile.capturing.capture_device import device_report
     from kx_core.compile.capturing.fake_torch import fake_do_bench
+    from kx_core.model.boards import device_report
 
     report = report or device_report(target)
     gpu_target = GPUTarget(target.backend, target.arch, target.warp_size)

@@ -37,7 +37,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from kx_core.compile.capturing import cuda_device_prop, elf_slots
-from kx_core.compile.capturing.capture_device import DeviceReport
+from kx_core.model.boards import DeviceReport
 
 _DEVICE_COUNT = "_ZN3c104cuda12device_countEv"  # c10::cuda::device_count() (libc10_cuda.so)
 _CURRENT_DEVICE = "_ZN3c104cuda14current_deviceEv"  # c10::cuda::current_device()

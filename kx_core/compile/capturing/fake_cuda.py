@@ -1,5 +1,5 @@
 """torch.cuda as the capture device answers it: every query a kernel file commonly makes
-of the CUDA (or HIP) runtime gets what the named GPU would say (capture_device), and
+of the CUDA (or HIP) runtime gets what the named GPU would say (model.boards), and
 everything that would touch a GPU (streams, events, graphs, synchronisation, memory
 statistics) is a no-op that keeps the file running.
 
@@ -14,7 +14,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from kx_core.compile.capturing import cuda_device_queries, cuda_hooks, known_values, sdpa_choice
-from kx_core.compile.capturing.capture_device import DeviceReport
+from kx_core.model.boards import DeviceReport
 
 
 class FakeStream:

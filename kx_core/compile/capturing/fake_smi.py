@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import os
 
-from kx_core.compile.capturing.capture_device import DeviceReport
+from kx_core.model.boards import DeviceReport
 
 _SCRIPT = r"""
 import json, sys

@@ -43,8 +43,8 @@ from kx_core.compile.capturing import (
     tensor_rules,
     torch_library,
 )
-from kx_core.compile.capturing.capture_device import DeviceReport
 from kx_core.compile.capturing.placeholders import LEDGER
+from kx_core.model.boards import DeviceReport
 
 # A fake allocation base: 2 MiB aligned like the CUDA caching allocator's large blocks.
 FAKE_BASE_ADDRESS = 0x7F00_0000_0000

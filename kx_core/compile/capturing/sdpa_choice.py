@@ -46,7 +46,7 @@ import sys
 from typing import Any
 
 from kx_core.compile.capturing import cuda_device_queries
-from kx_core.compile.capturing.capture_device import DeviceReport
+from kx_core.model.boards import DeviceReport
 
 # at::native::_fused_sdp_choice_stub (libtorch_cpu.so) and the CUDA function it calls
 _STUB = "_ZN2at6native22_fused_sdp_choice_stubE"

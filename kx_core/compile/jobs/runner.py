@@ -25,7 +25,6 @@ from dataclasses import dataclass, replace
 from kx_core.base import workers
 from kx_core.base.paths import worker_env
 from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
-from kx_core.compile.capturing.capture_device import capture_gpu, device_report, target_for_gpu
 from kx_core.compile.capturing.fake_smi import write_fake_smi
 from kx_core.compile.jobs import cache, memory_floor, protocol
 from kx_core.compile.jobs.interpreter import probe
@@ -33,6 +32,7 @@ from kx_core.compile.jobs.protocol import parse_lines
 from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source, read_kernel_bytes
 from kx_core.compile.jobs.target_support import check_supported
 from kx_core.cpu.targets import CPP_SOURCES
+from kx_core.model.boards import capture_gpu, device_report, target_for_gpu
 from kx_core.records.backends import backend_of
 from kx_core.records.build import Build, content_hash
 from kx_core.records.results import (

@@ -1,25 +1,29 @@
-"""The GPU a capture stands for, and what it reports to software.
+"""The board a compile target stands for, and what that board reports to software.
 
-A target is a compile target (`cuda:90`); the capture device is a named GPU of kx's table
+A target is a compile target (`cuda:90`); the board is a named GPU of kx's table
 (kx_core.model.gpu) of that architecture: `cuda:90` is an H100 SXM unless the request
 names another (`--gpu h200`). Everything a kernel file asks of the runtime about the
 device (SM count, shared memory per block, memory size, clocks) is answered from that
 entry, so code that sizes grids or picks configs from them does what it would on that GPU.
 
-Qt-free and torch-free: the worker turns these numbers into torch's and Triton's objects.
+Here, below kx_core.compile, because both sides read it: the parent resolves a request's
+board once (compile/jobs/resolve.py) and writes the fake nvidia-smi from its report; the
+worker's stand-in device answers from the same report, sent to it in the resolved
+request (model/resolved_request.py). Qt-free and torch-free: the worker turns these
+numbers into torch's and Triton's objects.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kx_core.base.jsonable import Jsonable
 from kx_core.model.gpu import GPU, SPECS, for_arch
 from kx_core.records.backends import backend_of
 from kx_core.records.results import Target
 from kx_core.records.target import TargetError
 
 
-# The GPU each target stands for when the request names none.
 class DeviceError(TargetError):
     """A --gpu that kx's table lacks or that does not fit the target."""
 
@@ -57,8 +61,10 @@ def capture_gpu(target: Target, key: str | None = None) -> GPU:
 
 
 @dataclass(frozen=True)
-class DeviceReport:
-    """What the capture device answers: the GPU's numbers under the target's identity."""
+class DeviceReport(Jsonable):
+    """What the capture device answers: the GPU's numbers under the target's identity.
+    A JSON round trip gives it back equal: it crosses to the worker in the resolved
+    request."""
 
     name: str
     major: int
@@ -117,6 +123,8 @@ class DeviceReport:
 
 
 def device_report(target: Target, key: str | None = None) -> DeviceReport:
+    """The report of the board `target` stands for (`key`: a --gpu, checked as in
+    capture_gpu). Raises DeviceError."""
     gpu = capture_gpu(target, key)
     backend = backend_of(target)
     if backend.arch_prefix == "sm_":  # an NVIDIA arch is its compute capability
