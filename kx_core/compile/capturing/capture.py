@@ -55,7 +55,7 @@ from kx_core.compile.capturing.jit_objects import (
 from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
-from kx_core.model.boards import device_report
+from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.languages import needing_extra
 from kx_core.records.results import (
     STOPPED_AT_DATA,
@@ -63,7 +63,6 @@ from kx_core.records.results import (
     DataPlaceholder,
     Diagnostic,
     KernelCall,
-    Target,
 )
 
 
@@ -390,8 +389,10 @@ def _call_unlaunched(namespace: dict, call: KernelCall, path: str) -> None:
         capture_state.STATE.send_diagnostic(_classify(e, path))
 
 
-def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> None:
-    """The whole capture of one file; every outcome goes out through `writer`."""
+def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
+    """The whole capture of one file; every outcome goes out through `writer`. The
+    target and the board the device stands for are the parent's, resolved once."""
+    request, target = resolved.request, resolved.target
     path = os.path.abspath(request.file)
     capture_state.STATE = CaptureState(
         writer=writer, target=target, user_file=path, jobs=jobs, passes=request.passes
@@ -407,7 +408,7 @@ def capture(request: CompileRequest, target: Target, writer: Any, jobs: int) -> 
     _prefetch_triton_key()
 
     writer.send(protocol.TargetReport(target.to_json(), triton.__version__))
-    capture_state.STATE.report = device_report(target, request.gpu)
+    capture_state.STATE.report = resolved.device
     LEDGER.stop_at_data = request.stop_at_data
     LEDGER.on_use = _placeholder_diagnostic
     LAUNCH_LOG.on_direct_launch = _direct_launch

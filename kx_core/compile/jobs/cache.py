@@ -27,7 +27,8 @@ from pathlib import Path
 from kx_core.base.jsonable import check_json
 from kx_core.base.paths import cache_dir
 from kx_core.base.version import __version__
-from kx_core.records.results import CompileRequest, CompileResult, Target
+from kx_core.model.resolved_request import ResolvedRequest
+from kx_core.records.results import CompileResult
 
 # Results whose outcome depends on the machine's load rather than the input.
 _UNCACHEABLE_KINDS = ("timeout", "crash", "uncached")
@@ -55,16 +56,18 @@ def engine_digest() -> str:
     return h.hexdigest()[:16]
 
 
-def cache_key(source: bytes, request: CompileRequest, target: Target, triton: str | None = None) -> str:
+def cache_key(source: bytes, resolved: ResolvedRequest) -> str:
     """Key of a result: the file's text and path, the resolved target, every option of
-    the request that changes what is compiled, the Triton version (`triton`: that of
-    the interpreter that compiles, default the installed one) and the engine's sources."""
+    the request that changes what is compiled, the Triton version that compiles (the
+    --python interpreter's, else the installed one: resolved at the door) and the
+    engine's sources."""
+    request = resolved.request
     skip = ("file", "target", "timeout_s", "jobs", "cwd", "memory_limit_mb", "cold")
     options = {k: v for k, v in request.to_json().items() if k not in skip}
     options |= {
         "path": request.file,
-        "target": target.spec,
-        "triton": triton or triton_version(),
+        "target": resolved.target.spec,
+        "triton": resolved.triton,
         "kx": engine_digest(),
     }
     h = hashlib.sha256(source)

@@ -27,13 +27,11 @@ from kx_core.base.paths import worker_env
 from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
 from kx_core.compile.capturing.fake_smi import write_fake_smi
 from kx_core.compile.jobs import cache, memory_floor, protocol
-from kx_core.compile.jobs.interpreter import probe
 from kx_core.compile.jobs.protocol import parse_lines
+from kx_core.compile.jobs.resolve import resolve_request
 from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source, read_kernel_bytes
-from kx_core.compile.jobs.target_support import check_supported
 from kx_core.cpu.targets import CPP_SOURCES
-from kx_core.model.boards import capture_gpu, device_report, target_for_gpu
-from kx_core.records.backends import backend_of
+from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.build import Build, content_hash
 from kx_core.records.results import (
     CompiledKernel,
@@ -43,7 +41,6 @@ from kx_core.records.results import (
     KernelDefinition,
     Target,
 )
-from kx_core.records.target import parse_target
 
 # How long a job that ran out of time gets to print its stack before it is killed.
 _DUMP_GRACE_S = 0.5
@@ -78,9 +75,10 @@ _PARTIAL_EVERY_S = 2.0
 class _Assembler:
     """Builds a CompileResult from the worker's messages, in arrival order."""
 
-    def __init__(self, target: Target) -> None:
-        self.target = target
-        self.triton_version = cache.triton_version()
+    def __init__(self, resolved: ResolvedRequest) -> None:
+        # what the request resolved to, until the worker reports what it compiles for
+        self.target = resolved.target
+        self.triton_version = resolved.triton
         self.kernels: dict[str, CompiledKernel] = {}
         self.diagnostics: list[Diagnostic] = []
         self.done = False
@@ -242,35 +240,33 @@ def _finish(
     )
 
 
-def resolve_target(request: CompileRequest) -> Target:
-    request.check()  # options that go together, or a RequestError before anything runs
-    """The request's target; with --gpu and the default target, that GPU's architecture.
-    Raises TargetError (capture_device.DeviceError for a --gpu that does not fit)."""
-    if request.gpu and (request.target or "default") == "default":
-        return target_for_gpu(request.gpu)
-    target = parse_target(request.target)
-    check_supported(target)  # a target the backend's compiler does not take: a bad request
-    capture_gpu(target, request.gpu)  # validates --gpu against the target
-    return target
-
-
 def iter_compile(
     request: CompileRequest, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompilePartial | CompileResult]:
     """Compile a file; yields progress (and the kernels compiled so far, CompilePartial,
-    as they come), then the result, its `build` named (what it was compiled from and for). Raises FileNotFoundError and target.TargetError for bad
-    requests; every failure of the file itself is a Diagnostic in the result."""
+    as they come), then the result, its `build` named (what it was compiled from and for).
+    Raises FileNotFoundError, RequestError and target.TargetError for bad requests (the
+    request is resolved once, here at the door: jobs/resolve.py); every failure of the
+    file itself is a Diagnostic in the result."""
     if request.text is not None:  # the editor's unsaved text, as the file
         source = request.text.encode("utf-8")
     else:
         source = read_kernel_bytes(os.path.abspath(request.file))  # a regular file, 2 MB at most
-    inner = _iter_compile(request, source, use_cache)
+    started = time.perf_counter()
+    file = os.path.abspath(request.file)
+    if file.endswith(CPP_SOURCES):  # a C++ CPU kernel: g++, no worker, no board, no cache
+        inner, gpu = _compile_cpp(request, file), ""
+    else:
+        resolved = resolve_request(request)
+        inner, gpu = _iter_compile(resolved, source, started, use_cache), resolved.board_name
     try:
         for item in inner:
             if isinstance(item, CompileResult):
-                item = replace(item, build=item.build or _build_of(request, item, source))
+                item = replace(item, build=item.build or _build_of(request, item, source, gpu))
             elif isinstance(item, CompilePartial):  # the build the finished result will be of
-                item = CompilePartial(replace(item.result, build=_build_of(request, item.result, source)))
+                item = CompilePartial(
+                    replace(item.result, build=_build_of(request, item.result, source, gpu))
+                )
             yield item
     finally:
         inner.close()  # a closed iter_compile (a cancel) kills the worker now
@@ -284,9 +280,10 @@ _BUILD_OPTIONS = (
 )  # fmt: skip
 
 
-def _build_of(request: CompileRequest, result: CompileResult, source: bytes) -> Build:
+def _build_of(request: CompileRequest, result: CompileResult, source: bytes, gpu: str) -> Build:
     """The build a result is for: `source` is the bytes the compile read (a cached
-    result keeps its own build, of the same bytes: they are part of its key)."""
+    result keeps its own build, of the same bytes: they are part of its key), `gpu` the
+    board the request resolved to ('' for a C++ build)."""
     options = []
     for name in _BUILD_OPTIONS:
         value = getattr(request, name)
@@ -294,10 +291,6 @@ def _build_of(request: CompileRequest, result: CompileResult, source: bytes) -> 
             options += [f"{name}.{k}={v}" for k, v in sorted(value.items())]
         elif value not in (None, False, ""):
             options.append(f"{name}={value}")
-    try:
-        gpu = capture_gpu(result.target, request.gpu).name if backend_of(result.target).gpu else ""
-    except Exception:  # noqa: BLE001 - a target kx has no GPU table row for
-        gpu = request.gpu or ""
     return Build(
         file=result.file,
         content=content_hash(source),
@@ -308,44 +301,42 @@ def _build_of(request: CompileRequest, result: CompileResult, source: bytes) -> 
     )
 
 
-def _iter_compile(
-    request: CompileRequest, source: bytes, use_cache: bool = True
-) -> Iterator[CompileProgress | CompileResult]:
-    started = time.perf_counter()
-    file = os.path.abspath(request.file)
-    if file.endswith(CPP_SOURCES):  # a C++ CPU kernel: GCC's assembly, not Triton's stages
-        from kx_core.cpu.compile import compile_cpp, compile_step
-        from kx_core.cpu.targets import is_cpu_spec, tier_of_file
+def _compile_cpp(request: CompileRequest, file: str) -> Iterator[CompileProgress | CompileResult]:
+    """A C++ CPU kernel: GCC's assembly, not Triton's stages."""
+    from kx_core.cpu.compile import compile_cpp, compile_step
+    from kx_core.cpu.targets import is_cpu_spec, tier_of_file
 
-        yield CompileProgress(compile_step(file), 0, 0.0)
-        # a CPU target chosen is kept; else the tier the file's name asks for (an
-        # rmsnorm_avx512.cpp compiled with AVX2's flags only shows errors), else AVX2
-        spec = request.target if is_cpu_spec(request.target) else f"cpu:{tier_of_file(file) or 'avx2'}"
-        yield compile_cpp(file, spec, request.timeout_s)
-        return
-    target = resolve_target(request)
-    python = probe(request.python, request.timeout_s) if request.python else None
-    if python is not None and python.problem:
-        asm = _Assembler(target)
-        asm.add(Diagnostic("environment", python.problem, file))
+    yield CompileProgress(compile_step(file), 0, 0.0)
+    # a CPU target chosen is kept; else the tier the file's name asks for (an
+    # rmsnorm_avx512.cpp compiled with AVX2's flags only shows errors), else AVX2
+    spec = request.target if is_cpu_spec(request.target) else f"cpu:{tier_of_file(file) or 'avx2'}"
+    yield compile_cpp(file, spec, request.timeout_s)
+
+
+def _iter_compile(
+    resolved: ResolvedRequest, source: bytes, started: float, use_cache: bool = True
+) -> Iterator[CompileProgress | CompileResult]:
+    request = resolved.request  # its file absolute, its --python the interpreter found
+    file = request.file
+    if resolved.interpreter_problem:
+        asm = _Assembler(resolved)
+        asm.add(Diagnostic("environment", resolved.interpreter_problem, file))
         yield _finish(asm, request, file, started, "")
         return
-    if python is not None:
-        request = replace(request, python=python.path)
-    key = cache.cache_key(source, replace(request, file=file), target, python.triton if python else None)
+    key = cache.cache_key(source, resolved)
     if use_cache and (hit := cache.load(key)) is not None:
         yield replace(hit, from_cache=True, wall_time_s=time.perf_counter() - started)
         return
     try:
         compile(decode_source(source, file), file, "exec")
     except (SyntaxError, SourceDecodeError) as e:
-        asm = _Assembler(target)
+        asm = _Assembler(resolved)
         bad = isinstance(e, SourceDecodeError)
         asm.add(Diagnostic("syntax", str(e), file, e.line) if bad else syntax_diagnostic(e, file))
         result = _finish(asm, request, file, started, "")
         yield _stored(result, key, ([file], [])) if use_cache else result
         return
-    result, sources = yield from _run_worker(request, target, file, started, use_cache)
+    result, sources = yield from _run_worker(resolved, started, use_cache)
     yield _stored(result, key, sources) if use_cache else result
 
 
@@ -360,14 +351,15 @@ def _stored(result: CompileResult, key: str, reads: tuple[list[str], list[str]])
 
 
 def _run_worker(
-    request: CompileRequest, target: Target, file: str, started: float, use_cache: bool = True
+    resolved: ResolvedRequest, started: float, use_cache: bool = True
 ) -> Iterator[CompileProgress | CompilePartial | CompileResult]:
-    asm = _Assembler(target)
+    request, file = resolved.request, resolved.request.file
+    asm = _Assembler(resolved)
     work = tempfile.mkdtemp(prefix="kx-job-")
     output_path = os.path.join(work, "output.txt")
     read_fd, write_fd = os.pipe()
     try:
-        proc = _start_worker(request, target, file, work, output_path, write_fd, use_cache)
+        proc = _start_worker(resolved, work, output_path, write_fd, use_cache)
     finally:
         os.close(write_fd)
     timed_out = False
@@ -385,9 +377,8 @@ def _run_worker(
     shutil.rmtree(work, ignore_errors=True)
     if getattr(proc, "server_lost", False) and not timed_out and not request.cold:
         # the warm server stopped or died under the job: not the file's crash; again, cold
-        result, sources = yield from _run_worker(
-            replace(request, cold=True), target, file, started, use_cache
-        )
+        cold = replace(resolved, request=replace(request, cold=True))
+        result, sources = yield from _run_worker(cold, started, use_cache)
         note = Diagnostic(
             "tool", "the warm server went away during the compile; compiled again in a fresh worker"
         )
@@ -416,23 +407,23 @@ def _run_worker(
 
 
 def _start_worker(
-    request: CompileRequest,
-    target: Target,
-    file: str,
+    resolved: ResolvedRequest,
     work: str,
     output_path: str,
     write_fd: int,
     use_cache: bool = True,
 ) -> subprocess.Popen:
     """The job's worker: a child of the warm worker when one answers for the request's
-    interpreter (warm.py), else a fresh process; the same environment either way."""
+    interpreter (warm.py), else a fresh process; the same environment either way. It is
+    given the resolved request (a JSON file), and derives nothing from the raw one."""
+    request, file = resolved.request, resolved.request.file
     request_path = os.path.join(work, "request.json")
     with open(request_path, "w", encoding="utf-8") as f:
-        json.dump(replace(request, file=file).to_json(), f)
+        json.dump(resolved.to_json(), f)
     python = request.python or sys.executable
     env = _worker_env(work, file, request.passes, request.llvm_passes, request.python, use_cache)
-    if backend_of(target).nvidia_smi:  # the capture device answers nvidia-smi too
-        smi = write_fake_smi(os.path.join(work, "bin"), device_report(target, request.gpu), python)
+    if resolved.backend.nvidia_smi:  # the capture device answers nvidia-smi too
+        smi = write_fake_smi(os.path.join(work, "bin"), resolved.device, python)
         env["PATH"] = os.pathsep.join([smi, env.get("PATH", "")])
     jobs = request.jobs or os.cpu_count() or 1
     limit = _memory_limit(request)
@@ -440,11 +431,9 @@ def _start_worker(
     if not request.cold:
         from kx_core.compile.jobs import warm
 
-        target_json = json.dumps(target.to_json())
         proc = warm.start_job(
             request.python,
             request_path,
-            target_json,
             jobs,
             env=worker_env(env),
             cwd=cwd,
@@ -459,8 +448,7 @@ def _start_worker(
         refusal = warm.last_refusal
     else:
         refusal = ""
-    args = ["--request", request_path, "--target", json.dumps(target.to_json())]
-    args += ["--fd", str(write_fd), "--jobs", str(jobs)]
+    args = ["--request", request_path, "--fd", str(write_fd), "--jobs", str(jobs)]
     proc = workers.start(
         "kx_core.compile.jobs.worker",
         args,

@@ -194,7 +194,6 @@ def _start_child(python: str | None, header: dict, fds: list[int]) -> WarmProces
 def start_job(
     python: str | None,
     request_path: str,
-    target_json: str,
     jobs: int,
     *,
     env: dict[str, str],
@@ -211,7 +210,6 @@ def start_job(
         header = {
             "op": "run",
             "request": request_path,
-            "target": target_json,
             "jobs": jobs,
             "env": env,
             "cwd": cwd,
@@ -318,11 +316,11 @@ def _child(header: dict, fds: list[int]) -> None:
     message_fd, out = fds
     _become_worker(header, out)
     from kx_core.compile.jobs.worker import run_job
-    from kx_core.records.results import CompileRequest, Target
+    from kx_core.model.resolved_request import ResolvedRequest
 
     with open(header["request"], encoding="utf-8") as f:
-        request = CompileRequest.from_json(json.load(f))
-    run_job(request, Target.from_json(json.loads(header["target"])), message_fd, int(header["jobs"]))
+        resolved = ResolvedRequest.from_json(json.load(f))
+    run_job(resolved, message_fd, int(header["jobs"]))
 
 
 def _module_child(header: dict, fds: list[int]) -> None:

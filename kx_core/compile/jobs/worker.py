@@ -1,5 +1,8 @@
 """The worker process: `python -m kx_core.compile.jobs.worker --request FILE --fd N`.
 
+FILE holds the request as the parent resolved it (model/resolved_request.py): its target,
+the board the capture stands for and its Triton are read from it, never derived again.
+
 One per compile job. It runs the user's file, so a hang, a crash or a segfault inside
 Triton costs this process, never the app. Messages go to fd N (see protocol.py);
 faulthandler writes a Python stack to stderr on a fatal signal, and on
@@ -16,23 +19,22 @@ import os
 import sys
 
 from kx_core.compile.jobs.protocol import MessageWriter
-from kx_core.records.results import CompileRequest, Target
+from kx_core.model.resolved_request import ResolvedRequest
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="kx-worker")
-    parser.add_argument("--request", required=True, help="JSON file with the CompileRequest")
-    parser.add_argument("--target", required=True, help="resolved target as JSON")
+    parser.add_argument("--request", required=True, help="JSON file with the ResolvedRequest")
     parser.add_argument("--fd", type=int, required=True, help="file descriptor for messages")
     parser.add_argument("--jobs", type=int, default=1)
     args = parser.parse_args(argv)
 
     with open(args.request, encoding="utf-8") as f:
-        request = CompileRequest.from_json(json.load(f))
-    run_job(request, Target.from_json(json.loads(args.target)), args.fd, args.jobs)
+        resolved = ResolvedRequest.from_json(json.load(f))
+    run_job(resolved, args.fd, args.jobs)
 
 
-def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None:
+def run_job(resolved: ResolvedRequest, fd: int, jobs: int) -> None:
     """One capture, its messages to `fd`; never returns (the process exits). Run by the
     cold worker above and by each child of the warm worker (warm.py)."""
     from kx_core.base import process_tree
@@ -57,7 +59,7 @@ def run_job(request: CompileRequest, target: Target, fd: int, jobs: int) -> None
 
     from kx_core.compile.capturing.capture import capture
 
-    capture(request, target, writer, max(1, jobs))
+    capture(resolved, writer, max(1, jobs))
     sys.stdout.flush()
     sys.stderr.flush()
     # nothing the file started outlives its compile, whatever its environment or session
