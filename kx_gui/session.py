@@ -119,6 +119,9 @@ class Session(QObject):
         self._nothing_because = ""  # why no result is on screen for the open document
         self._failed_note = ""  # the last good build is shown: the latest compiled nothing
         self._bundle_note = ""  # the results shown are a bundle's (open_bundle) or a record's
+        # where the results shown were made when nothing ran here ("the bundle two.kxb"):
+        # their output is what the file printed there, titled so in the Output pane
+        self._recorded_in = ""
         # the record of a real run on screen (open_record): a trace's kernels' stages are
         # read from it when a kernel is selected
         self._record = None
@@ -173,6 +176,7 @@ class Session(QObject):
         path = os.path.join(os.path.dirname(os.path.abspath(bundle_path)), bundle.file_name)
         self._switch_document(path, False, "", forget=True)
         self.no_file = True
+        self._recorded_in = f"the bundle {os.path.basename(bundle_path)}"
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(bundle.created))
         self._bundle_note = (
             f"from the bundle {os.path.basename(bundle_path)}: recorded by kx {bundle.kx_version} on {when} "
@@ -247,6 +251,7 @@ class Session(QObject):
             + ("" if text is not None or not document else f"; its source {document} is not on this machine")
             + ("; its source is the record's copy, saved nowhere (Ctrl+S asks where)" if self.no_file else "")
         )
+        self._recorded_in = "" if recompiled else where
         # the job is retired by the first delivery (nothing is 'compiling'); a trace's job
         # goes on indexing under this generation and delivers the whole index later
         self._finished(generation, (opened.result, source_maps(opened, self.path or "")))
@@ -299,7 +304,7 @@ class Session(QObject):
             self.selected_line = None
             self.previous_result = None
             self.profiles.set(None)
-        self._bundle_note = ""
+        self._bundle_note = self._recorded_in = ""
         self._record = None
         self.path, self.running, self.no_file = path, running, False
         if because is not None:
@@ -585,17 +590,31 @@ class Session(QObject):
         self._retire_current_job()
         self.outputs.put(
             f"capture {generation}",
-            f"{'capture (cached: printed when first run)' if result.from_cache else 'capture'} of "
-            f"{os.path.basename(result.file)} for {result.target.spec}",
+            self._run_title(result),
             result.output,
             caveat=result.output_caveat,
-            path=result.file,
+            path=self._run_path(result),
         )
         self.compile_finished.emit(generation)
         self.result_changed.emit(result)
         # the first kernel's stages load in the next turn of the event loop, so the
         # table and the stages are two short pauses of the UI thread rather than one
         QTimer.singleShot(0, lambda: self._settle(generation, result, first))
+
+    def _run_title(self, result: CompileResult) -> str:
+        """The Output pane's title of the run behind `result`: a capture here, or what
+        the file printed where a bundle or record was made (nothing ran here: a bundle's
+        output was titled a capture of a file in another folder, "a run of X, not of X")."""
+        name = os.path.basename(result.file)
+        if self._recorded_in:
+            return f"{name} as recorded in {self._recorded_in} (printed there, nothing ran here)"
+        cached = " (cached: printed when first run)" if result.from_cache else ""
+        return f"capture{cached} of {name} for {result.target.spec}"
+
+    def _run_path(self, result: CompileResult) -> str:
+        """The file whose run it is: a bundle's or record's output belongs to the document
+        it opened as (its own file name is the folder it was made in, elsewhere)."""
+        return (self.path or result.file) if self._recorded_in else result.file
 
     def _partial(self, generation: int, payload: tuple[CompileResult, list[SourceMap]]) -> None:
         """The kernels compiled so far, shown while the compile goes on (the first config's

@@ -16,6 +16,19 @@ NOTE_TIP = "stdout and stderr, interleaved as the file printed them; the last 64
 EMPTY = "nothing has run yet: what the file prints when kx runs it (compile, Bench, Profile) shows here"
 
 
+def whose_run(run_path: str, open_now: str) -> str:
+    """Whose output a run shown beside another file is: its file, by name, or by folder
+    where the two share a name (a bundle opened beside the file it was made from read "a
+    run of vector_add.py, not of vector_add.py")."""
+    ran, shown = os.path.basename(run_path), os.path.basename(open_now)
+    if ran != shown:
+        return f"a run of {ran}, not of {shown}"
+    return (
+        f"a run of {ran} in {os.path.dirname(os.path.abspath(run_path))}, not of the {shown} "
+        f"open now (in {os.path.dirname(os.path.abspath(open_now))})"
+    )
+
+
 class OutputPane(Pane):
     title = "Output"
     name = "output"
@@ -78,7 +91,7 @@ class OutputPane(Pane):
         # its output is history, said as such rather than shown as this file's
         said = [run.caveat]
         if other:
-            said.insert(0, f"a run of {os.path.basename(run.path)}, not of {os.path.basename(open_now)}")
+            said.insert(0, whose_run(run.path, open_now))
         self._show_caveat("; ".join(c for c in said if c))
         text = run.text if run.text.strip() else "(the run printed nothing)"
         if run.key != self._shown_key or self.view.toPlainText() != text:

@@ -76,3 +76,27 @@ def test_another_files_run_is_said_to_be_another_files(qtbot, make_window, tmp_p
     assert w.features.trust.open_without_running(str(other))
     qtbot.waitUntil(lambda: "not of other.py" in w.output_pane.note.text(), timeout=10_000)
     assert "a run of vector_add.py" in w.output_pane.note.text()
+
+
+def test_a_bundles_output_says_where_it_was_printed(qtbot, make_window, tmp_path):
+    """After File ▸ Open Bundle the pane said "a run of vector_add.py, not of
+    vector_add.py" (issue 54): the bundle's output is what its file printed where the
+    bundle was made (nothing ran here), and another file of the same name is told apart
+    by its folder."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, _printing_copy(tmp_path, "vector_add.py", "printed when captured"))
+    bundle = tmp_path / "shared" / "va.kxb"
+    bundle.parent.mkdir()
+    assert w.features.bundles.export_bundle(str(bundle))
+    with qtbot.waitSignal(w.result_shown, timeout=60_000):
+        assert w.open_file(str(bundle))
+    assert w.show_pane("output")
+    pane = w.output_pane
+    qtbot.waitUntil(lambda: "va.kxb" in pane.runs.currentText(), timeout=10_000)
+    assert "printed when captured" in pane.view.toPlainText()
+    assert "nothing ran here" in pane.runs.currentText()
+    assert "not of" not in pane.note.text()  # the open document's own output, as recorded
+    pane.runs.setCurrentIndex(1)  # the first file's capture: the same name, another folder
+    note = pane.note.text()
+    assert "not of vector_add.py" not in note, note
+    assert str(tmp_path) in note and str(bundle.parent) in note, note
