@@ -546,7 +546,17 @@ def _gpu_fakes_of_capture_tensors(module: Any) -> None:
     # meta_utils makes the fake of a view from its base's fake, then sets its device to the
     # real view's (`r.fake_device = t.device`): a view of a capture tensor (a buffer made as
     # `torch.tril(...).view(1, 1, n, n)`) is on cuda:0 as its base is
-    device_property = fake_tensor.fake_device
+    device_property = fake_tensor.__dict__.get("fake_device")
+    if not isinstance(device_property, property):
+        # torch <= 2.12 keeps `fake_device` as a plain instance attribute (2.13 made it a
+        # property): a property over the instance's own dict entry behaves the same
+        def get_plain(self: Any) -> Any:
+            return self.__dict__["fake_device"]
+
+        def set_plain(self: Any, device: Any) -> None:
+            self.__dict__["fake_device"] = device
+
+        device_property = property(get_plain, set_plain)
 
     def set_fake_device(self: Any, device: Any) -> None:
         device_property.fset(self, gpu if _CONVERTING.depth and meta(device) else device)
