@@ -116,6 +116,9 @@ class Session(QObject):
         # the editor's text where it differs from the file (the source pane sets it): what
         # the Arguments form compiles, as live recompile does
         self.unsaved_text: Callable[[], str | None] = lambda: None
+        # an edit compiles as it is typed (File ▸ Recompile as You Type), else when saved:
+        # what makes a previous compile, as the Diff pane's hint says
+        self.compiles_as_typed = True
         self._nothing_because = ""  # why no result is on screen for the open document
         self._failed_note = ""  # the last good build is shown: the latest compiled nothing
         self._bundle_note = ""  # the results shown are a bundle's (open_bundle) or a record's

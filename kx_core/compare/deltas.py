@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.ir.display_filters import DisplayFilters, filter_stage
 from kx_core.ir.summary import InstructionSummary, summarize
 from kx_core.ir.textdiff import side_by_side
 from kx_core.model.gpu import GPU
@@ -193,6 +194,25 @@ def stage_changes(a: CompiledKernel, b: CompiledKernel) -> tuple[StageChange, ..
             )
         )
     return tuple(out)
+
+
+def stages_differing_as_shown(
+    a: CompiledKernel, b: CompiledKernel, stages: list[str], filters: DisplayFilters, ignore_numbering: bool
+) -> list[str]:
+    """Which of `stages` (in their order) differ between a and b as a diff view shows
+    them: through the display filters (a stage whose only change is in its `loc` lines
+    reads identical with locations hidden) and, with `ignore_numbering`, SSA renumbering
+    ignored. A stage one side lacks is left out."""
+    out = []
+    for stage in stages:
+        if stage not in a.stages or stage not in b.stages or stage not in ALL_STAGES:
+            continue
+        syntax = ALL_STAGES[stage].syntax
+        ta = filter_stage(a.stages[stage], syntax, filters, a.demangled).text
+        tb = filter_stage(b.stages[stage], syntax, filters, b.demangled).text
+        if ta != tb and not side_by_side(ta, tb, ignore_numbering).identical:
+            out.append(stage)
+    return out
 
 
 def compile_deltas(

@@ -219,6 +219,7 @@ class Files:
     def set_live(self, on: bool) -> None:
         self.window.settings.setValue("live", "true" if on else "false")
         self.window.editor.live = on
+        self.session.compiles_as_typed = on
 
     def recompile(self) -> None:
         """F5: compile what the editor shows. Unsaved edits are saved first (through the

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kx_core.compare.deltas import stages_differing_as_shown
 from kx_core.compare.rebuild import edited_pair, pair_rebuild
 from kx_core.compare.report import PairComparison, compare_pair, summary_lines
 from kx_core.ir.display_filters import filter_stage
@@ -73,6 +74,9 @@ class DiffPane(Pane):
         self.right_python: str | None = None
         self.other_result = None
         self._left_is_previous = False  # the left pickers hold the previous compile's kernels
+        # the stage shown was chosen by Ctrl+D (the first that differs), not by the user:
+        # a rebuild looked at this way moves to its first differing stage too
+        self._stage_sought = False
         self._job: CompileJob | None = None
         self._generation = 0
         self.ignore_numbering = QCheckBox("ignore renumbering")
@@ -130,6 +134,8 @@ class DiffPane(Pane):
         """Two builds are compared stage for stage: a stage picked on one side is picked
         on the other too (issue 54: A's TTIR was diffed against another target's TTGIR).
         Within this compile the sides stay free (TTIR beside TTGIR is its default)."""
+        if not self._filling:
+            self._stage_sought = False  # the user's stage: kept
         if not self._filling and self._other_build():
             other = self.right_stage if box is self.left_stage else self.left_stage
             if box.currentText() and other.findText(box.currentText()) >= 0:
@@ -414,10 +420,16 @@ class DiffPane(Pane):
 
     def _no_previous(self) -> None:
         """'The previous compile' chosen before there is one: said plainly, nothing compared."""
+        # how an edit compiles here: as it is typed (unsaved, the editor's text), or when
+        # saved; the hint said "save it" while every keystroke compiled
+        edit = (
+            "edit the file (each edit compiles as you type, saved or not)"
+            if self.session.compiles_as_typed
+            else "edit the file and save it (Ctrl+S; File ▸ Recompile as You Type is off)"
+        )
         message = (
-            "No earlier compile of this file yet, so nothing to compare with: edit the file and "
-            "save it (Ctrl+S); then Ctrl+D shows the compile before the edit (A, left) beside "
-            "this one (B, right)."
+            f"No earlier compile of this file yet, so nothing to compare with: {edit}; then "
+            "Ctrl+D shows the compile before the edit (A, left) beside this one (B, right)."
         )
         self._sides, self.comparison = (None, None), None
         self._filling = True
@@ -475,6 +487,39 @@ class DiffPane(Pane):
             self._show_previous(self.session.kernel_index)  # already chosen: no index change
         else:
             self.right_target.setCurrentText(PREVIOUS_COMPILE)
+        self._seek_differing_stage()
+
+    def _seek_differing_stage(self) -> None:
+        """Show the first stage that differs between the two sides, where the stage shown
+        is identical (issue 54: Ctrl+D opened on an "identical" TTIR while the page named
+        the stages that differ); a stage that differs stays. Decided on a job: each
+        stage's shown text is filtered and diffed."""
+        left, right = self._builds()
+        lk, rk = self.left_kernel.currentIndex(), self.right_kernel.currentIndex()
+        if (
+            left is None
+            or right is None
+            or not (0 <= lk < len(left.kernels) and 0 <= rk < len(right.kernels))
+        ):
+            return
+        a, b = left.kernels[lk], right.kernels[rk]
+        stages = [self.left_stage.itemText(i) for i in range(self.left_stage.count())]
+        filters, ignore = self.session.display_filters, self.ignore_numbering.isChecked()
+
+        def show(differing: list[str]) -> bool:
+            shown = self.left_stage.currentText()
+            if not self._previous_mode() or not _same((a, b), self._sides) or not differing:
+                return False
+            if shown not in differing:
+                self._filling = True
+                for box in (self.left_stage, self.right_stage):
+                    box.setCurrentText(differing[0])
+                self._filling = False
+                self.refresh()
+            self._stage_sought = True
+            return True
+
+        self.jobs.submit("seek", lambda: stages_differing_as_shown(a, b, stages, filters, ignore), show)
 
     def set_result(self, result) -> None:
         if result is None:  # nothing on screen: no sides to compare
@@ -494,6 +539,8 @@ class DiffPane(Pane):
             chosen = self.right_kernel.currentText()
             names = [k.short_name for k in result.kernels]
             self._show_previous(names.index(chosen) if chosen in names else self.session.kernel_index)
+            if self._stage_sought:  # a stage Ctrl+D chose: this edit's first differing one
+                self._seek_differing_stage()
             self.schedule()
             return
         if self.right_target.currentText() != THIS_COMPILE:
