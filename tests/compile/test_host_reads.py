@@ -110,6 +110,24 @@ def test_a_fused_optimizer_step_writes_what_its_schema_says():
     assert [d.line for d in said] == [_line_of(path, "float(model[0].weight[0, 0])")]
 
 
+def test_where_of_one_argument_and_a_tensor_given_for_an_int_read_as_placeholders():
+    """`torch.where(cond)` is `nonzero(cond, as_tuple=True)` (PyTorch's docs): on a mask
+    of kernel output it stopped DeepSeek-V3's MoE routing ('register_meta for
+    torch.nonzero()'); now one index tensor per dimension, every element presumed. A
+    one-element tensor where ATen takes a number (`histc(bins=offs.max() + 1)`) is read
+    by PyTorch's argument parser in C++, where a capture tensor raised 'item() cannot be
+    called on meta tensors' (native-sparse-attention); now kx reads it as `int(t)` does."""
+    path = HOST_READS / "where_and_histc_of_kernel_output.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+    assert "0 torch.Size([128]) torch.Size([128])" in r.output
+    said = {d.line for d in r.diagnostics if d.kind == "placeholder"}
+    assert {_line_of(path, "idx, top = torch.where("), _line_of(path, "h = torch.histc(")} <= said
+    # the three launches ran: the scores (4 blocks), the int64 offsets and the histogram
+    grids = sorted(k.launch.grid[0] for k in r.kernels if k.status == "compiled")
+    assert grids == [1, 1, 4]
+
+
 def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
     type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and

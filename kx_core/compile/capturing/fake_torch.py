@@ -251,6 +251,8 @@ class _MetaRules:
             named_device = True
         if name == "to" and named_device and getattr(first, "is_meta", False) and known_values.is_host(first):
             kwargs["copy"] = True  # from the host to the GPU: a copy, as on a real run
+        if any(_one_element_capture(a) for a in (*args, *kwargs.values())):
+            args, kwargs = _numbers_read(torch, name, args, kwargs)
         if autocast_rules.autocast_on() and not _in_place(name, kwargs):
             # (before the op's own checks: autocast's dispatch key sits above the op's
             # kernels, so a real `fp16 @ fp32` under autocast is checked as `fp16 @ fp16`)
@@ -376,6 +378,29 @@ class _MetaRules:
             return None
         with self.torch._C.DisableTorchFunction():
             return (func(*known[0], **known[1]),)
+
+
+def _one_element_capture(a: Any) -> bool:
+    return getattr(a, "is_meta", False) and a.numel() == 1
+
+
+def _numbers_read(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """The arguments with each one-element capture tensor that the op's schema takes as
+    a number (tensor_rules.number_places) read as that number: what PyTorch's argument
+    parser does with `torch.histc(x, bins=t)`, where kx answers the read (known data, or
+    a placeholder said at the line) instead of C++ failing on a meta tensor."""
+    positions, names = tensor_rules.number_places(torch, name)
+    if not positions and not names:
+        return args, kwargs
+
+    def read(a: Any) -> Any:
+        if not _one_element_capture(a):
+            return a
+        reader = "__float__" if a.dtype.is_floating_point else "__index__"
+        return _read_data(torch, reader, (a.reshape(()),), {})[1]
+
+    args = tuple(read(a) if i in positions else a for i, a in enumerate(args))
+    return args, {k: read(v) if k in names else v for k, v in kwargs.items()}
 
 
 def _slice_bounds_read(torch: Any, index: Any) -> Any:

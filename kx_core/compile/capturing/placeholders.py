@@ -438,6 +438,13 @@ def data_shaped(name: str, args: tuple, kwargs: dict) -> Any:
     if name in ("nonzero", "argwhere") and not kwargs.get("as_tuple", False):
         count = LEDGER.use(f"torch.{name} of data a capture does not have (every element)", x.numel())
         return torch.empty((count, x.dim()), dtype=torch.int64, device=meta)
+    if (name == "nonzero" and kwargs.get("as_tuple", False)) or (
+        name == "where" and len(args) == 1 and not kwargs
+    ):
+        # `torch.where(cond)` is `torch.nonzero(cond, as_tuple=True)` (PyTorch's docs):
+        # one index tensor per dimension (DeepSeek-V3's MoE: `torch.where(indices == i)`)
+        count = LEDGER.use(f"torch.{name} of data a capture does not have (every element)", x.numel())
+        return tuple(torch.empty((count,), dtype=torch.int64, device=meta) for _ in range(max(x.dim(), 1)))
     if name == "masked_select" and len(args) > 1 and isinstance(args[1], torch.Tensor):
         count = torch.broadcast_shapes(x.shape, args[1].shape).numel()
         count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", count)

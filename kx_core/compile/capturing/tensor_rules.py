@@ -350,3 +350,32 @@ def schema_writes(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[lis
         result = None if not returns else returns[0] if len(returns) == 1 else tuple(returns)
         return written, result
     return None
+
+
+# ATen's types the argument parser fills from a one-element tensor by reading its value
+_NUMBER_TYPES = frozenset({"int", "SymInt", "float", "Scalar", "bool"})
+_NUMBER_PLACES: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
+
+
+def number_places(torch: Any, name: str) -> tuple[frozenset[int], frozenset[str]]:
+    """(positions, keyword names) where every overload of the ATen op `name` takes a
+    number, not a tensor: PyTorch's argument parser reads a one-element tensor given there
+    (`torch.histc(x, bins=offs.max() + 1)` calls its `.item()`), which a capture tensor
+    cannot answer in C++ ("Tensor.item() cannot be called on meta tensors"); kx reads it
+    as the file's own `int(t)` would. Empty for a name that is no ATen op."""
+    if name in _NUMBER_PLACES:
+        return _NUMBER_PLACES[name]
+    packet = getattr(torch.ops.aten, name.split(".")[0], None) if not name.startswith("_") else None
+    positions: set[int] | None = None
+    names: set[str] | None = None
+    for overload in getattr(packet, "overloads", lambda: [])():
+        schema = getattr(packet, overload)._schema
+        if any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments):
+            continue  # an out= or in-place overload: the functional one decides
+        here = {a.name for a in schema.arguments if str(a.type) in _NUMBER_TYPES}
+        at = {i for i, a in enumerate(schema.arguments) if not a.kwarg_only and str(a.type) in _NUMBER_TYPES}
+        positions = at if positions is None else positions & at
+        names = here if names is None else names & here
+    found = (frozenset(positions or ()), frozenset(names or ()))
+    _NUMBER_PLACES[name] = found
+    return found
