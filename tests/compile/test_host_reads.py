@@ -128,6 +128,19 @@ def test_where_of_one_argument_and_a_tensor_given_for_an_int_read_as_placeholder
     assert grids == [1, 1, 4]
 
 
+def test_an_nccl_process_group_of_one_rank_runs_on_pytorchs_fake_backend():
+    """nano-vllm makes an NCCL process group even for one GPU; NCCL needs a GPU, so the
+    capture stopped at `init_process_group` ('ProcessGroupNCCL is only supported with
+    GPUs') with nothing compiled. PyTorch's own fake backend stands in: with one rank its
+    all-reduce is what NCCL's computes (the identity), so the file's reads stay exact."""
+    path = HOST_READS / "nccl_process_group.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "world 1 sum 8386560.0" in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.launch.grid[0] == 4
+
+
 def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
     type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and

@@ -36,6 +36,7 @@ from kx_core.compile.capturing import (
     inductor_capture,
     inductor_origins,
     launch_hooks,
+    process_groups,
     torchscript,
 )
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
@@ -45,6 +46,7 @@ from kx_core.compile.capturing.capture_state import (
     record_key,
     uncompiled_record,
 )
+from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.jit_objects import (
     base_jit,
     compile_diagnostic,
@@ -416,6 +418,7 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
     driver.set_active(make_capture_driver(target, capture_state.STATE.report))
     fake_torch.install(capture_state.STATE.report)
     torchscript.install(torch)
+    after_import("torch.distributed", process_groups.install)
     fake_torch.patch_triton_testing()
     launch_hooks.install(_on_jit_run, autotune_capture.on_autotune_run)
     early_stages.install(writer)
