@@ -53,7 +53,11 @@ ANOTHER_PYTHON = "another Python…"
 class DiffPane(Pane):
     title = "Diff"
     name = "diff"
-    listens = {"result_changed": "set_result", "display_filters_changed": "refresh"}
+    listens = {
+        "result_changed": "set_result",
+        "display_filters_changed": "refresh",
+        "document_opened": "_document_opened",
+    }
 
     other_compiled = Signal(object)  # the CompileResult for the other target
 
@@ -108,7 +112,33 @@ class DiffPane(Pane):
         self.ignore_numbering.toggled.connect(lambda _b: self.refresh())
         self.right_target.currentIndexChanged.connect(lambda _i: self._target_changed())
         self._filling = False
+        self._document_path = session.path  # the file the comparison mode was chosen for
         self._name_sides()
+
+    def _document_opened(self, path: str) -> None:
+        if path != self._document_path:
+            self.reset()  # another file: the last one's comparison goes with it
+        self._document_path = path
+
+    def reset(self) -> None:
+        """Another file: the comparison chosen for the last one (the previous compile,
+        another target or Python) and its capture state go too, as Find's term does
+        (FindBar.reset): they carried over, and the next file compared with "the previous
+        compile" it had none of, or recompiled itself for the last file's target. The
+        result that follows fills both sides from this compile."""
+        self._generation += 1  # another build of the last file still compiling: dropped
+        self.right_target.blockSignals(True)
+        self.right_target.setCurrentText(THIS_COMPILE)
+        self.right_target.blockSignals(False)
+        self.other_result = None
+        self._left_is_previous = self._stage_sought = False
+        self._name_sides()
+        self._sides, self.comparison = (None, None), None
+        self.explain.setText("pick two kernels: the left is A, the right is B")
+        self.pass_button.setEnabled(False)
+        self.capture_button.setText("Capture both sides' passes")
+        self.capture_note.setText("")
+        self.capture_note.setToolTip("")
 
     def _previous_mode(self) -> bool:
         """Comparing with the compile before the last edit (Ctrl+D)."""

@@ -39,3 +39,29 @@ def test_ctrl_d_opens_on_the_first_stage_that_differs_and_says_how_edits_compile
     assert pane.left_stage.currentText() == pane.right_stage.currentText() == "ttgir"
     assert pane.diff.summary.text() != "identical"
     assert "stages that differ: TTGIR" in pane.explain.text()
+
+
+def test_the_compare_mode_and_its_capture_note_go_with_their_file(qtbot, make_window, tmp_path):
+    """Ctrl+D on one file, then another file opened: the Diff pane still compared with
+    "the previous compile" (of a file it had none of) and kept the last file's capture
+    note. Another file starts on this compile, as Find's term goes (FindBar.reset); the
+    same file opened again keeps the mode."""
+    first, second = tmp_path / "vector_add.py", tmp_path / "two_kernels.py"
+    for path in (first, second):
+        path.write_text((KERNELS / path.name).read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, first)
+    assert w.show_pane("diff")
+    pane = w.diff_pane
+    w.pane_action("diff", "compare_previous")
+    assert pane.right_target.currentText() == "the previous compile"
+    assert "no earlier compile" in pane.capture_note.text()
+    open_and_wait(qtbot, w, first)  # the same file: its mode stays
+    assert pane.right_target.currentText() == "the previous compile"
+    open_and_wait(qtbot, w, second)
+    assert pane.right_target.currentText() == "this compile"
+    assert pane.left_label.text().startswith("A · left") and pane.other_result is None
+    assert "No earlier compile" not in pane.explain.text()
+    qtbot.waitUntil(lambda: pane.comparison is not None, timeout=30_000)
+    assert "no earlier compile" not in pane.capture_note.text()
+    assert pane.left_kernel.count() == pane.right_kernel.count() == len(w.session.result.kernels)
