@@ -43,6 +43,7 @@ from kx_gui.panes.base import Pane
 from kx_gui.recovery import RecoveryStore
 from kx_gui.session import Session
 from kx_gui.settings import open_settings, recent_files
+from kx_gui.widgets.elided_label import ElidedLabel
 from kx_gui.widgets.plot_warmup import warm_up_plots
 from kx_gui.widgets.welcome import WelcomePage
 
@@ -214,7 +215,7 @@ class MainWindow(QMainWindow):
             self.status_label.setText(f"shown in the {ws.title} workspace (Ctrl+{key})")
 
     def _build_status_bar(self) -> None:
-        self.status_label = QLabel("Open a Triton kernel file (File ▸ Open, or drop it here)")
+        self.status_label = ElidedLabel("Open a Triton kernel file (File ▸ Open, or drop it here)")
         self.progress = QProgressBar()
         self.progress.setRange(0, 0)  # busy indicator: a compile has no known length
         self.progress.setMaximumWidth(160)

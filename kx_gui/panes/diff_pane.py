@@ -40,6 +40,7 @@ from kx_core.records.target import KNOWN_TARGETS
 from kx_gui.compile_job import CompileJob
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
+from kx_gui.widgets.elided_label import ElidedLabel
 from kx_gui.widgets.shrink import shrinkable
 from kx_gui.widgets.tables import row_table
 
@@ -138,7 +139,6 @@ class DiffPane(Pane):
         self.pass_button.setEnabled(False)
         self.capture_button.setText("Capture both sides' passes")
         self.capture_note.setText("")
-        self.capture_note.setToolTip("")
 
     def _previous_mode(self) -> bool:
         """Comparing with the compile before the last edit (Ctrl+D)."""
@@ -200,12 +200,10 @@ class DiffPane(Pane):
             "first pass where the two pipelines' IR diverge"
         )
         self.capture_button.clicked.connect(self.capture_both)
-        self.capture_note = QLabel()  # why the capture button is disabled, when it is
-        # one line, cut to the width there is (the whole reason in its tooltip): wrapped
-        # in a narrow dock it grew the window past a 1280x800 screen
-        from PySide6.QtWidgets import QSizePolicy
-
-        self.capture_note.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # why the capture button is disabled, when it is: one line, cut with "…" to the
+        # width there is (the whole reason on hover); wrapped in a narrow dock it grew the
+        # window past a 1280x800 screen
+        self.capture_note = ElidedLabel()
         bar = QHBoxLayout()
         bar.addWidget(self.pass_button)
         bar.addWidget(self.capture_button)
@@ -301,7 +299,6 @@ class DiffPane(Pane):
             "first pass where the two pipelines' IR diverge"
         )
         self.capture_note.setText(why)
-        self.capture_note.setToolTip(why)
 
     def _why_not_capturable(self, a, b) -> str:
         """'' when the two sides' passes can be captured now, else why not."""

@@ -26,6 +26,7 @@ from kx_core.ir.lexers import lexer_for_syntax
 from kx_core.ir.passes import ir_around
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.diff_view import DiffView
+from kx_gui.widgets.elided_label import ElidedLabel
 from kx_gui.widgets.shrink import shrinkable
 from kx_gui.widgets.tables import row_table
 
@@ -54,7 +55,7 @@ class PipelinePane(Pane):
         self.timeout.setToolTip("the pass capture's own timeout")
         self.llvm = QCheckBox("LLVM passes too")
         self.llvm.setToolTip("also LLVM's passes (print-after-all): several times slower")
-        self.status = shrinkable(QLabel())
+        self.status = ElidedLabel()  # cut with "…" where it is long, the whole on hover
         self.function_box = shrinkable(QComboBox())
         self.changed_only = QCheckBox("changed only")
         self.ignore_numbering = QCheckBox("ignore renumbering")
@@ -118,7 +119,6 @@ class PipelinePane(Pane):
 
     def _say(self, text: str) -> None:
         self.status.setText(text)
-        self.status.setToolTip(text)  # the label may be clipped
 
     def render(self) -> None:
         self.show_kernel(self.session.kernel)

@@ -12,7 +12,7 @@ full text's line numbers, and links are made on the full text.
 from __future__ import annotations
 
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout
+from PySide6.QtWidgets import QHBoxLayout, QPushButton, QTabWidget, QVBoxLayout
 
 from kx_core.ir.display_filters import FilteredText, filter_stage
 from kx_core.ir.instruction_help import help_for_line
@@ -21,6 +21,7 @@ from kx_core.ir.main_instruction import blocks, main_line
 from kx_core.records.backends import ALL_STAGES, CUDA, Stage, stages_for
 from kx_gui.panes.base import Pane
 from kx_gui.widgets.code_view import CodeView, ask_and_go_to_line
+from kx_gui.widgets.elided_label import ElidedLabel
 from kx_gui.widgets.find_bar import FindBar
 from kx_gui.widgets.heat import view_heat
 from kx_gui.widgets.token_styles import band_color
@@ -82,9 +83,8 @@ class StagePane(Pane):
         self.next_button.setToolTip("the next block of lines linked to the selected source line (F8)")
         self.prev_button.setShortcut("Shift+F8")
         self.next_button.setShortcut("F8")
-        self.block_label = QLabel("click a source or stage line to link it")
-        # a long note is cut, never widens the window; the whole of it is the tooltip
-        self.block_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        # a long note is cut with "…", never widens the window; the whole of it on hover
+        self.block_label = ElidedLabel("click a source or stage line to link it")
         for button in (self.prev_button, self.next_button):
             button.setEnabled(False)  # nothing linked yet (they were enabled with no file open)
         self.prev_button.clicked.connect(lambda: self.step_block(-1))
@@ -338,7 +338,6 @@ class StagePane(Pane):
         where = f"block {at} of {len(runs)}" if at else f"{len(runs)} block{'s' * (len(runs) > 1)}"
         text = f"{lines} linked line{'s' * (lines > 1)} in {where}" + self._dispute_note(stage)
         self.block_label.setText(text)
-        self.block_label.setToolTip(text)
 
     def _dispute_note(self, stage: str) -> str:
         """Where the debug info and the followed operations disagree: both, said."""

@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QLabel, QSplitter, QVBoxLayout, QWidget
 
 from kx_core.ir.textdiff import TextDiff, side_by_side
 from kx_gui.widgets.code_view import CodeView
-from kx_gui.widgets.shrink import shrinkable
+from kx_gui.widgets.elided_label import ElidedLabel
 
 DELETED = QColor("#ffebee")
 INSERTED = QColor("#e8f5e9")
@@ -25,9 +25,9 @@ class DiffView(QWidget):
         self.empty_titles = empty_titles
         self.left = CodeView()
         self.right = CodeView()
-        # long titles are clipped, not allowed to widen the pane (full text on hover)
-        self.left_title = shrinkable(QLabel())
-        self.right_title = shrinkable(QLabel())
+        # long titles are cut with "…", never widen the pane (the whole on hover)
+        self.left_title = ElidedLabel()
+        self.right_title = ElidedLabel()
         self.summary = QLabel()
         self.summary.setWordWrap(True)
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -62,7 +62,6 @@ class DiffView(QWidget):
         self.diff = side_by_side(left, right, ignore_numbering)
         for label, text in ((self.left_title, left_title), (self.right_title, right_title)):
             label.setText(text)
-            label.setToolTip(text)
         self.left.set_content(left, lexer)
         self.right.set_content(right, lexer)
         self.left.set_bands({n: DELETED for n in self.diff.changed_left})
@@ -90,7 +89,6 @@ class DiffView(QWidget):
         self.right.set_content("")
         for label, text in zip((self.left_title, self.right_title), self.empty_titles):
             label.setText(text)  # not the titles of what is gone
-            label.setToolTip(text)
         self.summary.setText(message)
 
     def _sync(self, source: CodeView, other: CodeView, value: int) -> None:
