@@ -352,8 +352,9 @@ def schema_writes(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[lis
     return None
 
 
-# ATen's types the argument parser fills from a one-element tensor by reading its value
-_NUMBER_TYPES = frozenset({"int", "SymInt", "float", "Scalar", "bool"})
+# ATen's types the argument parser fills from a one-element tensor by reading its value,
+# as the schema's type kinds name them (a Scalar is "NumberType", printed "number")
+_NUMBER_TYPES = frozenset({"IntType", "SymIntType", "FloatType", "NumberType", "BoolType"})
 _NUMBER_PLACES: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
 
 
@@ -372,8 +373,10 @@ def number_places(torch: Any, name: str) -> tuple[frozenset[int], frozenset[str]
         schema = getattr(packet, overload)._schema
         if any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments):
             continue  # an out= or in-place overload: the functional one decides
-        here = {a.name for a in schema.arguments if str(a.type) in _NUMBER_TYPES}
-        at = {i for i, a in enumerate(schema.arguments) if not a.kwarg_only and str(a.type) in _NUMBER_TYPES}
+        here = {a.name for a in schema.arguments if a.type.kind() in _NUMBER_TYPES}
+        at = {
+            i for i, a in enumerate(schema.arguments) if not a.kwarg_only and a.type.kind() in _NUMBER_TYPES
+        }
         positions = at if positions is None else positions & at
         names = here if names is None else names & here
     found = (frozenset(positions or ()), frozenset(names or ()))
