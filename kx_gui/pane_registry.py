@@ -73,7 +73,14 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec(
         "bench", "Bench", "kx_gui.panes.bench_pane:BenchPane", "right", lazy=True, front_for=CPP_SOURCES
     ),
-    PaneSpec("egraph", "E-graph", "kx_gui.panes.egraph_pane:EgraphPane", "right", lazy=True),
+    PaneSpec(
+        "egraph",
+        "E-graph",
+        "kx_gui.panes.egraph_pane:EgraphPane",
+        "right",
+        lazy=True,
+        actions=(("Fit the E-graph to the View", "fit_to_view", "Ctrl+0"),),
+    ),
     PaneSpec("luminal", "Luminal", "kx_gui.panes.luminal_pane:LuminalPane", "right", lazy=True),
     PaneSpec("playground", "Playground", "kx_gui.panes.playground_pane:PlaygroundPane", "right", lazy=True),
     PaneSpec(

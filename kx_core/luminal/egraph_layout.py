@@ -11,6 +11,11 @@ breadth-first order from its root classes (those no other class uses), and `hidd
 says exactly how many classes and e-nodes were left out: nothing is dropped silently.
 With `inline_leaves`, classes holding only leaves (variables, constants) are not drawn;
 their values are written into the labels of the e-nodes that use them.
+
+A large e-graph is shallow and wide: 400 e-nodes of a six-term sum made dot's layers
+15,630 x 798 pt, a thin strip when fitted to a window (issue 54: unreadable). Such a
+drawing is laid out again with Graphviz's osage, which packs the class boxes in rows
+(about 1,000 x 540 pt there, every label readable when fitted); `packed` says so.
 """
 
 from __future__ import annotations
@@ -23,6 +28,9 @@ from kx_core.base.tools import ToolFailed, ToolMissing, require_tool, run_tool
 from kx_core.luminal.egraph import Snapshot, any_op_cost, ast_size, extraction
 
 POINTS_PER_INCH = 72.0
+# dot's layered drawing is packed instead (osage) when it is this many times wider than
+# tall, or taller than wide, with more e-nodes than this: fitted whole, it was a strip
+PACK_ASPECT, PACK_MIN_NODES = 4.0, 60
 
 
 class LayoutError(RuntimeError):
@@ -61,6 +69,8 @@ class GraphLayout:
     shown_classes: int
     total_classes: int
     inlined: dict  # leaf-only class -> its value, when leaves are inlined
+    # why the class boxes are packed in rows rather than in dot's layers ('' for dot's)
+    packed: str = ""
 
     @property
     def hidden(self) -> str:
@@ -196,11 +206,17 @@ def layout(
     forward_map; identity by default)."""
     final = final or (lambda c: c)
     dot, names, order, inlined = to_dot(snapshot, max_nodes, inline_leaves)
-    try:
-        doc = json.loads(run_tool(dot_binary(), ["-Tjson"], timeout, stdin=dot))
-    except ToolFailed as e:
-        raise LayoutError(str(e)) from e
+    doc = _laid_out(dot, "dot", timeout)
     x0, y0, x1, y1 = (float(v) for v in doc["bb"].split(","))
+    packed = ""
+    wide = max(x1 - x0, y1 - y0) > PACK_ASPECT * max(1.0, min(x1 - x0, y1 - y0))
+    if wide and len(names) > PACK_MIN_NODES:
+        packed = (
+            f"Class boxes packed in rows (Graphviz's osage): dot's layers were {x1 - x0:,.0f} x "
+            f"{y1 - y0:,.0f} pt, too long to read whole"
+        )
+        doc = _laid_out(dot, "osage", timeout)
+        x0, y0, x1, y1 = (float(v) for v in doc["bb"].split(","))
     height = y1 - y0
     by_name = {v: k for k, v in names.items()}
     objects = doc.get("objects", [])
@@ -251,7 +267,16 @@ def layout(
         shown_classes,
         snapshot.num_classes,
         inlined,
+        packed,
     )
+
+
+def _laid_out(dot: str, engine: str, timeout: float) -> dict:
+    """Graphviz's JSON of the dot text laid out by `engine` (dot, osage)."""
+    try:
+        return json.loads(run_tool(dot_binary(), [f"-K{engine}", "-Tjson"], timeout, stdin=dot))
+    except ToolFailed as e:
+        raise LayoutError(str(e)) from e
 
 
 # What "cost" an extraction uses, by the name the pane offers ("egglog cost": the

@@ -56,17 +56,40 @@ NEW, MERGED, CHOSEN, FOUND = QColor("#2e7d32"), QColor("#ef6c00"), QColor("#fff5
 
 
 class GraphView(QGraphicsView):
-    """Pan with the mouse, zoom with the wheel."""
+    """Pan with the mouse, zoom with the wheel; `fit` shows the whole graph. A fitted view
+    stays fitted as it is shown and resized, until the user zooms: a graph drawn while
+    its dock was hidden (or small) was fitted to a viewport it never had."""
 
     def __init__(self, scene) -> None:
         super().__init__(scene)
         self.setRenderHint(QPainter.RenderHint.Antialiasing)
         self.setDragMode(QGraphicsView.DragMode.ScrollHandDrag)
         self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.fitted = False
+
+    def fit(self) -> None:
+        """The whole drawing in view (a margin around it), and kept so on resizes."""
+        rect = self.scene().itemsBoundingRect()
+        if rect.isEmpty():
+            return
+        self.resetTransform()
+        self.fitInView(rect.adjusted(-8, -8, 8, 8), Qt.AspectRatioMode.KeepAspectRatio)
+        self.fitted = True
 
     def wheelEvent(self, event) -> None:  # noqa: N802 - Qt's name
         factor = 1.2 if event.angleDelta().y() > 0 else 1 / 1.2
         self.scale(factor, factor)
+        self.fitted = False  # the user's zoom: kept
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self.fitted:
+            self.fit()
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().resizeEvent(event)
+        if self.fitted:
+            self.fit()
 
 
 class EgraphPane(Pane):
@@ -97,6 +120,7 @@ class EgraphPane(Pane):
         self.visible: set[tuple] = set()
         self.chosen: set[tuple] = set()
         self.run_button.clicked.connect(self.saturate)
+        self.fit_button.clicked.connect(self.fit_to_view)
         self.source.returnPressed.connect(self.saturate)
         self.open_button.clicked.connect(self._open)
         self.slider.valueChanged.connect(self.show_step)
@@ -133,6 +157,11 @@ class EgraphPane(Pane):
         self.slider.setEnabled(False)
         self.slider.setMinimumWidth(160)
         self.step_label = QLabel()
+        self.fit_button = QPushButton("Fit")
+        self.fit_button.setToolTip(
+            "the whole e-graph in view (View ▸ Fit the E-graph to the View, Ctrl+0); the wheel "
+            "zooms, a drag pans, hovering an e-node names its class"
+        )
         bar = QHBoxLayout()
         for w in (
             QLabel("iteration"),
@@ -142,6 +171,7 @@ class EgraphPane(Pane):
             QLabel("extract by"),
             self.cost,
             self.search,
+            self.fit_button,
         ):
             bar.addWidget(w)
         return bar
@@ -277,15 +307,14 @@ class EgraphPane(Pane):
         self.layout = drawn
         self._build_scene()
         self.show_step(self.slider.value() if self.slider.isEnabled() else len(self.snapshots) - 1)
-        self.view.resetTransform()
-        self.view.fitInView(self.scene.itemsBoundingRect(), Qt.AspectRatioMode.KeepAspectRatio)
-        if self.view.transform().m11() < 0.35 and self.layout.nodes:
-            # too small to read whole: start readable, at the first root's e-nodes
-            self.view.resetTransform()
-            self.view.scale(0.6, 0.6)
-            first = self.layout.nodes[0]
-            self.view.centerOn(first.x, first.y)
+        # the whole graph first, however small (issue 54: a 400-node graph opened at 60%
+        # on its first root, a corner with no way back to the whole); the wheel zooms in
+        self.fit_to_view()
         return True
+
+    def fit_to_view(self) -> None:
+        """The whole e-graph in view (the Fit button, View ▸ Fit the E-graph to the View)."""
+        self.view.fit()
 
     # ------------------------------------------------------------ drawing
 
@@ -383,6 +412,7 @@ class EgraphPane(Pane):
         self.info.setText(
             f"{self.engine_used}: {stop} after {len(self.snapshots) - 1} iteration(s). Drawn here: {drawn} e-node(s)."
             + (f" {hidden}." if hidden else "")
+            + (f" {self.layout.packed}." if self.layout.packed else "")
             + " Green: new in this iteration; orange box: merged in it; yellow: the cheapest program"
             + f" ({self.cost.currentText()})."
             + (f" egglog: {extracted}" if extracted else "")

@@ -118,3 +118,55 @@ def test_edges_end_at_their_class_with_an_arrowhead(qtbot, make_window):
         tip = min(e.head, key=lambda p: min(abs(p[1] - y0), abs(p[1] - y1)))
         # the head's tip lies on the box the pane draws: 6 pt around the class's e-nodes
         assert x0 - 10 <= tip[0] <= x1 + 10 and y0 - 10 <= tip[1] <= y1 + 10
+
+
+LARGE = "(+ (+ (+ (+ (+ x0 x1) x2) x3) x4) x5)"  # 608 e-nodes, 400 drawn
+
+
+def _whole_graph_in_view(pane) -> bool:
+    seen = pane.view.mapToScene(pane.view.viewport().rect()).boundingRect()
+    return seen.adjusted(-1, -1, 1, 1).contains(pane.scene.itemsBoundingRect())
+
+
+def test_a_large_graph_opens_fitted_and_fit_brings_it_back(qtbot, make_window):
+    """A 400-node e-graph opened zoomed into one corner, with no way to see it whole
+    (issue 54): it opens fitted to the view, its class boxes packed so that fitted it is
+    readable; after zooming in, the Fit button and View ▸ Fit the E-graph to the View
+    (Ctrl+0) show it whole again."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QAction
+
+    w = make_window("cuda:90")
+    w.resize(1280, 800)
+    assert w.show_pane("egraph")
+    pane = w.egraph_pane
+    pane.source.setText(LARGE)
+    pane.rules.setCurrentText("comm_assoc")
+    assert finished(qtbot, pane.saturate())
+    qtbot.wait(50)
+    assert len(pane.node_items) == 400 and _whole_graph_in_view(pane)
+    # whole and readable: dot's layers were a 15,630 x 798 pt strip, drawn at 5% when
+    # fitted; its class boxes packed in rows fit at 80% (labels 8 pt at 100%)
+    assert pane.layout.packed and "packed in rows" in pane.info.text()
+    assert pane.view.transform().m11() > 0.5
+    pane.view.scale(4, 4)  # what the wheel does
+    assert not _whole_graph_in_view(pane)
+    qtbot.mouseClick(pane.fit_button, Qt.MouseButton.LeftButton)
+    assert _whole_graph_in_view(pane)
+    pane.view.scale(4, 4)
+    (fit,) = [a for a in w.findChildren(QAction) if a.shortcut().toString() == "Ctrl+0"]
+    fit.trigger()
+    assert _whole_graph_in_view(pane)
+
+
+def test_a_graph_drawn_while_hidden_fits_when_first_shown(qtbot, make_window):
+    w = make_window("cuda:90")
+    w.resize(1280, 800)
+    pane = w.egraph_pane  # built, its dock not shown (the Explore workspace)
+    assert not w.docks["egraph"].isVisible()
+    pane.source.setText(LARGE)
+    pane.rules.setCurrentText("comm_assoc")
+    assert finished(qtbot, pane.saturate())
+    assert w.show_pane("egraph")
+    qtbot.wait(100)
+    assert _whole_graph_in_view(pane)
