@@ -141,6 +141,20 @@ def test_an_nccl_process_group_of_one_rank_runs_on_pytorchs_fake_backend():
     assert k.launch.grid[0] == 4
 
 
+def test_the_files_default_device_makes_gpu_tensors_of_factories_given_no_device():
+    """`torch.set_default_device("cuda")` (nano-vllm's model runner) makes a factory
+    given no device make a GPU tensor. torch's DeviceContext adds the device below the
+    capture's mode, so `torch.empty(n, d)` made a real CUDA tensor and stopped the file
+    ('Found no NVIDIA driver'); the default device is now read as a named device, and
+    the CPU again once the file sets it back, as on a GPU."""
+    path = HOST_READS / "default_device_cuda.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "cuda:0 torch.bfloat16 cuda:0 cpu torch.float32" in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.specialization.signature["x_ptr"] == "*bf16"
+
+
 def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
     type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and

@@ -144,6 +144,7 @@ class _MetaRules:
         self.torch = torch
         self.meta = torch.device("meta")
         self.gpu_device = torch.device("cuda", 0)
+        self._constructors: Any = None  # torch.utils._device._device_constructors(), once
         torch_dir = os.path.dirname(os.path.realpath(torch.__file__))
         # torch's meta kernels, references and decompositions work on the meta device
         # (a reference that made its output on the device its input says it is on would
@@ -207,6 +208,14 @@ class _MetaRules:
         if name in ("__setitem__", "copy_") and isinstance(first, torch.Tensor) and not first.is_meta:
             # a capture tensor's data written into a real CPU tensor: a read of that data
             args = (first, *(self.host_copy(a) for a in args[1:]))
+        if kwargs.get("device") is None and func in self.constructors():
+            # a factory given no device makes its tensor on the default device: the file's
+            # own `torch.set_default_device("cuda")` (nano-vllm's model runner) names the
+            # GPU as surely as device="cuda" does (torch's DeviceContext, which adds it,
+            # sits below this mode and would make a real CUDA tensor)
+            default = _default_device(torch)
+            if _is_gpu_device(default):
+                kwargs["device"] = default
         # a device named (a GPU's, or an ordinal) makes a GPU tensor; with none, a factory
         # makes what a real run has on the CPU (known_values: its random numbers are the
         # CPU generator's)
@@ -360,6 +369,14 @@ class _MetaRules:
 
         return tuple(cast(a) for a in args), {k: cast(v) for k, v in kwargs.items()}
 
+    def constructors(self) -> Any:
+        """The factories the default device applies to (torch's own list)."""
+        if self._constructors is None:
+            from torch.utils._device import _device_constructors
+
+            self._constructors = _device_constructors()
+        return self._constructors
+
     def host_copy(self, a: Any) -> Any:
         """A real CPU tensor standing for capture tensor `a` (its known data, else a
         placeholder); anything else as it is."""
@@ -378,6 +395,19 @@ class _MetaRules:
             return None
         with self.torch._C.DisableTorchFunction():
             return (func(*known[0], **known[1]),)
+
+
+def _default_device(torch: Any) -> Any:
+    """The device `torch.set_default_device` set, as torch.get_default_device finds it, but
+    without its index lookup (it makes a tensor there: a real CUDA one for "cuda")."""
+    from torch.overrides import _get_current_function_mode_stack
+    from torch.utils._device import DeviceContext
+
+    for mode in reversed(_get_current_function_mode_stack()):
+        if isinstance(mode, DeviceContext):
+            return mode.device
+    context = getattr(getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None), "device_context", None)
+    return context.device if context is not None else None
 
 
 def _one_element_capture(a: Any) -> bool:
