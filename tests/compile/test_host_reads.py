@@ -155,6 +155,22 @@ def test_the_files_default_device_makes_gpu_tensors_of_factories_given_no_device
     assert k.specialization.signature["x_ptr"] == "*bf16"
 
 
+def test_memory_stats_has_a_real_runs_keys_and_says_its_figures_are_guessed():
+    """nano-vllm sizes its KV cache by `torch.cuda.memory_stats()["allocated_bytes.all.peak"]`;
+    the capture device answered an empty dict and the file stopped (KeyError). Every key
+    of the caching allocator's dict is there now, each figure a placeholder at its line
+    (a real run's allocator holds what the capture never allocates), and the cache's
+    launch after it is marked (exit 5)."""
+    path = HOST_READS / "kv_cache_from_memory_stats.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+    assert "blocks 64" in r.output
+    said = {d.line for d in r.diagnostics if d.kind == "placeholder"}
+    assert _line_of(path, 'memory_stats()["allocated_bytes.all.peak"]') in said
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.launch.grid[0] == 64 * 16 * 8 * 64 // 1024
+
+
 def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     """`self.data = <GPU tensor>` on a CPU parameter (set_data refused a capture tensor's
     type: bitsandbytes' Params4bit stopped there) keeps the object and its attributes and

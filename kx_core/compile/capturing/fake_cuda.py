@@ -503,8 +503,49 @@ def _queries(report: DeviceReport) -> dict[str, Any]:
         "max_memory_allocated": _zero_fn(),
         "memory_reserved": _zero_fn(),
         "max_memory_reserved": _zero_fn(),
-        "memory_stats": lambda device=None: {},
+        "memory_stats": _memory_stats,
     }
+
+
+# The caching allocator's figures, as torch.cuda.memory_stats() names them (PyTorch's
+# docs: each stat for each pool, current/peak/allocated/freed). Example key:
+# "allocated_bytes.all.peak"
+_STATS = (
+    "allocation",
+    "segment",
+    "active",
+    "inactive_split",
+    "allocated_bytes",
+    "reserved_bytes",
+    "active_bytes",
+    "inactive_split_bytes",
+    "requested_bytes",
+)
+_POOLS = ("all", "large_pool", "small_pool")
+_KINDS = ("current", "peak", "allocated", "freed")
+
+
+def _memory_stats(device: Any = None) -> dict[str, int]:
+    """torch.cuda.memory_stats() of the capture device: a real run's figures depend on
+    what its allocator holds, which a capture does not allocate. Every key a real run's
+    dict has (nano-vllm sizes its KV cache by `stats["allocated_bytes.all.peak"]`; an
+    empty dict stopped it with a KeyError), each 0, as memory_allocated() answers;
+    a placeholder said at the line, since a file sizes what it launches by them."""
+    from kx_core.compile.capturing.placeholders import LEDGER
+
+    LEDGER.use("torch.cuda.memory_stats (a real run's allocator figures)", "0 for every figure")
+    stats = {f"{s}.{p}.{k}": 0 for s in _STATS for p in _POOLS for k in _KINDS}
+    return stats | dict.fromkeys(
+        (
+            "num_alloc_retries",
+            "num_ooms",
+            "num_sync_all_streams",
+            "num_device_alloc",
+            "num_device_free",
+            "max_split_size",
+        ),
+        0,
+    )
 
 
 def _actions() -> dict[str, Any]:
