@@ -31,6 +31,7 @@ from kx_core.model.kernel import gpu_for
 from kx_core.model.matrix import COLUMNS, HEADERS, ConfigRow, config_matrix, rho, to_csv
 from kx_core.model.occupancy import curves, occupancy
 from kx_core.records.backends import backend_of
+from kx_core.records.results import short_label
 from kx_gui.panes.base import Pane
 from kx_gui.panes.sweep_tab import SweepTab
 from kx_gui.widgets.lazy_page import LazyPage, LazyPages
@@ -71,6 +72,36 @@ def _item(value) -> QTableWidgetItem:
     else:
         item.setText(str(value))
     return item
+
+
+CONFIG = COLUMNS.index("config")
+
+
+def _config_item(label: str) -> QTableWidgetItem:
+    """A config's cell: its compact name ('128x128x64 w8 s3', as the Kernels pane shows
+    it), the full one on hover and kept for lookups (issue 54: at 1280 px the full names
+    took the width of four columns)."""
+    item = QTableWidgetItem(short_label(label))  # "(no config)" stays as it is
+    item.setToolTip(label)
+    item.setData(Qt.ItemDataRole.UserRole, label)
+    return item
+
+
+def _config_of(item: QTableWidgetItem | None) -> str | None:
+    """The full config name of a config cell."""
+    return item.data(Qt.ItemDataRole.UserRole) if item is not None else None
+
+
+def _config_key(rows: list[ConfigRow]) -> str:
+    """The config column's header tooltip: what the compact names' numbers are."""
+    first = next((r.config for r in rows if r.config != "(no config)"), "")
+    keys = [part.partition("=")[0] for part in first.split(",") if "=" in part]
+    if not keys:
+        return "each config's name: its full name on hover"
+    return (
+        f"each config as {'×'.join(keys)}, then w: num_warps, s: num_stages (r: maxnreg); "
+        "its full name on hover"
+    )
 
 
 def staircase(xs: list, ys: list) -> tuple[list, list]:
@@ -260,7 +291,8 @@ class AutotunePane(LazyPages, Pane):
         self.table.setRowCount(len(self.rows))
         for r, row in enumerate(self.rows):
             for c, value in enumerate(row.cells()):
-                self.table.setItem(r, c, _item(value))
+                self.table.setItem(r, c, _config_item(row.config) if c == CONFIG else _item(value))
+        self.table.horizontalHeaderItem(CONFIG).setToolTip(_config_key(self.rows))
         self.table.setSortingEnabled(True)
         self.table.resizeColumnsToContents()
         message = self._empty_configs_text()
@@ -313,7 +345,7 @@ class AutotunePane(LazyPages, Pane):
 
     def _select_row(self, row: ConfigRow) -> None:
         for r in range(self.table.rowCount()):
-            if self.table.item(r, 0) is not None and self.table.item(r, 0).text() == row.config:
+            if _config_of(self.table.item(r, CONFIG)) == row.config:
                 self.table.blockSignals(True)
                 self.table.selectRow(r)
                 self.table.blockSignals(False)
@@ -337,7 +369,7 @@ class AutotunePane(LazyPages, Pane):
     def _selected(self) -> None:
         rows = self.table.selectionModel().selectedRows() if self.table.selectionModel() else []
         if rows:
-            config = self.table.item(rows[0].row(), 0).text()
+            config = _config_of(self.table.item(rows[0].row(), CONFIG))
             self.show_curves(next(r for r in self.rows if r.config == config))
 
     def _clear_curves(self) -> None:
