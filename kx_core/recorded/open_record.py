@@ -304,6 +304,9 @@ def iter_open(path: str, trusted: bool = False) -> Iterator[ScanProgress | Opene
     # the first kernel's stages (and its source's text) are read already, where the index
     # kept its line (a trace cut inside it drops it: TraceIndex._check_last_line)
     if first is not None and index.entries and index.entries[0] is first_entry:
+        # read before the launch events after its line were indexed, it had no launch: the
+        # whole index's (issue 54: a trace's first kernel showed grid "-")
+        first = replace(first, launch=whole.result.kernels[0].launch)
         kernels = (first, *whole.result.kernels[1:])
         whole = replace(whole, result=replace(whole.result, kernels=kernels), sources=sources | whole.sources)
     yield whole

@@ -86,3 +86,24 @@ def test_a_trace_from_another_machine_shows_the_source_it_carries(qtbot, make_wi
     code = first["code"].split("\n")
     assert shown[first["start_line"] - 1 : first["start_line"] - 1 + len(code)] == code  # at its lines
     assert "not on this machine" not in w.stage_pane.badge.text()
+
+
+def test_a_traces_grid_is_the_one_it_recorded_and_none_says_why(qtbot, make_window):
+    """A trace whose launches have grids showed "-" for its first kernel (issue 54): read
+    before the launches were indexed, it kept no launch. It shows the grid the trace
+    recorded; a trace that recorded no launch says why on hover."""
+    from kx_gui.panes.kernels_pane import COLUMNS
+
+    w = make_window("cuda:90")
+    _open_record(qtbot, w, ROOT / "fixtures" / "records" / "3.6.0" / "cuda90-gpu" / "trace.ndjson")
+    table, grid = w.kernels_pane.table, COLUMNS.index("grid")
+    cells = {table.item(r, 0).text(): table.item(r, grid) for r in range(table.rowCount())}
+    assert {name: cell.text() for name, cell in cells.items()} == {
+        "add_vectors": "4x1x1",
+        "softmax_rows": "64x1x1",
+    }
+    assert "launch" in cells["add_vectors"].toolTip()
+    _open_record(qtbot, w, RECORDS / "trace.ndjson")  # traced without launches (no GPU)
+    cells = [table.item(r, grid) for r in range(table.rowCount())]
+    assert cells and all(c.text() == "-" for c in cells)
+    assert all("no launch" in c.toolTip() and "enable_trace_launch" in c.toolTip() for c in cells)
