@@ -18,6 +18,7 @@ import time
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QApplication
 
+from kx_gui.features.examples import shipped_relative
 from kx_gui.main_window import MainWindow
 from kx_gui.pane_registry import WORKSPACES
 from kx_gui.platform_check import platform_problem
@@ -90,6 +91,15 @@ def apply_view_options(window: MainWindow, args: argparse.Namespace) -> None:
         window.show_pane(args.pane)
 
 
+def open_from_command_line(window: MainWindow, args: argparse.Namespace) -> bool:
+    """FILE, trusted (the user named it). One of kx's shipped examples opens as File ▸
+    Examples opens it, as the user's copy (issue 54: README's `python main.py
+    kx_core/data/examples/...` opened kx's own file, and a save edited the example)."""
+    if shipped_relative(args.file) is not None:
+        return window.features.examples.open_example(args.file)
+    return window.open_file(args.file, trusted=True, trust_record=args.trust)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(sys.argv[1:] if argv is None else argv)
     if QApplication.instance() is None and (problem := platform_problem()):
@@ -153,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     window.show()
     # the file named on the command line opens first, so it is on screen while the
     # recovery question (if any) is asked; restoring then replaces it
-    if args.file and not window.open_file(args.file, trusted=True, trust_record=args.trust) and headless:
+    if args.file and not open_from_command_line(window, args) and headless:
         return 2
     if not headless:
         QTimer.singleShot(0, window.offer_recovery)

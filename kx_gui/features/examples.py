@@ -17,6 +17,14 @@ from kx_gui.trust import trust
 EDITED_NOTE = " — your edited copy of the example (File ▸ Examples ▸ Restore This Example as Shipped)"
 
 
+def shipped_relative(path: str) -> Path | None:
+    """Where `path` is in kx's shipped examples folder, or None: not one of them."""
+    try:
+        return Path(path).resolve().relative_to(Path(data_path("examples")).resolve())
+    except ValueError:
+        return None
+
+
 def install(window) -> Examples:
     return Examples(window)
 
@@ -51,9 +59,8 @@ class Examples:
         user's save did). The copy is made once: opening it again keeps the user's edits
         (a copy never edited follows a newer kx's example: kx_gui.example_copies)."""
         src = Path(path)
-        try:
-            rel = src.resolve().relative_to(Path(data_path("examples")).resolve())
-        except ValueError:  # not one of kx's examples: as it is
+        rel = shipped_relative(path)
+        if rel is None:  # not one of kx's examples: as it is
             return self.window.open_file(path)
         copies = state_dir() / "examples"
         folder = copies / rel.parent

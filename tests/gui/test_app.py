@@ -54,3 +54,24 @@ def test_failures_exit_non_zero_with_the_reason(tmp_path):
     p = run_main(tmp_path, str(BAD / "compile_error.py"), "--target", "cuda:90", "--screenshot", str(shot))
     assert p.returncode == 1 and "compile: arange's range must be a power of 2" in p.stderr
     assert QImage(str(shot)).width() >= 1280
+
+
+def test_a_shipped_example_on_the_command_line_opens_as_the_users_copy(tmp_path):
+    """README's quick start, `python main.py kx_core/data/examples/matmul_autotune.py`,
+    opened kx's own file, so an edit and Ctrl+S changed the shipped example, while File ▸
+    Examples opens a copy (issue 54). The command line opens it as the menu does."""
+    example = KERNELS / "vector_add.py"
+    shipped = example.read_bytes()
+    shot = tmp_path / "kx.png"
+    p = run_main(tmp_path, str(example), "--target", "cuda:90", "--screenshot", str(shot))
+    assert p.returncode == 0, p.stderr
+    copy = tmp_path / "state" / "examples" / "vector_add.py"
+    assert copy.read_bytes() == shipped and example.read_bytes() == shipped
+    assert "Quick start" in (ROOT / "README.md").read_text()  # whose first command this is
+    assert "python main.py kx_core/data/examples/matmul_autotune.py" in (ROOT / "README.md").read_text()
+    # another file opens as it is: no copy of it
+    other = tmp_path / "mine.py"
+    other.write_bytes(shipped)
+    p = run_main(tmp_path, str(other), "--target", "cuda:90", "--screenshot", str(shot))
+    assert p.returncode == 0, p.stderr
+    assert not (tmp_path / "state" / "examples" / "mine.py").exists()
