@@ -260,8 +260,7 @@ class _MetaRules:
             named_device = True
         if name == "to" and named_device and getattr(first, "is_meta", False) and known_values.is_host(first):
             kwargs["copy"] = True  # from the host to the GPU: a copy, as on a real run
-        if any(_one_element_capture(a) for a in (*args, *kwargs.values())):
-            args, kwargs = _numbers_read(torch, name, args, kwargs)
+        args, kwargs = _numbers_read(torch, name, args, kwargs)
         if autocast_rules.autocast_on() and not _in_place(name, kwargs):
             # (before the op's own checks: autocast's dispatch key sits above the op's
             # kernels, so a real `fp16 @ fp32` under autocast is checked as `fp16 @ fp16`)
@@ -419,8 +418,13 @@ def _numbers_read(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[tup
     a number (tensor_rules.number_places) read as that number: what PyTorch's argument
     parser does with `torch.histc(x, bins=t)`, where kx answers the read (known data, or
     a placeholder said at the line) instead of C++ failing on a meta tensor."""
+    # (the op's places first, cached by name: most ops have none, and their arguments
+    # are never looked at)
     positions, names = tensor_rules.number_places(torch, name)
-    if not positions and not names:
+    if not (positions or names) or not any(
+        _one_element_capture(a)
+        for a in (*(args[i] for i in positions if i < len(args)), *(kwargs[k] for k in names if k in kwargs))
+    ):
         return args, kwargs
 
     def read(a: Any) -> Any:

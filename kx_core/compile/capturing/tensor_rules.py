@@ -322,11 +322,7 @@ def schema_writes(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[lis
     of what it writes, never a shape, so a capture can go on with that data unknown. None
     where the name is no ATen op, no overload's schema takes these arguments, or the
     op writes nothing (its missing meta kernel is then a real gap, said as before)."""
-    packet = getattr(torch.ops.aten, name.split(".")[0], None)
-    if packet is None or not hasattr(packet, "overloads"):
-        return None
-    for overload in packet.overloads():
-        schema = getattr(packet, overload)._schema
+    for schema in _aten_schemas(torch, name):
         positional = [a for a in schema.arguments if not a.kwarg_only]
         named = {a.name: a for a in schema.arguments}
         if len(args) > len(positional) or any(k not in named for k in kwargs):
@@ -366,11 +362,9 @@ def number_places(torch: Any, name: str) -> tuple[frozenset[int], frozenset[str]
     as the file's own `int(t)` would. Empty for a name that is no ATen op."""
     if name in _NUMBER_PLACES:
         return _NUMBER_PLACES[name]
-    packet = getattr(torch.ops.aten, name.split(".")[0], None) if not name.startswith("_") else None
     positions: set[int] | None = None
     names: set[str] | None = None
-    for overload in getattr(packet, "overloads", lambda: [])():
-        schema = getattr(packet, overload)._schema
+    for schema in _aten_schemas(torch, name) if not name.startswith("_") else ():
         if any(a.alias_info is not None and a.alias_info.is_write for a in schema.arguments):
             continue  # an out= or in-place overload: the functional one decides
         here = {a.name for a in schema.arguments if a.type.kind() in _NUMBER_TYPES}
@@ -382,3 +376,12 @@ def number_places(torch: Any, name: str) -> tuple[frozenset[int], frozenset[str]
     found = (frozenset(positions or ()), frozenset(names or ()))
     _NUMBER_PLACES[name] = found
     return found
+
+
+def _aten_schemas(torch: Any, name: str) -> list:
+    """The schemas of every overload of the ATen op `name` ('histc' -> histc, histc.out);
+    none where `name` is no ATen op."""
+    packet = getattr(torch.ops.aten, name.split(".")[0], None)
+    if packet is None or not hasattr(packet, "overloads"):
+        return []
+    return [getattr(packet, overload)._schema for overload in packet.overloads()]
