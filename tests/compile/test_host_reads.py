@@ -280,3 +280,22 @@ def test_a_float_read_steers_only_where_the_file_decides_on_it():
 def _line_of(path, snippet: str) -> int:
     """The 1-based number of the first line of `path` holding `snippet`."""
     return next(i for i, t in enumerate(path.read_text().splitlines(), 1) if snippet in t)
+
+
+def test_an_integer_difference_is_a_length_not_a_check():
+    """`(cu[1:] - cu[:-1]).max().item()` of offsets a kernel counted is the longest run
+    (native-sparse-attention's max_len); kx presumed every difference of two tensors 0
+    (a float check `(out - ref).abs().max()` passes on a correct kernel), so the next
+    launch's block was next_power_of_2(0) = 0 and `triton.cdiv(max_len, 0)` stopped the
+    file. An integer difference is as unknown as the counts: the integer placeholder, said
+    at its line; the file's float check against a reference still reads 0."""
+    path = HOST_READS / "lengths_from_kernel_offsets.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
+    reads = {d.line: d.message for d in r.diagnostics if d.kind == "placeholder"}
+    assert "answered 3 " in reads[_line_of(path, "max_len = (cu[1:]")]
+    assert "answered 0.0 " in reads[_line_of(path, "err = (dst - (src + 1))")]
+    (gather,) = [k for k in r.kernels if k.name == "gather_kernel"]
+    assert gather.status == "compiled" and gather.launch.grid[:2] == (16, 1)
+    assert "checked True" in r.output
