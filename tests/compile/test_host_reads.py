@@ -299,3 +299,23 @@ def test_an_integer_difference_is_a_length_not_a_check():
     (gather,) = [k for k in r.kernels if k.name == "gather_kernel"]
     assert gather.status == "compiled" and gather.launch.grid[:2] == (16, 1)
     assert "checked True" in r.output
+
+
+def test_the_allocators_figures_are_placeholders_said_at_their_line():
+    """`torch.cuda.memory_allocated()` and its kin answered 0 and said nothing: a batch or
+    a KV cache sized by what is left (`(budget - memory_allocated()) // row_bytes`)
+    launched another shape than the GPU, with exit 0. A capture allocates nothing, so each
+    figure is now a placeholder said at its line, as memory_stats()'s are, and the
+    kernels after it are marked (exit 5)."""
+    path = HOST_READS / "memory_figures.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 5, [str(d) for d in r.diagnostics]
+    said = {(d.line, d.message.split(" (")[0]) for d in r.diagnostics if d.kind == "placeholder"}
+    printed, sized = _line_of(path, "mib, gib = "), _line_of(path, "rows = min(")
+    assert {
+        (printed, "torch.cuda.memory_allocated()"),
+        (printed, "torch.cuda.max_memory_allocated()"),
+        (sized, "torch.cuda.memory_allocated()"),
+    } <= said, said
+    (k,) = [k for k in r.kernels if k.name == "row_sum_kernel"]
+    assert k.status == "compiled" and k.launch.grid[0] == 1000

@@ -484,6 +484,22 @@ def _zero_fn() -> Any:
     return zero
 
 
+def _allocator_figure(name: str) -> Any:
+    """torch.cuda.`name`(): what a real run's caching allocator holds, which a capture
+    (no allocation) cannot know: 0, a placeholder said at the line that marks the kernels
+    after it, as memory_stats() does. (A guess that marked them only once the file
+    decides on it, as a timing does, would be lost in `total * 0.9 - allocated`: float's
+    own subtraction returns a plain float, and the KV cache it sizes would go unsaid.)"""
+
+    def figure(*args: Any, **kwargs: Any) -> int:
+        from kx_core.compile.capturing.placeholders import LEDGER
+
+        return LEDGER.use(f"torch.cuda.{name}() (a real run's allocator figure)", 0)
+
+    figure.__name__ = name
+    return figure
+
+
 def _queries(report: DeviceReport) -> dict[str, Any]:
     """torch.cuda's questions about the device, answered as the capture device."""
     props = report.torch_properties()
@@ -499,10 +515,10 @@ def _queries(report: DeviceReport) -> dict[str, Any]:
         "get_arch_list": lambda: [report.arch],
         "is_bf16_supported": lambda *a, **k: report.major >= 8 or report.is_hip,
         "mem_get_info": lambda device=None: (total, total),
-        "memory_allocated": _zero_fn(),
-        "max_memory_allocated": _zero_fn(),
-        "memory_reserved": _zero_fn(),
-        "max_memory_reserved": _zero_fn(),
+        "memory_allocated": _allocator_figure("memory_allocated"),
+        "max_memory_allocated": _allocator_figure("max_memory_allocated"),
+        "memory_reserved": _allocator_figure("memory_reserved"),
+        "max_memory_reserved": _allocator_figure("max_memory_reserved"),
         "memory_stats": _memory_stats,
     }
 
@@ -533,7 +549,7 @@ def _memory_stats(device: Any = None) -> dict[str, int]:
     a placeholder said at the line, since a file sizes what it launches by them."""
     from kx_core.compile.capturing.placeholders import LEDGER
 
-    LEDGER.use("torch.cuda.memory_stats (a real run's allocator figures)", "0 for every figure")
+    LEDGER.use("torch.cuda.memory_stats() (a real run's allocator figures)", "0 for every figure")
     stats = {f"{s}.{p}.{k}": 0 for s in _STATS for p in _POOLS for k in _KINDS}
     return stats | dict.fromkeys(
         (
