@@ -319,3 +319,18 @@ def test_the_allocators_figures_are_placeholders_said_at_their_line():
     } <= said, said
     (k,) = [k for k in r.kernels if k.name == "row_sum_kernel"]
     assert k.status == "compiled" and k.launch.grid[0] == 1000
+
+
+def test_a_dataloaders_workers_and_pin_memory_thread_feed_the_kernels():
+    """A DataLoader with worker processes and pin_memory=True: the workers collated into
+    a shared storage on the sample's device and the pin-memory thread pinned each batch,
+    both outside the capture's rules (they are per thread, and a fork's shared memory is
+    real): "Caught RuntimeError in pin memory thread for device 0" stopped
+    LLMs-from-scratch's training script before its first step. Now every batch reaches
+    the kernel, as on the GPU: 4 steps of 4 windows of 32 tokens."""
+    path = HOST_READS / "dataloader_workers_pinned.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "crash")]
+    (k,) = r.kernels
+    assert k.status == "compiled" and k.launch.grid[0] == 4 * 32 and k.launch.count == 4

@@ -89,6 +89,7 @@ def install(report: DeviceReport) -> list[Any]:
 
     _never_a_dynamo_frame(torch, MetaDeviceMode.__torch_function__)
     _patch_data_ptr(torch)
+    _data_loader_paths(torch, rules.meta)
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
     _seeding_is_said(torch)
@@ -577,6 +578,35 @@ def _patch_data_ptr(torch: Any) -> None:
         return real_data_ptr(self)
 
     torch.Tensor.data_ptr = data_ptr  # type: ignore[method-assign]
+
+
+def _data_loader_paths(torch: Any, meta: Any) -> None:
+    """What a DataLoader does to capture tensors outside this mode, which is per thread and
+    which its worker processes' shared memory never sees: its pin-memory thread calls
+    `pin_memory()` (page-locked host memory needs the CUDA runtime: a capture tensor stays
+    what it is, as under the mode; a real CPU tensor is copied, as pinning copies), and a
+    worker collates a batch into a new shared storage
+    on the sample's device (`UntypedStorage._new_shared(n, device=elem.device)`), which for
+    a capture tensor is the GPU it says it is on: a meta storage, as the mode makes for a
+    GPU device (its contents are the samples', presumed: the batch comes back a capture
+    tensor without known values)."""
+    real_pin = torch.Tensor.pin_memory
+
+    def pin_memory(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self.is_meta:
+            return self
+        # a real CPU tensor (a batch from a worker process): pinning copies it, data unchanged
+        return self.clone() if self.device.type == "cpu" else real_pin(self, *args, **kwargs)
+
+    torch.Tensor.pin_memory = pin_memory  # type: ignore[method-assign]
+    real_new_shared = torch.UntypedStorage._new_shared.__func__
+
+    def _new_shared(cls: Any, size: int, *, device: Any = "cpu") -> Any:
+        if _is_gpu_device(device) or str(device) == "meta":
+            return cls(size, device=meta)
+        return real_new_shared(cls, size, device=device)
+
+    torch.UntypedStorage._new_shared = classmethod(_new_shared)
 
 
 def _assert_close(*args: Any, **kwargs: Any) -> None:
