@@ -334,3 +334,18 @@ def test_a_dataloaders_workers_and_pin_memory_thread_feed_the_kernels():
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "crash")]
     (k,) = r.kernels
     assert k.status == "compiled" and k.launch.grid[0] == 4 * 32 and k.launch.count == 4
+
+
+def test_a_sparse_buffer_moved_to_the_gpu_keeps_its_entries():
+    """whisper keeps its alignment heads as a sparse buffer made on the CPU and moved by
+    `model.to("cuda")`: the meta copy of a sparse tensor has no entries (`.indices()`
+    empty) and its known values had no storage to live in ("Cannot access storage of
+    SparseTensorImpl" stopped the file). Now its indices and values go to the GPU with
+    their data, and picking rows of random data by those exact indices has an exact size
+    (the indexed data never sizes `x[i]`): 12 heads of 32 rows, exit 0, nothing guessed."""
+    path = HOST_READS / "sparse_buffer_to_gpu.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert not [d for d in r.diagnostics if d.kind in ("placeholder", "runtime")]
+    (k,) = r.kernels
+    assert k.status == "compiled" and k.launch.grid[0] == 12 * 32

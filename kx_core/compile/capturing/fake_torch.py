@@ -244,6 +244,14 @@ class _MetaRules:
                 return placeholders.propagate(name, args, kwargs, out)
         if name in ("as_strided", "as_strided_") and getattr(first, "is_meta", False):
             tensor_rules.check_as_strided(first, args, kwargs)
+        if (
+            name in ("cuda", "to")
+            and isinstance(first, torch.Tensor)
+            and first.layout == torch.sparse_coo
+            and not first.is_meta
+            and (name == "cuda" or _is_gpu_device(_to_device(torch, args, kwargs)))
+        ):
+            return _sparse_on_the_gpu(torch, first, self.meta)
         if name == "cuda" and isinstance(first, torch.Tensor):
             if not first.is_meta:  # a real CPU tensor's data, now on the GPU
                 out = first.to(self.meta)
@@ -525,6 +533,20 @@ _READS = frozenset(
         "to",
     }
 )
+
+
+def _sparse_on_the_gpu(torch: Any, host: Any, meta: Any) -> Any:
+    """A real sparse CPU tensor's copy on the GPU (whisper's `alignment_heads`, moved by
+    `model.to("cuda")`): its indices and values on the GPU, their data the host's (a meta
+    copy of the sparse tensor itself would have no entries: `.indices()` empty)."""
+    coalesced = host.coalesce()
+    indices, values = coalesced.indices().to(meta), coalesced.values().to(meta)
+    known_values.from_host(torch, indices, coalesced.indices())
+    known_values.from_host(torch, values, coalesced.values())
+    with torch._C.DisableTorchFunction():
+        return torch.sparse_coo_tensor(
+            indices, values, tuple(host.shape), is_coalesced=True, check_invariants=False
+        )
 
 
 def _to_device(torch: Any, args: tuple, kwargs: dict) -> Any:

@@ -476,7 +476,12 @@ class Values:
             )
         ]
         input_keys = {key for _, key in states}
-        results = _flat(out, torch, []) if not isinstance(out, dict) else []
+        # (a sparse result has no storage to carry a copy: its data stays unknown)
+        results = (
+            [o for o in _flat(out, torch, []) if o.layout == torch.strided]
+            if not isinstance(out, dict)
+            else []
+        )
         # results on a storage of their own (not a view of an input), whose data is not
         # known yet (a data-dependent op's result already has its copy)
         new = [o for o in results if o.is_meta and storage_key(o) not in input_keys]
@@ -705,6 +710,11 @@ class Values:
                 storage, whose copy is theirs."""
                 if not isinstance(r, torch.Tensor):
                     return r
+                if r.layout != torch.strided:
+                    # a sparse result (whisper's `heads.to_sparse()` of a tensor made with no
+                    # device): a capture tensor has no such layout, and the real run's is a
+                    # CPU tensor, as its input was; so is this
+                    return r
                 storage = r.untyped_storage()
                 key = (storage.data_ptr(), storage.nbytes())
                 new = key not in bases
@@ -721,7 +731,7 @@ class Values:
                 if isinstance(result, (tuple, list))
                 else shaped(result)
             )
-        if not exact:
+        if not exact and not _size_exact(self, name, args, kwargs):
             from kx_core.compile.capturing.placeholders import LEDGER
 
             sizes = [tuple(r.shape) for r in _flat(result, torch, [])]
@@ -730,6 +740,20 @@ class Values:
                 sizes[0] if len(sizes) == 1 else sizes,
             )
         return shaped_result
+
+
+# Ops whose result's size depends on their index or mask arguments' data only, never on
+# the data they select from: `x[t]` with t exact has an exact size whatever x holds.
+_SIZED_BY_INDEX = {"__getitem__", "index", "masked_select", "index_select", "take"}
+
+
+def _size_exact(values: Values, name: str, args: tuple, kwargs: dict) -> bool:
+    """Whether a data-dependent result's size comes from exact data alone (its values may
+    still be sampled: a read of them is said where it happens)."""
+    if name not in _SIZED_BY_INDEX or not args:
+        return False
+    known = values.cpu_arguments(args[1:], {k: v for k, v in kwargs.items() if k != "input"})
+    return known is not None and known[2]
 
 
 def _data_dependent_size(torch: Any, name: str, args: tuple, kwargs: dict) -> int:
