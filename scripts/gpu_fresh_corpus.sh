@@ -11,8 +11,12 @@
 # Inductor folders), compared with the ground truth just recorded (both) or with
 # benchmarks/real_files/ground_<name>.json (measure); rows back as $OUT/measure_<name>.tgz.
 # Needs .realfiles/ for the entries (benchmarks/real_files/extract.py --manifest MANIFEST;
-# carry it). Limits: GROUND_LIMIT, MEASURE_LIMIT (s, whole step), FILE_LIMIT (s, a file),
-# JOBS (files at once on the GPU), SHARDS.
+# carry it). The device takes 64 MiB of carry in all, more than every corpus together: extract
+# only this manifest's files elsewhere (`extract.py --manifest MANIFEST --root .bench_kx/rf`),
+# carry that folder and pass REALFILES=.bench_kx/rf/.realfiles, which is linked as .realfiles.
+# Limits: GROUND_LIMIT, MEASURE_LIMIT (s, whole step), FILE_LIMIT (s, a file), JOBS (files at
+# once on the GPU), SHARDS. The measure step's rows are packed into $OUT when the script
+# exits, also when its command runs out of time.
 set -uo pipefail
 export PYTHONUNBUFFERED=1 PYTHONPATH=. MPLBACKEND=Agg
 manifest="$1"
@@ -22,6 +26,7 @@ name="${name#manifest_}"
 out="${OUT:-/tmp/kx-out}"
 work="/tmp/kx-$name"
 mkdir -p "$out" "$work"
+if [ -n "${REALFILES:-}" ]; then rm -rf .realfiles; ln -s "$REALFILES" .realfiles; fi
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 python3 -c "import os, torch, triton; print('torch', torch.__version__, 'triton', triton.__version__, 'cores', len(os.sched_getaffinity(0)))"
 pwd > "$work/root.txt"
@@ -36,7 +41,14 @@ if [ "$step" = ground ] || [ "$step" = both ]; then
   tar -C "$work" -czf "$out/ground_$name.tgz" --exclude=scratch ground ground.log root.txt triton_key.txt
   ground="$work/ground/all.json"
 fi
+pack_measure() {
+  local files
+  files="$(cd "$work" && ls measure_*.json measure_*.log 2>/dev/null)"
+  if [ -n "$files" ]; then tar -C "$work" -czf "$out/measure_$name.tgz" $files; fi
+}
 if [ "$step" = measure ] || [ "$step" = both ]; then
+  trap pack_measure EXIT
+  trap 'pack_measure; trap - EXIT; exit 143' TERM INT
   started=$SECONDS
   n="${SHARDS:-3}"
   for k in $(seq 1 "$n"); do
@@ -47,5 +59,4 @@ if [ "$step" = measure ] || [ "$step" = both ]; then
   wait
   echo "measure: $((SECONDS - started)) s"
   for k in $(seq 1 "$n"); do grep -E '^\{' "$work/measure_$k.log" | cut -c1-400; done
-  tar -C "$work" -czf "$out/measure_$name.tgz" $(cd "$work" && ls measure_*.json measure_*.log)
 fi
