@@ -349,3 +349,20 @@ def test_a_sparse_buffer_moved_to_the_gpu_keeps_its_entries():
     assert not [d for d in r.diagnostics if d.kind in ("placeholder", "runtime")]
     (k,) = r.kernels
     assert k.status == "compiled" and k.launch.grid[0] == 12 * 32
+
+
+def test_positions_made_in_a_compiled_forward_carry_their_values():
+    """A batched KV-cache decoder (LLMs-from-scratch's kv_cache_batched Qwen3) computes
+    `pos_end = start_pos + T` inside its compiled forward and reads `pos_end.max().item()`
+    and `start_pos[i].item()` after the graph break: Inductor's kernels that compute them
+    are skipped, so both read the placeholder 3 and the per-sample mask's shapes clashed
+    ("expanded size (5) must match the existing size (3)"). The compiled graph now runs on
+    the CPU where its inputs' data is known: the longest cache after three calls is 7, the
+    kernel's grid, exit 0, nothing guessed."""
+    path = HOST_READS / "positions_through_compiled_forward.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert not [d for d in r.diagnostics if d.kind in ("placeholder", "runtime", "not-captured")]
+    (fill,) = [k for k in r.kernels if k.name == "fill_rows_kernel"]
+    assert fill.status == "compiled" and fill.launch.grid[0] == 7
+    assert "longest 7 positions [7, 7]" in r.output

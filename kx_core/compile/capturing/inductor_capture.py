@@ -282,6 +282,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
         # capture's mode is on and Inductor's compile-time tensors would become meta
         functorch_config.force_non_lazy_backward_lowering = True
     after_import("torch._inductor.compile_fx", _compile_without_modes)
+    after_import("torch._inductor.compile_fx", _compiled_graphs_carry_known_values)
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
     after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
@@ -374,6 +375,45 @@ def _compile_without_modes(module: Any) -> None:
             return inner(*args, **kwargs)
 
     module.compile_fx_inner = compile_fx_inner
+
+
+def _compiled_graphs_carry_known_values(module: Any) -> None:
+    """Dynamo's graph, kept before Inductor's passes rewrite it, runs on the CPU after each
+    call of the compiled code where all its inputs' data is known (known_values.through_graph):
+    the outputs carry the data a real run's kernels write."""
+    import copy
+
+    import torch
+
+    from kx_core.compile.capturing import known_values
+
+    real = module.compile_fx
+
+    @functools.wraps(real)
+    def compile_fx(model: Any, example_inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            graph = torch.fx.GraphModule(model, copy.deepcopy(model.graph))
+        except Exception:  # noqa: BLE001 - not a plain GraphModule: compiled as it is
+            graph = None
+        compiled = real(model, example_inputs, *args, **kwargs)
+        if graph is None or not callable(compiled):
+            return compiled
+        boxed = getattr(compiled, "_boxed_call", False)
+
+        def run(*call_args: Any) -> Any:
+            # (a boxed call passes its inputs as one list, which the callee empties)
+            boxed_call = boxed and len(call_args) == 1 and isinstance(call_args[0], list)
+            inputs = list(call_args[0]) if boxed_call else list(call_args)
+            outputs = compiled(*call_args)
+            if not torch.compiler.is_compiling():
+                known_values.through_graph(torch, graph, inputs, outputs)
+            return outputs
+
+        if boxed:
+            run._boxed_call = True  # type: ignore[attr-defined]
+        return run
+
+    module.compile_fx = compile_fx
 
 
 def _cuda_graphs_run_as_their_warm_up(module: Any) -> None:

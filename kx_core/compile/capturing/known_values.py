@@ -756,6 +756,91 @@ def _size_exact(values: Values, name: str, args: tuple, kwargs: dict) -> bool:
     return known is not None and known[2]
 
 
+def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
+    """The data of a compiled graph's outputs that depend on known data only: the graph
+    (dynamo's, before Inductor's passes) run on the CPU copies, node by node, as a real
+    run's kernels compute it; a node reading an unknown input, or one the CPU cannot run
+    (a Triton kernel, a factory on the GPU), is unknown, and so is all it feeds. A decoder
+    keeps its positions on the GPU and reads `pos_end.max().item()` after a compiled region
+    made it beside logits from unknown weights (LLMs-from-scratch's batched KV cache): the
+    Inductor kernels that make it are skipped, so every such read was a placeholder.
+    Bounded by the work limits."""
+    unknown = object()
+    input_exact = []  # per graph input: whether its data is exact (not sampled)
+    cpu_inputs = []
+    for a in inputs:
+        if isinstance(a, torch.Tensor) and a.is_meta:
+            value = value_of(a)
+            if value is None:
+                cpu_inputs.append(unknown)
+                input_exact.append(False)
+                continue
+            input_exact.append(value[1])
+            cpu_inputs.append(value[0])
+        else:
+            cpu_inputs.append(a)
+            input_exact.append(True)
+    if all(a is unknown for a in cpu_inputs if a is not None) and any(a is unknown for a in cpu_inputs):
+        return
+    tensors = [a for a in cpu_inputs if isinstance(a, torch.Tensor)]
+    calls = sum(1 for n in graph.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
+    if not tensors or not _charge(sum(t.numel() for t in tensors) * max(calls, 1)):
+        return
+
+    def flat_args(node_args: Any) -> list:
+        found: list = []
+        torch.fx.node.map_aggregate(node_args, found.append)
+        return found
+
+    exact: dict[Any, bool] = {}  # node -> its value is exact (every input it reads is)
+    placeholders = iter(input_exact)
+
+    class Partial(torch.fx.Interpreter):
+        def run_node(self, n: Any) -> Any:
+            if n.op == "placeholder":
+                exact[n] = next(placeholders, False)
+                return super().run_node(n)
+            exact[n] = all(exact.get(m, True) for m in n.all_input_nodes)
+            args, kwargs = self.fetch_args_kwargs_from_env(n)
+            if n.op != "output" and any(a is unknown for a in flat_args((args, kwargs))):
+                return unknown
+            try:
+                return super().run_node(n)
+            except Exception:  # noqa: BLE001 - not computable on the CPU: unknown from here
+                return unknown
+
+    from torch.utils._python_dispatch import _disable_current_modes
+
+    with (
+        _disable_current_modes(),
+        torch._C.DisableTorchFunction(),
+        torch.no_grad(),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")
+        try:
+            results = Partial(graph).run(*cpu_inputs)
+        except Exception:  # noqa: BLE001 - the graph as a whole would not run here
+            return
+        # the compiled code returns what the graph returns, output for output
+        outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        values = list(results) if isinstance(results, (list, tuple)) else [results]
+        (output_node,) = [n for n in graph.graph.nodes if n.op == "output"]
+        made = (
+            output_node.args[0] if isinstance(output_node.args[0], (list, tuple)) else [output_node.args[0]]
+        )
+        if not (len(outs) == len(values) == len(made)):
+            return
+        for out, value, node in zip(outs, values, made):
+            if getattr(out, "is_meta", False) and isinstance(value, torch.Tensor) and not value.is_meta:
+                adopt(
+                    torch,
+                    out,
+                    value.detach(),
+                    exact.get(node, False) if isinstance(node, torch.fx.Node) else True,
+                )
+
+
 def _data_dependent_size(torch: Any, name: str, args: tuple, kwargs: dict) -> int:
     """The elements a data-dependent op makes where they may be far more than it reads
     (bincount's bins are its largest value + 1; repeat_interleave's the repeats' sum): the
