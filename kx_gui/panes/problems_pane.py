@@ -24,6 +24,10 @@ class ProblemsPane(Pane):
         super().__init__(session, parent)
         self.list = QListWidget()
         self.list.setTextElideMode(Qt.TextElideMode.ElideRight)  # the reason, first, stays
+        # a row wider than the pane ends in "…" (with a horizontal scroll bar the view lays
+        # rows out at full width and cuts them at its edge, with no sign that text is cut);
+        # the whole text is on hover
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.list)

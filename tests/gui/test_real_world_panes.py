@@ -193,3 +193,31 @@ def test_a_problems_row_leads_with_its_reason_and_hovers_its_whole_text(qtbot, m
     rect = view.visualItemRect(item)
     text_left = rect.left() + max(view.iconSize().width(), 16) + 12  # after the icon
     assert text_left + view.fontMetrics().horizontalAdvance(reason) <= view.viewport().width()
+
+
+def test_a_problems_row_wider_than_the_pane_ends_in_an_ellipsis(qtbot, make_window):
+    """Issue 54 (noticed): a long problem row was cut at the pane's edge with no sign that
+    text was cut (the list laid rows out at full width behind a horizontal scroll bar).
+    Rows now fit the pane and end in '…'; the whole text stays on hover."""
+    from PySide6.QtCore import Qt
+
+    from kx_core.compile import CompileRequest, compile_file
+
+    path = ROOT / "fixtures" / "kernels" / "host_reads" / "memory_figures.py"
+    result = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    w = make_window("cuda:90")
+    assert w.show_pane("problems")
+    pane = w.problems_pane
+    pane.set_result(result)
+    view = pane.list
+    view.doItemsLayout()  # (the view lays its rows out lazily)
+    qtbot.wait(50)
+    rows = [view.item(i) for i in range(view.count())]
+    long_rows = [r for r in rows if view.fontMetrics().horizontalAdvance(r.text()) > view.viewport().width()]
+    assert long_rows, [r.text() for r in rows]
+    # no horizontal scrolling: the view elides each row at its edge (looked at offscreen:
+    # "... reads data a capture doe…"), where a scroll bar laid rows out at full width
+    assert view.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert not view.horizontalScrollBar().isVisible()
+    for row in long_rows:
+        assert row.text().split("  — ")[0] in row.toolTip()  # the reason, whole, on hover
