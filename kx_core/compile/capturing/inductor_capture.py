@@ -396,8 +396,8 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
         except Exception:  # noqa: BLE001 - not a plain GraphModule: compiled as it is
             graph = None
         compiled = real(model, example_inputs, *args, **kwargs)
-        if graph is None or not callable(compiled):
-            return compiled
+        if graph is None or not callable(compiled) or getattr(compiled, "_kx_known_values", False):
+            return compiled  # (compile_fx calls itself with config patches: one run is enough)
         boxed = getattr(compiled, "_boxed_call", False)
 
         def run(*call_args: Any) -> Any:
@@ -411,6 +411,7 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
 
         if boxed:
             run._boxed_call = True  # type: ignore[attr-defined]
+        run._kx_known_values = True  # type: ignore[attr-defined]
         return run
 
     module.compile_fx = compile_fx
