@@ -379,8 +379,8 @@ def _compile_without_modes(module: Any) -> None:
 
 def _compiled_graphs_carry_known_values(module: Any) -> None:
     """Dynamo's graph, kept before Inductor's passes rewrite it, runs on the CPU after each
-    call of the compiled code where all its inputs' data is known (known_values.through_graph):
-    the outputs carry the data a real run's kernels write."""
+    call of the compiled code, node by node where its inputs' data is known
+    (known_values.through_graph): the outputs carry the data a real run's kernels write."""
     import copy
 
     import torch

@@ -780,9 +780,7 @@ def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
         else:
             cpu_inputs.append(a)
             input_exact.append(True)
-    if all(a is unknown for a in cpu_inputs if a is not None) and any(a is unknown for a in cpu_inputs):
-        return
-    tensors = [a for a in cpu_inputs if isinstance(a, torch.Tensor)]
+    tensors = [a for a in cpu_inputs if isinstance(a, torch.Tensor)]  # (none: nothing to learn)
     calls = sum(1 for n in graph.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
     if not tensors or not _charge(sum(t.numel() for t in tensors) * max(calls, 1)):
         return
@@ -793,12 +791,12 @@ def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
         return found
 
     exact: dict[Any, bool] = {}  # node -> its value is exact (every input it reads is)
-    placeholders = iter(input_exact)
+    input_flags = iter(input_exact)
 
     class Partial(torch.fx.Interpreter):
         def run_node(self, n: Any) -> Any:
             if n.op == "placeholder":
-                exact[n] = next(placeholders, False)
+                exact[n] = next(input_flags, False)
                 return super().run_node(n)
             exact[n] = all(exact.get(m, True) for m in n.all_input_nodes)
             args, kwargs = self.fetch_args_kwargs_from_env(n)
