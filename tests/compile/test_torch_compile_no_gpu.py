@@ -148,6 +148,22 @@ def test_a_pad_mm_decision_is_pytorchs_learned_answer_said_as_such(tmp_path, mon
     assert asked == guessed and not said
 
 
+def test_the_learned_pad_mm_switch_is_this_pytorchs_own_config():
+    """The patch that asks for pad_mm's learned heuristic is a key this PyTorch's Inductor
+    config has, and under it the config's own use_autoheuristic answers yes (torch 2.11
+    keeps the names in a string, 2.14 in flags: patching 2.14's key on 2.11 raised inside
+    Inductor and every torch.compile reaching pad_mm ran eagerly, on the H100)."""
+    import torch._inductor.config as config
+
+    from kx_core.compile.capturing.pad_mm_choice import _learned_pad_mm_on
+
+    before = config.use_autoheuristic("pad_mm"), config.use_autoheuristic("mixed_mm")
+    with config.patch(_learned_pad_mm_on(config)):
+        assert config.use_autoheuristic("pad_mm")
+        assert config.use_autoheuristic("mixed_mm") == before[1]  # the others as they were
+    assert (config.use_autoheuristic("pad_mm"), config.use_autoheuristic("mixed_mm")) == before
+
+
 def test_a_pad_mm_decision_only_a_timing_decides_is_said_to_be_a_tie(tmp_path):
     """4096x384 @ 384x65 (nanoGPT's lm_head on a 65-character vocabulary): too small for
     the learned heuristic; on equal times Inductor keeps the matmul unpadded, and kx says so."""

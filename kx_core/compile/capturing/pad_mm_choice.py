@@ -75,7 +75,7 @@ def install(module: Any) -> None:
         timed.clear()
         learned.clear()
         files_own = config.use_autoheuristic("pad_mm")
-        with config.patch({"autoheuristic_use.pad_mm": True}), gpu_tensors_on_meta():
+        with config.patch(_learned_pad_mm_on(config)), gpu_tensors_on_meta():
             padded = undecorated(match, mat1, mat2, op, input)
         guessed = timed or (learned and learned[-1] is not None and not files_own)
         if guessed:
@@ -89,6 +89,18 @@ def install(module: Any) -> None:
         return padded
 
     module._should_pad = _should_pad
+
+
+def _learned_pad_mm_on(config: Any) -> dict[str, Any]:
+    """The config patch that turns on pad_mm's learned heuristic, in this PyTorch's form:
+    a flag of the `autoheuristic_use` class (torch 2.14) or a name in its comma-separated
+    string (torch 2.11: "mixed_mm", patched to "mixed_mm,pad_mm"). The flag's key is not a
+    config of torch 2.11: patching it raised inside Inductor, and every torch.compile that
+    reached pad_mm ran eagerly on the H100's torch (issue 50, corpus 5)."""
+    use = config.autoheuristic_use
+    if isinstance(use, str):
+        return {"autoheuristic_use": ",".join([*use.split(","), "pad_mm"])}
+    return {"autoheuristic_use.pad_mm": True}
 
 
 def gpu_tensors_on_meta() -> Any:
