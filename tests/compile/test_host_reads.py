@@ -366,3 +366,21 @@ def test_positions_made_in_a_compiled_forward_carry_their_values():
     (fill,) = [k for k in r.kernels if k.name == "fill_rows_kernel"]
     assert fill.status == "compiled" and fill.launch.grid[0] == 7
     assert "longest 7 positions [7, 7]" in r.output
+
+
+def test_a_functions_backward_buffer_traced_at_compile_is_not_data():
+    """A compiled training step through an autograd.Function whose backward makes a lock
+    buffer (torch.zeros(..., device=dy.device)) and launches a Triton kernel on it: AOT
+    autograd traces that backward at the forward's compile, under its fake mode, so the
+    call is a trace, not a run, and kx's capture rules pass it through. Before, kx read
+    the fake result's storage as data; on torch 2.11 (the GPU machine's) that raised
+    'Attempted to access the data pointer on an invalid python storage' inside Inductor
+    and the whole model ran eagerly (stickbreaking-attention's training, corpus 5)."""
+    path = HOST_READS / "function_backward_buffer.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert {"_scale_fwd", "_scale_bwd"} <= names
+    # Inductor's kernels of the forward graph and of the backward graph
+    assert any("threshold_backward" in n for n in names) and any("mean_pow" in n for n in names)
+    assert "grad shape (256, 256)" in r.output

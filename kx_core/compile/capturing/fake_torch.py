@@ -75,15 +75,22 @@ def install(report: DeviceReport) -> list[Any]:
     known_values.STORE.budget = known_values.budget_bytes()
     rules = _MetaRules(torch)
     is_compiling = torch.compiler.is_compiling
+    active_mode = torch._C._get_dispatch_mode
+    tracing_modes = (torch._C._TorchDispatchModeKey.FAKE, torch._C._TorchDispatchModeKey.PROXY)
 
     class MetaDeviceMode(TorchFunctionMode):
         """Rewrites every GPU device argument to meta; answers data reads of meta
         tensors with placeholders; makes meta tensors say they live on the GPU."""
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
-            if is_compiling():
+            # (is_compiling first: dynamo, inlining this handler, folds it to True)
+            if is_compiling() or any(active_mode(key) is not None for key in tracing_modes):
                 # torch.compile traces this mode with the call: its fake tensors are the
-                # GPU's already (inductor_capture), so the traced call is the call itself
+                # GPU's already (inductor_capture), so the traced call is the call itself.
+                # So is a call traced under a fake or proxy mode with dynamo done: AOT
+                # autograd tracing an autograd.Function's backward (make_fx), torch.export;
+                # its results are fakes, whose data known_values must not take (on torch
+                # 2.11 reading a fake's storage raised, and the compile ran eagerly)
                 return func(*args, **(kwargs or {}))
             return rules.call(func, args, dict(kwargs or {}))
 
