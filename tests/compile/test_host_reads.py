@@ -384,3 +384,37 @@ def test_a_functions_backward_buffer_traced_at_compile_is_not_data():
     # Inductor's kernels of the forward graph and of the backward graph
     assert any("threshold_backward" in n for n in names) and any("mean_pow" in n for n in names)
     assert "grad shape (256, 256)" in r.output
+
+
+def test_a_scripted_helper_calling_a_functional_op_compiles_as_torchscript_does():
+    """torch.jit.script of a dequantize helper that calls F.embedding_bag: TorchScript
+    scripts F.embedding_bag itself on the way (try_compile_fn) and calls what it got back
+    inside the script. kx's wrapper, which makes a scripted function run as Python under
+    capture, handed TorchScript its wrapper there, and TorchScript matched the call against
+    the aten op ("Argument offsets not provided"): the file stopped at its import (AQLM's
+    inference kernels, corpus 6). The helper's result feeds a Triton GEMV."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "scripted_dequantize.py"), target="cuda:90"), use_cache=False
+    )
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    args = {a.name: a.value for a in k.launch.args}
+    assert k.name == "gemv" and args["K"] == 512  # 64 groups of 8: the rebuilt weight's width
+    assert "weight (256, 512) y (256,)" in r.output
+
+
+def test_a_compiled_helper_first_called_in_a_backward_compiles_there():
+    """A custom Function's backward first calls a torch.compile'd helper: dynamo's set-up
+    (the default device back to the CPU, as a real run has it) ran inside the capture
+    mode's handler of loss.backward(), where PyTorch's DeviceContext is not on the mode
+    stack, and set_default_device(None) raised "Expected a DeviceContext at the bottom of
+    the mode stack" (cut_cross_entropy's sort_logit_avg, corpus 6). Now the helper's
+    Inductor kernel and the backward's Triton kernel are both captured."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "compiled_helper_in_backward.py"), target="cuda:90"),
+        use_cache=False,
+    )
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert "scaled_grad" in names and any(n.startswith("triton_") for n in names)
+    assert "grad (4, 4096)" in r.output

@@ -272,7 +272,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     _prepare_dynamo.done = True
     # A real run's default device is the CPU: traced code that makes a tensor without a
     # device makes a CPU tensor (the capture's default, meta, would put it beside GPU fakes)
-    torch.set_default_device(None)
+    _default_device_cpu(torch)
     dynamo_config = importlib.import_module("torch._dynamo.config")
     dynamo_config.suppress_errors = True
     functorch_config = importlib.import_module("torch._functorch.config")
@@ -292,6 +292,24 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     after_import("torch._inductor.cudagraph_trees", _cuda_graph_trees_run_as_their_warm_up)
     _optimizers_see_the_gpu(torch)
     logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(on_not_captured))
+
+
+def _default_device_cpu(torch: Any) -> None:
+    """torch.set_default_device(None), where PyTorch's rule for it holds: its DeviceContext
+    is at the bottom of this thread's mode stack. Inside a mode's handler it is not (a
+    torch.compile'd function first called in a custom Function's backward: loss.backward()
+    runs in the capture mode's handler, cut_cross_entropy's sort_logit_avg), and exiting it
+    there raised "Expected a DeviceContext at the bottom of the mode stack": there the
+    context stays where it is and makes tensors on the CPU, as no default does."""
+    from torch.utils._device import DeviceContext
+
+    stack = torch._C._len_torch_function_stack()
+    if stack and isinstance(torch._C._get_function_stack_at(0), DeviceContext):
+        torch.set_default_device(None)
+        return
+    context = getattr(getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None), "device_context", None)
+    if context is not None:
+        context.device = torch.device("cpu")
 
 
 def no_cuda_here(exc: BaseException) -> bool:

@@ -16,6 +16,7 @@ Runs only inside the capture worker.
 from __future__ import annotations
 
 import functools
+import sys
 from typing import Any
 
 
@@ -46,6 +47,12 @@ def install(torch: Any) -> None:
     ):
         # one frame more up: a scripted class resolves its names in the caller's frame
         made = real(obj, optimize, _frames_up + 1, _rcb, example_inputs)
+        if sys._getframe(1).f_globals.get("__name__", "").startswith("torch.jit"):
+            # TorchScript compiling a function that a scripted one calls (try_compile_fn:
+            # F.embedding_bag inside AQLM's scripted dequantize): it must get its own
+            # ScriptFunction back, which it calls inside the script ("Argument offsets not
+            # provided": given the wrapper, it matched the call against the aten op)
+            return made
         fn = getattr(made, "_torchdynamo_inline", None)
         if isinstance(made, torch.jit.ScriptFunction) and callable(fn):
             return RunsAsPython(made, fn)
