@@ -418,3 +418,20 @@ def test_a_compiled_helper_first_called_in_a_backward_compiles_there():
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert "scaled_grad" in names and any(n.startswith("triton_") for n in names)
     assert "grad (4, 4096)" in r.output
+
+
+def test_a_config_pre_hook_on_known_data_runs_in_its_forked_child():
+    """A split-K GEMM autotuned over configs whose pre_hook zeroes the output: kx compiles
+    each config in a forked child, and the hook runs there on the output's known data. The
+    file's own CPU work (inputs made on the host) had started PyTorch's OpenMP pool in the
+    parent, which fork does not carry: the child's zero_ waited on it forever and the file
+    ran into its timeout (triton-lang/kernels' matmul, corpus 6: 20 of 113 compiles on the
+    H100). A child now uses one intra-op thread, as PyTorch's DataLoader workers do."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "split_k_zeroed_output.py"), target="cuda:90", timeout_s=300),
+        use_cache=False,
+    )
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    compiled = [k for k in r.kernels if k.status == "compiled"]
+    assert sorted(k.config.kwargs["SPLIT_K"] for k in compiled) == [2, 4]
+    assert "c (16, 4096) torch.float32" in r.output

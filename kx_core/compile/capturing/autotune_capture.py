@@ -338,6 +338,12 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, sender: _InOrder) 
             if pid == 0:  # child: compile this config, write its messages, leave at once
                 code = 0
                 try:
+                    if "torch" in sys.modules:
+                        # PyTorch's rule for a forked worker (DataLoader's _worker_loop): one
+                        # intra-op thread. The parent's OpenMP pool does not survive fork, and
+                        # a parallel CPU op in the child (a config's pre_hook zeroing a split-K
+                        # output's known data, triton-lang/kernels' matmul) waited on it forever
+                        sys.modules["torch"].set_num_threads(1)
                     for r in early:
                         os.close(r)
                     if wanted:
