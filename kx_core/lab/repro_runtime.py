@@ -67,7 +67,49 @@ def constexpr_value(value, module):
     found = JIT_VALUE_RE.match(value)
     if found and hasattr(module, found.group("name")):
         return getattr(module, found.group("name"))
-    return value
+    layout = gluon_layout(value)
+    return value if layout is None else layout
+
+
+def gluon_layout(text):
+    """A Gluon layout as the capture wrote it: its repr, which is its constructor call
+    (a dataclass's), rebuilt from gluon.language's own class, each argument a literal or
+    a layout; None where the text is not such a call. Example:
+    "BlockedLayout(size_per_thread=[4], threads_per_warp=[32], warps_per_cta=[4], order=[0])"
+    (passed as its text, the kernel got a string: "tensor layout must be a
+    DistributedLayout")."""
+    import ast
+
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return None
+    return _layout_of(node)
+
+
+def _layout_of(node):
+    import ast
+
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)) or not node.func.id.endswith(
+        "Layout"
+    ):
+        return None
+    try:
+        from triton.experimental.gluon import language as gl
+    except ImportError:
+        return None
+    cls = getattr(gl, node.func.id, None)
+    if not isinstance(cls, type):
+        return None
+
+    def argument(value):
+        inner = _layout_of(value)
+        return inner if inner is not None else ast.literal_eval(value)
+
+    try:
+        return cls(*[argument(a) for a in node.args], **{k.arg: argument(k.value) for k in node.keywords})
+    except (ValueError, TypeError, SyntaxError):
+        return None
 
 
 def storage_extent(shape, strides):

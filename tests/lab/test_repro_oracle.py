@@ -38,6 +38,8 @@ CASES = {
     # n_cols = 1000, not a multiple of 16)
     "fixtures/real_world/use_mylib.py": [("rms_norm_kernel", 0), ("rms_norm_kernel", 3)],
     "fixtures/kernels/gluon/helper_layouts.py": [("helper_copy_kernel", 0)],
+    # a Gluon layout passed as a constexpr (its repr, rebuilt as the layout)
+    "kx_core/data/examples/gluon_transpose.py": [("scale_kernel", 0)],
     # torch.compile: each config of Inductor's kernel, compiled with triton.compile
     "fixtures/kernels/repro/inductor_pointwise.py": [("triton_poi_", 0), ("triton_poi_", 1)],
 }
@@ -124,3 +126,17 @@ def test_an_output_code_kernel_whose_generated_module_is_gone(tmp_path):
         timeout=300,
     )
     assert p.returncode == 0 and f"got       {kernel.metadata.hash}" in p.stdout, p.stdout + p.stderr
+
+
+def test_a_gluon_layouts_text_is_rebuilt_as_that_layout():
+    """What the capture writes of a layout constexpr (its repr) becomes the layout again,
+    nested ones too; any other text stays text (Gluon's own classes and equality)."""
+    from triton.experimental.gluon import language as gl
+
+    from kx_core.lab.repro_runtime import gluon_layout
+
+    blocked = gl.BlockedLayout([1, 4], [4, 8], [4, 1], [1, 0])
+    for layout in (blocked, gl.SliceLayout(0, blocked)):
+        assert gluon_layout(repr(layout)) == layout
+    for text in ("fp16", "os.system('x')", "BlockedLayout(", "NotALayout(1)", "Layout()"):
+        assert gluon_layout(text) is None
