@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -34,7 +35,12 @@ from kx_core.compile.jobs.real_runs import compare, identity  # noqa: E402
 
 
 def capture(
-    entry: dict, extra: list[str], timeout: float, python: str | None, inductor_root: str | None
+    entry: dict,
+    extra: list[str],
+    timeout: float,
+    python: str | None,
+    inductor_root: str | None,
+    gpu: str = "h200",
 ) -> tuple[CompileResult, float]:
     """kx's capture of the entry as a user runs it, and its wall time."""
     paths = [str(ROOT / p) for p in entry["pythonpath"]] + extra
@@ -46,7 +52,7 @@ def capture(
     request = CompileRequest(
         str(ROOT / entry["run"]),
         target="cuda:90",
-        gpu="h200",
+        gpu=gpu,
         timeout_s=timeout,
         cwd=tempfile.mkdtemp(prefix="kx-measure-"),  # files a tutorial writes land there
         python=python,
@@ -93,6 +99,13 @@ def _stripped(result: CompileResult) -> CompileResult:
     return replace(result, kernels=kernels, output=result.output[-4000:])
 
 
+def _board(name: str) -> str:
+    """kx's name of the GPU a real run had ("NVIDIA H100 80GB HBM3" -> "h100"); h200 where
+    the run names none kx knows."""
+    found = re.search(r"\b(H100|H200|A100)\b", name)
+    return found.group(1).lower() if found else "h200"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
@@ -119,6 +132,13 @@ def main() -> int:
         "small enough to commit and compare in a later session (--compact-in)",
     )
     ap.add_argument("--compact-in", help="read the results from a --compact file instead of capturing")
+    ap.add_argument(
+        "--gpu",
+        default="",
+        help="the GPU kx's capture stands for (default: the one the entry's real run had, else h200): "
+        "a file whose autotuner prunes by a performance model of the GPU compiles other configs on "
+        "an H100 than on an H200",
+    )
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
     compact_in = json.loads(Path(args.compact_in).read_text()) if args.compact_in else {}
@@ -139,7 +159,10 @@ def main() -> int:
             kept = json.loads(saved.read_text())
             result, seconds = CompileResult.from_json(kept["result"]), kept["seconds"]
         else:
-            result, seconds = capture(e, args.extra_site, args.timeout, args.python, args.inductor_cache_root)
+            gpu = args.gpu or _board(ground.get(e["id"], {}).get("gpu", ""))
+            result, seconds = capture(
+                e, args.extra_site, args.timeout, args.python, args.inductor_cache_root, gpu
+            )
             if saved is not None:
                 saved.parent.mkdir(parents=True, exist_ok=True)
                 saved.write_text(json.dumps({"seconds": seconds, "result": result.to_json()}))
