@@ -49,6 +49,7 @@ PANES: tuple[PaneSpec, ...] = (
     PaneSpec("stages", "Stages", "kx_gui.panes.stage_pane:StagePane", "right"),
     PaneSpec("kernels", "Kernels", "kx_gui.panes.kernels_pane:KernelsPane", "left"),
     PaneSpec("problems", "Problems", "kx_gui.panes.problems_pane:ProblemsPane", "left"),
+    PaneSpec("launches", "Launches", "kx_gui.panes.launches_pane:LaunchesPane", "left", lazy=True),
     PaneSpec("output", "Output", "kx_gui.panes.output_pane:OutputPane", "left"),
     PaneSpec("pipeline", "Pipeline", "kx_gui.panes.pipeline_pane:PipelinePane", "right"),
     PaneSpec(
@@ -117,7 +118,7 @@ WORKSPACES: tuple[Workspace, ...] = (
         "explore",
         "Explore",
         ("source",),
-        ("kernels", "problems", "output"),
+        ("kernels", "problems", "launches", "output"),
         ("stages", "pipeline", "diff", "concepts", "summary"),
         "the source, its stages down to SASS with linked lines, passes, diffs and concepts",
     ),

@@ -7,7 +7,7 @@ GUI. Units are in the field names or docstrings: bytes, seconds, 32-bit register
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kx_core.base.jsonable import Jsonable
@@ -138,9 +138,29 @@ class LaunchArg(Jsonable):
 
 
 @dataclass(frozen=True)
+class LaunchSite(Jsonable):
+    """Launches of one compiled kernel with one grid from one calling line: `count` of them
+    (a decode loop's step launches are one site). `file`/`line`: the innermost frame
+    outside torch, Triton and kx (a library's wrapper, or the file itself); `file_line`:
+    the line of the compiled file itself on that stack, where it is on it."""
+
+    grid: tuple[int, int, int]
+    file: str | None = None
+    line: int | None = None
+    count: int = 1
+    file_line: int | None = None
+
+
+# the distinct (grid, line) sites a record keeps; further ones are counted, not listed
+MAX_LAUNCH_SITES = 64
+
+
+@dataclass(frozen=True)
 class Launch(Jsonable):
     """What a `kernel[grid](...)` call asked for. `count` is how many identical launches
-    (same compiled kernel) the file made; the other fields describe the first."""
+    (same compiled kernel) the file made; the other fields describe the first. `sites`:
+    every launch by grid and calling line, in the order first seen (at most
+    MAX_LAUNCH_SITES; `count` counts them all)."""
 
     grid: tuple[int, int, int]
     args: tuple[LaunchArg, ...]
@@ -149,6 +169,20 @@ class Launch(Jsonable):
     num_stages: int
     count: int = 1
     warmup: bool = False  # compiled by warmup() and not (yet) launched: no grid
+    sites: tuple[LaunchSite, ...] = ()
+
+    def with_site(self, site: LaunchSite) -> Launch:
+        """This launch record with one more launch at `site` counted among its sites."""
+        where = (tuple(site.grid), site.file, site.line, site.file_line)
+        sites = list(self.sites)
+        for i, s in enumerate(sites):
+            if (tuple(s.grid), s.file, s.line, s.file_line) == where:
+                sites[i] = replace(s, count=s.count + 1)
+                break
+        else:
+            if len(sites) < MAX_LAUNCH_SITES:
+                sites.append(replace(site, grid=tuple(int(g) for g in site.grid), count=1))
+        return replace(self, sites=tuple(sites))
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,7 @@ class Launched(Message):
     TYPE: ClassVar[str] = "launch"
     key: str
     grid: list[Any]
+    site: dict[str, Any] | None = None  # a LaunchSite's JSON: where the launch was called
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,7 @@ class Relaunched(Message):
     TYPE: ClassVar[str] = "relaunch"
     key: str
     first: bool = False
+    site: dict[str, Any] | None = None  # a LaunchSite's JSON, where the capture knows it
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,7 @@ from kx_core.records.results import (
     CompileResult,
     Diagnostic,
     KernelDefinition,
+    LaunchSite,
     Target,
 )
 
@@ -113,6 +114,8 @@ class _Assembler:
                         if k.launch.warmup
                         else replace(k.launch, count=k.launch.count + 1)
                     )
+                    if isinstance(message.site, dict):
+                        launch = launch.with_site(LaunchSite.from_json(message.site))
                     self.kernels[message.key] = replace(k, launch=launch)
             case protocol.Chosen():  # the autotune config the capture launched, and why
                 k = self.kernels.get(message.key)
@@ -120,8 +123,13 @@ class _Assembler:
                     self.kernels[message.key] = replace(k, chosen=message.note)
             case protocol.Relaunched():
                 k = self.kernels.get(message.key)
-                if k is not None and k.launch is not None and not message.first:
-                    self.kernels[message.key] = replace(k, launch=replace(k.launch, count=k.launch.count + 1))
+                if k is not None and k.launch is not None:
+                    launch = k.launch if message.first else replace(k.launch, count=k.launch.count + 1)
+                    # (a first launch is counted already; its site is new where the record
+                    # was made without one: an autotune config compiled in a child)
+                    if isinstance(message.site, dict) and not (message.first and launch.sites):
+                        launch = launch.with_site(LaunchSite.from_json(message.site))
+                    self.kernels[message.key] = replace(k, launch=launch)
             case protocol.DiagnosticReport():
                 self.add(Diagnostic.from_json(message.diagnostic))
             case protocol.Sources():  # modules of the user's the run imported (the cache checks them)
