@@ -1,0 +1,92 @@
+"""Import helpers and stand-ins for fresh corpus 7's drivers (kx's own code, no upstream code).
+
+Self-contained (no other support module is imported). Every stand-in here is used whether or
+not the real package is installed, so a driver runs the same on any machine: no download, no
+hub, no installed-version drift. Upstream sources are found on sys.path (the manifest's
+"pythonpath" puts the `.realfiles/...` folders there).
+
+`small()` is true when KX_CORPUS_SMALL=1 is set: the drivers then shrink their shapes (a switch
+for checking a driver on a CPU with Triton's interpreter); by default they run their real sizes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.machinery
+import os
+import sys
+import types
+
+
+def small() -> bool:
+    return os.environ.get("KX_CORPUS_SMALL", "0") == "1"
+
+
+def pick(real, toy):
+    """`real` by default, `toy` under KX_CORPUS_SMALL=1."""
+    return toy if small() else real
+
+
+def find_on_path(rel: str) -> str:
+    """The first `<sys.path entry>/<rel>` folder that exists."""
+    for entry in sys.path:
+        cand = os.path.join(entry or os.getcwd(), rel)
+        if os.path.isdir(cand):
+            return os.path.abspath(cand)
+    raise ImportError(f"{rel!r} is not under any sys.path entry; set PYTHONPATH as the manifest says")
+
+
+def bare_package(name: str, path: str | None = None) -> types.ModuleType:
+    """Register package `name` (folder `path`, found on sys.path by default) without running its
+    __init__.py, so `import name.sub.module` loads only that module and what it imports. Parents
+    are registered bare too."""
+    if name in sys.modules:
+        return sys.modules[name]
+    if "." in name:
+        bare_package(name.rpartition(".")[0])
+    if path is None:
+        path = find_on_path(name.replace(".", os.sep))
+    mod = types.ModuleType(name)
+    mod.__path__ = [path]
+    mod.__file__ = os.path.join(path, "__init__.py")
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+    mod.__spec__.submodule_search_locations = [path]
+    sys.modules[name] = mod
+    if "." in name:
+        parent, _, child = name.rpartition(".")
+        setattr(sys.modules[parent], child, mod)
+    return mod
+
+
+def stub_module(name: str, **attrs) -> types.ModuleType:
+    """A minimal module `name` in sys.modules (with a __spec__, so find_spec works)."""
+    mod = types.ModuleType(name)
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    mod.__dict__.update(attrs)
+    sys.modules[name] = mod
+    if "." in name:
+        parent, _, child = name.rpartition(".")
+        if parent not in sys.modules:
+            stub_module(parent)
+        sys.modules[parent].__path__ = getattr(sys.modules[parent], "__path__", [])
+        setattr(sys.modules[parent], child, mod)
+    return mod
+
+
+def _unavailable(what):
+    def f(*args, **kwargs):
+        raise RuntimeError(f"{what} is a corpus stand-in and not used by this driver")
+
+    return f
+
+
+@contextlib.contextmanager
+def quiet_warnings():
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+__all__ = ["bare_package", "find_on_path", "pick", "quiet_warnings", "small", "stub_module"]
