@@ -7,6 +7,8 @@ in ground/) is its oracle."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.jobs.real_runs import compare
@@ -435,3 +437,42 @@ def test_a_config_pre_hook_on_known_data_runs_in_its_forked_child():
     compiled = [k for k in r.kernels if k.status == "compiled"]
     assert sorted(k.config.kwargs["SPLIT_K"] for k in compiled) == [2, 4]
     assert "c (16, 4096) torch.float32" in r.output
+
+
+def test_an_environment_flag_read_inside_a_compiled_forward_traces_as_on_a_real_run():
+    """A block's forward asks `os.environ.get(FLAG)` inside torch.compile (k-diffusion's
+    flags module, corpus 6), and the blocks run in a loop. kx records the environment a
+    file reads by wrapping os.environ's lookups; dynamo traced that wrapper inline, and its
+    frame walk (`sys._getframe`) was a graph break a real run does not have; in a loop,
+    dynamo then skips the whole frame: other graphs than the GPU's, 16 of
+    kdiff_hdit_sample's 150 compiles missing on the H100. The file compiles with
+    fullgraph=True, so dynamo itself is the oracle: any graph break raises."""
+    path = HOST_READS / "env_flag_in_compiled_forward.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "graph breaks 0" in r.output
+    gelu = [k for k in r.kernels if k.status == "compiled" and "gelu" in k.name]
+    # the flag's path: tanh's GELU (the other is erf's)
+    assert gelu and all("tanh" in k.stages["ttir"] and "erf" not in k.stages["ttir"] for k in gelu)
+
+
+def test_a_lookup_traced_by_dynamo_is_still_recorded():
+    """The name a compiled function looks up is recorded for the result cache while dynamo
+    traces it (no frame walk there): a changed value is a new compile."""
+    script = (
+        "import os, torch\n"
+        "from kx_core.compile.capturing import reads\n"
+        "reads.install()\n"
+        "@torch.compile(backend='eager', fullgraph=True)\n"
+        "def f(x):\n"
+        "    return x + 1 if os.environ.get('KX_TRACED_FLAG', '1') == '1' else x\n"
+        "f(torch.ones(2))\n"
+        "got = reads.stop()\n"
+        "print('KX_TRACED_FLAG' in got.env)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300
+    )
+    assert out.stdout.strip().splitlines()[-1:] == ["True"], out.stderr[-2000:]

@@ -169,6 +169,12 @@ def _note_whole_env() -> None:
         _whole_env = True
 
 
+def _mark_whole_env() -> None:
+    """The whole environment seen by code dynamo traces (no frame walk there)."""
+    global _whole_env
+    _whole_env = True
+
+
 def _users(filename: str) -> bool:
     """A file of the user's: not Python's, site-packages' or kx's engine's."""
     if filename.startswith("<") or "site-packages" in filename:
@@ -181,14 +187,38 @@ _STDLIB = tuple(
 ) + tuple(os.path.join(sysconfig.get_paths()[k], "") for k in ("stdlib", "platstdlib"))
 
 
+def _compiling() -> bool:
+    """Whether dynamo traces the caller: `torch.compiler.is_compiling` once torch is
+    imported (`_patch_environ`), which dynamo folds to True in what it traces; until then
+    nothing is traced."""
+    return False
+
+
 def _patch_environ() -> None:
+    """`os.environ`'s lookups record what the user's code read. Dynamo traces these
+    methods inline where compiled code reads the environment (`os.environ.get(...)` in a
+    model's forward, k-diffusion's flags): there the recording must trace as plain Python,
+    since a frame walk (`sys._getframe`) is a graph break that a real run does not have,
+    and a graph break changes which graphs Inductor compiles. So while traced, the name is
+    recorded without asking who looked it up (what dynamo traces is the user's code)."""
+    from kx_core.compile.capturing.import_hooks import after_import
+
+    def use_torchs(torch) -> None:
+        global _compiling
+        _compiling = torch.compiler.is_compiling
+
+    after_import("torch", use_torchs)
     environ_type = type(os.environ)
     for name in ("__getitem__", "__contains__"):  # get() and getenv() go through []
         original = getattr(environ_type, name)
 
         def noting(self, key, original=original):
             if _on and self is os.environ:
-                _note(key)
+                if _compiling():
+                    if isinstance(key, str) and key not in VOLATILE:
+                        _names.add(key)
+                else:
+                    _note(key)
             return original(self, key)
 
         setattr(environ_type, name, noting)
@@ -199,7 +229,10 @@ def _patch_environ() -> None:
 
         def seeing_all(self, original=original):
             if _on and (self is os.environ or self is getattr(os, "environb", None)):
-                _note_whole_env()
+                if _compiling():
+                    _mark_whole_env()
+                else:
+                    _note_whole_env()
             return original(self)
 
         setattr(environ_type, name, seeing_all)
