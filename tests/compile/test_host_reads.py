@@ -476,3 +476,18 @@ def test_a_lookup_traced_by_dynamo_is_still_recorded():
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=300
     )
     assert out.stdout.strip().splitlines()[-1:] == ["True"], out.stderr[-2000:]
+
+
+def test_the_gpus_properties_read_in_compiled_code_are_a_constant_as_on_a_real_run():
+    """`torch.cuda.get_device_properties(x.device).multi_processor_count` inside a
+    fullgraph torch.compile: dynamo folds the call, and keeps the result as a constant
+    because its real type is one of dynamo's constant types. kx's stand-in was a
+    SimpleNamespace, and dynamo stopped at "Unexpected type in sourceless builder" where a
+    real run traces on. The H200's 132 SMs split the 1 M elements into 264 chunks."""
+    path = HOST_READS / "sm_count_in_compiled_code.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90", gpu="h200"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "chunks 264" in r.output
+    assert any(k.status == "compiled" and "sum" in k.name for k in r.kernels)

@@ -500,6 +500,14 @@ def _allocator_figure(name: str) -> Any:
     return figure
 
 
+class DeviceProperties(SimpleNamespace):
+    """torch.cuda.get_device_properties() of the capture device: the attributes of
+    torch.cuda._CudaDeviceProperties (which has no constructor). Dynamo folds a call of
+    get_device_properties in compiled code and keeps the result as a constant where its
+    type is one of its constant types (inductor_capture adds this one, as the real type
+    is one), so `props.multi_processor_count` in a compiled forward is no graph break."""
+
+
 def _queries(report: DeviceReport) -> dict[str, Any]:
     """torch.cuda's questions about the device, answered as the capture device."""
     props = report.torch_properties()
@@ -509,7 +517,7 @@ def _queries(report: DeviceReport) -> dict[str, Any]:
         "is_initialized": lambda: True,
         "device_count": lambda: 1,
         "current_device": lambda: 0,
-        "get_device_properties": lambda device=None: SimpleNamespace(**props),
+        "get_device_properties": lambda device=None: DeviceProperties(**props),
         "get_device_capability": lambda device=None: report.capability,
         "get_device_name": lambda device=None: report.name,
         "get_arch_list": lambda: [report.arch],

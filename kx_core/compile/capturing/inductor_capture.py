@@ -242,6 +242,27 @@ def install_torch_compile(on_not_captured: Callable[[str, str, int | None, bool]
 
     torch.compile = compile
     after_import("torch._subclasses.fake_tensor", _gpu_fakes_of_capture_tensors)
+    after_import("torch._dynamo.utils", _stand_ins_as_constants)
+    after_import("torch._dynamo.variables.builder", _stand_ins_as_constants)
+
+
+def _stand_ins_as_constants(module: Any) -> None:
+    """The capture device's answers that dynamo keeps as constants in what it traces, as
+    it keeps the real ones: torch.cuda.get_device_properties() is folded in compiled code,
+    and its real type is among dynamo's constant types, so the stand-in's type is added
+    (to the set in torch._dynamo.utils; to the builder's table of sourceless handlers,
+    made from that set, where it was made already). Without it, a compiled forward that
+    reads `props.multi_processor_count` stopped at "Unexpected type in sourceless
+    builder", where a real run traces on."""
+    from kx_core.compile.capturing.fake_cuda import DeviceProperties
+
+    constants = getattr(module, "common_constant_types", None)
+    if isinstance(constants, set):
+        constants.add(DeviceProperties)
+    handlers = getattr(getattr(module, "SourcelessBuilder", None), "_type_handlers", None)
+    constant = getattr(module, "ConstantVariable", None)
+    if isinstance(handlers, dict) and constant is not None:
+        handlers[DeviceProperties] = lambda tx, value: constant(value)
 
 
 def _compiled_at_first_call(torch: Any, fn: Any, kwargs: dict, compile_now: Callable[..., Any]) -> Any:
