@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from kx_testing import kernel_path, line_of
+import json
+import re
+
+from kx_testing import ROOT, kernel_path, line_of
 
 
 def test_syntax_error(capture):
@@ -50,3 +53,20 @@ def test_a_front_end_error_is_in_words_at_its_column(capture):
     text = kernel_path("bad/shape_error.py").read_text().splitlines()[line - 1]
     assert d.column == text.index("x + tl.zeros") + 1  # 1-based, at the BinOp
     assert str(d).startswith(f"{d.file}:{line}:{d.column}: compile: ValueError")
+
+
+def test_a_suppressed_inductor_failure_names_its_message_and_torchs_frame():
+    """The warning dynamo logs when it suppressed an Inductor failure, as the H100's real
+    run of kdiff_hdit_sample logged it (benchmarks/real_files/ground_fresh6.json, torch
+    2.11: Inductor's value ranges compare two booleans). sympy's TypeError puts its message
+    on the lines after "TypeError: ": the not-captured diagnostic said "(InductorError:
+    TypeError: )". Now it carries the message and torch's innermost frame."""
+    from kx_core.compile.capturing.inductor_capture import _cause
+
+    ground = json.loads((ROOT / "benchmarks/real_files/ground_fresh6.json").read_text())
+    tail = ground["kdiff_hdit_sample"]["output_tail"]
+    # the message as the logging record holds it: the formatter's "W1205 ... .py:2147] " off
+    message = "\n".join(re.sub(r"^W\d{4} [^\]]*\] ", "", line) for line in tail.splitlines())
+    cause = _cause(message)
+    assert cause.startswith("InductorError: TypeError: A Boolean argument can only be used in Eq and Ne")
+    assert cause.endswith("raised at torch/utils/_sympy/value_ranges.py:610")

@@ -37,6 +37,7 @@ import functools
 import importlib
 import inspect
 import logging
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -537,6 +538,46 @@ def _capturable_on_gpu(torch: Any, optimizer: Any) -> None:
     variable._set_capturable = _set_capturable
 
 
+# Example: "RuntimeError: Found no NVIDIA driver on your system. ..."; Inductor's wrapped
+# "torch._inductor.exc.InductorError: TypeError: " with the message on the lines after it
+_ERROR_RE = re.compile(r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception)): (.*)$", re.MULTILINE)
+# Example: '  File "/v/lib/python3.12/site-packages/torch/utils/_sympy/value_ranges.py", line 610, in eq'
+_FRAME_RE = re.compile(r'^\s*File "([^"]+)", line (\d+)', re.MULTILINE)
+
+
+def _cause(text: str) -> str:
+    """The last error a suppressed-failure warning names, with its message where the
+    message starts on the next line (sympy's TypeErrors do), and where the traceback is
+    there, torch's innermost frame in it (shown from its package folder)."""
+    errors = list(_ERROR_RE.finditer(text))
+    if not errors:
+        return ""
+    last = errors[-1]
+    message = last.group(2).strip()
+    if not message or message.endswith(":"):
+        after = text[last.end() :].split("\n")
+        more = " ".join(line.split("] ", 1)[-1].strip() for line in after[:4])
+        message = f"{message} {more}".strip()
+    cause = f"{last.group(1)}: {message}"
+    frames = [
+        _from_package(f.group(1)) + f":{f.group(2)}"
+        for f in _FRAME_RE.finditer(text)
+        if f.start() < last.start()
+    ]
+    # torch's innermost frame says which of its passes failed (sympy's, below it, says less)
+    frames = [f for f in frames if f.startswith(f"torch{os.sep}")] or frames
+    if frames:
+        cause += f", raised at {frames[-1]}"
+    return " ".join(cause.split())[:300]
+
+
+def _from_package(path: str) -> str:
+    """A file of an installed package from its package folder
+    ("/v/lib/python3.12/site-packages/torch/x.py" -> "torch/x.py"); others as they are."""
+    cut = path.rfind(f"site-packages{os.sep}")
+    return path[cut + len("site-packages") + 1 :] if cut >= 0 else path
+
+
 class _NotConvertedHandler(logging.Handler):
     """Turns dynamo's "WON'T CONVERT" warning (an Inductor failure it suppressed) into a
     not-captured report at the frame's line."""
@@ -550,9 +591,7 @@ class _NotConvertedHandler(logging.Handler):
         m = _WONT_CONVERT_RE.search(text)
         if m is None:
             return
-        # Example: "RuntimeError: Found no NVIDIA driver on your system. ..."
-        errors = re.findall(r"^\s*(?:[\w.]+\.)?(\w*(?:Error|Exception)): (.+)$", text, re.MULTILINE)
-        cause = f"{errors[-1][0]}: {errors[-1][1]}"[:300] if errors else ""
+        cause = _cause(text)
         why = ""
         if "hasPrimaryContext" in text:
             # cuda_hooks answers the engine's question; where it could not, it says why
