@@ -80,6 +80,29 @@ def _unavailable(what):
     return f
 
 
+class _PassthroughModule(types.ModuleType):
+    """A module whose every attribute is a callable returning an identity decorator (enough for a
+    command-line module's @click.command() / @click.option(...) decorators at import time)."""
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+
+        def factory(*args, **kwargs):
+            if len(args) == 1 and callable(args[0]) and not kwargs:
+                return args[0]
+            return lambda f: f
+
+        return factory
+
+
+def passthrough_module(name: str) -> types.ModuleType:
+    mod = _PassthroughModule(name)
+    mod.__spec__ = importlib.machinery.ModuleSpec(name, None)
+    sys.modules[name] = mod
+    return mod
+
+
 @contextlib.contextmanager
 def quiet_warnings():
     import warnings
@@ -89,4 +112,4 @@ def quiet_warnings():
         yield
 
 
-__all__ = ["bare_package", "find_on_path", "pick", "quiet_warnings", "small", "stub_module"]
+__all__ = ["bare_package", "find_on_path", "passthrough_module", "pick", "quiet_warnings", "small", "stub_module"]
