@@ -124,6 +124,7 @@ class AutotunePane(LazyPages, Pane):
         "result_changed": "schedule",
         "measurements_changed": "_fill",
         "kernel_changed": "_kernel_selected",
+        "document_opened": "_document_opened",
     }
 
     def __init__(self, session, parent=None) -> None:
@@ -151,6 +152,9 @@ class AutotunePane(LazyPages, Pane):
         self.t3_run.clicked.connect(self.run_t3)
         self.t3_shape.returnPressed.connect(self.run_t3)  # Enter runs it, as the button does
         self.table.itemSelectionChanged.connect(self._selected)
+
+    def _document_opened(self, path: str, _text: str) -> None:
+        self.sweep_tab.belongs_to(path)
 
     def _pick_bar(self) -> QHBoxLayout:
         """Which kernel, on which GPU; export."""

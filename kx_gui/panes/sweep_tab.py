@@ -11,6 +11,7 @@ import json
 import math
 import re
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
@@ -44,12 +45,17 @@ def short(label: str) -> str:
     return ",".join(p.split("=", 1)[-1] for p in label.split(","))
 
 
+# what the tab says before any sweep of the file on screen
+_INVITE = "Sweep the selected kernel over shapes: every config compiled and ranked, the top measured."
+
+
 class SweepTab(QWidget):
     def __init__(self, pane, parent=None) -> None:
         super().__init__(parent)
         self.pane = pane
         self.process: QProcess | None = None
         self.result: SweepResult | None = None
+        self.file: str | None = None  # the file the shown (or running) sweep is of
         self._stderr = ""
         self.shapes = QLineEdit("M=4096,N=4096,K=4096; M=1024,N=1024,K=1024")
         self.shapes.setToolTip("shapes given to the file's entry function, NAME=INT,... separated by ';'")
@@ -76,9 +82,7 @@ class SweepTab(QWidget):
         self.progress = QProgressBar()
         self.progress.setTextVisible(True)
         self.progress.setMinimumWidth(40)
-        self.status = QLabel(
-            "Sweep the selected kernel over shapes: every config compiled and ranked, the top measured."
-        )
+        self.status = QLabel(_INVITE)
         self.status.setWordWrap(True)
         # two rows: one would make the pane's minimum width (and so the window) too wide
         bar, bar2 = QHBoxLayout(), QHBoxLayout()
@@ -175,6 +179,7 @@ class SweepTab(QWidget):
         self.process = QProcess(self)
         self.process.readyReadStandardError.connect(self._progress)
         self.process.finished.connect(self._finished)
+        self.file = self.pane.session.path
         self.process.start(sys.executable, args)
         self.run_button.setEnabled(False)
         self.stop_button.setEnabled(True)
@@ -224,10 +229,36 @@ class SweepTab(QWidget):
         if errors:
             self.status.setText(self.status.text() + "  " + " ".join(errors))
 
+    def belongs_to(self, path: str) -> None:
+        """Another file opened: the tab is that file's (issue 55, item 4). A sweep of the
+        file before is stopped and what it showed is cleared, as every other pane clears;
+        the same file opened again keeps its sweep."""
+        if self.file is None or path == self.file:
+            return
+        before, self.file = Path(self.file).name, None
+        if self.process is not None:
+            process, self.process = self.process, None
+            process.finished.disconnect(self._finished)
+            process.kill()
+            process.waitForFinished(2000)
+            self.run_button.setEnabled(True)
+            self.stop_button.setEnabled(False)
+        self.result = None
+        self.heat.clear()
+        for side in ("left", "bottom"):
+            self.heat_plot.getPlotItem().showAxis(side, False)
+        self.config_key.clear()
+        self.table.setRowCount(0)
+        self.progress.setRange(0, 1)
+        self.progress.setValue(0)
+        self.progress.resetFormat()
+        self.status.setText(f"{_INVITE} (The sweep of {before} was for the file open before.)")
+
     # ------------------------------------------------------------ showing
 
     def show_result(self, r: SweepResult) -> None:
         self.result = r
+        self.file = self.file or self.pane.session.path  # what is shown is this file's
         for side in ("left", "bottom"):
             self.heat_plot.getPlotItem().showAxis(side, True)
         labels = list(dict.fromkeys(f.label for c in r.cases for f in c.configs))

@@ -130,3 +130,20 @@ def test_a_sweep_says_which_ranking_ordered_its_configs(qtbot, make_window, tmp_
     w.resize(1280, 800)
     qtbot.wait(200)
     w.grab().save(str(tmp_path / "sweep_ranking.png"))
+
+
+def test_the_sweep_belongs_to_the_file_on_screen(qtbot, make_window, tmp_path):
+    """Another file opened: the sweep of the file before is cleared, as every pane clears
+    (issue 55, item 4: its heat map and table stayed under the next file)."""
+    w, pane, tab = _tab(qtbot, make_window)
+    tab.show_result(SweepResult.from_json(json.loads(RECORDED.read_text())))
+    assert tab.table.rowCount() == 12
+    open_and_wait(qtbot, w, SWEEP / "matmul.py")  # the same file again keeps it
+    assert tab.table.rowCount() == 12 and tab.result is not None
+    open_and_wait(qtbot, w, ROOT / "kx_core" / "data" / "examples" / "vector_add.py")
+    assert tab.result is None and tab.table.rowCount() == 0 and tab.heat.image is None
+    assert not tab.heat_plot.getPlotItem().getAxis("left").isVisible()
+    assert "The sweep of matmul.py was for the file open before" in tab.status.text()
+    w.resize(1280, 800)
+    qtbot.wait(200)
+    w.grab().save(str(tmp_path / "sweep_cleared.png"))
