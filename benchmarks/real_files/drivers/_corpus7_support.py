@@ -112,4 +112,12 @@ def quiet_warnings():
         yield
 
 
-__all__ = ["bare_package", "find_on_path", "passthrough_module", "pick", "quiet_warnings", "small", "stub_module"]
+__all__ = [
+    "bare_package",
+    "find_on_path",
+    "passthrough_module",
+    "pick",
+    "quiet_warnings",
+    "small",
+    "stub_module",
+]

@@ -23,13 +23,13 @@ with S.quiet_warnings():
 assert HAS_TRITON
 torch.manual_seed(0)
 dev = "cuda"
-E, Hd, I, T = S.pick((8, 1024, 2816, 4096), (4, 32, 48, 40))
+E, Hd, FF, T = S.pick((8, 1024, 2816, 4096), (4, 32, 48, 40))
 cap = int(1.25 * T / E)
 dt = torch.bfloat16
 router = torch.nn.Linear(Hd, E, bias=False).to(dev, dt)
-wi_gate = torch.nn.Parameter(torch.randn(E, Hd, 2 * I, device=dev, dtype=dt) * (0.1 / Hd) ** 0.5)
-wi_up = torch.nn.Parameter(torch.randn(E, Hd, I, device=dev, dtype=dt) * (0.1 / Hd) ** 0.5)
-wo = torch.nn.Parameter(torch.randn(E, I, Hd, device=dev, dtype=dt) * (0.1 / I) ** 0.5)
+wi_gate = torch.nn.Parameter(torch.randn(E, Hd, 2 * FF, device=dev, dtype=dt) * (0.1 / Hd) ** 0.5)
+wi_up = torch.nn.Parameter(torch.randn(E, Hd, FF, device=dev, dtype=dt) * (0.1 / Hd) ** 0.5)
+wo = torch.nn.Parameter(torch.randn(E, FF, Hd, device=dev, dtype=dt) * (0.1 / FF) ** 0.5)
 params = [wi_gate, wi_up, wo, *router.parameters()]
 opt = torch.optim.AdamW(params, lr=1e-3)
 
@@ -69,7 +69,14 @@ for step in range(4):
     loss.backward()
     opt.step()
     opt.zero_grad(set_to_none=True)
-    print("step", step, "loss", round(loss.item(), 4), "tokens per expert", onehot.sum(0).clamp(max=cap).tolist())
+    print(
+        "step",
+        step,
+        "loss",
+        round(loss.item(), 4),
+        "tokens per expert",
+        onehot.sum(0).clamp(max=cap).tolist(),
+    )
 
 # fp32 check of forward and backward against torch
 shape = S.pick((2, 333, 1000), (2, 7, 40))

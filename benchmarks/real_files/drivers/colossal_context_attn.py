@@ -18,7 +18,6 @@ import math
 
 import _corpus7_support as S
 import torch
-import torch.nn.functional as F
 
 S.bare_package("colossalai")
 S.bare_package("colossalai.kernel")
@@ -85,7 +84,10 @@ def run(name, lens, H, KVH, HD, block, dtype, slopes=False, new_layout=False):
         cached_k = k_cache[tables[0, 0].long()].transpose(0, 1)[:n0]
     ok_cache = torch.equal(cached_k, k[:n0])
     # one decoding token per sequence, copied into the cache as the decode path does
-    kd, vd = torch.randn(bsz, KVH, HD, device=dev, dtype=dtype), torch.randn(bsz, KVH, HD, device=dev, dtype=dtype)
+    kd, vd = (
+        torch.randn(bsz, KVH, HD, device=dev, dtype=dtype),
+        torch.randn(bsz, KVH, HD, device=dev, dtype=dtype),
+    )
     if new_layout:
         copy_kv_to_blocked_cache(kd, vd, k_cache, v_cache, ctx + 1, tables, use_new_kcache_layout=True)
     else:

@@ -106,23 +106,51 @@ def forward(tokens, seq_lens, is_prompts, q_len=1):
         if is_prompts:
             rotary_embedding(q, k, cos, sin)
             attn = context_attention_unpadded(
-                q, k, v, k_caches[li], v_caches[li], seq_lens, block_tables, BLOCK,
-                max_seq_len=kv_max, sm_scale=sm_scale,
+                q,
+                k,
+                v,
+                k_caches[li],
+                v_caches[li],
+                seq_lens,
+                block_tables,
+                BLOCK,
+                max_seq_len=kv_max,
+                sm_scale=sm_scale,
             )
         elif q_len == 1:
-            decoding_fused_rotary_embedding(q, k, v, cos, sin, k_caches[li], v_caches[li], block_tables, seq_lens)
+            decoding_fused_rotary_embedding(
+                q, k, v, cos, sin, k_caches[li], v_caches[li], block_tables, seq_lens
+            )
             attn = flash_decoding_attention(
-                q, k_caches[li], v_caches[li], seq_lens, block_tables, BLOCK, kv_max,
-                mid_output=mid_output, mid_output_lse=mid_lse, sm_scale=sm_scale, kv_group_num=H // KVH,
+                q,
+                k_caches[li],
+                v_caches[li],
+                seq_lens,
+                block_tables,
+                BLOCK,
+                kv_max,
+                mid_output=mid_output,
+                mid_output_lse=mid_lse,
+                sm_scale=sm_scale,
+                kv_group_num=H // KVH,
             )
         else:  # speculative verification: q_len tokens per sequence
             rotary_embedding(q, k, cos, sin)
             copy_k_to_blocked_cache(k, k_caches[li], kv_lengths=seq_lens, block_tables=block_tables, n=q_len)
             copy_k_to_blocked_cache(v, v_caches[li], kv_lengths=seq_lens, block_tables=block_tables, n=q_len)
             attn = flash_decoding_attention(
-                q, k_caches[li], v_caches[li], seq_lens, block_tables, BLOCK, kv_max,
-                mid_output=mid_output, mid_output_lse=mid_lse, sm_scale=sm_scale,
-                kv_group_num=H // KVH, q_len=q_len,
+                q,
+                k_caches[li],
+                v_caches[li],
+                seq_lens,
+                block_tables,
+                BLOCK,
+                kv_max,
+                mid_output=mid_output,
+                mid_output_lse=mid_lse,
+                sm_scale=sm_scale,
+                kv_group_num=H // KVH,
+                q_len=q_len,
             )
         x = F.linear(attn.view(-1, H * HD), p["o"])
         h, residual = rms_layernorm(x, p["ln2"], 1e-5, norm_out, residual)
@@ -138,7 +166,7 @@ lens = torch.tensor(prompt_lens, device=dev, dtype=torch.int32)
 prompt = torch.randint(0, V, (int(lens.sum().item()),), device=dev)
 logits = forward(prompt, lens, True)
 out = [[] for _ in range(bsz)]
-for step in range(steps):
+for _ in range(steps):
     nxt = logits.argmax(-1)
     for i, t in enumerate(nxt.tolist()):
         out[i].append(t)

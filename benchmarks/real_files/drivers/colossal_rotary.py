@@ -74,7 +74,7 @@ def run(name, lens, H, KVH, HD, dtype, block=16):
         else:
             k_cache = torch.zeros(nblocks, KVH, block, HD, device=dev, dtype=dtype)
         v_cache = torch.zeros(nblocks, KVH, block, HD, device=dev, dtype=dtype)
-        rqd, rkd = ref_rotate(qd, dcos, dsin), ref_rotate(kd, dcos, dsin)
+        rqd = ref_rotate(qd, dcos, dsin)
         decoding_fused_rotary_embedding(
             qd, kd, vd, dcos, dsin, k_cache, v_cache, tables, kv_lens, use_new_kcache_layout=new_layout
         )
@@ -82,9 +82,13 @@ def run(name, lens, H, KVH, HD, dtype, block=16):
         blk = tables[torch.arange(bsz, device=dev), last // block].long()
         cached_v = v_cache[blk, :, last % block]
         print(
-            name, "decode rotary + cache copy", "new layout" if new_layout else "old layout",
-            "q err", round((qd.float() - rqd).abs().max().item(), 4),
-            "v cached", torch.equal(cached_v, vd),
+            name,
+            "decode rotary + cache copy",
+            "new layout" if new_layout else "old layout",
+            "q err",
+            round((qd.float() - rqd).abs().max().item(), 4),
+            "v cached",
+            torch.equal(cached_v, vd),
         )
     if H != KVH:
         return

@@ -30,11 +30,20 @@ from training.training_loop import EDM2Loss, learning_rate_schedule  # noqa: E40
 torch.manual_seed(0)
 dev = "cuda"
 res, channels = S.pick((64, 128), (16, 32))
-net = Precond(img_resolution=res, img_channels=3, label_dim=1000, model_channels=channels, dropout=0.0, use_fp16=True)
+net = Precond(
+    img_resolution=res, img_channels=3, label_dim=1000, model_channels=channels, dropout=0.0, use_fp16=True
+)
 if S.small():
     net = Precond(
-        img_resolution=res, img_channels=3, label_dim=1000, model_channels=channels, dropout=0.0, use_fp16=True,
-        channel_mult=[1, 2], num_blocks=1, attn_resolutions=[8],
+        img_resolution=res,
+        img_channels=3,
+        label_dim=1000,
+        model_channels=channels,
+        dropout=0.0,
+        use_fp16=True,
+        channel_mult=[1, 2],
+        num_blocks=1,
+        attn_resolutions=[8],
     )
 net.train().requires_grad_(True).to(dev)
 ema = PowerFunctionEMA(net=net, stds=[0.050, 0.100])

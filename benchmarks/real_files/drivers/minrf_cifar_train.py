@@ -34,8 +34,8 @@ for step in range(S.pick(5, 2)):
     loss, blsct = rf.forward(x, c)
     loss.backward()
     optimizer.step()
-    for t, l in blsct:
-        lossbin[int(t * 10)] += l
+    for t, lv in blsct:
+        lossbin[int(t * 10)] += lv
         losscnt[int(t * 10)] += 1
     print("step", step, round(loss.item(), 4))
 print("bins", [round(lossbin[i] / losscnt[i], 3) for i in range(10)])

@@ -59,7 +59,9 @@ gate = Gate().to(dev)
 opt = torch.optim.AdamW(gate.parameters(), lr=1e-3)
 block_attention_mask = torch.zeros(bsz, 1, max_seqlen, nb, device=dev, dtype=torch.bool)
 for i, s in enumerate(lens):
-    block_attention_mask[i, 0, :s] = torch.arange(nb, device=dev)[None, :] <= (torch.arange(s, device=dev) // BLOCK)[:, None]
+    block_attention_mask[i, 0, :s] = (
+        torch.arange(nb, device=dev)[None, :] <= (torch.arange(s, device=dev) // BLOCK)[:, None]
+    )
 
 for step in range(3):
     q = torch.randn(total, H, D, device=dev, dtype=dt)
@@ -92,4 +94,8 @@ ref = F.scaled_dot_product_attention(
     is_causal=True,
 )[0].transpose(0, 1)
 torch.cuda.synchronize()
-print("seerattention gate distill ok", "fp16 attn max err", round((o16[:s0].float() - ref).abs().max().item(), 4))
+print(
+    "seerattention gate distill ok",
+    "fp16 attn max err",
+    round((o16[:s0].float() - ref).abs().max().item(), 4),
+)

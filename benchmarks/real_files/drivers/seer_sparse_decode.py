@@ -49,7 +49,10 @@ v_cache *= valid[:, :, None, None]
 
 def reference(q, k, v, valid):
     g = H // KVH
-    k, v = k.repeat_interleave(g, 2).transpose(1, 2).float(), v.repeat_interleave(g, 2).transpose(1, 2).float()
+    k, v = (
+        k.repeat_interleave(g, 2).transpose(1, 2).float(),
+        v.repeat_interleave(g, 2).transpose(1, 2).float(),
+    )
     s = (q.float()[:, :, None] @ k.transpose(-1, -2)).squeeze(2) / math.sqrt(D)
     s = s.masked_fill(~valid[:, None], float("-inf"))
     return (s.softmax(-1)[:, :, None] @ v).squeeze(2)

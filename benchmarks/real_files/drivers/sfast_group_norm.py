@@ -24,7 +24,9 @@ from sfast.triton.ops.group_norm import group_norm_forward, group_norm_silu_forw
 
 torch.manual_seed(0)
 dev, dt = "cuda", torch.float16
-shapes = S.pick([(2, 320, 64, 64), (2, 640, 32, 32), (2, 1280, 16, 16), (2, 1280, 8, 8)], [(1, 64, 4, 4), (2, 32, 3, 5)])
+shapes = S.pick(
+    [(2, 320, 64, 64), (2, 640, 32, 32), (2, 1280, 16, 16), (2, 1280, 8, 8)], [(1, 64, 4, 4), (2, 32, 3, 5)]
+)
 G = S.pick(32, 8)
 for shape in shapes:
     C = shape[1]
@@ -37,7 +39,14 @@ for shape in shapes:
         ys, _, _ = group_norm_silu_forward(x, G, w, b, 1e-5, output_mean=False, output_rstd=False)
         e1 = (y.float() - ref).abs().max().item()
         e2 = (ys.float() - F.silu(ref)).abs().max().item()
-        print(tuple(shape), "channels_last" if fmt == torch.channels_last else "nchw", "err", round(e1, 4), round(e2, 4), tuple(mean.shape))
+        print(
+            tuple(shape),
+            "channels_last" if fmt == torch.channels_last else "nchw",
+            "err",
+            round(e1, 4),
+            round(e2, 4),
+            tuple(mean.shape),
+        )
 
 # a ResNet-block-like chain in channels-last, as the U-Net runs it after stable-fast's swap
 C = S.pick(320, 32)
