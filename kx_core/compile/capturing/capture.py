@@ -35,6 +35,7 @@ from kx_core.compile.capturing import (
     fake_torch,
     inductor_capture,
     inductor_origins,
+    language_capture,
     launch_hooks,
     process_groups,
     torchscript,
@@ -468,27 +469,22 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
-        from kx_core.compile.capturing import cute_capture, helion_capture, tilelang_capture
-
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
         text = request.text if request.text is not None else text_or_empty(path)
-        helion_default = helion_capture.prepare(text)
-        cute_folder = cute_capture.prepare(text, target)
-        tilelang = tilelang_capture.prepare(text, target)
+        # each kernel language's own capture that the file calls for (the language table's)
+        prepared = language_capture.prepare_all(text, target)
         namespace = run_user_file(path, request.text)
         for call in request.calls:
             _call_unlaunched(namespace, call, path)
-        if helion_default and namespace:
-            for d in helion_capture.guessed_configs(namespace, path) + helion_capture.explore_configs(
-                namespace, path
-            ):
-                capture_state.STATE.send_diagnostic(d)
-        if tilelang:  # what TileLang compiled, whether or not the run then failed
-            for i, k in enumerate(tilelang_capture.records(path)):  # each compile its own
-                capture_state.STATE.send_kernel(f"tilelang:{i}:{k.name}", k)
-        if cute_folder:  # what the DSL compiled, whether or not the run then failed
-            for k in cute_capture.records(cute_folder, target, path):
-                capture_state.STATE.send_kernel(f"cute:{k.name}:{k.message}", k)
+        # what the languages compiled, whether or not the run then failed
+        language_capture.finish_all(
+            prepared,
+            namespace,
+            path,
+            target,
+            capture_state.STATE.send_kernel,
+            capture_state.STATE.send_diagnostic,
+        )
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
     if mode == "signature":
         from kx_core.compile.capturing.direct import compile_direct
