@@ -66,7 +66,7 @@ def _on_the_gpu() -> None:
 
 
 def _gpu_fakes(module: Any) -> None:
-    from kx_core.compile.capturing import inductor_capture
+    from kx_core.compile.capturing import gpu_fakes
 
     env = getattr(module, "CompileEnvironment", None)
     real = getattr(env, "_to_fake_tensor", None)
@@ -76,7 +76,7 @@ def _gpu_fakes(module: Any) -> None:
     def _to_fake_tensor(self, tensor, source):
         if not getattr(tensor, "is_meta", False):
             return real(self, tensor, source)
-        with inductor_capture.gpu_fakes_of_capture_tensors():  # however Helion makes it
+        with gpu_fakes.gpu_fakes_of_capture_tensors():  # however Helion makes it
             return real(self, tensor, source)
 
     _to_fake_tensor._kx_gpu = True
@@ -86,7 +86,7 @@ def _gpu_fakes(module: Any) -> None:
 def _gpu_compiles(module: Any) -> None:
     import torch
 
-    from kx_core.compile.capturing.inductor_capture import without_torch_function_modes
+    from kx_core.compile.capturing.gpu_fakes import without_torch_function_modes
 
     find, bound = getattr(module, "_find_device", None), getattr(module, "BoundKernel", None)
     if find is None or bound is None or getattr(find, "_kx_gpu", False):

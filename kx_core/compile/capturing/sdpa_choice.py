@@ -112,7 +112,7 @@ def _asked_on_the_gpu(torch: Any, can_use: Any, backend: int) -> Any:
     as on the capture GPU, on fakes of the GPU where the file passes capture tensors."""
 
     def asked(params: Any, debug: bool = False) -> bool:
-        from kx_core.compile.capturing.inductor_capture import without_torch_function_modes
+        from kx_core.compile.capturing.gpu_fakes import without_torch_function_modes
 
         with without_torch_function_modes():  # the capture's mode says a capture tensor is cuda's
             params = _params_on_the_gpu(torch, params)
