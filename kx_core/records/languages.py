@@ -45,7 +45,7 @@ class Language(Jsonable):
     backends: tuple[str, ...] = ("cuda", "hip")
     # the module the worker calls for a file of it (a dotted path: records never import
     # the capture), with prepare(text, target) and finish(...)
-    # (kx_core/compile/capturing/language_capture.py); '' = kx's Triton capture alone
+    # (kx_core/compile/capturing/languages/__init__.py); '' = kx's Triton capture alone
     capture_module: str = ""
 
     @property
@@ -88,36 +88,36 @@ LANGUAGES: tuple[Language, ...] = (
         # Example: "@helion.kernel()", "@helion.kernel(config=helion.Config(block_sizes=[64]))"
         marker=r"^\s*@\s*helion\.kernel\b",
         # Helion launches the Triton kernel it generates through Triton: kx's capture sees
-        # it (compile/capturing/helion_capture.py), its module is the first stage
+        # it (compile/capturing/languages/helion_capture.py), its module is the first stage
         suffixes=(".py",), capture="triton", first_stage="helion", source_layouts=False,
         module="helion", extra="helion", versions="helion 1.5",
         example="helion_rows.py",
         note="a kernel without config= is compiled at Helion's default config (a real run autotunes)",
-        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.helion_capture",
+        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.helion_capture",
     ),
     Language(
         "cute", "CuTe DSL",
         # Example: "@cute.kernel", "@cute.jit"
         marker=r"^\s*@\s*cute\.(?:jit|kernel)\b",
         # the file runs as it is; what the DSL compiles is read from the artifacts it is
-        # told to keep (compile/capturing/cute_capture.py)
+        # told to keep (compile/capturing/languages/cute_capture.py)
         suffixes=(".py",), capture="cute", first_stage="cute", source_layouts=False,
         module="cutlass.cute", extra="cute", versions="nvidia-cutlass-dsl 4.8",
         example="cute_add.py",
         note="programs compiled with cute.compile are shown; launching one needs a GPU",
-        backends=("cuda",), capture_module="kx_core.compile.capturing.cute_capture",
+        backends=("cuda",), capture_module="kx_core.compile.capturing.languages.cute_capture",
     ),
     Language(
         "tilelang", "TileLang",
         # Example: "@T.prim_func", "@tilelang.jit(out_idx=[-1])", "@tl.jit" (import tilelang as tl)
         marker=r"^\s*@\s*(?:T\.prim_func|(?:tilelang|tl)\.jit)\b",
         # the file runs as it is; TileLang's nvcc calls are watched and its CUDA C, PTX
-        # and cubin kept (compile/capturing/tilelang_capture.py)
+        # and cubin kept (compile/capturing/languages/tilelang_capture.py)
         suffixes=(".py",), capture="tilelang", first_stage="tilelang", source_layouts=False,
         module="tilelang", extra="tilelang", versions="tilelang 0.1.15 (nvcc from pip's CUDA 13.0)",
         example="tilelang_gemm.py",
         note="kernels TileLang compiles are shown; calling one needs a GPU (its outputs are empty tensors)",
-        backends=("cuda",), capture_module="kx_core.compile.capturing.tilelang_capture",
+        backends=("cuda",), capture_module="kx_core.compile.capturing.languages.tilelang_capture",
     ),
     Language(
         "triton", "Triton",

@@ -27,19 +27,7 @@ from kx_core.compile.artifacts.kernel_record import (
     jit_name,
     kernel_record,
 )
-from kx_core.compile.capturing import (
-    autotune_capture,
-    capture_state,
-    direct_compiles,
-    early_stages,
-    fake_torch,
-    inductor_capture,
-    inductor_origins,
-    language_capture,
-    launch_hooks,
-    process_groups,
-    torchscript,
-)
+from kx_core.compile.capturing import capture_state, early_stages, languages, launch_hooks
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
 from kx_core.compile.capturing.capture_state import (
     CaptureState,
@@ -47,6 +35,8 @@ from kx_core.compile.capturing.capture_state import (
     record_key,
     uncompiled_record,
 )
+from kx_core.compile.capturing.device import fake_torch, process_groups
+from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.jit_objects import (
     base_jit,
@@ -55,8 +45,14 @@ from kx_core.compile.capturing.jit_objects import (
     pass_dumps,
     tool_failure,
 )
+from kx_core.compile.capturing.languages import (
+    autotune_capture,
+    direct_compiles,
+    inductor_capture,
+    inductor_origins,
+    torchscript,
+)
 from kx_core.compile.capturing.launch_hooks import TritonRuns
-from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
 from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.languages import needing_extra
@@ -115,7 +111,7 @@ def _kernel_wrote(arguments: tuple) -> None:
     """A launched kernel may write these tensors (the ones its stores can reach: the
     launcher's `_maybe_written`): their known data is stale. A tensor descriptor made on
     the host writes its base tensor."""
-    from kx_core.compile.capturing import known_values
+    from kx_core.compile.capturing.device import known_values
 
     for a in arguments:
         a = a if getattr(a, "is_meta", False) else getattr(a, "base", None)
@@ -451,7 +447,7 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
     inductor_capture.install_torch_compile(_on_not_captured)
     inductor_origins.install(path)
     started = time.perf_counter()
-    from kx_core.compile.capturing import reads
+    from kx_core.compile.capturing.device import reads
 
     reads.install()  # what the file reads beyond its source: the cache keys on it
     _report_exits(path)
@@ -472,12 +468,12 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
         text = request.text if request.text is not None else text_or_empty(path)
         # each kernel language's own capture that the file calls for (the language table's)
-        prepared = language_capture.prepare_all(text, target)
+        prepared = languages.prepare_all(text, target)
         namespace = run_user_file(path, request.text)
         for call in request.calls:
             _call_unlaunched(namespace, call, path)
         # what the languages compiled, whether or not the run then failed
-        language_capture.finish_all(
+        languages.finish_all(
             prepared,
             namespace,
             path,
@@ -515,7 +511,7 @@ def user_modules_by_file(path: str) -> dict[str, Any]:
     module's path again, took seconds after a torch import (thousands of modules)."""
     import sysconfig
 
-    from kx_core.compile.capturing.placeholders import is_engine_file, real_path
+    from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
 
     paths = sysconfig.get_paths()
     skip = (
@@ -547,7 +543,7 @@ def _generated_module_dirs() -> tuple[str, ...]:
     benchmark modules, under its cache folder): not the user's, though outside
     site-packages (flex_attention's template module's `load_checked_block` was reported
     as a kernel the file imports and never launched)."""
-    from kx_core.compile.capturing.placeholders import real_path
+    from kx_core.compile.capturing.device.placeholders import real_path
 
     utils = sys.modules.get("torch._inductor.runtime.cache_dir_utils")
     if utils is None:  # Inductor never loaded: nothing generated

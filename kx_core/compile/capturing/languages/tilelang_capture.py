@@ -26,9 +26,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.capturing.aten_layouts import contiguous_strides
-from kx_core.compile.capturing.cute_capture import arch_for
-from kx_core.compile.capturing.language_capture import Captured
+from kx_core.compile.capturing.device.aten_layouts import contiguous_strides
+from kx_core.compile.capturing.languages import Captured
+from kx_core.compile.capturing.languages.cute_capture import arch_for
 from kx_core.records.results import CompiledKernel, Diagnostic, KernelMetadata, Launch, LaunchArg, Target
 
 # Example: ".visible .entry main_kernel(" / ".entry gemm_kernel("
@@ -82,7 +82,7 @@ def _profiler_placeholders(module: Any) -> None:
     """TileLang's Profiler checks a kernel against a reference on random GPU inputs and times
     it: no GPU here, so each check is a placeholder that passed and each timing one in the
     shape do_bench gives, as for Triton's testing helpers (the kernel was compiled before)."""
-    from kx_core.compile.capturing.placeholders import LEDGER
+    from kx_core.compile.capturing.device.placeholders import LEDGER
 
     profiler = getattr(module, "Profiler", None)
     if profiler is None:

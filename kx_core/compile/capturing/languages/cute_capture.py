@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from kx_core.compile.artifacts import resources
-from kx_core.compile.capturing.language_capture import Captured
+from kx_core.compile.capturing.languages import Captured
 from kx_core.records.results import CompiledKernel, KernelMetadata, Target
 
 # Example: ".visible .entry kernel_cutlass_add_kernel_tensorptrf32gmemo2565121256_0("
@@ -49,7 +49,7 @@ def prepare(text: str, target: Target) -> str | None:
         CUTE_DSL_ARCH=arch_for(target),
         CUTE_DSL_LINEINFO="1",
     )
-    from kx_core.compile.capturing import cute_stand_ins
+    from kx_core.compile.capturing.languages import cute_stand_ins
 
     cute_stand_ins.install(_told_stand_in)
     return folder

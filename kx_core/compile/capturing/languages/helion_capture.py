@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kx_core.compile.capturing.language_capture import Captured
+from kx_core.compile.capturing.languages import Captured
 from kx_core.records.results import Diagnostic, Target
 
 _EFFORT = "HELION_AUTOTUNE_EFFORT"
@@ -66,7 +66,7 @@ def _on_the_gpu() -> None:
 
 
 def _gpu_fakes(module: Any) -> None:
-    from kx_core.compile.capturing import gpu_fakes
+    from kx_core.compile.capturing.device import gpu_fakes
 
     env = getattr(module, "CompileEnvironment", None)
     real = getattr(env, "_to_fake_tensor", None)
@@ -86,7 +86,7 @@ def _gpu_fakes(module: Any) -> None:
 def _gpu_compiles(module: Any) -> None:
     import torch
 
-    from kx_core.compile.capturing.gpu_fakes import without_torch_function_modes
+    from kx_core.compile.capturing.device.gpu_fakes import without_torch_function_modes
 
     find, bound = getattr(module, "_find_device", None), getattr(module, "BoundKernel", None)
     if find is None or bound is None or getattr(find, "_kx_gpu", False):

@@ -43,8 +43,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.capturing import autotune_choice, cuda_hooks, gpu_fakes, pad_mm_choice
+from kx_core.compile.capturing.device import cuda_hooks, gpu_fakes
 from kx_core.compile.capturing.import_hooks import after_import
+from kx_core.compile.capturing.languages import autotune_choice, pad_mm_choice
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ def _autotuner(module: Any, on_chosen: Callable[[Any, Any], None]) -> None:
 
         def _coordinate_descent_tuning(self: Any, *args: Any, **kwargs: Any) -> Any:
             # which configs the search compiles past its first round depends on their times
-            from kx_core.compile.capturing.placeholders import LEDGER
+            from kx_core.compile.capturing.device.placeholders import LEDGER
 
             LEDGER.use(COORDINATE_DESCENT, COORDINATE_DESCENT_CHOICE)
             return descend(self, *args, **kwargs)
@@ -254,7 +255,7 @@ def _stand_ins_as_constants(module: Any) -> None:
     made from that set, where it was made already). Without it, a compiled forward that
     reads `props.multi_processor_count` stopped at "Unexpected type in sourceless
     builder", where a real run traces on."""
-    from kx_core.compile.capturing.fake_cuda import DeviceProperties
+    from kx_core.compile.capturing.device.fake_cuda import DeviceProperties
 
     constants = getattr(module, "common_constant_types", None)
     if isinstance(constants, set):
@@ -424,7 +425,7 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
 
     import torch
 
-    from kx_core.compile.capturing import known_values
+    from kx_core.compile.capturing.device import known_values
 
     real = module.compile_fx
 
@@ -587,7 +588,7 @@ class _NotConvertedHandler(logging.Handler):
             why = f" ({cause})"
         # (a graph dynamo traced and the backend failed to compile: its kernels are lost)
         graph_lost = "InductorError" in text or "BackendCompilerFailed" in text
-        from kx_core.compile.capturing.placeholders import LEDGER
+        from kx_core.compile.capturing.device.placeholders import LEDGER
 
         # torch's own frame (`inner`, which torch.compile(module) compiles) names nothing
         # the user wrote: the report is placed at the file's calling line

@@ -1,5 +1,13 @@
-"""The one way the worker calls a kernel language's own capture: through the language
-table (kx_core.records.languages), never by the language's name.
+"""The kernel languages' captures, one module each, and the one way the worker calls a
+language's own capture: through the language table (kx_core.records.languages), never by
+the language's name.
+
+Here: Triton's autotuner and its direct compiles (autotune_capture, direct_compiles),
+Inductor (inductor_capture, inductor_origins and its choices autotune_choice,
+pad_mm_choice), TorchScript (torchscript), Helion, the CuTe DSL and TileLang
+(helion_capture, cute_capture with cute_stand_ins, tilelang_capture). Each runs on the
+stand-in device (kx_core.compile.capturing.device), which never imports one of them
+(pyproject's import-linter contract).
 
 A language whose `Language.capture_module` names a module is captured by it, for a file
 the language `marks` and a target it `compiles_for`. The module has two functions:
