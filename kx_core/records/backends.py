@@ -142,10 +142,10 @@ GLUON = Stage("gluon", "gluon.mlir", "Gluon IR", -1, "mlir", locations="mlir", o
 # comments give each line's Helion source line: kx_core/ir/helion_src.py)
 HELION = Stage("helion", "helion.py", "Triton (Helion)", -2, "python", locations="helion", optional=True)
 # A CuTe DSL program's MLIR as the DSL traced it, before any pass (located in the source;
-# CUTE_DSL_KEEP=ir-debug: compile/capturing/cute_capture.py)
+# CUTE_DSL_KEEP=ir-debug: compile/capturing/languages/cute_capture.py)
 CUTE = Stage("cute", "cute.mlir", "CuTe IR", -3, "mlir", locations="mlir", optional=True)
 # A TileLang program as TileLang traced it (TVM's TIR script) and the CUDA C it lowers it
-# to, which nvcc compiles (compile/capturing/tilelang_capture.py): no line links yet
+# to, which nvcc compiles (compile/capturing/languages/tilelang_capture.py): no line links yet
 TILELANG = Stage("tilelang", "tir.py", "TileLang TIR", -5, "python", optional=True)
 CUDA_C = Stage("cudac", "cu", "CUDA C", -4, "cuda", optional=True)
 TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)

@@ -1,7 +1,9 @@
 """What a kernel language is to kx: how a file is recognised, what captures its launches,
 the stage its compile starts at, whether its source spells layouts, and what installs it.
-The one table the Welcome page, File ▸ Examples, the stage tabs and the source pane's
-layout links read; a new language is one `Language` here plus its capture and parsers.
+The one table the Welcome page, File ▸ Examples, the stage tabs, the source pane's
+layout links and the worker's capture read; a new language is one `Language` here plus its
+capture module (named by `capture_module`: the worker calls it, docs/adding_a_language.md)
+and its stages. A language from outside kx is `register`ed, or named in KX_LANGUAGES.
 
     language_of(text, "k.py").name   ->  'gluon'  (a file with @gluon.jit kernels)
     language_of("", "add.cpp").name  ->  'cpp'
@@ -9,6 +11,8 @@ layout links read; a new language is one `Language` here plus its capture and pa
 
 from __future__ import annotations
 
+import importlib
+import os
 import re
 from dataclasses import dataclass
 
@@ -39,6 +43,10 @@ class Language(Jsonable):
     # for another backend runs without this language's capture (CuTe DSL and TileLang
     # compile for NVIDIA GPUs only)
     backends: tuple[str, ...] = ("cuda", "hip")
+    # the module the worker calls for a file of it (a dotted path: records never import
+    # the capture), with prepare(text, target) and finish(...)
+    # (kx_core/compile/capturing/languages/__init__.py); '' = kx's Triton capture alone
+    capture_module: str = ""
 
     @property
     def install(self) -> str:
@@ -80,36 +88,36 @@ LANGUAGES: tuple[Language, ...] = (
         # Example: "@helion.kernel()", "@helion.kernel(config=helion.Config(block_sizes=[64]))"
         marker=r"^\s*@\s*helion\.kernel\b",
         # Helion launches the Triton kernel it generates through Triton: kx's capture sees
-        # it (compile/capturing/helion_capture.py), its module is the first stage
+        # it (compile/capturing/languages/helion_capture.py), its module is the first stage
         suffixes=(".py",), capture="triton", first_stage="helion", source_layouts=False,
         module="helion", extra="helion", versions="helion 1.5",
         example="helion_rows.py",
         note="a kernel without config= is compiled at Helion's default config (a real run autotunes)",
-        backends=("cuda", "hip"),
+        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.helion_capture",
     ),
     Language(
         "cute", "CuTe DSL",
         # Example: "@cute.kernel", "@cute.jit"
         marker=r"^\s*@\s*cute\.(?:jit|kernel)\b",
         # the file runs as it is; what the DSL compiles is read from the artifacts it is
-        # told to keep (compile/capturing/cute_capture.py)
+        # told to keep (compile/capturing/languages/cute_capture.py)
         suffixes=(".py",), capture="cute", first_stage="cute", source_layouts=False,
         module="cutlass.cute", extra="cute", versions="nvidia-cutlass-dsl 4.8",
         example="cute_add.py",
         note="programs compiled with cute.compile are shown; launching one needs a GPU",
-        backends=("cuda",),
+        backends=("cuda",), capture_module="kx_core.compile.capturing.languages.cute_capture",
     ),
     Language(
         "tilelang", "TileLang",
         # Example: "@T.prim_func", "@tilelang.jit(out_idx=[-1])", "@tl.jit" (import tilelang as tl)
         marker=r"^\s*@\s*(?:T\.prim_func|(?:tilelang|tl)\.jit)\b",
         # the file runs as it is; TileLang's nvcc calls are watched and its CUDA C, PTX
-        # and cubin kept (compile/capturing/tilelang_capture.py)
+        # and cubin kept (compile/capturing/languages/tilelang_capture.py)
         suffixes=(".py",), capture="tilelang", first_stage="tilelang", source_layouts=False,
         module="tilelang", extra="tilelang", versions="tilelang 0.1.15 (nvcc from pip's CUDA 13.0)",
         example="tilelang_gemm.py",
         note="kernels TileLang compiles are shown; calling one needs a GPU (its outputs are empty tensors)",
-        backends=("cuda",),
+        backends=("cuda",), capture_module="kx_core.compile.capturing.languages.tilelang_capture",
     ),
     Language(
         "triton", "Triton",
@@ -129,6 +137,45 @@ BY_NAME = {lang.name: lang for lang in LANGUAGES}
 # a .py file with no kernel decorator kx knows: run as Triton (its launches say the rest)
 PYTHON = BY_NAME["triton"]
 
+# Languages from outside kx's table (`register`): recognised after kx's own and before
+# Triton's marker (a file of one most likely imports triton too) and C++'s suffixes.
+_REGISTERED: list[Language] = []
+# Modules that each define LANGUAGE, a Language to register, separated by commas: read
+# where the table is asked for, so the app and every worker (a warm worker's child takes
+# the job's environment) see the same languages. Example: KX_LANGUAGES=my_dsl.kx_language
+PLUGINS_ENV = "KX_LANGUAGES"
+_PLUGINS_LOADED: set[str] = set()
+
+
+def register(lang: Language) -> None:
+    """Add a language to the table, as if it were one of kx's own (the worker calls its
+    `capture_module` for a file it marks). Registering the same one again does nothing;
+    another language under a name taken raises ValueError."""
+    if BY_NAME.get(lang.name) == lang:
+        return
+    if lang.name in BY_NAME:
+        raise ValueError(f"a language named {lang.name!r} is already registered")
+    _REGISTERED.append(lang)
+    BY_NAME[lang.name] = lang
+
+
+def _load_plugins() -> None:
+    for name in os.environ.get(PLUGINS_ENV, "").split(","):
+        name = name.strip()
+        if name and name not in _PLUGINS_LOADED:
+            _PLUGINS_LOADED.add(name)  # a module that fails says so once, not on every call
+            register(importlib.import_module(name).LANGUAGE)
+
+
+def languages() -> tuple[Language, ...]:
+    """Every language kx knows, most specific first: kx's own, those registered (and
+    those KX_LANGUAGES names), then Triton's catch-all marker and C++'s suffixes."""
+    _load_plugins()
+    if not _REGISTERED:
+        return LANGUAGES
+    cut = LANGUAGES.index(PYTHON)
+    return (*LANGUAGES[:cut], *_REGISTERED, *LANGUAGES[cut:])
+
 
 def needing_extra(missing: str) -> Language | None:
     """The language installed by one of kx's extras whose package is the module that
@@ -140,7 +187,7 @@ def needing_extra(missing: str) -> Language | None:
     return next(
         (
             lang
-            for lang in LANGUAGES
+            for lang in languages()
             if lang.extra and (lang.module == missing or lang.module.startswith(missing + "."))
         ),
         None,
@@ -150,7 +197,7 @@ def needing_extra(missing: str) -> Language | None:
 def language_of(text: str, path: str) -> Language:
     """The language of a file from its text and name (Triton for a Python file kx does
     not recognise otherwise: a launcher file that imports its kernels)."""
-    for lang in LANGUAGES:
+    for lang in languages():
         if lang.recognises(text, path):
             return lang
     return PYTHON

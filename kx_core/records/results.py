@@ -57,7 +57,7 @@ FATAL_KINDS = (
 # `not-captured`: launches kx knows happened but could not capture (the result is
 # incomplete: `kx compile` exits 4).
 # `uncached`: the file started a process, whose reads kx cannot see: its result is not
-# kept in kx's result cache (capturing/reads.py), at the line that started it.
+# kept in kx's result cache (capturing/device/reads.py), at the line that started it.
 DIAGNOSTIC_KINDS = FATAL_KINDS + (
     "runtime",
     "no-launch",

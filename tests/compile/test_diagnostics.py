@@ -61,7 +61,7 @@ def test_a_suppressed_inductor_failure_names_its_message_and_torchs_frame():
     2.11: Inductor's value ranges compare two booleans). sympy's TypeError puts its message
     on the lines after "TypeError: ": the not-captured diagnostic said "(InductorError:
     TypeError: )". Now it carries the message and torch's innermost frame."""
-    from kx_core.compile.capturing.inductor_capture import _cause
+    from kx_core.compile.capturing.languages.inductor_capture import _cause
 
     ground = json.loads((ROOT / "benchmarks/real_files/ground_fresh6.json").read_text())
     tail = ground["kdiff_hdit_sample"]["output_tail"]

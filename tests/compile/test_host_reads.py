@@ -463,7 +463,7 @@ def test_a_lookup_traced_by_dynamo_is_still_recorded():
     traces it (no frame walk there): a changed value is a new compile."""
     script = (
         "import os, torch\n"
-        "from kx_core.compile.capturing import reads\n"
+        "from kx_core.compile.capturing.device import reads\n"
         "reads.install()\n"
         "@torch.compile(backend='eager', fullgraph=True)\n"
         "def f(x):\n"

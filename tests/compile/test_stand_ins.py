@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from kx_core.compile.capturing import fake_cuda
+from kx_core.compile.capturing.device import fake_cuda
 
 
 @pytest.mark.parametrize(

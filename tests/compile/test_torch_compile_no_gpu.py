@@ -1,6 +1,6 @@
 """torch.compile captured on a machine without a GPU (issue 50, class 1): a training
 step's backward graph, which PyTorch's C++ autograd engine traces (it asked the CUDA
-runtime for a primary context: kx_core/compile/capturing/cuda_hooks.py), and Inductor's
+runtime for a primary context: kx_core/compile/capturing/device/cuda_hooks.py), and Inductor's
 pad_mm decision, which a real run takes by timing (pad_mm_choice.py).
 
 The oracle of a training step is the H200's real run of the same file
@@ -20,8 +20,8 @@ import textwrap
 import pytest
 
 from kx_core.compile import CompileRequest, compile_file
-from kx_core.compile.capturing import cuda_device_prop
-from kx_core.compile.capturing.cuda_hooks import virtual_slots
+from kx_core.compile.capturing.device import cuda_device_prop
+from kx_core.compile.capturing.device.cuda_hooks import virtual_slots
 from kx_core.compile.jobs.real_runs import compare
 from kx_testing import ROOT
 
@@ -71,7 +71,7 @@ def test_the_engines_question_is_found_by_torchs_own_declaration():
 _GRAD_OF_GPU_FAKES = r"""
 import os
 import torch
-from kx_core.compile.capturing import cuda_hooks
+from kx_core.compile.capturing.device import cuda_hooks
 from torch._subclasses.fake_tensor import FakeTensorMode
 cuda_hooks.install(torch)
 assert cuda_hooks.NOT_ANSWERED is None, cuda_hooks.NOT_ANSWERED
@@ -155,7 +155,7 @@ def test_the_learned_pad_mm_switch_is_this_pytorchs_own_config():
     Inductor and every torch.compile reaching pad_mm ran eagerly, on the H100)."""
     import torch._inductor.config as config
 
-    from kx_core.compile.capturing.pad_mm_choice import _learned_pad_mm_on
+    from kx_core.compile.capturing.languages.pad_mm_choice import _learned_pad_mm_on
 
     before = config.use_autoheuristic("pad_mm"), config.use_autoheuristic("mixed_mm")
     with config.patch(_learned_pad_mm_on(config)):
@@ -595,7 +595,7 @@ def test_a_failed_compile_of_torchs_own_wrapper_frame_is_reported_at_the_files_l
         """
         import logging, torch
         import torch._dynamo.config as c
-        from kx_core.compile.capturing.inductor_capture import _NotConvertedHandler
+        from kx_core.compile.capturing.languages.inductor_capture import _NotConvertedHandler
         c.suppress_errors = True
         got = []
         logging.getLogger("torch._dynamo.convert_frame").addHandler(_NotConvertedHandler(lambda *a: got.append(a)))

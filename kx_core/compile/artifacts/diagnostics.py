@@ -193,7 +193,7 @@ def _root_cause(exc: BaseException) -> str:
 def _raised_in(tb: Any, user_file: str) -> str:
     """' (raised in lib/mod.py:103)' for an exception raised in another file than the
     user's (a library it calls), outside torch, triton and kx; else ''."""
-    from kx_core.compile.capturing.placeholders import LEDGER
+    from kx_core.compile.capturing.device.placeholders import LEDGER
 
     last = None
     while tb is not None:

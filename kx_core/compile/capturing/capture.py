@@ -27,18 +27,7 @@ from kx_core.compile.artifacts.kernel_record import (
     jit_name,
     kernel_record,
 )
-from kx_core.compile.capturing import (
-    autotune_capture,
-    capture_state,
-    direct_compiles,
-    early_stages,
-    fake_torch,
-    inductor_capture,
-    inductor_origins,
-    launch_hooks,
-    process_groups,
-    torchscript,
-)
+from kx_core.compile.capturing import capture_state, early_stages, languages, launch_hooks
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
 from kx_core.compile.capturing.capture_state import (
     CaptureState,
@@ -46,6 +35,8 @@ from kx_core.compile.capturing.capture_state import (
     record_key,
     uncompiled_record,
 )
+from kx_core.compile.capturing.device import fake_torch, process_groups
+from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.jit_objects import (
     base_jit,
@@ -54,8 +45,14 @@ from kx_core.compile.capturing.jit_objects import (
     pass_dumps,
     tool_failure,
 )
+from kx_core.compile.capturing.languages import (
+    autotune_capture,
+    direct_compiles,
+    inductor_capture,
+    inductor_origins,
+    torchscript,
+)
 from kx_core.compile.capturing.launch_hooks import TritonRuns
-from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
 from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.languages import needing_extra
@@ -114,7 +111,7 @@ def _kernel_wrote(arguments: tuple) -> None:
     """A launched kernel may write these tensors (the ones its stores can reach: the
     launcher's `_maybe_written`): their known data is stale. A tensor descriptor made on
     the host writes its base tensor."""
-    from kx_core.compile.capturing import known_values
+    from kx_core.compile.capturing.device import known_values
 
     for a in arguments:
         a = a if getattr(a, "is_meta", False) else getattr(a, "base", None)
@@ -450,7 +447,7 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
     inductor_capture.install_torch_compile(_on_not_captured)
     inductor_origins.install(path)
     started = time.perf_counter()
-    from kx_core.compile.capturing import reads
+    from kx_core.compile.capturing.device import reads
 
     reads.install()  # what the file reads beyond its source: the cache keys on it
     _report_exits(path)
@@ -468,27 +465,22 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
         capture_state.STATE.progress(f"importing {os.path.basename(path)}")
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
-        from kx_core.compile.capturing import cute_capture, helion_capture, tilelang_capture
-
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
         text = request.text if request.text is not None else text_or_empty(path)
-        helion_default = helion_capture.prepare(text)
-        cute_folder = cute_capture.prepare(text, target)
-        tilelang = tilelang_capture.prepare(text, target)
+        # each kernel language's own capture that the file calls for (the language table's)
+        prepared = languages.prepare_all(text, target)
         namespace = run_user_file(path, request.text)
         for call in request.calls:
             _call_unlaunched(namespace, call, path)
-        if helion_default and namespace:
-            for d in helion_capture.guessed_configs(namespace, path) + helion_capture.explore_configs(
-                namespace, path
-            ):
-                capture_state.STATE.send_diagnostic(d)
-        if tilelang:  # what TileLang compiled, whether or not the run then failed
-            for i, k in enumerate(tilelang_capture.records(path)):  # each compile its own
-                capture_state.STATE.send_kernel(f"tilelang:{i}:{k.name}", k)
-        if cute_folder:  # what the DSL compiled, whether or not the run then failed
-            for k in cute_capture.records(cute_folder, target, path):
-                capture_state.STATE.send_kernel(f"cute:{k.name}:{k.message}", k)
+        # what the languages compiled, whether or not the run then failed
+        languages.finish_all(
+            prepared,
+            namespace,
+            path,
+            target,
+            capture_state.STATE.send_kernel,
+            capture_state.STATE.send_diagnostic,
+        )
     capture_state.STATE.add_time("file_s", time.perf_counter() - started)
     if mode == "signature":
         from kx_core.compile.capturing.direct import compile_direct
@@ -519,7 +511,7 @@ def user_modules_by_file(path: str) -> dict[str, Any]:
     module's path again, took seconds after a torch import (thousands of modules)."""
     import sysconfig
 
-    from kx_core.compile.capturing.placeholders import is_engine_file, real_path
+    from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
 
     paths = sysconfig.get_paths()
     skip = (
@@ -551,7 +543,7 @@ def _generated_module_dirs() -> tuple[str, ...]:
     benchmark modules, under its cache folder): not the user's, though outside
     site-packages (flex_attention's template module's `load_checked_block` was reported
     as a kernel the file imports and never launched)."""
-    from kx_core.compile.capturing.placeholders import real_path
+    from kx_core.compile.capturing.device.placeholders import real_path
 
     utils = sys.modules.get("torch._inductor.runtime.cache_dir_utils")
     if utils is None:  # Inductor never loaded: nothing generated

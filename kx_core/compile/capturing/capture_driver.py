@@ -111,7 +111,7 @@ def make_capture_driver(target: Target, report: DeviceReport | None = None):
     from triton.backends.compiler import GPUTarget
     from triton.backends.driver import DriverBase
 
-    from kx_core.compile.capturing.fake_torch import fake_do_bench
+    from kx_core.compile.capturing.device.fake_torch import fake_do_bench
     from kx_core.model.boards import device_report
 
     report = report or device_report(target)

@@ -135,8 +135,8 @@ def compile_direct(state: Any, namespace: dict, request: CompileRequest) -> None
     from triton.compiler import ASTSource, make_backend
 
     from kx_core.compile.artifacts.kernel_record import kernel_record
-    from kx_core.compile.capturing.direct_compiles import not_recorded
     from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, kernel_objects, pass_dumps
+    from kx_core.compile.capturing.languages.direct_compiles import not_recorded
 
     kernels = kernel_objects(namespace, state.user_file)
     if request.kernel not in kernels:

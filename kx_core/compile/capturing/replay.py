@@ -46,7 +46,7 @@ def replay(fn: Any, spec: Specialization, target: Any) -> Any:
     attrs = {_path_key(names, k): [list(a) for a in v] for k, v in spec.attrs.items()}
     options = {k: v for k, v in spec.options.items() if v is not None}
     source = ASTSource(fn, dict(spec.signature), constexprs, attrs)
-    from kx_core.compile.capturing.direct_compiles import not_recorded
+    from kx_core.compile.capturing.languages.direct_compiles import not_recorded
 
     with not_recorded():
         return triton.compile(source, target=target, options=options)

@@ -28,7 +28,7 @@ def warm_up(target: Any) -> bool:
     where this process (or the one it was forked from) had done it already."""
     from triton.compiler import ASTSource
 
-    from kx_core.compile.capturing.direct_compiles import not_recorded
+    from kx_core.compile.capturing.languages.direct_compiles import not_recorded
 
     key = (target.backend, target.arch, target.warp_size)
     if key in _WARMED:

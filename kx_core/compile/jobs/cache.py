@@ -3,7 +3,7 @@
 Key: the file's path and content, the resolved target, every option of the request (the
 interpreter included), that interpreter's Triton version and kx's engine sources. An
 entry also records every module the run imported from outside the standard library,
-site-packages and kx, every file it opened for reading (capturing/reads.py), with their
+site-packages and kx, every file it opened for reading (capturing/device/reads.py), with their
 hashes, the values of the environment variables it looked up, the names in the folders it
 listed, and the whole environment where it read all of it (`dict(os.environ)`): a change
 to any of them makes the entry stale. A result whose run started a process (its reads
@@ -109,7 +109,7 @@ def whole_env_hash() -> str:
     """A hash of every environment variable and its value but the shell's bookkeeping
     (reads.VOLATILE): the key of a run that read the whole environment, where a variable
     set since is a change too."""
-    from kx_core.compile.capturing.reads import VOLATILE
+    from kx_core.compile.capturing.device.reads import VOLATILE
 
     items = sorted((k, v) for k, v in os.environ.items() if k not in VOLATILE)
     return hashlib.sha256(json.dumps(items).encode("utf-8", "surrogateescape")).hexdigest()

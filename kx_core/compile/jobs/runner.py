@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from kx_core.base import workers
 from kx_core.base.paths import worker_env
 from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
-from kx_core.compile.capturing.fake_smi import write_fake_smi
+from kx_core.compile.capturing.device.fake_smi import write_fake_smi
 from kx_core.compile.jobs import cache, memory_floor, protocol
 from kx_core.compile.jobs.protocol import parse_lines
 from kx_core.compile.jobs.resolve import resolve_request

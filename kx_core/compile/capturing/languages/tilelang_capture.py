@@ -26,9 +26,9 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.capturing.aten_layouts import contiguous_strides
-from kx_core.compile.capturing.cute_capture import arch_for
-from kx_core.records.languages import BY_NAME
+from kx_core.compile.capturing.device.aten_layouts import contiguous_strides
+from kx_core.compile.capturing.languages import Captured
+from kx_core.compile.capturing.languages.cute_capture import arch_for
 from kx_core.records.results import CompiledKernel, Diagnostic, KernelMetadata, Launch, LaunchArg, Target
 
 # Example: ".visible .entry main_kernel(" / ".entry gemm_kernel("
@@ -58,10 +58,9 @@ _SAID: set[str] = set()
 
 
 def prepare(text: str, target: Target) -> bool:
-    """Before the file runs: for a TileLang file and a CUDA target, TileLang's compiles
-    watched and its target, cache and launches set as the module says. True when so."""
-    if not BY_NAME["tilelang"].marks(text) or not BY_NAME["tilelang"].compiles_for(target.backend):
-        return False
+    """Before a TileLang file runs (for a target TileLang compiles for: the language
+    table's `marks` and `compiles_for`), TileLang's compiles watched and its target, cache
+    and launches set as the module says. True."""
     folder = tempfile.mkdtemp(prefix="tilelang-", dir=os.environ.get("KX_JOB_DIR") or None)
     os.environ["TILELANG_CACHE_DIR"] = folder
     os.environ["TILELANG_DISABLE_CACHE"] = "1"
@@ -83,7 +82,7 @@ def _profiler_placeholders(module: Any) -> None:
     """TileLang's Profiler checks a kernel against a reference on random GPU inputs and times
     it: no GPU here, so each check is a placeholder that passed and each timing one in the
     shape do_bench gives, as for Triton's testing helpers (the kernel was compiled before)."""
-    from kx_core.compile.capturing.placeholders import LEDGER
+    from kx_core.compile.capturing.device.placeholders import LEDGER
 
     profiler = getattr(module, "Profiler", None)
     if profiler is None:
@@ -111,6 +110,12 @@ def _pip_cuda_home() -> str | None:
         return None
     nvcc = next((f for f in files if f.name == "nvcc"), None)
     return str(nvcc.locate().parent.parent) if nvcc is not None else None
+
+
+def finish(prepared: bool, namespace: dict, user_file: str, target: Target) -> Captured:
+    """After the run: what TileLang compiled, whether or not the run then failed, each
+    compile its own record."""
+    return Captured(kernels=[(f"tilelang:{i}:{k.name}", k) for i, k in enumerate(records(user_file))])
 
 
 def records(user_file: str) -> list[CompiledKernel]:

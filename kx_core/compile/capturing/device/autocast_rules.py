@@ -30,7 +30,7 @@ def cast_dtype(func: Any, args: tuple, kwargs: dict) -> Any:
     from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
     from torch.utils._pytree import tree_flatten, tree_map
 
-    from kx_core.compile.capturing.inductor_capture import gpu_fakes_of_capture_tensors
+    from kx_core.compile.capturing.device.gpu_fakes import gpu_fakes_of_capture_tensors
 
     if not _MODE:
         _MODE.append(FakeTensorMode(allow_non_fake_inputs=True))

@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 
 from kx_core.compile.artifacts import resources
-from kx_core.records.languages import BY_NAME
+from kx_core.compile.capturing.languages import Captured
 from kx_core.records.results import CompiledKernel, KernelMetadata, Target
 
 # Example: ".visible .entry kernel_cutlass_add_kernel_tensorptrf32gmemo2565121256_0("
@@ -39,10 +39,9 @@ def arch_for(target: Target) -> str:
 
 
 def prepare(text: str, target: Target) -> str | None:
-    """Before the file runs: for a CuTe DSL file, the DSL's artifacts kept in a folder of
-    the job's; returns that folder (None for other files or targets)."""
-    if not BY_NAME["cute"].marks(text) or not BY_NAME["cute"].compiles_for(target.backend):
-        return None
+    """Before a CuTe DSL file runs (for a target the DSL compiles for: the language
+    table's `marks` and `compiles_for`), the DSL's artifacts kept in a folder of the
+    job's; returns that folder."""
     folder = tempfile.mkdtemp(prefix="cute-", dir=os.environ.get("KX_JOB_DIR") or None)
     os.environ.update(
         CUTE_DSL_KEEP="ir-debug,ptx,cubin",
@@ -50,7 +49,7 @@ def prepare(text: str, target: Target) -> str | None:
         CUTE_DSL_ARCH=arch_for(target),
         CUTE_DSL_LINEINFO="1",
     )
-    from kx_core.compile.capturing import cute_stand_ins
+    from kx_core.compile.capturing.languages import cute_stand_ins
 
     cute_stand_ins.install(_told_stand_in)
     return folder
@@ -77,6 +76,11 @@ def _told_stand_in(what: str, file: str, line: int) -> None:
     gpu = getattr(capture_state.STATE.report, "gpu", None)
     message = _STOOD_IN[what].format(gpu=getattr(gpu, "name", "?"), sms=getattr(gpu, "sm_count", "?"))
     capture_state.STATE.send_diagnostic(Diagnostic("placeholder", message, file, line))
+
+
+def finish(folder: str, namespace: dict, user_file: str, target: Target) -> Captured:
+    """After the run: what the DSL compiled, whether or not the run then failed."""
+    return Captured(kernels=[(f"cute:{k.name}:{k.message}", k) for k in records(folder, target, user_file)])
 
 
 def records(folder: str, target: Target, user_file: str) -> list[CompiledKernel]:

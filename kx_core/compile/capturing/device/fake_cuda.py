@@ -13,7 +13,7 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
-from kx_core.compile.capturing import cuda_device_queries, cuda_hooks, known_values, sdpa_choice
+from kx_core.compile.capturing.device import cuda_device_queries, cuda_hooks, known_values, sdpa_choice
 from kx_core.model.boards import DeviceReport
 
 
@@ -103,7 +103,7 @@ class FakeEvent:
         return None
 
     def elapsed_time(self, end: Any) -> float:
-        from kx_core.compile.capturing.placeholders import LEDGER
+        from kx_core.compile.capturing.device.placeholders import LEDGER
 
         return LEDGER.timing("torch.cuda.Event.elapsed_time")
 
@@ -230,7 +230,7 @@ def _fake_generators(torch: Any, report: DeviceReport) -> None:
             placeholder."""
             if self._unknown is None:
                 return
-            from kx_core.compile.capturing.placeholders import LEDGER, is_engine_file
+            from kx_core.compile.capturing.device.placeholders import LEDGER, is_engine_file
 
             frame = sys._getframe(1)
             while frame is not None and is_engine_file(frame.f_code.co_filename):
@@ -492,7 +492,7 @@ def _allocator_figure(name: str) -> Any:
     own subtraction returns a plain float, and the KV cache it sizes would go unsaid.)"""
 
     def figure(*args: Any, **kwargs: Any) -> int:
-        from kx_core.compile.capturing.placeholders import LEDGER
+        from kx_core.compile.capturing.device.placeholders import LEDGER
 
         return LEDGER.use(f"torch.cuda.{name}() (a real run's allocator figure)", 0)
 
@@ -555,7 +555,7 @@ def _memory_stats(device: Any = None) -> dict[str, int]:
     dict has (nano-vllm sizes its KV cache by `stats["allocated_bytes.all.peak"]`; an
     empty dict stopped it with a KeyError), each 0, as memory_allocated() answers;
     a placeholder said at the line, since a file sizes what it launches by them."""
-    from kx_core.compile.capturing.placeholders import LEDGER
+    from kx_core.compile.capturing.device.placeholders import LEDGER
 
     LEDGER.use("torch.cuda.memory_stats() (a real run's allocator figures)", "0 for every figure")
     stats = {f"{s}.{p}.{k}": 0 for s in _STATS for p in _POOLS for k in _KINDS}

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
+from pathlib import Path
 
 # DLPack's C structs (dlpack.h, the unversioned DLManagedTensor the capsule "dltensor" holds)
 _KDL_CUDA = 2
@@ -173,7 +174,7 @@ def _user_frame(frame):
 
     import cutlass
 
-    skip = (os.path.dirname(cutlass.__file__), os.path.dirname(os.path.dirname(os.path.dirname(__file__))))
+    skip = (os.path.dirname(cutlass.__file__), str(Path(__file__).parents[3]))
     f = frame
     while f is not None:
         if not f.f_code.co_filename.startswith(skip):

@@ -48,7 +48,7 @@ def install(module: Any) -> None:
         cls: Any, choices: Any, input_nodes: Any, layout: Any, *args: Any, **kwargs: Any
     ) -> Any:
         def untimed(choices: Any) -> dict:
-            from kx_core.compile.capturing.placeholders import LEDGER
+            from kx_core.compile.capturing.device.placeholders import LEDGER
 
             choices = list(choices)
             if choices:
@@ -103,7 +103,7 @@ def install_fusion_timing(module: Any) -> None:
     def benchmark_codegened_module(
         self: Any, mod: Any, *args: Any, node_names: Any = None, **kwargs: Any
     ) -> Any:
-        from kx_core.compile.capturing.placeholders import LEDGER
+        from kx_core.compile.capturing.device.placeholders import LEDGER
 
         mod.triton_.precompile()  # (a real run's first call compiles it: the same compiles)
         names = ", ".join(sorted(node_names)) if node_names else "a template and its epilogue"

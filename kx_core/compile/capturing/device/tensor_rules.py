@@ -2,7 +2,7 @@
 calls these around each op it runs on meta tensors).
 
 Meta kernels give the shapes and dtypes a GPU kernel would; where their strides or their
-checks differ from what a CUDA tensor gets (kx_core.compile.capturing.aten_layouts holds the rules),
+checks differ from what a CUDA tensor gets (kx_core.compile.capturing.device.aten_layouts holds the rules),
 these put the real answer on the meta result or raise what the GPU would raise.
 
 Runs only inside the capture worker; torch is imported by the caller.
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kx_core.compile.capturing import aten_layouts
+from kx_core.compile.capturing.device import aten_layouts
 
 
 class LayoutRules:

@@ -45,7 +45,7 @@ import os
 import sys
 from typing import Any
 
-from kx_core.compile.capturing import cuda_device_queries
+from kx_core.compile.capturing.device import cuda_device_queries
 from kx_core.model.boards import DeviceReport
 
 # at::native::_fused_sdp_choice_stub (libtorch_cpu.so) and the CUDA function it calls
@@ -112,7 +112,7 @@ def _asked_on_the_gpu(torch: Any, can_use: Any, backend: int) -> Any:
     as on the capture GPU, on fakes of the GPU where the file passes capture tensors."""
 
     def asked(params: Any, debug: bool = False) -> bool:
-        from kx_core.compile.capturing.inductor_capture import without_torch_function_modes
+        from kx_core.compile.capturing.device.gpu_fakes import without_torch_function_modes
 
         with without_torch_function_modes():  # the capture's mode says a capture tensor is cuda's
             params = _params_on_the_gpu(torch, params)
@@ -215,7 +215,7 @@ class _Chooser:
     def _choose(
         self, q: int, k: int, v: int, mask: int, dropout: float, causal: bool, scale: Any, gqa: bool
     ) -> int:
-        from kx_core.compile.capturing.placeholders import NeedsRealData
+        from kx_core.compile.capturing.device.placeholders import NeedsRealData
 
         try:
             try:

@@ -20,9 +20,9 @@ from typing import Any
 from kx_core.compile.artifacts.kernel_record import config_of, jit_name
 from kx_core.compile.capturing import capture_state, early_stages
 from kx_core.compile.capturing.capture_state import CompileFailure, uncompiled_record
+from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, pass_dumps
 from kx_core.compile.capturing.launch_hooks import TritonRuns
-from kx_core.compile.capturing.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.jobs import protocol
 from kx_core.compile.jobs.protocol import ListWriter
 from kx_core.records.results import AutotuneConfig, Diagnostic

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from kx_core.compile.capturing import cuda_device_prop, elf_slots
+from kx_core.compile.capturing.device import cuda_device_prop, elf_slots
 from kx_core.model.boards import DeviceReport
 
 _DEVICE_COUNT = "_ZN3c104cuda12device_countEv"  # c10::cuda::device_count() (libc10_cuda.so)
@@ -155,7 +155,7 @@ class _Window:
 
     @contextmanager
     def open(self) -> Iterator[None]:
-        from kx_core.compile.capturing.cuda_hooks import write_pointer
+        from kx_core.compile.capturing.device.cuda_hooks import write_pointer
 
         if self.depth:  # already open on this thread (the caller holds the lock)
             self.depth += 1
@@ -228,7 +228,7 @@ def decided_on_the_gpu(torch: Any, name: str, what: str) -> None:
 def said(what: str, why: str, answer: str) -> None:
     """A placeholder: PyTorch's choice of `what`, which kx could not ask as on the capture
     GPU (`why`), taken as `answer` (capture.py words it)."""
-    from kx_core.compile.capturing.placeholders import LEDGER
+    from kx_core.compile.capturing.device.placeholders import LEDGER
 
     gpu = _REPORT.name if _REPORT is not None else "GPU"
     LEDGER.use(WHAT.format(what=what, gpu=gpu, why=why), answer)

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from itertools import count
 from typing import Any
 
-from kx_core.compile.capturing import aten_layouts
+from kx_core.compile.capturing.device import aten_layouts
 
 # The bytes all CPU copies may hold at once. 256 MiB holds the data files make on the host
 # (a 4096x4096 fp32 Linear weight is 64 MiB; sequence offsets, masks and ranges are far
@@ -732,7 +732,7 @@ class Values:
                 else shaped(result)
             )
         if not exact and not _size_exact(self, name, args, kwargs):
-            from kx_core.compile.capturing.placeholders import LEDGER
+            from kx_core.compile.capturing.device.placeholders import LEDGER
 
             sizes = [tuple(r.shape) for r in _flat(result, torch, [])]
             LEDGER.use(

@@ -33,7 +33,7 @@ import os
 import sys
 from typing import Any
 
-from kx_core.compile.capturing import (
+from kx_core.compile.capturing.device import (
     autocast_rules,
     deferred_dynamo,
     fake_cuda,
@@ -43,7 +43,7 @@ from kx_core.compile.capturing import (
     tensor_rules,
     torch_library,
 )
-from kx_core.compile.capturing.placeholders import LEDGER
+from kx_core.compile.capturing.device.placeholders import LEDGER
 from kx_core.model.boards import DeviceReport
 
 # A fake allocation base: 2 MiB aligned like the CUDA caching allocator's large blocks.

@@ -66,7 +66,7 @@ def is_engine_file(path: str) -> bool:
     return real.startswith(_KX_DIR) and not real.startswith(_KX_DATA)
 
 
-_KX_DIR = os.path.join(os.path.realpath(Path(__file__).parents[2]), "")  # kx_core/
+_KX_DIR = os.path.join(os.path.realpath(Path(__file__).parents[3]), "")  # kx_core/
 _KX_DATA = os.path.join(_KX_DIR, "data", "")
 
 

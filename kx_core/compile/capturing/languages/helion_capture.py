@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from kx_core.records.languages import BY_NAME
-from kx_core.records.results import Diagnostic
+from kx_core.compile.capturing.languages import Captured
+from kx_core.records.results import Diagnostic, Target
 
 _EFFORT = "HELION_AUTOTUNE_EFFORT"
 _CONFIGS = "KX_HELION_CONFIGS"
@@ -28,19 +28,27 @@ _NAMED = ("block_sizes", "reduction_loops", "pid_type", "num_sm_multiplier", "ma
 _FIRST_CALLS: dict[int, tuple[Any, tuple, dict]] = {}  # id(kernel) -> (kernel, args, kwargs)
 
 
-def prepare(text: str) -> bool:
-    """Before the file runs: for a Helion file, Helion's traces on the GPU (see
-    `_on_the_gpu`) and its default config rather than an autotune kx cannot time. True
-    when kx chose that config (the user did not)."""
-    if not BY_NAME["helion"].marks(text):
-        return False
+def prepare(text: str, target: Target) -> bool | None:
+    """Before a Helion file runs (the language table's `marks`): Helion's traces on the
+    GPU (see `_on_the_gpu`) and its default config rather than an autotune kx cannot time.
+    True when kx chose that config (the user did not); None when the user did (nothing to
+    say after the run)."""
     _on_the_gpu()
     if _EFFORT in os.environ:
-        return False
+        return None
     os.environ[_EFFORT] = "none"
     if _explored() > 0:
         _remember_first_calls()
     return True
+
+
+def finish(default_config: bool, namespace: dict, path: str, target: Target) -> Captured:
+    """After a run in which kx chose Helion's default config: each kernel whose config a
+    real run would choose by autotuning said so, and part of its config space compiled
+    (`explore_configs`: their records go out as its launches compile)."""
+    if not namespace:
+        return Captured()
+    return Captured(diagnostics=guessed_configs(namespace, path) + explore_configs(namespace, path))
 
 
 def _on_the_gpu() -> None:
@@ -58,7 +66,7 @@ def _on_the_gpu() -> None:
 
 
 def _gpu_fakes(module: Any) -> None:
-    from kx_core.compile.capturing import inductor_capture
+    from kx_core.compile.capturing.device import gpu_fakes
 
     env = getattr(module, "CompileEnvironment", None)
     real = getattr(env, "_to_fake_tensor", None)
@@ -68,7 +76,7 @@ def _gpu_fakes(module: Any) -> None:
     def _to_fake_tensor(self, tensor, source):
         if not getattr(tensor, "is_meta", False):
             return real(self, tensor, source)
-        with inductor_capture.gpu_fakes_of_capture_tensors():  # however Helion makes it
+        with gpu_fakes.gpu_fakes_of_capture_tensors():  # however Helion makes it
             return real(self, tensor, source)
 
     _to_fake_tensor._kx_gpu = True
@@ -78,7 +86,7 @@ def _gpu_fakes(module: Any) -> None:
 def _gpu_compiles(module: Any) -> None:
     import torch
 
-    from kx_core.compile.capturing.inductor_capture import without_torch_function_modes
+    from kx_core.compile.capturing.device.gpu_fakes import without_torch_function_modes
 
     find, bound = getattr(module, "_find_device", None), getattr(module, "BoundKernel", None)
     if find is None or bound is None or getattr(find, "_kx_gpu", False):

@@ -41,7 +41,7 @@ def install(module: Any) -> None:
     """Patch the pad_mm pass module (see the module docstring)."""
     import torch
 
-    from kx_core.compile.capturing.placeholders import LEDGER
+    from kx_core.compile.capturing.device.placeholders import LEDGER
 
     should_pad = getattr(module, "_should_pad", None)
     ask_heuristic = getattr(module, "run_autoheuristic", None)

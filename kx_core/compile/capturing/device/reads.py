@@ -31,7 +31,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-from kx_core.compile.capturing.placeholders import is_engine_file, real_path
+from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
 from kx_core.records.results import Diagnostic
 
 _opened: set[str] = set()

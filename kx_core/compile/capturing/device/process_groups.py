@@ -36,7 +36,7 @@ def install(module: Any) -> None:
     ) -> Any:
         import torch.testing._internal.distributed.fake_pg as fake_pg  # registers "fake"
 
-        from kx_core.compile.capturing.placeholders import LEDGER
+        from kx_core.compile.capturing.device.placeholders import LEDGER
 
         # init_method "env://" (the default) names them in the environment, as torchrun does
         world = world_size if world_size != -1 else int(os.environ.get("WORLD_SIZE", "1"))

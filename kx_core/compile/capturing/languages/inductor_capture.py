@@ -32,7 +32,6 @@ imported (kx_core.compile.capturing.import_hooks), so a file without Inductor pa
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import importlib
 import inspect
@@ -40,12 +39,13 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from kx_core.compile.capturing import autotune_choice, cuda_hooks, pad_mm_choice
+from kx_core.compile.capturing.device import cuda_hooks, gpu_fakes
 from kx_core.compile.capturing.import_hooks import after_import
+from kx_core.compile.capturing.languages import autotune_choice, pad_mm_choice
 
 
 @dataclass(frozen=True)
@@ -194,7 +194,7 @@ def _autotuner(module: Any, on_chosen: Callable[[Any, Any], None]) -> None:
 
         def _coordinate_descent_tuning(self: Any, *args: Any, **kwargs: Any) -> Any:
             # which configs the search compiles past its first round depends on their times
-            from kx_core.compile.capturing.placeholders import LEDGER
+            from kx_core.compile.capturing.device.placeholders import LEDGER
 
             LEDGER.use(COORDINATE_DESCENT, COORDINATE_DESCENT_CHOICE)
             return descend(self, *args, **kwargs)
@@ -242,7 +242,7 @@ def install_torch_compile(on_not_captured: Callable[[str, str, int | None, bool]
         return compile_now(*args, **kwargs)  # a module (an OptimizedModule is one too)
 
     torch.compile = compile
-    after_import("torch._subclasses.fake_tensor", _gpu_fakes_of_capture_tensors)
+    after_import("torch._subclasses.fake_tensor", gpu_fakes.patch_fake_tensor)
     after_import("torch._dynamo.utils", _stand_ins_as_constants)
     after_import("torch._dynamo.variables.builder", _stand_ins_as_constants)
 
@@ -255,7 +255,7 @@ def _stand_ins_as_constants(module: Any) -> None:
     made from that set, where it was made already). Without it, a compiled forward that
     reads `props.multi_processor_count` stopped at "Unexpected type in sourceless
     builder", where a real run traces on."""
-    from kx_core.compile.capturing.fake_cuda import DeviceProperties
+    from kx_core.compile.capturing.device.fake_cuda import DeviceProperties
 
     constants = getattr(module, "common_constant_types", None)
     if isinstance(constants, set):
@@ -411,7 +411,7 @@ def _compile_without_modes(module: Any) -> None:
 
     @functools.wraps(inner)
     def compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
-        with without_torch_function_modes():
+        with gpu_fakes.without_torch_function_modes():
             return inner(*args, **kwargs)
 
     module.compile_fx_inner = compile_fx_inner
@@ -425,7 +425,7 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
 
     import torch
 
-    from kx_core.compile.capturing import known_values
+    from kx_core.compile.capturing.device import known_values
 
     real = module.compile_fx
 
@@ -492,22 +492,6 @@ def _cuda_graph_trees_run_as_their_warm_up(module: Any) -> None:
         return lambda new_inputs: model(new_inputs)
 
     module.cudagraphify_impl = cudagraphify_impl
-
-
-@contextlib.contextmanager
-def without_torch_function_modes() -> Iterator[None]:
-    """No torch function mode on the stack while inside (the capture's turns a GPU
-    factory call into a meta tensor: a compiler's fakes of the GPU are made on the GPU)."""
-    import torch
-
-    modes = []
-    while torch._C._len_torch_function_stack() > 0:
-        modes.append(torch._C._pop_torch_function_stack())
-    try:
-        yield
-    finally:
-        for mode in reversed(modes):
-            torch._C._push_on_torch_function_stack(mode)
 
 
 def _optimizers_see_the_gpu(torch: Any) -> None:
@@ -604,7 +588,7 @@ class _NotConvertedHandler(logging.Handler):
             why = f" ({cause})"
         # (a graph dynamo traced and the backend failed to compile: its kernels are lost)
         graph_lost = "InductorError" in text or "BackendCompilerFailed" in text
-        from kx_core.compile.capturing.placeholders import LEDGER
+        from kx_core.compile.capturing.device.placeholders import LEDGER
 
         # torch's own frame (`inner`, which torch.compile(module) compiles) names nothing
         # the user wrote: the report is placed at the file's calling line
@@ -614,77 +598,3 @@ class _NotConvertedHandler(logging.Handler):
             else "the module or function called here"
         )
         self.report(NOT_CAPTURED.format(name=name, why=why), m.group(2), int(m.group(3)), graph_lost)
-
-
-class _Converting(threading.local):
-    depth = 0
-
-
-_CONVERTING = _Converting()
-
-
-@contextlib.contextmanager
-def gpu_fakes_of_capture_tensors() -> Iterator[None]:
-    """While inside, a fake made of a capture tensor (a meta tensor) is on cuda:0, however
-    it is made (`_gpu_fakes_of_capture_tensors`): FakeTensorConverter's conversion, or a
-    compiler's own `torch.empty_strided(..., device=t.device)` under its fake mode."""
-    _CONVERTING.depth += 1
-    try:
-        yield
-    finally:
-        _CONVERTING.depth -= 1
-
-
-def _gpu_fakes_of_capture_tensors(module: Any) -> None:
-    """A capture tensor is a meta tensor standing for a GPU tensor: the fake that
-    torch.compile makes of it (FakeTensorConverter.from_real_tensor) is on cuda:0, so
-    dynamo and Inductor trace and generate what they would for the GPU tensor."""
-    import torch
-
-    converter = module.FakeTensorConverter
-    fake_tensor = module.FakeTensor
-    from_real_tensor = converter.from_real_tensor
-    new = fake_tensor.__new__
-    gpu = torch.device("cuda", 0)
-
-    def converting(self: Any, fake_mode: Any, t: Any, *args: Any, **kwargs: Any) -> Any:
-        with gpu_fakes_of_capture_tensors():
-            return from_real_tensor(self, fake_mode, t, *args, **kwargs)
-
-    def meta(value: Any) -> bool:
-        return isinstance(value, torch.device) and value.type == "meta"
-
-    def fake_new(cls: Any, *args: Any, **kwargs: Any) -> Any:
-        if _CONVERTING.depth:
-            args = tuple(gpu if meta(a) else a for a in args)
-            kwargs = {k: gpu if meta(v) else v for k, v in kwargs.items()}
-        return new(cls, *args, **kwargs)
-
-    converter.from_real_tensor = converting
-    fake_tensor.__new__ = staticmethod(fake_new)
-    # meta_utils makes the fake of a view from its base's fake, then sets its device to the
-    # real view's (`r.fake_device = t.device`): a view of a capture tensor (a buffer made as
-    # `torch.tril(...).view(1, 1, n, n)`) is on cuda:0 as its base is
-    device_property = fake_tensor.__dict__.get("fake_device")
-    if not isinstance(device_property, property):
-        # torch <= 2.12 keeps `fake_device` as a plain instance attribute (2.13 made it a
-        # property): a property over the instance's own dict entry behaves the same
-        def get_plain(self: Any) -> Any:
-            return self.__dict__["fake_device"]
-
-        def set_plain(self: Any, device: Any) -> None:
-            self.__dict__["fake_device"] = device
-
-        device_property = property(get_plain, set_plain)
-
-    def set_fake_device(self: Any, device: Any) -> None:
-        device_property.fset(self, gpu if _CONVERTING.depth and meta(device) else device)
-
-    fake_tensor.fake_device = device_property.setter(set_fake_device)
-    # FakeTensorMode keeps `torch.tensor(..., device="cuda")` and device guards off the CUDA
-    # runtime only where it sees no GPU; the capture device says it has one
-    module.FakeTensorMode.avoid_device_init = property(lambda self: True)
-    if hasattr(module, "init_gpu_context"):
-        # torch 2.11 makes a real CUDA tensor before its first GPU fake (so autograd
-        # finds a context): capture has no GPU to make one on, and wants none
-        module.init_gpu_context = lambda device: None

@@ -27,10 +27,11 @@ from dataclasses import replace
 from typing import Any
 
 from kx_core.compile.artifacts.kernel_record import config_of, jsonable_value, kernel_record
-from kx_core.compile.capturing import capture_state, inductor_capture, inductor_origins
+from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
+from kx_core.compile.capturing.device.placeholders import LEDGER
 from kx_core.compile.capturing.jit_objects import pass_dumps
-from kx_core.compile.capturing.placeholders import LEDGER
+from kx_core.compile.capturing.languages import inductor_capture, inductor_origins
 from kx_core.compile.jobs import protocol
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
