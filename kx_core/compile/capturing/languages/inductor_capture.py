@@ -243,8 +243,6 @@ def install_torch_compile(on_not_captured: Callable[[str, str, int | None, bool]
 
     torch.compile = compile
     after_import("torch._subclasses.fake_tensor", gpu_fakes.patch_fake_tensor)
-    after_import("torch._dynamo.utils", _stand_ins_as_constants)
-    after_import("torch._dynamo.variables.builder", _stand_ins_as_constants)
 
 
 def _stand_ins_as_constants(module: Any) -> None:
@@ -254,7 +252,10 @@ def _stand_ins_as_constants(module: Any) -> None:
     (to the set in torch._dynamo.utils; to the builder's table of sourceless handlers,
     made from that set, where it was made already). Without it, a compiled forward that
     reads `props.multi_processor_count` stopped at "Unexpected type in sourceless
-    builder", where a real run traces on."""
+    builder", where a real run traces on. Called when torch.compile is first used, with
+    the real modules: an import hook on torch._dynamo.utils ran it in the middle of the
+    file's own `import torch._dynamo.utils`, past the deferred stand-in of torch._dynamo
+    (device/deferred_dynamo.py), and the import stopped at a partly initialized module."""
     from kx_core.compile.capturing.device.fake_cuda import DeviceProperties
 
     constants = getattr(module, "common_constant_types", None)
@@ -296,6 +297,8 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     # device makes a CPU tensor (the capture's default, meta, would put it beside GPU fakes)
     _default_device_cpu(torch)
     dynamo_config = importlib.import_module("torch._dynamo.config")
+    for name in ("torch._dynamo.utils", "torch._dynamo.variables.builder"):
+        _stand_ins_as_constants(importlib.import_module(name))
     dynamo_config.suppress_errors = True
     functorch_config = importlib.import_module("torch._functorch.config")
     if hasattr(functorch_config, "force_non_lazy_backward_lowering"):
