@@ -491,3 +491,24 @@ def test_the_gpus_properties_read_in_compiled_code_are_a_constant_as_on_a_real_r
     ]
     assert "chunks 264" in r.output
     assert any(k.status == "compiled" and "sum" in k.name for k in r.kernels)
+
+
+def test_a_zero_dim_index_tensor_is_read_as_the_integer_it_holds():
+    """`k_cache[tables[0, 1].long()]`: PyTorch's indexing takes a 0-dim integer tensor as
+    the integer it holds, read on the host in C++ (ColossalAI's paged attention tests,
+    corpus 7). Where a kernel had written the table, kx no longer knows its data and
+    ATen's own read stopped the file ("Tensor.item() cannot be called on meta tensors").
+    Now read as kx reads any host read: the known entry exactly, the entry after the
+    kernel as a placeholder said at its line; the block is launched with its shape."""
+    path = HOST_READS / "paged_block_by_table_entry.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    said = [d for d in r.diagnostics if d.kind == "placeholder"]
+    line = _line_of(path, "block = k_cache[tables[0, 1].long()]")
+    assert [d.line for d in said] == [line]  # once: the read after the kernel
+    assert "entry 5" in r.output
+    assert "before block (4, 16, 64)" in r.output and "after block (4, 16, 64)" in r.output
+    launches = [k for k in r.kernels if k.name == "copy_block" and k.status == "compiled"]
+    assert launches and launches[0].launch.args[2].value == 4096

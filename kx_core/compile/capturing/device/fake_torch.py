@@ -210,9 +210,9 @@ class _MetaRules:
         if handled:
             return value
         if name in ("__getitem__", "__setitem__") and len(args) > 1 and getattr(first, "is_meta", False):
-            # a slice's bounds given as tensors (`seq[cu[3]:cu[4]]`): ATen reads them on the
-            # host, so here too (their known values, else placeholders); the slice stays a view
-            args = (first, _slice_bounds_read(torch, args[1]), *args[2:])
+            # what ATen's indexing reads on the host (slice bounds, a 0-dim integer index),
+            # read here too (their known values, else placeholders); a slice stays a view
+            args = (first, _host_read_indices(torch, args[1]), *args[2:])
         if name in ("__setitem__", "copy_") and isinstance(first, torch.Tensor) and not first.is_meta:
             # a capture tensor's data written into a real CPU tensor: a read of that data
             args = (first, *(self.host_copy(a) for a in args[1:]))
@@ -453,20 +453,29 @@ def _numbers_read(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[tup
     return args, {k: read(v) if k in names else v for k, v in kwargs.items()}
 
 
-def _slice_bounds_read(torch: Any, index: Any) -> Any:
-    """`index` with the capture tensors among its slices' bounds read as integers."""
+def _host_read_indices(torch: Any, index: Any) -> Any:
+    """`index` with what PyTorch's Python indexing reads on the host read as integers
+    (their known values, else placeholders said at the line): a slice's bounds given as
+    tensors (`seq[cu[3]:cu[4]]`), and a 0-dim integer tensor, which indexing takes as the
+    integer it holds (python_variable_indexing.cpp reads it with `item()`: a paged cache's
+    `k_cache[tables[0, 0].long()]`). On a capture tensor ATen's own read of it stopped
+    the file ("Tensor.item() cannot be called on meta tensors")."""
 
-    def bound(b: Any) -> Any:
+    def read(b: Any) -> Any:
         if isinstance(b, torch.Tensor) and b.is_meta and b.numel() == 1:
             return _read_data(torch, "__index__", (b,), {})[1]
         return b
 
+    if isinstance(index, torch.Tensor):
+        scalar = index.is_meta and index.dim() == 0
+        integer = not (index.dtype.is_floating_point or index.dtype.is_complex or index.dtype == torch.bool)
+        return read(index) if scalar and integer else index
     if isinstance(index, slice):
         if any(isinstance(b, torch.Tensor) for b in (index.start, index.stop, index.step)):
-            return slice(bound(index.start), bound(index.stop), bound(index.step))
+            return slice(read(index.start), read(index.stop), read(index.step))
         return index
     if isinstance(index, tuple):
-        return tuple(_slice_bounds_read(torch, i) for i in index)
+        return tuple(_host_read_indices(torch, i) for i in index)
     return index
 
 
