@@ -512,3 +512,21 @@ def test_a_zero_dim_index_tensor_is_read_as_the_integer_it_holds():
     assert "before block (4, 16, 64)" in r.output and "after block (4, 16, 64)" in r.output
     launches = [k for k in r.kernels if k.name == "copy_block" and k.status == "compiled"]
     assert launches and launches[0].launch.args[2].value == 4096
+
+
+def test_the_backward_of_a_write_through_a_mask_of_gpu_data_runs():
+    """`y[keep] = out[expert[keep], slot[keep]]` with `keep` from routing a kernel computed,
+    then a backward (ColossalAI's MoE training, corpus 7): the write's backward, in
+    PyTorch's C++ engine, turns the mask into nonzero() indices, which have no meta
+    kernel, and the file stopped at loss.backward() ("register_meta function for
+    torch.nonzero() raises unimplemented"). Inside a backward the mask is presumed
+    wholly selected, as the forward's read of it presumed and said at its line."""
+    path = HOST_READS / "masked_write_of_gpu_routing.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    line = _line_of(path, "y[keep] = out[expert[keep], slot[keep]]")
+    assert any(d.kind == "placeholder" and d.line == line for d in r.diagnostics)
+    assert any(k.name == "scale_rows" and k.status == "compiled" for k in r.kernels)
+    assert "combined (512, 256) grad (8, 48, 256)" in r.output  # the gradient's launch ran

@@ -187,6 +187,16 @@ class _MetaRules:
         torch = self.torch
         name = getattr(func, "__name__", "")
         first = args[0] if args else None
+        if name in ("backward", "grad") and not _meta_config(torch).meta_nonzero_assume_all_nonzero:
+            # The engine's C++ backward of a write or read through a boolean mask (index_put_,
+            # index) turns the mask into its nonzero() indices, which have no meta kernel
+            # (ColossalAI's MoE combine, `y[keep] = ...` then loss.backward()). Inside the
+            # backward, PyTorch's own switch presumes every element selected: the
+            # presumption the forward's read of that mask made and said at its line
+            # (placeholders.data_shaped); nowhere else, since it would also answer the file's
+            # own nonzero() calls, which kx computes from known data or says.
+            with _meta_config(torch).patch(meta_nonzero_assume_all_nonzero=True):
+                return self.call(func, args, kwargs)
         if name == "__get__" and getattr(first, "is_meta", False):
             prop = getattr(getattr(func, "__self__", None), "__name__", "")
             # frame 0 is this method, 1 the mode's __torch_function__, 2 the reader
@@ -451,6 +461,11 @@ def _numbers_read(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[tup
 
     args = tuple(read(a) if i in positions else a for i, a in enumerate(args))
     return args, {k: read(v) if k in names else v for k, v in kwargs.items()}
+
+
+def _meta_config(torch: Any) -> Any:
+    """torch.fx.experimental._config: the meta kernels' switches."""
+    return torch.fx.experimental._config
 
 
 def _host_read_indices(torch: Any, index: Any) -> Any:
