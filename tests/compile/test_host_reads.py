@@ -530,3 +530,19 @@ def test_the_backward_of_a_write_through_a_mask_of_gpu_data_runs():
     assert any(d.kind == "placeholder" and d.line == line for d in r.diagnostics)
     assert any(k.name == "scale_rows" and k.status == "compiled" for k in r.kernels)
     assert "combined (512, 256) grad (8, 48, 256)" in r.output  # the gradient's launch ran
+
+
+def test_numpy_scalars_in_compiled_code_trace_as_on_a_real_run():
+    """`c / np.sqrt(n) * (1 - t)` of numpy scalars times a tensor inside torch.compile
+    (EDM2's mp_cat, corpus 7): dynamo sends a numpy-backed value's operators through the
+    torch function modes on the stack, and kx's capture mode made one a tensor method of
+    a torch._numpy array ("'ndarray' object has no attribute 'div'"); the function ran
+    eagerly, its kernels not shown. A real run has no mode there: with fullgraph=True,
+    dynamo is the oracle (any graph break raises)."""
+    path = HOST_READS / "numpy_scalars_in_compiled_code.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "cat (4, 96, 8, 8) torch.float32 graph breaks 0" in r.output
+    assert any(k.status == "compiled" and "cat" in k.name for k in r.kernels)

@@ -267,6 +267,41 @@ def _stand_ins_as_constants(module: Any) -> None:
         handlers[DeviceProperties] = lambda tx, value: constant(value)
 
 
+def _numpy_values_past_the_capture_mode() -> None:
+    """Dynamo traces numpy values in compiled code (`C / np.sqrt(n)` of numpy scalars,
+    EDM2's `mp_cat`) as numpy-backed tensors, and sends their operators through the torch
+    function modes on the stack, where a real run has none: kx's capture mode passed the
+    call on as a torch op, which dynamo then made a tensor method of a `torch._numpy`
+    array ("'ndarray' object has no attribute 'div'") and the frame ran eagerly. Where
+    the capture mode is the only mode and no argument overrides torch functions, a call
+    with a numpy-backed value is not dispatched to modes, as on a real run."""
+    from kx_core.compile.capturing.device import torch_library
+
+    functions = importlib.import_module("torch._dynamo.variables.torch_function")
+    tensors = importlib.import_module("torch._dynamo.variables.tensor")
+    torch_variables = importlib.import_module("torch._dynamo.variables.torch")
+    original = getattr(functions, "can_dispatch_torch_function", None)
+    numpy_value = getattr(tensors, "NumpyNdarrayVariable", None)
+    all_args = getattr(functions, "_get_all_args", None)
+    if original is None or numpy_value is None or all_args is None:
+        return
+
+    def can_dispatch_torch_function(tx: Any, args: Any, kwargs: Any) -> bool:
+        values = list(all_args(args, kwargs))
+        if any(isinstance(v, numpy_value) for v in values) and not any(
+            functions.has_torch_function(v) for v in values
+        ):
+            stack = getattr(getattr(tx, "symbolic_torch_function_state", None), "mode_stack", ())
+            mode = torch_library.CAPTURE_MODE
+            if stack and all(getattr(m, "value", None) is mode for m in stack):
+                return False
+        return original(tx, args, kwargs)
+
+    functions.can_dispatch_torch_function = can_dispatch_torch_function
+    if getattr(torch_variables, "can_dispatch_torch_function", None) is original:
+        torch_variables.can_dispatch_torch_function = can_dispatch_torch_function
+
+
 def _compiled_at_first_call(torch: Any, fn: Any, kwargs: dict, compile_now: Callable[..., Any]) -> Any:
     """A function `torch.compile` made at import (a library's `@torch.compile` helpers):
     dynamo is loaded and the function compiled when it is first called, not when it is
@@ -299,6 +334,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     dynamo_config = importlib.import_module("torch._dynamo.config")
     for name in ("torch._dynamo.utils", "torch._dynamo.variables.builder"):
         _stand_ins_as_constants(importlib.import_module(name))
+    _numpy_values_past_the_capture_mode()
     dynamo_config.suppress_errors = True
     functorch_config = importlib.import_module("torch._functorch.config")
     if hasattr(functorch_config, "force_non_lazy_backward_lowering"):
