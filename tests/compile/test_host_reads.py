@@ -546,3 +546,19 @@ def test_numpy_scalars_in_compiled_code_trace_as_on_a_real_run():
     ]
     assert "cat (4, 96, 8, 8) torch.float32 graph breaks 0" in r.output
     assert any(k.status == "compiled" and "cat" in k.name for k in r.kernels)
+
+
+def test_saved_statistics_of_one_value_per_row_reach_atens_layer_norm_backward():
+    """A LayerNorm Function saves mean and rstd as (M,) and calls
+    aten.native_layer_norm_backward with them (stable-fast's, corpus 7). ATen's CUDA and
+    CPU kernels read them by pointer (the same file with the CPU's tensors runs); the meta
+    kernel broadcast (M,) against the input and the file stopped at its backward
+    ("Attempting to broadcast a dimension of length 4096 at -3"). They are given in the
+    shape the op's forward returns them in."""
+    path = HOST_READS / "layer_norm_stats_by_row.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "grad (8, 512, 1000)" in r.output
+    assert any(k.name == "layer_norm_fwd" and k.status == "compiled" for k in r.kernels)

@@ -291,6 +291,8 @@ class _MetaRules:
             # (before the op's own checks: autocast's dispatch key sits above the op's
             # kernels, so a real `fp16 @ fp32` under autocast is checked as `fp16 @ fp16`)
             args, kwargs = self.autocast_casts(func, args, kwargs)
+        if name in tensor_rules.STATISTICS_BY_COUNT:
+            args = tensor_rules.statistics_shaped(name, args)
         if name in ("cat", "concat", "concatenate") and args:
             tensor_rules.check_cat(args[0])
         if name in tensor_rules.MATMULS:

@@ -220,9 +220,35 @@ SCALAR_OPERANDS = frozenset(
      "bitwise_right_shift", "logical_and", "logical_or", "logical_xor", "where", "atan2", "arctan2",
      "hypot", "copysign", "xlogy", "nextafter", "heaviside", "maximum", "minimum", "fmax", "fmin"}
 )  # fmt: skip
+# Backward ops whose CUDA kernels read the forward's saved statistics (mean, rstd) by
+# pointer, one per normalized row, whatever shape they are given, where the meta kernel
+# broadcasts them against the input: their argument places. stable-fast's LayerNorm
+# Function saves mean and rstd as (M,) and calls aten.native_layer_norm_backward with them.
+STATISTICS_BY_COUNT = {"native_layer_norm_backward": (3, 4)}
 CONVOLUTIONS = frozenset({"convolution", "_convolution", "conv2d", "cudnn_convolution", "conv_transpose2d"})
 CONVOLUTION_BACKWARDS = frozenset({"convolution_backward"})
 MATMULS = frozenset({"matmul", "mm", "bmm", "__matmul__", "__rmatmul__", "addmm", "baddbmm"})
+
+
+def statistics_shaped(name: str, args: tuple) -> tuple:
+    """`args` with the saved statistics of a STATISTICS_BY_COUNT op in the shape its
+    forward gives them (the input's leading dims, then a 1 per normalized dim), where
+    they hold one element per normalized row: what the GPU's kernel reads."""
+    places = STATISTICS_BY_COUNT.get(name)
+    if not places or len(args) <= max(places) or not hasattr(args[1], "shape"):
+        return args
+    x, normalized = args[1], list(args[2])
+    lead = list(x.shape[: x.dim() - len(normalized)])
+    rows = 1
+    for d in lead:
+        rows *= d
+    want = lead + [1] * len(normalized)
+    out = list(args)
+    for i in places:
+        s = out[i]
+        if hasattr(s, "numel") and s.numel() == rows and list(s.shape) != want:
+            out[i] = s.reshape(want)
+    return tuple(out)
 
 
 def check_same_dtype(name: str, args: tuple) -> None:
