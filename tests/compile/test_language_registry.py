@@ -63,3 +63,13 @@ def test_the_worker_calls_its_capture_and_its_records_are_the_result(toy_languag
 def test_a_target_the_language_does_not_compile_for_runs_without_its_capture(toy_language):
     result = compile_file(CompileRequest(str(FILE), target="hip:gfx942"), use_cache=False)
     assert result.kernels == () and not any("toy" in d.message for d in result.diagnostics)
+
+
+def test_a_changed_language_list_is_a_new_compile(toy_language, monkeypatch):
+    """KX_LANGUAGES decides which captures the worker runs: the result cache keys on it,
+    as on a compiler's knob (a result cached before a language was added is not served)."""
+    first = compile_file(CompileRequest(str(FILE), target="cuda:90"))
+    assert not first.from_cache and compile_file(CompileRequest(str(FILE), target="cuda:90")).from_cache
+    monkeypatch.setenv(languages.PLUGINS_ENV, "kx_toy_language,")
+    again = compile_file(CompileRequest(str(FILE), target="cuda:90"))
+    assert not again.from_cache and sorted(k.name for k in again.kernels) == ["scale", "shift"]

@@ -32,6 +32,7 @@ import sysconfig
 from dataclasses import dataclass
 
 from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
+from kx_core.records.languages import PLUGINS_ENV
 from kx_core.records.results import Diagnostic
 
 _opened: set[str] = set()
@@ -98,8 +99,9 @@ def _audit(event: str, args: tuple) -> None:
     (_written if writing else _opened).add(os.path.abspath(path))
 
 
-# knobs of the compilers, recorded whoever looks them up (they change the code made)
-_KNOBS = ("TRITON_", "MLIR_", "LLVM_", "TORCHINDUCTOR_")
+# knobs of the compilers, recorded whoever looks them up (they change the code made), and
+# the languages kx loads from outside its table (they change which captures run)
+_KNOBS = ("TRITON_", "MLIR_", "LLVM_", "TORCHINDUCTOR_", PLUGINS_ENV)
 # frames of the mapping machinery between a lookup and the code that made it (frozen
 # modules in 3.11+: "<frozen _collections_abc>", "<frozen os>")
 _MACHINERY_FILES = ("_collections_abc.py", f"{os.sep}os.py")
