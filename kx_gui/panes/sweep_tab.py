@@ -115,8 +115,7 @@ class SweepTab(QWidget):
         self.heat_plot.setMinimumSize(80, 60)
         # no axes until a sweep fills them: an empty plot showed -400..400 "(x0.001)" ticks
         # that meant nothing (first-user run)
-        for side in ("left", "bottom"):
-            self.heat_plot.getPlotItem().showAxis(side, False)
+        self._show_axes(False)
         # the legend rides on the config key's line: a row of its own grew the window
         self.legend = "color: time / the shape's best (darker is faster; blank: not measured)"
         self.heat_plot.setToolTip(self.legend)
@@ -239,14 +238,13 @@ class SweepTab(QWidget):
         if self.process is not None:
             process, self.process = self.process, None
             process.finished.disconnect(self._finished)
+            process.finished.connect(process.deleteLater)  # killed without the window waiting
             process.kill()
-            process.waitForFinished(2000)
             self.run_button.setEnabled(True)
             self.stop_button.setEnabled(False)
         self.result = None
         self.heat.clear()
-        for side in ("left", "bottom"):
-            self.heat_plot.getPlotItem().showAxis(side, False)
+        self._show_axes(False)
         self.config_key.clear()
         self.table.setRowCount(0)
         self.progress.setRange(0, 1)
@@ -256,11 +254,16 @@ class SweepTab(QWidget):
 
     # ------------------------------------------------------------ showing
 
+    def _show_axes(self, shown: bool) -> None:
+        """The heat map's axes: none until a sweep fills them (an empty plot showed
+        -400..400 "(x0.001)" ticks that meant nothing)."""
+        for side in ("left", "bottom"):
+            self.heat_plot.getPlotItem().showAxis(side, shown)
+
     def show_result(self, r: SweepResult) -> None:
         self.result = r
         self.file = self.file or self.pane.session.path  # what is shown is this file's
-        for side in ("left", "bottom"):
-            self.heat_plot.getPlotItem().showAxis(side, True)
+        self._show_axes(True)
         labels = list(dict.fromkeys(f.label for c in r.cases for f in c.configs))
         grid = np.full((len(labels), len(r.cases)), np.nan)
         for j, c in enumerate(r.cases):
