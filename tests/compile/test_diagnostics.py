@@ -70,3 +70,52 @@ def test_a_suppressed_inductor_failure_names_its_message_and_torchs_frame():
     cause = _cause(message)
     assert cause.startswith("InductorError: TypeError: A Boolean argument can only be used in Eq and Ne")
     assert cause.endswith("raised at torch/utils/_sympy/value_ranges.py:610")
+
+
+def test_a_suppressed_triton_rejection_names_the_kernel_the_code_and_tritons_message(tmp_path):
+    """Inductor's generated kernel that Triton's front end rejects (mamba.py's PScan
+    backward under dynamic shapes, corpus 7): the error holds the kernel's whole source
+    first, so the not-captured diagnostic, cut to a length, said only the kernel's name.
+    Now it says the line and column, the code under Triton's caret and Triton's message.
+    The CompilationError is a real one: Triton's front end compiling a kernel for sm_90."""
+    import importlib
+    import sys
+
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    from kx_core.compile.capturing.languages.inductor_capture import _cause
+
+    (tmp_path / "gen_kernel.py").write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\n"
+        "def triton_poi_fused_pow_0(in_ptr0, out_ptr0, xnumel, XBLOCK: tl.constexpr):\n"
+        "    xindex = tl.program_id(0) * XBLOCK + tl.arange(0, XBLOCK)[:]\n"
+        "    tmp0 = tl.load(in_ptr0 + (xindex // tl.full([], 2.0, tl.float64)), xindex < xnumel)\n"
+        "    tl.store(out_ptr0 + xindex, tmp0, xindex < xnumel)\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+        kernel = importlib.import_module("gen_kernel").triton_poi_fused_pow_0
+    finally:
+        sys.path.remove(str(tmp_path))
+    signature = {"in_ptr0": "*fp32", "out_ptr0": "*fp32", "xnumel": "i32", "XBLOCK": "constexpr"}
+    source = triton.compiler.ASTSource(kernel, signature, {"XBLOCK": 128})
+    try:
+        triton.compile(source, target=GPUTarget("cuda", 90, 32))
+    except triton.compiler.CompilationError as e:
+        error = str(e)
+    else:
+        raise AssertionError("Triton compiled a float64 pointer offset")
+    # dynamo's warning around it, as it logged mamba.py's (torch 2.14)
+    warning = (
+        "WON'T CONVERT forward /x/lm.py line 103 \ndue to: \nTraceback (most recent call last):\n"
+        '  File "/v/site-packages/triton/compiler/compiler.py", line 80, in make_ir\n'
+        "    module = src.make_ir(target, options, codegen_fns, module_map, context)\n"
+        f"torch._inductor.exc.InductorError: CompilationError: {error}\n\n"
+        "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace\n"
+    )
+    line, column = re.match(r"at (\d+):(\d+):", error).groups()
+    message = error.strip().splitlines()[-1]
+    cause = _cause(warning)
+    assert cause.startswith(f"InductorError: CompilationError at {line}:{column} of triton_poi_fused_pow_0")
+    assert "xindex // tl.full([], 2.0, tl.float64)" in cause and message in cause

@@ -577,7 +577,10 @@ def _cause(text: str) -> str:
         return ""
     last = errors[-1]
     message = last.group(2).strip()
-    if not message or message.endswith(":"):
+    triton_at = _TRITON_AT_RE.match(message)
+    if triton_at:
+        message = _triton_rejection(triton_at, text[last.end() :])
+    elif not message or message.endswith(":"):
         after = text[last.end() :].split("\n")
         more = " ".join(line.split("] ", 1)[-1].strip() for line in after[:4])
         message = f"{message} {more}".strip()
@@ -591,7 +594,38 @@ def _cause(text: str) -> str:
     frames = [f for f in frames if f.startswith(f"torch{os.sep}")] or frames
     if frames:
         cause += f", raised at {frames[-1]}"
-    return " ".join(cause.split())[:300]
+    return " ".join(cause.split())[:400]
+
+
+# Example: "CompilationError: at 12:64:" (Triton's front end: the kernel's source follows, then
+# a caret under the column, then Triton's message, which can be empty)
+_TRITON_AT_RE = re.compile(r"CompilationError: at (\d+):(\d+):$")
+# Example: "def triton_poi_fused_add_0(in_ptr0, out_ptr0, xnumel, XBLOCK : tl.constexpr):"
+_KERNEL_DEF_RE = re.compile(r"^def (\w+)\(")
+
+
+def _triton_rejection(at: re.Match, after: str) -> str:
+    """Triton's CompilationError of a generated kernel, in one line: the kernel, the line and
+    column, the code under the caret and Triton's message. The kernel's whole source comes
+    first in the error, so cut at a length it left no room for the reason."""
+    lines = after.split("\n")
+    kernel = next((m.group(1) for m in map(_KERNEL_DEF_RE.match, lines) if m), "a generated kernel")
+    caret = next((i for i, line in enumerate(lines) if line.strip() == "^"), None)
+    if len(kernel) > 60:  # Inductor's names list every fused op
+        kernel = kernel[:57] + "..."
+    said = f"CompilationError at {at.group(1)}:{at.group(2)} of {kernel}"
+    if caret is None or caret == 0:
+        return said
+    column = lines[caret].index("^")
+    code = lines[caret - 1]
+    shown = code[max(column - 10, 0) : column + 60].strip()
+    reason = []
+    for line in lines[caret + 1 :]:
+        if not line.strip() or line.startswith("Set TORCHDYNAMO_VERBOSE"):
+            break
+        reason.append(line.strip())
+    why = " ".join(reason) or "Triton gave no message"
+    return f"{said}: Triton rejected `{shown}` ({why})"
 
 
 def _from_package(path: str) -> str:
