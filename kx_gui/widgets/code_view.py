@@ -159,8 +159,12 @@ class CodeView(QPlainTextEdit):
             and tuple(line_labels) == self.line_labels
             and not self._pending
         )
+        unedited = self.document().revision() == self._text_revision and not self._pending
+        # the lines' formats stay valid where the lexer is the same and no character marks
+        # were on them (lexing is per line: a line's formats depend on its text alone)
+        if type(lexer) is not type(self.lexer) or self.char_marks:
+            self._content_id += 1
         self.line_labels = tuple(line_labels)
-        self._content_id += 1
         self.lexer = lexer
         self.band_of, self.emphasis, self.marks, self.char_marks = _no_band, set(), {}, {}
         self.disputed = set()
@@ -175,8 +179,14 @@ class CodeView(QPlainTextEdit):
             self.viewport().update()
             self.loaded.emit()
             return
-        self._text = text
         lines = text.split("\n")
+        if unedited and self._replace_changed_lines(self._text.split("\n"), lines):
+            self._text = text
+            self._text_revision = self.document().revision()
+            self.loaded.emit()
+            return
+        self._content_id += 1
+        self._text = text
         self._chunk_timer.stop()
         # new text puts the cursor on line 1: that is not the user choosing line 1
         self._loading = True
@@ -194,6 +204,52 @@ class CodeView(QPlainTextEdit):
         if not self._pending:
             self._text_revision = self.document().revision()
             self.loaded.emit()
+
+    def _replace_changed_lines(self, old: list[str], new: list[str]) -> bool:
+        """Turn the document's `old` lines into `new` by rewriting only what lies between
+        their common first and last lines; False (nothing done) where that is most of the
+        text. A live edit changes a few lines of each stage: rewriting all of them made Qt
+        lay out and shape every visible line again (20-30 ms of one window stall,
+        bench_live_recompile), and put the view back at its first line."""
+        if len(new) > FIRST_CHUNK_LINES * 2 or not old:
+            return False
+        shortest = min(len(old), len(new))
+        head = 0
+        while head < shortest and old[head] == new[head]:
+            head += 1
+        tail = 0
+        while tail < shortest - head and old[-1 - tail] == new[-1 - tail]:
+            tail += 1
+        if max(len(old), len(new)) - head - tail > max(len(old), len(new)) // 2:
+            return False
+        old_text, new_text = "\n".join(old), "\n".join(new)
+        # characters in common at the start (the head lines with the newline after them,
+        # where both texts go on) and at the end (the tail lines with the newline before)
+        start = sum(len(line) + 1 for line in old[:head]) - (head == len(old) or head == len(new))
+        start = max(start, 0)
+        end = sum(len(line) + 1 for line in old[len(old) - tail :]) - (tail == len(old) or tail == len(new))
+        end = max(min(end, min(len(old_text), len(new_text)) - start), 0)
+        inserted = new_text[start : len(new_text) - end]
+        if start == len(old_text) - end and not inserted:
+            return True  # the same lines
+        doc = self.document()
+        cursor = QTextCursor(doc)
+        bar = self.verticalScrollBar().value()
+        self._loading = True
+        try:
+            cursor.setPosition(start)
+            cursor.setPosition(len(old_text) - end, QTextCursor.MoveMode.KeepAnchor)
+            cursor.insertText(inserted)
+        finally:
+            self._loading = False
+        # the rewritten lines are lexed again; the others keep their formats and layouts
+        block = doc.findBlock(start)
+        while block.isValid() and block.position() <= start + len(inserted):
+            block.setUserState(-1)
+            block = block.next()
+        self.verticalScrollBar().setValue(bar)
+        self._last_line = self.current_line()
+        return True
 
     @property
     def fully_loaded(self) -> bool:
