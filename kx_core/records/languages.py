@@ -52,8 +52,9 @@ class Language(Jsonable):
     # compile for NVIDIA GPUs only)
     backends: tuple[str, ...] = ("cuda", "hip")
     # the module the worker calls for a file of it (a dotted path: records never import
-    # the capture), with prepare(text, target) and finish(...)
-    # (kx_core/compile/capturing/languages/__init__.py); '' = kx's Triton capture alone
+    # the capture), with install(target, path), prepare(text, target) and finish(...),
+    # each optional (kx_core/compile/capturing/languages/__init__.py); '' = kx's Triton
+    # capture alone
     capture_module: str = ""
     # the stages it adds before Triton's (a tab each, optional: a kernel of another
     # language has none); each backend it `compiles_for` lists them, in `Stage.order`
