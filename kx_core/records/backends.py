@@ -1,10 +1,13 @@
-"""What a backend and a stage are: the one table every stage list, tab set, lexer choice,
-line parser and per-backend decision reads.
+"""What a backend is, and its stages: the one table every stage list, tab set, lexer
+choice, line parser and per-backend decision reads.
 
-Adding a stage is one `Stage` here (in its backend's tuple) plus, where it is not Triton's
-own asm key, the function that makes its text (`derive`, registered by the layer that can
-run the tool). Adding a backend is one `Backend`. A target whose backend is not in the
-table is an error (`UnknownBackend`), never CUDA's tabs.
+A backend's stages are those the kernel languages that compile for it add (each
+language's `stages`, kx_core.records.languages), then its own (Triton's TTIR ... PTX,
+SASS, ELF; or AMDGCN; or a C++ compiler's). Adding a backend stage is one `Stage` here
+(in its backend's tuple; a language's goes in its descriptor) plus, where it is not
+Triton's own asm key, the function that makes its text (`derive`, registered by the layer
+that can run the tool). Adding a backend is one `Backend`. A target whose backend is not
+in the table is an error (`UnknownBackend`), never CUDA's tabs.
 
     backend_of(Target("hip", "gfx942", 64)).stages  ->  (Triton (Helion), Gluon IR, TTIR, TTGIR, LLVM IR, AMDGCN)
                                     (the first two only for a Helion or Gluon kernel: optional)
@@ -17,6 +20,8 @@ import re
 from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.records.languages import stages_added_on
+from kx_core.records.stages import Stage
 
 
 @dataclass(frozen=True)
@@ -36,40 +41,6 @@ class Target(Jsonable):
 
     def __str__(self) -> str:
         return self.spec
-
-
-@dataclass(frozen=True)
-class Stage(Jsonable):
-    """One stage: `name` is the key in CompiledKernel.stages (Triton's asm key where
-    Triton makes it)."""
-
-    name: str
-    extension: str  # the file suffix of `kx compile --out`
-    display_name: str
-    order: int
-    syntax: str  # pygments lexer alias, or kx's own lexer name ('mlir', 'sass')
-    binary: bool = False
-    # how its lines name source locations (kx_core.ir.sourcemap's parsers): 'mlir',
-    # 'llvm', 'asm', 'sass'; '' = a stage with no line links
-    locations: str = ""
-    # where its text comes from: '' = Triton's asm dict (the compile record copies it);
-    # otherwise the binary it is made from ('cubin'), by the deriver registered for it
-    derived_from: str = ""
-    # an IR stage the user may edit and run again from (bench.override, bench.profile)
-    replaceable: bool = False
-    # one of Triton's own IR stages (its asm dict's text: what a profile's heat and a
-    # dump of a compiled kernel carry)
-    triton_ir: bool = False
-    # a step the code is lowered through (the Concepts pane's steps); False for a view
-    # of the binary (ELF)
-    lowering: bool = True
-    # a tab only for the kernels that have it (Gluon IR: a Triton kernel has none)
-    optional: bool = False
-
-    @property
-    def links(self) -> bool:
-        """Whether its lines link to source lines and to the other stages' lines."""
-        return bool(self.locations)
 
 
 @dataclass(frozen=True)
@@ -134,20 +105,10 @@ class UnknownBackend(ValueError):
     """A target whose backend kx has no descriptor for."""
 
 
-# Triton's common stages: what every Triton backend compiles through.
-# What Gluon's frontend writes, before Gluon's passes: TritonGPU IR with the source's own
-# layouts (Triton's cache keeps it as NAME.source; compile/artifacts/kernel_record.py reads it)
-GLUON = Stage("gluon", "gluon.mlir", "Gluon IR", -1, "mlir", locations="mlir", optional=True)
-# The Triton code Helion generated for a kernel (a Python module; its `# src[...]`
-# comments give each line's Helion source line: kx_core/ir/helion_src.py)
-HELION = Stage("helion", "helion.py", "Triton (Helion)", -2, "python", locations="helion", optional=True)
-# A CuTe DSL program's MLIR as the DSL traced it, before any pass (located in the source;
-# CUTE_DSL_KEEP=ir-debug: compile/capturing/languages/cute_capture.py)
-CUTE = Stage("cute", "cute.mlir", "CuTe IR", -3, "mlir", locations="mlir", optional=True)
-# A TileLang program as TileLang traced it (TVM's TIR script) and the CUDA C it lowers it
-# to, which nvcc compiles (compile/capturing/languages/tilelang_capture.py): no line links yet
-TILELANG = Stage("tilelang", "tir.py", "TileLang TIR", -5, "python", optional=True)
-CUDA_C = Stage("cudac", "cu", "CUDA C", -4, "cuda", optional=True)
+# Triton's common stages: what every Triton backend compiles through. The stages a kernel
+# language adds before them (Gluon IR, Helion's Triton, CuTe IR, TileLang's TIR and CUDA C)
+# are its descriptor's (kx_core.records.languages): each backend's list starts with those
+# of the languages that compile for it.
 TTIR = Stage("ttir", "ttir", "TTIR", 0, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 TTGIR = Stage("ttgir", "ttgir", "TTGIR", 1, "mlir", locations="mlir", replaceable=True, triton_ir=True)
 LLIR = Stage("llir", "ll", "LLVM IR", 2, "llvm", locations="llvm", replaceable=True, triton_ir=True)
@@ -163,7 +124,7 @@ VECTORIZATION = Stage("vectorization", "vec", "Vectorization", 1, "text", locati
 CUDA = Backend(
     "cuda",
     "CUDA",
-    (TILELANG, CUDA_C, CUTE, HELION, GLUON, TTIR, TTGIR, LLIR, PTX, SASS, ELF),
+    (*stages_added_on("cuda"), TTIR, TTGIR, LLIR, PTX, SASS, ELF),
     gpu=True,
     arch_prefix="sm_",
     compiler="triton",
@@ -182,7 +143,7 @@ CUDA = Backend(
 HIP = Backend(
     "hip",
     "ROCm",
-    (HELION, GLUON, TTIR, TTGIR, LLIR, AMDGCN),
+    (*stages_added_on("hip"), TTIR, TTGIR, LLIR, AMDGCN),
     gpu=True,
     arch_prefix="",
     compiler="triton",
@@ -236,7 +197,7 @@ HIP = Backend(
 CPU = Backend(
     "cpu",
     "C++ (CPU)",
-    (ASM, VECTORIZATION),
+    (*stages_added_on("cpu"), ASM, VECTORIZATION),
     gpu=False,
     arch_prefix="",
     compiler="",

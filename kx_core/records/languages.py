@@ -1,12 +1,19 @@
 """What a kernel language is to kx: how a file is recognised, what captures its launches,
-the stage its compile starts at, whether its source spells layouts, and what installs it.
-The one table the Welcome page, File ▸ Examples, the stage tabs, the source pane's
-layout links and the worker's capture read; a new language is one `Language` here plus its
-capture module (named by `capture_module`: the worker calls it, docs/adding_a_language.md)
-and its stages. A language from outside kx is `register`ed, or named in KX_LANGUAGES.
+the stages it adds, the stage its compile starts at, whether its source spells layouts,
+and what installs it. The one table the Welcome page, File ▸ Examples, the backends'
+stage lists (kx_core.records.backends composes them), the source pane's layout links and
+the worker's capture read; a new language is one `Language` here plus its capture module
+(named by `capture_module`: the worker calls it, docs/adding_a_language.md). A language
+from outside kx is `register`ed, or named in KX_LANGUAGES.
+
+Some captures apply to every Python file, whatever its kernels are written in
+(`every_file`): Inductor's output (torch.compile may be called anywhere, or in a library
+the file imports), ops behind torch.library and TorchScript. They are never a file's
+language.
 
     language_of(text, "k.py").name   ->  'gluon'  (a file with @gluon.jit kernels)
     language_of("", "add.cpp").name  ->  'cpp'
+    BY_NAME["helion"].stages[0].name ->  'helion'  (the Triton code Helion generated)
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import re
 from dataclasses import dataclass
 
 from kx_core.base.jsonable import Jsonable
+from kx_core.records.stages import Stage
 
 # the suffixes of a C++ kernel file (kx_core.cpu compiles them)
 CPP_SOURCES = (".cpp", ".cc", ".cxx")
@@ -44,9 +52,16 @@ class Language(Jsonable):
     # compile for NVIDIA GPUs only)
     backends: tuple[str, ...] = ("cuda", "hip")
     # the module the worker calls for a file of it (a dotted path: records never import
-    # the capture), with prepare(text, target) and finish(...)
-    # (kx_core/compile/capturing/languages/__init__.py); '' = kx's Triton capture alone
+    # the capture), with install(target, path), prepare(text, target) and finish(...),
+    # each optional (kx_core/compile/capturing/languages/__init__.py); '' = kx's Triton
+    # capture alone
     capture_module: str = ""
+    # the stages it adds before Triton's (a tab each, optional: a kernel of another
+    # language has none); each backend it `compiles_for` lists them, in `Stage.order`
+    stages: tuple[Stage, ...] = ()
+    # its capture applies to every Python file (the file's text need not mark it: a
+    # library the file imports may call it), and it is never a file's language
+    every_file: bool = False
 
     @property
     def install(self) -> str:
@@ -63,17 +78,22 @@ class Language(Jsonable):
         return backend in self.backends
 
     def marks(self, text: str) -> bool:
-        """Whether the text carries this language's marker (its decorator)."""
+        """Whether the text carries this language's marker (its decorator), or the
+        language applies to every file: whether its capture runs for the file."""
+        if self.every_file:
+            return True
         return bool(self.marker) and re.search(self.marker, text or "", re.MULTILINE) is not None
 
     def recognises(self, text: str, path: str) -> bool:
-        if self.suffixes and not path.lower().endswith(self.suffixes):
+        """Whether the file is written in this language (language_of's question)."""
+        if self.every_file or (self.suffixes and not path.lower().endswith(self.suffixes)):
             return False
         return not self.marker or self.marks(text)
 
 
 # Most specific first: a Gluon or Helion file imports triton too, and so would match
-# Triton's marker.
+# Triton's marker. The captures of every file come before Triton's (they never recognise
+# a file; the worker installs them in this order).
 LANGUAGES: tuple[Language, ...] = (
     Language(
         "gluon", "Gluon",
@@ -82,6 +102,12 @@ LANGUAGES: tuple[Language, ...] = (
         suffixes=(".py",), capture="triton", first_stage="ttgir", source_layouts=True,
         module="triton.experimental.gluon", extra="", versions="Triton 3.6, 3.8 (Gluon ships in Triton)",
         example="gluon_transpose.py", backends=("cuda", "hip"),
+        stages=(
+            # What Gluon's frontend writes, before Gluon's passes: TritonGPU IR with the
+            # source's own layouts (Triton's cache keeps it as NAME.source;
+            # compile/artifacts/kernel_record.py reads it)
+            Stage("gluon", "gluon.mlir", "Gluon IR", -1, "mlir", locations="mlir", optional=True),
+        ),
     ),
     Language(
         "helion", "Helion",
@@ -94,6 +120,11 @@ LANGUAGES: tuple[Language, ...] = (
         example="helion_rows.py",
         note="a kernel without config= is compiled at Helion's default config (a real run autotunes)",
         backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.helion_capture",
+        stages=(
+            # The Triton code Helion generated for a kernel (a Python module; its `# src[...]`
+            # comments give each line's Helion source line: kx_core/ir/helion_src.py)
+            Stage("helion", "helion.py", "Triton (Helion)", -2, "python", locations="helion", optional=True),
+        ),
     ),
     Language(
         "cute", "CuTe DSL",
@@ -106,6 +137,11 @@ LANGUAGES: tuple[Language, ...] = (
         example="cute_add.py",
         note="programs compiled with cute.compile are shown; launching one needs a GPU",
         backends=("cuda",), capture_module="kx_core.compile.capturing.languages.cute_capture",
+        stages=(
+            # A CuTe DSL program's MLIR as the DSL traced it, before any pass (located in
+            # the source; CUTE_DSL_KEEP=ir-debug: compile/capturing/languages/cute_capture.py)
+            Stage("cute", "cute.mlir", "CuTe IR", -3, "mlir", locations="mlir", optional=True),
+        ),
     ),
     Language(
         "tilelang", "TileLang",
@@ -118,6 +154,45 @@ LANGUAGES: tuple[Language, ...] = (
         example="tilelang_gemm.py",
         note="kernels TileLang compiles are shown; calling one needs a GPU (its outputs are empty tensors)",
         backends=("cuda",), capture_module="kx_core.compile.capturing.languages.tilelang_capture",
+        stages=(
+            # A TileLang program as TileLang traced it (TVM's TIR script) and the CUDA C it
+            # lowers it to, which nvcc compiles: no line links yet
+            Stage("tilelang", "tir.py", "TileLang TIR", -5, "python", optional=True),
+            Stage("cudac", "cu", "CUDA C", -4, "cuda", optional=True),
+        ),
+    ),
+    Language(
+        "torch_library", "torch.library ops",
+        # a library's Triton kernels behind an operator (custom_op, triton_op, Library.impl
+        # for 'CUDA'): on capture tensors the dispatcher would call the op's fake; its GPU
+        # implementation runs instead (compile/capturing/languages/torch_library.py)
+        marker="", suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
+        module="torch.library", extra="", versions="PyTorch (kx's own dependency)", example="",
+        note="applies to every file: an op may be registered by a library the file imports",
+        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.torch_library",
+        every_file=True,
+    ),
+    Language(
+        "torchscript", "TorchScript",
+        # a torch.jit.script function runs its Python under capture, so what it launches
+        # is captured as the Python's would be (compile/capturing/languages/torchscript.py)
+        marker="", suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
+        module="torch.jit", extra="", versions="PyTorch (kx's own dependency)", example="",
+        note="applies to every file: a library the file imports may script a function",
+        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.torchscript",
+        every_file=True,
+    ),
+    Language(
+        "inductor", "Inductor output",
+        # torch.compile's kernels: Inductor generates Triton kernels and compiles them
+        # through triton.compile, which kx's capture records
+        # (compile/capturing/languages/inductor_capture.py)
+        marker="", suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
+        module="torch._inductor", extra="", versions="PyTorch 2.11, 2.14 (Inductor ships in torch)",
+        example="",
+        note="applies to every file: torch.compile may be called anywhere, or by a library the file imports",
+        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.inductor_capture",
+        every_file=True,
     ),
     Language(
         "triton", "Triton",
@@ -150,11 +225,17 @@ _PLUGINS_LOADED: set[str] = set()
 def register(lang: Language) -> None:
     """Add a language to the table, as if it were one of kx's own (the worker calls its
     `capture_module` for a file it marks). Registering the same one again does nothing;
-    another language under a name taken raises ValueError."""
+    another language under a name taken, or one that adds stages of its own, raises
+    ValueError."""
     if BY_NAME.get(lang.name) == lang:
         return
     if lang.name in BY_NAME:
         raise ValueError(f"a language named {lang.name!r} is already registered")
+    # said, not dropped: the backends' stage lists (the CLI's --stage choices, the tabs)
+    # are composed from kx's own table when kx_core.records.backends is imported
+    new = [s.name for s in lang.stages if s not in {s for own in LANGUAGES for s in own.stages}]
+    if new:
+        raise ValueError(f"a registered language cannot add stages yet ({', '.join(new)}): only kx's own do")
     _REGISTERED.append(lang)
     BY_NAME[lang.name] = lang
 
@@ -175,6 +256,14 @@ def languages() -> tuple[Language, ...]:
         return LANGUAGES
     cut = LANGUAGES.index(PYTHON)
     return (*LANGUAGES[:cut], *_REGISTERED, *LANGUAGES[cut:])
+
+
+def stages_added_on(backend: str) -> tuple[Stage, ...]:
+    """The stages kx's own languages add on a backend (each language's `stages`, where it
+    `compiles_for` the backend), each once, in pipeline order (`Stage.order`): what a
+    backend's stage list starts with, before its own (kx_core.records.backends)."""
+    added = {s.name: s for lang in LANGUAGES if lang.compiles_for(backend) for s in lang.stages}
+    return tuple(sorted(added.values(), key=lambda s: s.order))
 
 
 def needing_extra(missing: str) -> Language | None:

@@ -54,7 +54,8 @@ def test_the_worker_calls_its_capture_and_its_records_are_the_result(toy_languag
     for name, k in toy.items():
         assert k.status == "compiled" and k.target.spec == "cuda:90"
         assert k.stages["ttir"] == f"// toy IR of {name} for arch 90\n"  # prepare's state reached finish
-        assert k.message.startswith(f"toy kernel {name}: prepared in process")
+        # install ran before the file, then prepare and finish around its run
+        assert k.message.startswith(f"toy kernel {name}: installed for toy_kernels.py, prepared in process")
     said = [d.message for d in result.diagnostics if d.kind == "placeholder"]
     assert said == [f"the toy capture saw 2 kernel(s) in {FILE.read_text().count(chr(10))} lines"]
     assert result.output.strip().endswith("4")  # the file itself ran, as a capture runs it
@@ -73,3 +74,22 @@ def test_a_changed_language_list_is_a_new_compile(toy_language, monkeypatch):
     monkeypatch.setenv(languages.PLUGINS_ENV, "kx_toy_language,")
     again = compile_file(CompileRequest(str(FILE), target="cuda:90"))
     assert not again.from_cache and sorted(k.name for k in again.kernels) == ["scale", "shift"]
+
+
+def test_the_worker_reaches_each_capture_through_the_table_in_its_order():
+    """The captures of every file (Inductor, torch.library, TorchScript) apply to a file
+    without a marker; a DSL's only to a file it marks; none to a backend they do not
+    compile for. The worker imports what the table names (capturing/languages)."""
+    from kx_core.compile.capturing.languages import _captures
+    from kx_core.records.results import Target
+
+    every = ["torch_library", "torchscript", "inductor"]
+    cuda, hip = Target("cuda", 90, 32), Target("hip", "gfx942", 64)
+    assert [name for name, _ in _captures("x = 1\n", cuda)] == every
+    assert [name for name, _ in _captures("@helion.kernel()\ndef f(x):\n    pass\n", cuda)] == [
+        "helion",
+        *every,
+    ]
+    assert [name for name, _ in _captures("@cute.kernel\ndef k():\n    pass\n", hip)] == every
+    for name, module in _captures("x = 1\n", cuda):
+        assert module.__name__ == languages.BY_NAME[name].capture_module and callable(module.install)

@@ -45,13 +45,7 @@ from kx_core.compile.capturing.jit_objects import (
     pass_dumps,
     tool_failure,
 )
-from kx_core.compile.capturing.languages import (
-    autotune_capture,
-    direct_compiles,
-    inductor_capture,
-    inductor_origins,
-    torchscript,
-)
+from kx_core.compile.capturing.languages import autotune_capture, direct_compiles
 from kx_core.compile.capturing.launch_hooks import TritonRuns
 from kx_core.compile.jobs import protocol
 from kx_core.model.resolved_request import ResolvedRequest
@@ -117,27 +111,6 @@ def _kernel_wrote(arguments: tuple) -> None:
         a = a if getattr(a, "is_meta", False) else getattr(a, "base", None)
         if getattr(a, "is_meta", False):
             known_values.written(a)
-
-
-def _on_not_captured(message: str, file: str, line: int | None, graph_lost: bool = False) -> None:
-    # only the file's own frames (and its libraries'): dynamo also reports frames of
-    # torch and of kx's capture device that run under the frame it gave up on. Where the
-    # frame is torch's own wrapper of the file's code (`torch.compile(module)` compiles
-    # external_utils' `inner`) and Inductor failed on the graph it traced, the file's
-    # kernels are what was lost: said at the file's line that called it.
-    if LEDGER.inside_libraries_file(file):
-        if not graph_lost:
-            return
-        file, line = LEDGER.user_frame()
-        if file is None:
-            return
-    capture_state.STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
-
-
-def _on_inductor_choice(autotuner: Any, config: Any) -> None:
-    message = direct_compiles.chosen_message(autotuner, config)
-    if message is not None:
-        capture_state.STATE.writer.send(message)
 
 
 def _direct_launch(kernel_hash: str | None, grid: tuple[int, int, int]) -> None:
@@ -436,16 +409,16 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
     LAUNCH_LOG.on_arguments = _kernel_wrote
     driver.set_active(make_capture_driver(target, capture_state.STATE.report))
     fake_torch.install(capture_state.STATE.report)
-    torchscript.install(torch)
     after_import("torch.distributed", process_groups.install)
     fake_torch.patch_triton_testing()
     launch_hooks.install(_on_jit_run, autotune_capture.on_autotune_run)
     early_stages.install(writer)
     autotune_capture.watch_best_config()
     direct_compiles.install(target, path, capture_state.STATE.send_kernel)
-    inductor_capture.install(_on_inductor_choice)
-    inductor_capture.install_torch_compile(_on_not_captured)
-    inductor_origins.install(path)
+    text = request.text if request.text is not None else text_or_empty(path)
+    # each kernel language's capture that the file calls for (the language table's), in
+    # every mode: torch.library, TorchScript and Inductor for any file, before it is imported
+    languages.install_all(text, target, path)
     started = time.perf_counter()
     from kx_core.compile.capturing.device import reads
 
@@ -466,8 +439,7 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
         namespace = import_library(path, request)
     else:  # run, or signature on a file that is run first
         capture_state.STATE.progress(f"running {os.path.basename(path)}")
-        text = request.text if request.text is not None else text_or_empty(path)
-        # each kernel language's own capture that the file calls for (the language table's)
+        # what each language's capture must keep while the file runs
         prepared = languages.prepare_all(text, target)
         namespace = run_user_file(path, request.text)
         for call in request.calls:

@@ -41,10 +41,15 @@ from kx_core.compile.capturing.device import (
     placeholders,
     sdpa_choice,
     tensor_rules,
-    torch_library,
 )
 from kx_core.compile.capturing.device.placeholders import LEDGER
 from kx_core.model.boards import DeviceReport
+
+# The capture's torch function mode, once `install` entered it. The dispatcher calls an
+# op's kernel inside the mode's handler, where the mode is off: what runs a library's GPU
+# implementation there turns it on again (languages/torch_library.py), and what dynamo
+# traces past it asks for it (languages/inductor_capture.py).
+CAPTURE_MODE: Any = None
 
 # A fake allocation base: 2 MiB aligned like the CUDA caching allocator's large blocks.
 FAKE_BASE_ADDRESS = 0x7F00_0000_0000
@@ -67,6 +72,7 @@ def install(report: DeviceReport) -> list[Any]:
     """Make GPU and default tensors meta tensors that say they are on the GPU; answer
     torch.cuda as the capture device (fake_cuda) and data reads with placeholders
     (placeholders). Returns the entered modes (kept alive for the process)."""
+    global CAPTURE_MODE
     import torch
     from torch.overrides import TorchFunctionMode
 
@@ -100,12 +106,11 @@ def install(report: DeviceReport) -> list[Any]:
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
     _seeding_is_said(torch)
-    torch_library.install(torch)
     _lazy_distributed_submodules()
     torch.set_default_device(rules.meta)
     device_mode = MetaDeviceMode()
     device_mode.__enter__()
-    torch_library.CAPTURE_MODE = device_mode
+    CAPTURE_MODE = device_mode
     _mode_in_backward(device_mode)
     return [device_mode]
 

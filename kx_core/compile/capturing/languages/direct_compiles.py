@@ -32,7 +32,6 @@ from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
 from kx_core.compile.capturing.device.placeholders import LEDGER
 from kx_core.compile.capturing.jit_objects import pass_dumps
 from kx_core.compile.capturing.languages import inductor_capture, inductor_origins
-from kx_core.compile.jobs import protocol
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
 
@@ -52,17 +51,6 @@ def not_recorded() -> Iterator[None]:
         yield
     finally:
         _KX.depth -= 1
-
-
-# (id of Inductor's autotuner, id of the config) -> (record key, the config: kept alive,
-# so its id is not reused), for the launched-config note (Inductor drops its config list
-# once it has chosen)
-INDUCTOR_KEYS: dict[tuple[int, int], tuple[str, Any]] = {}
-
-INDUCTOR_CHOICE = (
-    "Inductor launched this config: in a capture every config ties (on a GPU Inductor's "
-    "autotuner times them and keeps the fastest)"
-)
 
 
 def install(target: Target, user_file: str, send_kernel: Callable[[str, CompiledKernel], None]) -> None:
@@ -127,7 +115,7 @@ def _record(
     h = record.metadata.hash if record.metadata else None
     key = f"{h}/{config.index if config else '-'}"
     if current is not None:
-        INDUCTOR_KEYS[(id(current.autotuner), id(current.config))] = (key, current.config)
+        inductor_capture.recorded(current, key)
     return key, record
 
 
@@ -174,9 +162,3 @@ def _aliased(record: CompiledKernel, fn: Any, user_file: str, user_text: str) ->
     offset = user_text.count("\n", 0, start)
     line = record.source_line + offset if record.source_line else None
     return replace(record, source_file=user_file, source_line=line, source_alias={generated: offset})
-
-
-def chosen_message(autotuner: Any, config: Any) -> protocol.Chosen | None:
-    """The `chosen` message for the config Inductor's autotuner settled on."""
-    found = INDUCTOR_KEYS.get((id(autotuner), id(config)))
-    return protocol.Chosen(found[0], INDUCTOR_CHOICE) if found else None

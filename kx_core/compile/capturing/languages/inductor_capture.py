@@ -26,6 +26,11 @@ Nothing kx changes is a setting Inductor writes into the kernels it generates
 (`inductor_meta`): their text, and so their module's name and the PTX's debug paths,
 are the real run's.
 
+A kernel language of its own to kx (records/languages.py: "inductor"), whose capture
+applies to every file: torch.compile may be called anywhere, or by a library the file
+imports. The worker calls `install` before the file is imported or run
+(capturing/languages/__init__.py).
+
 Runs only inside the capture worker; the patches wait until Inductor's modules are
 imported (kx_core.compile.capturing.import_hooks), so a file without Inductor pays nothing.
 """
@@ -43,9 +48,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.device import cuda_hooks, gpu_fakes
 from kx_core.compile.capturing.import_hooks import after_import
-from kx_core.compile.capturing.languages import autotune_choice, pad_mm_choice
+from kx_core.compile.capturing.languages import autotune_choice, inductor_origins, pad_mm_choice
+from kx_core.compile.jobs import protocol
+from kx_core.records.results import Diagnostic, Target
 
 
 @dataclass(frozen=True)
@@ -78,7 +86,57 @@ COORDINATE_DESCENT_CHOICE = (
 )
 
 
-def install(on_chosen: Callable[[Any, Any], None]) -> None:
+# (id of Inductor's autotuner, id of the config) -> (the key of its compile's record, the
+# config: kept alive, so its id is not reused), for the launched-config note (Inductor
+# drops its config list once it has chosen)
+_RECORD_KEYS: dict[tuple[int, int], tuple[str, Any]] = {}
+
+CHOICE = (
+    "Inductor launched this config: in a capture every config ties (on a GPU Inductor's "
+    "autotuner times them and keeps the fastest)"
+)
+
+
+def recorded(current: InductorCompile, key: str) -> None:
+    """The record of this config's compile is under `key` (direct_compiles records
+    Inductor's triton.compile calls): the note on the config Inductor launches names it."""
+    _RECORD_KEYS[(id(current.autotuner), id(current.config))] = (key, current.config)
+
+
+def install(target: Target, path: str) -> None:
+    """Before the file is imported or run (the language protocol's `install`): Inductor's
+    runtime patched as its modules load, torch.compile as on a GPU, and each kernel's
+    lines of the file kept (inductor_origins)."""
+    _patch_runtime(_send_chosen)
+    install_torch_compile(_not_captured)
+    inductor_origins.install(path)
+
+
+def _send_chosen(autotuner: Any, config: Any) -> None:
+    """The config Inductor's autotuner settled on, untimed: its record says so."""
+    found = _RECORD_KEYS.get((id(autotuner), id(config)))
+    if found is not None:
+        capture_state.STATE.writer.send(protocol.Chosen(found[0], CHOICE))
+
+
+def _not_captured(message: str, file: str, line: int | None, graph_lost: bool = False) -> None:
+    from kx_core.compile.capturing.device.placeholders import LEDGER
+
+    # only the file's own frames (and its libraries'): dynamo also reports frames of
+    # torch and of kx's capture device that run under the frame it gave up on. Where the
+    # frame is torch's own wrapper of the file's code (`torch.compile(module)` compiles
+    # external_utils' `inner`) and Inductor failed on the graph it traced, the file's
+    # kernels are what was lost: said at the file's line that called it.
+    if LEDGER.inside_libraries_file(file):
+        if not graph_lost:
+            return
+        file, line = LEDGER.user_frame()
+        if file is None:
+            return
+    capture_state.STATE.send_diagnostic(Diagnostic("not-captured", message, file, line))
+
+
+def _patch_runtime(on_chosen: Callable[[Any, Any], None]) -> None:
     """Patch Inductor's runtime as its modules load. `on_chosen(autotuner, config)` is
     called when Inductor's autotuner settles on a config without timing it."""
     import torch
@@ -275,7 +333,7 @@ def _numpy_values_past_the_capture_mode() -> None:
     array ("'ndarray' object has no attribute 'div'") and the frame ran eagerly. Where
     the capture mode is the only mode and no argument overrides torch functions, a call
     with a numpy-backed value is not dispatched to modes, as on a real run."""
-    from kx_core.compile.capturing.device import torch_library
+    from kx_core.compile.capturing.device import fake_torch
 
     functions = importlib.import_module("torch._dynamo.variables.torch_function")
     tensors = importlib.import_module("torch._dynamo.variables.tensor")
@@ -292,7 +350,7 @@ def _numpy_values_past_the_capture_mode() -> None:
             functions.has_torch_function(v) for v in values
         ):
             stack = getattr(getattr(tx, "symbolic_torch_function_state", None), "mode_stack", ())
-            mode = torch_library.CAPTURE_MODE
+            mode = fake_torch.CAPTURE_MODE
             if stack and all(getattr(m, "value", None) is mode for m in stack):
                 return False
         return original(tx, args, kwargs)

@@ -10,6 +10,10 @@ the same rule (it inlines a scripted function's `_torchdynamo_inline`, the funct
 `torch.jit.script` compiled): so the scripted function is compiled as usual (a script
 error is still the file's error) and calls run the original function.
 
+A kernel language of its own to kx (records/languages.py: "torchscript"), whose capture
+applies to every file: a library the file imports may script a function. The worker
+calls `install` before the file is imported or run (capturing/languages/__init__.py).
+
 Runs only inside the capture worker.
 """
 
@@ -18,6 +22,8 @@ from __future__ import annotations
 import functools
 import sys
 from typing import Any
+
+from kx_core.records.results import Target
 
 
 class RunsAsPython:
@@ -36,8 +42,11 @@ class RunsAsPython:
         return getattr(self._scripted, name)
 
 
-def install(torch: Any) -> None:
-    """Wrap `torch.jit.script` (the file's imports bind it after this)."""
+def install(target: Target, path: str) -> None:
+    """Wrap `torch.jit.script` (the file's imports bind it after this; the language
+    protocol's `install`)."""
+    import torch
+
     real = torch.jit.script
     if getattr(real, "_kx_runs_as_python", False):
         return

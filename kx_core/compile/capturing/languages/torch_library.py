@@ -19,6 +19,10 @@ custom op is its fake implementation: shapes only, no launch. So under capture:
 - an aten op (FlagGems registers its Triton kernels for aten ops under 'CUDA') has a
   C++ Meta kernel; the Python implementation is registered for 'Meta' too, as before.
 
+A kernel language of its own to kx (records/languages.py: "torch_library"), whose capture
+applies to every file: an op may be registered by a library the file imports. The worker
+calls `install` before the file is imported or run (capturing/languages/__init__.py).
+
 Runs only inside the capture worker.
 """
 
@@ -26,6 +30,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from kx_core.compile.capturing.device import fake_torch
+from kx_core.records.results import Target
 
 # Dispatch keys whose Python kernels are what a GPU tensor runs.
 GPU_KEYS = frozenset({"CUDA", "HIP", "CompositeExplicitAutograd"})
@@ -36,16 +43,16 @@ _GPU_TO_META_KEYS = {"CUDA": "Meta", "AutogradCUDA": "AutogradMeta", "HIP": "Met
 GPU_IMPLS: dict[str, Callable[..., Any]] = {}
 # ops whose Meta kernel is kx's own (a register_fake may replace it)
 KX_META: set[str] = set()
-# The capture's torch function mode (fake_torch sets it). The dispatcher calls an op's
-# kernel inside the mode's handler, where the mode is off: the GPU implementation (the
-# library's Python, which allocates, reads data and launches) runs with it on again.
-CAPTURE_MODE: Any = None
 
 
 def call_gpu_impl(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """The GPU implementation, called with the capture's torch function mode on: the
+    dispatcher calls an op's kernel inside the mode's handler, where the mode is off, and
+    the library's Python (which allocates, reads data and launches) must run on the
+    capture device."""
     import torch
 
-    mode = CAPTURE_MODE
+    mode = fake_torch.CAPTURE_MODE
     if mode is not None and torch._C._len_torch_function_stack() == 0:
         with mode:
             return fn(*args, **kwargs)
@@ -68,7 +75,11 @@ def gpu_impl(qualname: str) -> Callable[..., Any] | None:
     return GPU_IMPLS.get(qualname.removesuffix(".default"))
 
 
-def install(torch: Any) -> None:
+def install(target: Target, path: str) -> None:
+    """Before the file is imported or run (the language protocol's `install`): every GPU
+    implementation registered from now on is remembered, and capture tensors run it."""
+    import torch
+
     from kx_core.compile.capturing.import_hooks import after_import
 
     _patch_library_impl(torch)
