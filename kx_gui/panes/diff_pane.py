@@ -56,6 +56,7 @@ class DiffPane(Pane):
     name = "diff"
     listens = {
         "result_changed": "set_result",
+        "stages_derived": "_stages_derived",
         "display_filters_changed": "refresh",
         "document_opened": "_document_opened",
     }
@@ -595,6 +596,26 @@ class DiffPane(Pane):
                     box.setCurrentText(text)
         self._filling = False
         self.schedule()
+
+    def _stages_derived(self, result) -> None:
+        """SASS and ELF come after the text stages (issue 51): the sides showing this
+        compile offer them once made (the first-hour run found no SASS to pick while the
+        explanation named its differing lines). The stages chosen stay."""
+        if result is None or result is not self.session.result:
+            return
+        stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
+        boxes = [self.left_stage]
+        if self.right_target.currentText() == THIS_COMPILE:
+            boxes.append(self.right_stage)
+        self._filling = True
+        try:
+            for box in boxes:
+                shown = [box.itemText(i) for i in range(box.count())]
+                for stage in stages:
+                    if stage not in shown:
+                        box.addItem(stage)
+        finally:
+            self._filling = False
 
     def render(self) -> None:
         self.refresh()

@@ -65,3 +65,22 @@ def test_the_compare_mode_and_its_capture_note_go_with_their_file(qtbot, make_wi
     qtbot.waitUntil(lambda: pane.comparison is not None, timeout=30_000)
     assert "no earlier compile" not in pane.capture_note.text()
     assert pane.left_kernel.count() == pane.right_kernel.count() == len(w.session.result.kernels)
+
+
+def test_the_sides_offer_sass_once_it_is_made(qtbot, make_window, tmp_path):
+    """SASS and ELF are made after the text stages (issue 51); the Diff pane filled its
+    stage lists from the first result and never offered SASS, while its explanation
+    named SASS's differing lines (first-hour run, issue 54). The stage chosen stays."""
+    path = tmp_path / "vector_add.py"
+    path.write_text((KERNELS / "vector_add.py").read_text())
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, path)
+    assert w.show_pane("diff")
+    pane = w.diff_pane
+    pane.left_stage.setCurrentText("ptx")
+    qtbot.waitUntil(lambda: not w.session.awaiting_derived, timeout=120_000)
+    assert "sass" in w.session.kernel.stages
+    for box in (pane.left_stage, pane.right_stage):
+        offered = [box.itemText(i) for i in range(box.count())]
+        assert offered[:4] == ["ttir", "ttgir", "llir", "ptx"] and "sass" in offered, offered
+    assert pane.left_stage.currentText() == "ptx"
