@@ -3,21 +3,21 @@ one GPU, as train.py sets it up (models/gpt_model.py: GPT with rotary QK-norm at
 built on the meta device, `to_empty` on cuda, init_weights, then the model's own compile(): its
 _forward and _forward_emb under torch.compile; bf16 autocast; param groups as train.py's
 init_optimizer makes them: the block matrices with the main algorithm, the embedding and lm_head with
-AdamW or Lion and lm_head_lr_scale). Three optimizers, 4 steps each on the same model (new random
+AdamW or Lion and lm_head_lr_scale). Two optimizers, 4 steps each on the same model (new random
 token batches, loss.backward(), opt.step(), `loss.item()` each step): dion.Muon with
 use_triton=True and polar express (polar_express.py's polar_express_triton: a
 torch.compile(fullgraph=True) function launching newton_schulz_triton.py's autotuned symmetric
-ns_line_1 / ns_line_2 Triton kernels, inside compiled code), NorMuon with use_triton=True and the
-classic 5-step Newton-Schulz (newton_schulz_triton: the same kernels called eagerly), and Dion2
-with triton_post_ortho=True (dion2_triton.py's heuristics-configured _dion2_post_ortho_kernel
-applying the orthonormalised update to the selected rows / columns in place, fraction 0.25).
+ns_line_1 / ns_line_2 Triton kernels, inside compiled code), then NorMuon with use_triton=True
+and the classic 5-step Newton-Schulz (newton_schulz_triton: the same kernels called eagerly, their
+tuned configs reused). Dion2 is left to dion_newton_schulz: its row / column selection brings new
+matrix shapes, each a new autotuning session of 30 configs per kernel.
 The optimizers' own torch.compile(fullgraph=True) helpers (muon_update_pre_orthogonalize /
 post_orthogonalize, the foreach AdamW / Lion updates) run in every step. Model: 6 layers, d 768,
 6 heads, vocabulary 50304, batch 8 x 1024 tokens. A torch.compile program with a backward pass."""
 
 import _corpus8_support as S
 import torch
-from dion import Dion2, Muon, NorMuon
+from dion import Muon, NorMuon
 from dion.opt_utils import lm_head_lr_scale
 from models.gpt_model import GPT, GPTConfig
 
@@ -78,19 +78,6 @@ optimizers = {
         adjust_lr="spectral_norm",
         use_triton=True,
         use_polar_express=False,
-    ),
-    "dion2 (triton post-ortho)": lambda: Dion2(
-        param_groups("adamw", 0.01),
-        distributed_mesh=None,
-        lr=0.01,
-        fraction=0.25,
-        ef_decay=0.95,
-        weight_decay=0.01,
-        adjust_lr="spectral_norm",
-        use_triton=True,
-        use_polar_express=True,
-        verbose=False,
-        triton_post_ortho=True,
     ),
 }
 autocast = torch.amp.autocast(device_type="cuda", dtype=torch.bfloat16)

@@ -1,7 +1,8 @@
 """Corpus driver (kx's code): gau-nernst/quantized-training's INT8 mixed-precision LLM pretraining,
 as llm_pretrain.py runs it on one GPU with --quantize mixed_precision: a transformers
 LlamaForCausalLM built from the repo's own config (mini_llamas/Llama-2-470m/config.json: d 1024,
-16 heads, MLP 4096; here 8 of its 24 layers to keep the compile short) with
+16 heads; here 8 of its 24 layers and an MLP width of 1024 instead of 4096, so every quantised
+matmul has one of two shapes: scaled_mm autotunes 25 configs per new shape) with
 max_position_embeddings = seq_len and use_cache=False, Linear / Embedding / RMSNorm cast to bf16
 (the rotary cache kept fp32), moved to cuda, then `quantize_model(model.model, "mixed_precision")`
 (subclasses/mixed_precision.py convert_mixed_precision: every decoder nn.Linear weight becomes a
@@ -30,11 +31,11 @@ dev = "cuda"
 SEQ, BATCH, STEPS, ACCUM = S.pick((1024, 8, 4, 2), (32, 2, 2, 2))
 config_dir = os.path.join(S.find_on_path("mini_llamas"), "Llama-2-470m")
 overrides = S.pick(
-    dict(num_hidden_layers=8),
+    dict(num_hidden_layers=8, intermediate_size=1024),
     dict(
         num_hidden_layers=2,
         hidden_size=64,
-        intermediate_size=128,
+        intermediate_size=64,
         num_attention_heads=2,
         num_key_value_heads=2,
         vocab_size=512,

@@ -6,19 +6,19 @@ constexprs, registered as torch.library operators gn_kernels::int8_mm / scaled_m
 tile_scaled_mm with Meta and CUDA implementations; kernels/gn_kernels/triton_conv2d.py:
 _conv2d_kernel and _scaled_int8_conv2d_kernel on channels-last int8 tensors, gn_kernels::conv2d /
 scaled_int8_conv2d), called as the repo's benchmark_mm.py / benchmark_conv2d.py and its training
-subclasses (subclasses/int8.py, mixed_precision.py, bitnet.py) call them: int8_mm (int32 out);
-scaled_mm with row x column scales and with a tensor-wise column scale (int8 and fp8 e4m3);
-tile_scaled_mm with (1, 128) x (128, 128) block scales as DeepSeek-style FP8 / INT8 training
-quantises; _triton_mm for fp16 with fp16 accumulation; the three operand layouts of the README's
-tables (A @ B.T, A @ B, A.T @ B) at 4096^3 and M / N off the block multiples (1000 x 1152 x 1544;
-K stays a multiple of 128: the kernels' EVEN_K = K % 2 == 0 drops the K mask);
-int8_conv2d / scaled_int8_conv2d on ResNet-like layers (3 x 3 stride 1 and 2, 1 x 1). Results
-are compared with torch: exactly for the integer outputs, relatively for the scaled ones."""
+subclasses (subclasses/int8.py, mixed_precision.py, bitnet.py) call them: int8_mm (int32 out) on
+the README's row-major x column-major layout (A @ B.T) at 4096^3 and on M / N off the block
+multiples (1000 x 1152 x 1544; K stays a multiple of 128: the kernels' EVEN_K = K % 2 == 0 drops
+the K mask); scaled_mm with row x column scales and with a tensor-wise column scale (int8 and fp8
+e4m3); tile_scaled_mm with (1, 128) x (128, 128) block scales as DeepSeek-style FP8 / INT8
+training quantises; int8_conv2d / scaled_int8_conv2d on a ResNet-like 3 x 3 stride-2 layer. Each
+new shape or layout is a new autotuning session (25 configs for the matmuls, 23 for the convs), so
+the driver keeps to these. Results are compared with torch: exactly for the integer outputs,
+relatively for the scaled ones."""
 
 import _corpus8_support as S
 import torch
 from gn_kernels import int8_conv2d, int8_mm, scaled_int8_conv2d, scaled_mm
-from gn_kernels.triton_mm import _triton_mm
 
 torch.manual_seed(0)
 dev = "cuda"
@@ -33,11 +33,9 @@ def rel(a, b):
     return ((a.float() - b.float()).abs().max() / b.float().abs().max().clamp(min=1e-6)).item()
 
 
-# int8 x int8 -> int32, the three layouts (row x col-major, row x row, col x row)
+# int8 x int8 -> int32: row-major x column-major, and shapes off the block multiples
 for name, (A, B) in {
     "A @ B.T": (rand_i8(N, N), rand_i8(N, N).T),
-    "A @ B": (rand_i8(N, N), rand_i8(N, N)),
-    "A.T @ B": (rand_i8(N, N).T, rand_i8(N, N)),
     # M and N off the block multiples; K stays a multiple of every config's BLOCK_K, as the kernels'
     # EVEN_K (K % 2 == 0) drops the K mask
     "odd": (rand_i8(S.pick(1000, 37), S.pick(1152, 128)), rand_i8(S.pick(1152, 128), S.pick(1544, 24))),
@@ -76,20 +74,9 @@ for A_, B_ in ((A, B), (A8, B8)):
     deq_B = B_.float() * sB.repeat_interleave(QB, 0).repeat_interleave(QB, 1)
     print("tile_scaled_mm", A_.dtype, f"rel err {rel(out, deq_A @ deq_B):.1e}")
 
-# fp16 with fp16 accumulation (the README's "Triton FP16 w/ FP16 accumulate")
-Ah, Bh = (
-    torch.randn(M, K, device=dev, dtype=torch.float16),
-    torch.randn(K, Nn, device=dev, dtype=torch.float16),
-)
-out = _triton_mm(Ah, Bh, acc_dtype=torch.float16)
-print("fp16 mm fp16-acc", f"rel err {rel(out, Ah.float() @ Bh.float()):.1e}")
-
 # int8 convolutions on channels-last tensors
 batch, hw = S.pick((32, 56), (2, 9))
-for cin, cout, k, stride, pad in S.pick(
-    [(64, 64, 3, 1, 1), (128, 256, 3, 2, 1), (256, 64, 1, 1, 0)],
-    [(16, 16, 3, 1, 1), (16, 32, 3, 2, 1), (32, 16, 1, 1, 0)],
-):
+for cin, cout, k, stride, pad in S.pick([(128, 256, 3, 2, 1)], [(16, 32, 3, 2, 1)]):
     X = rand_i8(batch, cin, hw, hw).contiguous(memory_format=torch.channels_last)
     W = rand_i8(cout, cin, k, k).contiguous(memory_format=torch.channels_last)
     Y = int8_conv2d(X, W, stride, pad)
