@@ -562,3 +562,47 @@ def test_saved_statistics_of_one_value_per_row_reach_atens_layer_norm_backward()
     ]
     assert "grad (8, 512, 1000)" in r.output
     assert any(k.name == "layer_norm_fwd" and k.status == "compiled" for k in r.kernels)
+
+
+def test_a_python_op_for_every_backend_runs_its_body_on_the_capture_device():
+    """An op whose Python implementation is registered for CompositeImplicitAutograd (every
+    backend: a GPU tensor runs it as a CUDA one does) reads the last offset on the host and
+    selects rows by a mask (generative-recommenders' fbgemm stand-ins, corpus 8). The
+    dispatcher calls that body inside kx's handler of the op, where the capture's mode was
+    off: `int(offsets[-1])` reached ATen on a meta tensor and stopped the file ("Tensor.item()
+    cannot be called on meta tensors"). Now the body runs with the mode on, as a CUDA
+    implementation does: the known offsets are read exactly (13 rows, the real answer) and
+    the mask over the matmul's unknown values selects the rows the offsets say. And
+    that selection keeps its backward: a mask index answered from the CPU (the values are
+    kx's sample of random data) had no autograd history ("element 0 of tensors does not
+    require grad"); it is indexed again by the mask's nonzero() indices, as PyTorch does,
+    also where the values selected are unknown (a kernel's output)."""
+    path = HOST_READS / "composite_op_reads_offsets.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    # the body ran, not a CPU stand-in for the whole op (which presumed its size)
+    assert not [d for d in r.diagnostics if "dense_to_jagged" in d.message], [str(d) for d in r.diagnostics]
+    # values a kernel wrote, which kx does not have, selected by the known mask: the
+    # mask's own count (every element was presumed: 24 rows)
+    assert "rows 15 rows of the kernel's output 15" in r.output
+    (k,) = [k for k in r.kernels if k.name == "row_sum"]
+    assert k.status == "compiled" and k.launch.grid[0] == 15
+
+
+def test_a_tensor_subclass_without_storage_of_its_own_runs_as_on_a_gpu():
+    """An int8 weight made with `_make_wrapper_subclass` and wrapped in `nn.Parameter`
+    (gau-nernst/quantized-training's subclasses, corpus 8): kx's data tracking asked the
+    subclass's storage for its data pointer and stopped the file ("Attempted to access
+    the data pointer on an invalid python storage"). A tensor with PyTorch's Python
+    dispatch key holds its data in its inner tensors, which kx follows: the file runs to
+    its end and the kernel after the layer is launched with the layer's output."""
+    path = HOST_READS / "int8_weight_subclass.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "weight Int8Weight out (32, 128)" in r.output
+    (k,) = [k for k in r.kernels if k.name == "relu"]
+    assert k.status == "compiled" and k.launch.grid[0] == 4

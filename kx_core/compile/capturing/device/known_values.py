@@ -428,6 +428,13 @@ class Values:
         torch = self.torch
         with torch._C.DisableTorchFunction():
             tensors = _flat(tuple(kwargs.values()), torch, _flat(args, torch, []))
+            python = torch._C.DispatchKey.Python
+            if any(torch._C._dispatch_keys(t).has(python) for t in tensors):
+                # a tensor subclass with its own __torch_dispatch__ (a quantized weight made
+                # by _make_wrapper_subclass) has no storage of its own: its data is in the
+                # tensors it holds, whose ops (its dispatch runs them) kx follows; asking
+                # its storage for data raised "invalid python storage"
+                return None
             metas = [t for t in tensors if t.is_meta]
             hosts = [t for t in tensors if not t.is_meta]
             keys = [storage_key(t) for t in metas]
@@ -731,6 +738,10 @@ class Values:
                 if isinstance(result, (tuple, list))
                 else shaped(result)
             )
+            if name == "__getitem__" and isinstance(result, torch.Tensor):
+                rebuilt = _with_history(torch, args, cpu_args, result, exact)
+                if rebuilt is not None:
+                    shaped_result = rebuilt
         if not exact and not _size_exact(self, name, args, kwargs):
             from kx_core.compile.capturing.device.placeholders import LEDGER
 
@@ -740,6 +751,39 @@ class Values:
                 sizes[0] if len(sizes) == 1 else sizes,
             )
         return shaped_result
+
+
+def _with_history(torch: Any, args: tuple, cpu_args: tuple, result: Any, exact: bool) -> Any:
+    """`x[mask]` of an `x` that needs a gradient, indexed again on the capture device with
+    the mask's nonzero() indices (PyTorch's own rule: a boolean index is its nonzero
+    indices), so the result has the backward a real run records (a result made from the
+    CPU's answer had none: "element 0 of tensors does not require grad"). Its data is the
+    CPU's result. None where x needs no gradient or the index is not one kx can rebuild.
+    Called with torch functions off (the capture's mode is not entered again)."""
+    x = args[0]
+    if not (torch.is_grad_enabled() and getattr(x, "requires_grad", False)) or len(args) < 2:
+        return None
+    meta = torch.device("meta")
+    parts = args[1] if isinstance(args[1], tuple) else (args[1],)
+    cpu_parts = cpu_args[1] if isinstance(cpu_args[1], tuple) else (cpu_args[1],)
+    if len(parts) != len(cpu_parts):
+        return None
+    index: list[Any] = []
+    for part, cpu_part in zip(parts, cpu_parts):
+        if isinstance(cpu_part, torch.Tensor) and cpu_part.dtype in (torch.bool, torch.uint8):
+            for column in cpu_part.bool().nonzero(as_tuple=True):
+                t = torch.empty(column.shape, dtype=column.dtype, device=meta)
+                adopt(torch, t, column, exact)
+                index.append(t)
+        elif isinstance(part, (list, tuple)):
+            return None  # a nested index: left to the CPU's answer
+        else:
+            index.append(part)
+    out = x[tuple(index)]
+    if tuple(out.shape) != tuple(result.shape):
+        return None
+    adopt(torch, out, result.detach(), exact)
+    return out
 
 
 # Ops whose result's size depends on their index or mask arguments' data only, never on

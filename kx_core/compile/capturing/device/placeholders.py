@@ -463,11 +463,15 @@ def data_shaped(name: str, args: tuple, kwargs: dict) -> Any:
 
 
 def _mask_indexed(torch: Any, x: Any, index: Any) -> Any:
-    """`x[mask, ...]` (airbench's `images[mask, :, r:r+c]`) where the boolean mask's data
-    is unknown (drawn by the GPU's generator): PyTorch indexes with a mask as with its
-    nonzero() index tensors, one per mask dimension; presuming every element selected
-    (as nonzero above), those are index tensors of mask.numel() elements, and the result's
-    shape is what indexing with them gives. None where no mask is among the indices."""
+    """`x[mask, ...]` (airbench's `images[mask, :, r:r+c]`) where the data of what is indexed
+    or of the boolean mask is unknown: PyTorch indexes with a mask as with its nonzero()
+    index tensors, one per mask dimension. A mask whose data kx knows gives its own
+    nonzero() indices (the size a real run has, whatever x holds: a jagged tensor's rows
+    selected by lengths kx computed); one drawn by the GPU's generator is presumed every
+    element selected (as nonzero above), said. The result is indexing with those, so it
+    keeps x's autograd history. None where no mask is among the indices."""
+    from kx_core.compile.capturing.device import known_values
+
     parts = index if isinstance(index, tuple) else (index,)
     masks = [
         p
@@ -476,13 +480,34 @@ def _mask_indexed(torch: Any, x: Any, index: Any) -> Any:
     ]
     if not masks:
         return None
-    count = sum(m.numel() for m in masks)
-    LEDGER.use("a boolean-mask index of a mask a capture does not have (every element)", count)
     meta = torch.device("meta")
+    columns: dict[int, list[Any]] = {}
+    presumed = 0
+    for m in masks:
+        known = known_values.value_of(m) if m.is_meta else None
+        if known is None:
+            presumed += m.numel()
+            continue
+        with torch._C.DisableTorchFunction():
+            cols = []
+            for column in known[0].bool().nonzero(as_tuple=True):
+                t = torch.empty(column.shape, dtype=column.dtype, device=meta)
+                known_values.adopt(torch, t, column, known[1])
+                cols.append(t)
+        columns[id(m)] = cols
+        if not known[1]:
+            LEDGER.use("a boolean-mask index of kx's own sample of random data", int(cols[0].numel()))
+    if presumed:
+        LEDGER.use("a boolean-mask index of a mask a capture does not have (every element)", presumed)
     expanded: list[Any] = []
     for p in parts:
         if any(p is m for m in masks):
-            expanded.extend(torch.empty((p.numel(),), dtype=torch.int64, device=meta) for _ in range(p.dim()))
+            if id(p) in columns:
+                expanded.extend(columns[id(p)])
+            else:
+                expanded.extend(
+                    torch.empty((p.numel(),), dtype=torch.int64, device=meta) for _ in range(p.dim())
+                )
         else:
             expanded.append(p)
     return x[tuple(expanded)]

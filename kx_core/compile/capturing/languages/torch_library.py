@@ -16,6 +16,8 @@ custom op is its fake implementation: shapes only, no launch. So under capture:
   later `register_fake` may replace it without the "already has a Meta kernel" error a
   real run would not raise; a Meta kernel the library registers itself (a shape
   function) calls the GPU implementation too, once there is one;
+- a Python implementation for every backend ('CompositeImplicitAutograd', torch.library's
+  default key) runs with the capture's mode on, as a GPU implementation does;
 - an aten op (FlagGems registers its Triton kernels for aten ops under 'CUDA') has a
   C++ Meta kernel; the Python implementation is registered for 'Meta' too, as before.
 
@@ -135,6 +137,17 @@ def _patch_library_impl(torch: Any) -> None:
                 # torch refuses some meta registrations (an op without a default
                 # overload, or a composite one): keep the GPU registration for those
                 pass
+        if (
+            key in ("", "CompositeImplicitAutograd")
+            and self.ns != "aten"
+            and fn is not fallthrough
+            and not kwargs.get("with_keyset")
+        ):
+            # the op's implementation for every backend: a GPU tensor runs this Python body
+            # (reads on the host, masks, launches), so capture tensors run it with the
+            # capture's mode on, as a CUDA implementation (the dispatcher calls it inside
+            # kx's handler of the op, where the mode is off: a read reached ATen on meta)
+            fn = _with_mode(fn)
         if key == "Meta" and self.ns != "aten" and fn is not fallthrough and not kwargs.get("with_keyset"):
             # a library's own shape function (torchao registers one beside its CUDA
             # kernel): the GPU implementation, once there is one, runs instead
