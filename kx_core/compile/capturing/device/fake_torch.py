@@ -354,7 +354,7 @@ class _MetaRules:
             out = self.values.data_dependent(func, name, args, kwargs)
             computed = out is not None
             if out is None:  # unknown data: a presumed size, said as a placeholder
-                out = placeholders.data_shaped(name, args, kwargs)
+                out = placeholders.data_shaped(name, args, kwargs, known_values.mask_indices)
             if out is None:
                 raise e from None
         if name == "scaled_dot_product_attention":

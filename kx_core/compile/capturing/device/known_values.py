@@ -739,7 +739,7 @@ class Values:
                 else shaped(result)
             )
             if name == "__getitem__" and isinstance(result, torch.Tensor):
-                rebuilt = _with_history(torch, args, cpu_args, result, exact)
+                rebuilt = _with_history(torch, args, result, exact)
                 if rebuilt is not None:
                     shaped_result = rebuilt
         if not exact and not _size_exact(self, name, args, kwargs):
@@ -753,7 +753,25 @@ class Values:
         return shaped_result
 
 
-def _with_history(torch: Any, args: tuple, cpu_args: tuple, result: Any, exact: bool) -> Any:
+def mask_indices(m: Any) -> tuple[list[Any], bool] | None:
+    """Boolean capture tensor `m`'s nonzero() index tensors (capture tensors carrying their
+    data) and whether they are exact; None where m's data is unknown."""
+    import torch
+
+    known = value_of(m)
+    if known is None:
+        return None
+    meta = torch.device("meta")
+    cols = []
+    with torch._C.DisableTorchFunction():
+        for column in known[0].bool().nonzero(as_tuple=True):
+            t = torch.empty(column.shape, dtype=column.dtype, device=meta)
+            adopt(torch, t, column, known[1])
+            cols.append(t)
+    return cols, known[1]
+
+
+def _with_history(torch: Any, args: tuple, result: Any, exact: bool) -> Any:
     """`x[mask]` of an `x` that needs a gradient, indexed again on the capture device with
     the mask's nonzero() indices (PyTorch's own rule: a boolean index is its nonzero
     indices), so the result has the backward a real run records (a result made from the
@@ -763,18 +781,13 @@ def _with_history(torch: Any, args: tuple, cpu_args: tuple, result: Any, exact: 
     x = args[0]
     if not (torch.is_grad_enabled() and getattr(x, "requires_grad", False)) or len(args) < 2:
         return None
-    meta = torch.device("meta")
-    parts = args[1] if isinstance(args[1], tuple) else (args[1],)
-    cpu_parts = cpu_args[1] if isinstance(cpu_args[1], tuple) else (cpu_args[1],)
-    if len(parts) != len(cpu_parts):
-        return None
     index: list[Any] = []
-    for part, cpu_part in zip(parts, cpu_parts):
-        if isinstance(cpu_part, torch.Tensor) and cpu_part.dtype in (torch.bool, torch.uint8):
-            for column in cpu_part.bool().nonzero(as_tuple=True):
-                t = torch.empty(column.shape, dtype=column.dtype, device=meta)
-                adopt(torch, t, column, exact)
-                index.append(t)
+    for part in args[1] if isinstance(args[1], tuple) else (args[1],):
+        if isinstance(part, torch.Tensor) and part.dtype in (torch.bool, torch.uint8):
+            known = mask_indices(part) if part.is_meta else None
+            if known is None:
+                return None
+            index.extend(known[0])
         elif isinstance(part, (list, tuple)):
             return None  # a nested index: left to the CPU's answer
         else:

@@ -424,7 +424,9 @@ def propagate(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
     return out
 
 
-def data_shaped(name: str, args: tuple, kwargs: dict) -> Any:
+def data_shaped(
+    name: str, args: tuple, kwargs: dict, mask_indices: Callable[[Any], Any] | None = None
+) -> Any:
     """A capture tensor for an op whose output size depends on data kx does not have, or
     None where no size can be presumed. The size is a placeholder, said at the file's
     line: `torch.bincount(x, minlength=E)` of expert ids below E has E bins (what MoE
@@ -458,19 +460,20 @@ def data_shaped(name: str, args: tuple, kwargs: dict) -> Any:
         count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", count)
         return torch.empty((count,), dtype=x.dtype, device=meta)
     if name == "__getitem__" and len(args) > 1:
-        return _mask_indexed(torch, x, args[1])
+        return _mask_indexed(torch, x, args[1], mask_indices)
     return None
 
 
-def _mask_indexed(torch: Any, x: Any, index: Any) -> Any:
+def _mask_indexed(torch: Any, x: Any, index: Any, mask_indices: Callable[[Any], Any] | None) -> Any:
     """`x[mask, ...]` (airbench's `images[mask, :, r:r+c]`) where the data of what is indexed
     or of the boolean mask is unknown: PyTorch indexes with a mask as with its nonzero()
     index tensors, one per mask dimension. A mask whose data kx knows gives its own
     nonzero() indices (the size a real run has, whatever x holds: a jagged tensor's rows
     selected by lengths kx computed); one drawn by the GPU's generator is presumed every
     element selected (as nonzero above), said. The result is indexing with those, so it
-    keeps x's autograd history. None where no mask is among the indices."""
-    from kx_core.compile.capturing.device import known_values
+    keeps x's autograd history. None where no mask is among the indices. `mask_indices`
+    (known_values.mask_indices): a mask's nonzero() index tensors and whether they are
+    exact, or None where its data is unknown."""
 
     parts = index if isinstance(index, tuple) else (index,)
     masks = [
@@ -484,18 +487,13 @@ def _mask_indexed(torch: Any, x: Any, index: Any) -> Any:
     columns: dict[int, list[Any]] = {}
     presumed = 0
     for m in masks:
-        known = known_values.value_of(m) if m.is_meta else None
+        known = mask_indices(m) if mask_indices is not None and m.is_meta else None
         if known is None:
             presumed += m.numel()
             continue
-        with torch._C.DisableTorchFunction():
-            cols = []
-            for column in known[0].bool().nonzero(as_tuple=True):
-                t = torch.empty(column.shape, dtype=column.dtype, device=meta)
-                known_values.adopt(torch, t, column, known[1])
-                cols.append(t)
+        cols, exact = known
         columns[id(m)] = cols
-        if not known[1]:
+        if not exact:
             LEDGER.use("a boolean-mask index of kx's own sample of random data", int(cols[0].numel()))
     if presumed:
         LEDGER.use("a boolean-mask index of a mask a capture does not have (every element)", presumed)
