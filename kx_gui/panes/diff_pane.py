@@ -490,7 +490,7 @@ class DiffPane(Pane):
         if 0 <= kernel < kernel_box.count():
             kernel_box.setCurrentIndex(kernel)
         stage_box.clear()
-        stage_box.addItems([s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)])
+        stage_box.addItems(_stages_of(result))
         if current:
             stage_box.setCurrentText(current)
         self._filling = False
@@ -578,7 +578,7 @@ class DiffPane(Pane):
         chosen = [box.currentText() for box in (self.left_kernel, self.right_kernel)]
         chosen_stages = [box.currentText() for box in (self.left_stage, self.right_stage)]
         self._filling = True
-        stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
+        stages = _stages_of(result)
         for box in (self.left_kernel, self.right_kernel):
             _add_kernels(box, result.kernels)
         for box in (self.left_stage, self.right_stage):
@@ -603,7 +603,7 @@ class DiffPane(Pane):
         explanation named its differing lines). The stages chosen stay."""
         if result is None or result is not self.session.result:
             return
-        stages = [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
+        stages = _stages_of(result)
         boxes = [self.left_stage]
         if self.right_target.currentText() == THIS_COMPILE:
             boxes.append(self.right_stage)
@@ -678,6 +678,11 @@ def _header(kernel, stage: str, result) -> str:
     of the file it was compiled from, the target, the Triton version)."""
     content = f" · @{result.build.content[:8]}" if result.build else ""
     return f"{kernel.short_name} · {stage}{content} · {result.target.spec} · triton {result.triton_version}"
+
+
+def _stages_of(result) -> list[str]:
+    """The stages any kernel of `result` has, in the stages' order."""
+    return [s for s in ALL_STAGES if any(s in k.stages for k in result.kernels)]
 
 
 def _add_kernels(box, kernels) -> None:
