@@ -91,6 +91,21 @@ class Language(Jsonable):
         return not self.marker or self.marks(text)
 
 
+def _pytorch_capture(
+    name: str, display_name: str, module: str, versions: str, note: str, capture_module: str = ""
+) -> Language:
+    """A capture of something PyTorch ships (its ops' dispatch, TorchScript, Inductor): no
+    file of its own (every_file), kernels compiled as Triton's, no extra to install. Its
+    capture module is `capturing/languages/<name>.py` unless named."""
+    return Language(
+        name, display_name, marker="", suffixes=(".py",), capture="triton", first_stage="ttir",
+        source_layouts=False, module=module, extra="", versions=versions, example="", note=note,
+        backends=("cuda", "hip"),
+        capture_module=capture_module or f"kx_core.compile.capturing.languages.{name}",
+        every_file=True,
+    )  # fmt: skip
+
+
 # Most specific first: a Gluon or Helion file imports triton too, and so would match
 # Triton's marker. The captures of every file come before Triton's (they never recognise
 # a file; the worker installs them in this order).
@@ -161,38 +176,27 @@ LANGUAGES: tuple[Language, ...] = (
             Stage("cudac", "cu", "CUDA C", -4, "cuda", optional=True),
         ),
     ),
-    Language(
-        "torch_library", "torch.library ops",
+    # what PyTorch itself compiles or dispatches: a capture for every file, since a library
+    # the file imports may use it (each module's docstring says how it captures)
+    _pytorch_capture(
+        "torch_library", "torch.library ops", "torch.library", "PyTorch (kx's own dependency)",
         # a library's Triton kernels behind an operator (custom_op, triton_op, Library.impl
         # for 'CUDA'): on capture tensors the dispatcher would call the op's fake; its GPU
-        # implementation runs instead (compile/capturing/languages/torch_library.py)
-        marker="", suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
-        module="torch.library", extra="", versions="PyTorch (kx's own dependency)", example="",
-        note="applies to every file: an op may be registered by a library the file imports",
-        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.torch_library",
-        every_file=True,
+        # implementation runs instead
+        "applies to every file: an op may be registered by a library the file imports",
     ),
-    Language(
-        "torchscript", "TorchScript",
+    _pytorch_capture(
+        "torchscript", "TorchScript", "torch.jit", "PyTorch (kx's own dependency)",
         # a torch.jit.script function runs its Python under capture, so what it launches
-        # is captured as the Python's would be (compile/capturing/languages/torchscript.py)
-        marker="", suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
-        module="torch.jit", extra="", versions="PyTorch (kx's own dependency)", example="",
-        note="applies to every file: a library the file imports may script a function",
-        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.torchscript",
-        every_file=True,
+        # is captured as the Python's would be
+        "applies to every file: a library the file imports may script a function",
     ),
-    Language(
-        "inductor", "Inductor output",
+    _pytorch_capture(
+        "inductor", "Inductor output", "torch._inductor", "PyTorch 2.11, 2.14 (Inductor ships in torch)",
         # torch.compile's kernels: Inductor generates Triton kernels and compiles them
         # through triton.compile, which kx's capture records
-        # (compile/capturing/languages/inductor_capture.py)
-        marker="", suffixes=(".py",), capture="triton", first_stage="ttir", source_layouts=False,
-        module="torch._inductor", extra="", versions="PyTorch 2.11, 2.14 (Inductor ships in torch)",
-        example="",
-        note="applies to every file: torch.compile may be called anywhere, or by a library the file imports",
-        backends=("cuda", "hip"), capture_module="kx_core.compile.capturing.languages.inductor_capture",
-        every_file=True,
+        "applies to every file: torch.compile may be called anywhere, or by a library the file imports",
+        capture_module="kx_core.compile.capturing.languages.inductor_capture",
     ),
     Language(
         "triton", "Triton",
