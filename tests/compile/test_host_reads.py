@@ -606,3 +606,24 @@ def test_a_tensor_subclass_without_storage_of_its_own_runs_as_on_a_gpu():
     assert "weight Int8Weight out (32, 128)" in r.output
     (k,) = [k for k in r.kernels if k.name == "relu"]
     assert k.status == "compiled" and k.launch.grid[0] == 4
+
+
+def test_a_host_tensor_traced_by_torch_compile_is_said_not_taken_for_a_gpu_one(monkeypatch):
+    """PyTorch keeps a tensor where it was made: dion's GPT makes its rotary `inv_freq` with
+    no device after `to_empty(device="cuda")`, so a real run traces it as a CPU tensor and
+    Inductor computes the table on the host (the H100's run of that file has a CPU kernel
+    where kx had a fused Triton one: 22 of 238 compiles differed, exit 0). kx's capture
+    tensors all stand for GPU ones, so it cannot trace that graph as a real run does: it
+    says so at the compiled call and marks what follows (exit 5), and stays exit 0 where
+    the same table is a buffer moved with the module."""
+    path = str(HOST_READS / "host_rotary_table.py")
+    r = compile_file(CompileRequest(path, target="cuda:90"), use_cache=False)
+    said = [d for d in r.diagnostics if d.kind == "placeholder" and "on the CPU" in d.message]
+    assert said and said[0].line == 48 and "float32 8" in said[0].message, [str(d) for d in r.diagnostics]
+    compiled = [k for k in r.kernels if k.status == "compiled"]
+    assert compiled and all(k.after_placeholder for k in compiled)
+    assert r.exit_status == 5 and "inv_freq on cpu" in r.output
+    monkeypatch.setenv("KX_ROTARY_BUFFER", "1")
+    moved = compile_file(CompileRequest(path, target="cuda:90"), use_cache=False)
+    assert moved.exit_status == 0, [str(d) for d in moved.diagnostics]
+    assert [k for k in moved.kernels if k.status == "compiled"] and "inv_freq on cuda" in moved.output

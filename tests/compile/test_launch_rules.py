@@ -17,9 +17,10 @@ from kx_testing import ROOT
 RULES = ROOT / "fixtures" / "kernels" / "launch_rules"
 
 
-def _module_without_running(path, name):
-    """The fixture's module with its kernels and pruner, its launches left out."""
-    text = path.read_text().split("\nfor n, k in", 1)[0]
+def _module_without_running(path, name, launches="\nfor n, k in"):
+    """The fixture's module with its kernels and pruner, its launches (from the line that
+    starts with `launches`) left out."""
+    text = path.read_text().split(launches, 1)[0]
     spec = importlib.util.spec_from_loader(name, loader=None)
     mod = importlib.util.module_from_spec(spec)
     sys.modules[name] = mod
@@ -50,5 +51,47 @@ def test_the_configs_compiled_are_the_ones_tritons_pruning_returns():
     assert compiled == expected
     # and the H200's real run of the file compiled exactly those (ground/, record_real_runs.py)
     real = json.loads((RULES / "ground" / "pruner_new_configs.json").read_text())
+    c = compare(real, list(r.kernels))
+    assert c.complete and not c.extra
+
+
+def test_a_kernel_too_big_for_shared_memory_compiles_and_fails_at_loading():
+    """Triton compiles a kernel whatever shared memory it needs and raises OutOfResources
+    when the launch loads it (CompiledKernel._init_handles): a real run's record has the
+    compile, then the file stops at the launch (modded-nanogpt's Gram kernel on the H100).
+    kx's record keeps the compile, with Triton's own figure for the shared memory, fails
+    the launch against the target's limit, and counts as having captured the compile."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    path = RULES / "gram_too_big_for_shared_memory.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    (k,) = [k for k in r.kernels if k.name == "gram_kernel"]
+    assert k.status == "failed" and k.metadata is not None and "ttgir" in k.stages
+    assert r.exit_status == 1 and any(d.line == 29 and "OutOfResources" in d.message for d in r.diagnostics)
+    # the oracle: Triton's own compile of the same specialization for sm_90
+    mod = _module_without_running(path, "gram_too_big", launches="\na = torch.randn")
+    src = triton.compiler.ASTSource(
+        fn=mod.gram_kernel,
+        signature={**k.specialization.signature},
+        constexprs={**k.specialization.constexprs},
+    )
+    direct = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 8, "num_stages": 4})
+    assert direct.metadata.shared == k.metadata.shared > 232448
+    assert f"needs {direct.metadata.shared} of shared memory" in k.message
+    # the record a real run writes (scripts/record_real_runs.py): the compile, status compiled
+    real = {
+        "compiles": [
+            {
+                "kernel": "gram_kernel",
+                "constexprs": dict(k.specialization.constexprs),
+                "signature": dict(k.specialization.signature),
+                "num_warps": direct.metadata.num_warps,
+                "num_stages": direct.metadata.num_stages,
+                "maxnreg": None,
+                "status": "compiled",
+            }
+        ]
+    }
     c = compare(real, list(r.kernels))
     assert c.complete and not c.extra

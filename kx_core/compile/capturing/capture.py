@@ -35,7 +35,7 @@ from kx_core.compile.capturing.capture_state import (
     record_key,
     uncompiled_record,
 )
-from kx_core.compile.capturing.device import fake_torch, process_groups
+from kx_core.compile.capturing.device import fake_torch, gpu_fakes, process_groups
 from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.jit_objects import (
@@ -320,6 +320,12 @@ def _placeholder_diagnostic(use: DataPlaceholder) -> None:
         message = (
             f"{use.what} decides which kernels Inductor generates; a capture cannot time it: "
             f"kx took {use.value} and went on; kernels captured after this may differ from a real run"
+        )
+    elif use.what.startswith(gpu_fakes.HOST_TENSOR_TRACED):
+        message = (
+            f"{use.what} is traced by torch.compile as a GPU tensor ({use.value}): every tensor "
+            "kx captures stands for a GPU one, but PyTorch keeps this one on the CPU, where it "
+            "was made with no device; Inductor's kernels that read it may differ from a real run"
         )
     elif use.what.startswith("PyTorch's choice"):
         # a decision PyTorch takes by asking the GPU, which kx could not stand in for

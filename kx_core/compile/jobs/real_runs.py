@@ -72,15 +72,20 @@ class Comparison:
         return not self.missing and all(self.captured_failures[k] >= n for k, n in self.real_failures.items())
 
 
+def _compiled(k: CompiledKernel) -> bool:
+    """Whether Triton's compile of `k` finished: compiled, pruned, or failed only at loading
+    (OutOfResources: more shared memory than the GPU has; kx's record keeps its metadata),
+    as the real run's record has it compiled before its launch raised."""
+    return k.status in ("compiled", "pruned") or (k.status == "failed" and k.metadata is not None)
+
+
 def compare(record: dict, kernels: list[CompiledKernel]) -> Comparison:
     real = frozenset(recorded_key(c) for c in record["compiles"] if c["status"] == "compiled")
-    captured = frozenset(
-        key for k in kernels if k.status in ("compiled", "pruned") and (key := captured_key(k))
-    )
+    captured = frozenset(key for k in kernels if _compiled(k) and (key := captured_key(k)))
     # a real run retries a failing specialization on every launch: count distinct ones
     distinct_failed = {recorded_key(c) for c in record["compiles"] if c["status"] != "compiled"}
     real_failures = Counter(key[0] for key in distinct_failed)
-    captured_failures = Counter(k.name for k in kernels if k.status == "failed")
+    captured_failures = Counter(k.name for k in kernels if k.status == "failed" and not _compiled(k))
     return Comparison(real, captured, real_failures, captured_failures)
 
 
@@ -112,7 +117,7 @@ def identity(record: dict, kernels: list[CompiledKernel]) -> Identity:
             real.setdefault(recorded_key(c), []).append(c)
     ours: dict[tuple, list[CompiledKernel]] = {}
     for k in kernels:
-        if k.status in ("compiled", "pruned") and (key := captured_key(k)) is not None:
+        if _compiled(k) and (key := captured_key(k)) is not None:
             ours.setdefault(key, []).append(k)
     matched = 0
     with_same = {"hash": [0, 0], "ptx": [0, 0]}  # [records with it, of those the same as kx's]

@@ -47,6 +47,27 @@ def gpu_fakes_of_capture_tensors() -> Iterator[None]:
         _CONVERTING.depth -= 1
 
 
+# What a placeholder use says of a host tensor traced as a GPU one (capture.py words it).
+HOST_TENSOR_TRACED = "a tensor a real run has on the CPU"
+
+
+def host_tensor_traced_on_the_gpu(t: Any) -> None:
+    """Say it where a compiler traces a capture tensor that a real run has on the CPU (made
+    with no device, and what ops on such tensors only make: known_values.is_host). Every
+    capture tensor is meta, and its fake is made on cuda:0; PyTorch's rule keeps a tensor
+    on the device it was made on, so a real run's trace has this one on the CPU, and
+    Inductor's kernels around it differ (a CPU kernel where kx generates a Triton one, a
+    scalar read on the host where kx loads through a pointer: dion's GPT computes its
+    rotary table from a host `inv_freq`). kx cannot run a CPU kernel on a capture tensor,
+    so it traces on and marks the kernels after this as following a guess."""
+    from kx_core.compile.capturing.device import known_values, placeholders
+
+    if getattr(t, "is_meta", False) and known_values.is_host(t):
+        shape = "x".join(str(n) for n in t.shape) or "0-dim"
+        what = f"{HOST_TENSOR_TRACED} ({str(t.dtype).removeprefix('torch.')} {shape})"
+        placeholders.LEDGER.use(what, "cuda:0")
+
+
 def patch_fake_tensor(module: Any) -> None:
     """A capture tensor is a meta tensor standing for a GPU tensor: the fake that
     torch.compile makes of it (FakeTensorConverter.from_real_tensor) is on cuda:0, so
@@ -60,6 +81,7 @@ def patch_fake_tensor(module: Any) -> None:
     gpu = torch.device("cuda", 0)
 
     def converting(self: Any, fake_mode: Any, t: Any, *args: Any, **kwargs: Any) -> Any:
+        host_tensor_traced_on_the_gpu(t)
         with gpu_fakes_of_capture_tensors():
             return from_real_tensor(self, fake_mode, t, *args, **kwargs)
 
