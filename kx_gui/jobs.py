@@ -17,9 +17,11 @@ from __future__ import annotations
 import itertools
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 _WORKERS = 2  # the window's work is a few panes' computations, each at most one at a time
@@ -65,17 +67,46 @@ class Job:
         return job
 
 
-class Jobs(QObject):
-    """A pane's background jobs; results come back through a queued signal."""
+class _Relay(QObject):
+    """Brings every job's result to the window's thread. It lives as long as the app: a
+    worker thread emitting a signal of a pane's own Jobs raced the pane's deletion (the
+    C++ object gone between the check and the emit crashed the process, not a
+    RuntimeError), so workers emit here, and the result goes to its Jobs only if that
+    one is still alive when it arrives."""
 
-    _computed = Signal(object, object, object)  # job, value, error
+    computed = Signal(object, object, object, object)  # weakref to the Jobs, job, value, error
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.computed.connect(self._deliver)
+
+    def _deliver(self, ref: weakref.ref, job: Job, value: Any, error: BaseException | None) -> None:
+        jobs = ref()
+        if jobs is not None and shiboken6.isValid(jobs):
+            jobs._finish(job, value, error)
+
+
+_relay: _Relay | None = None
+
+
+def _the_relay() -> _Relay:
+    """The one relay, made by the first Jobs (on the window's thread, where it delivers)."""
+    global _relay
+    if _relay is None or not shiboken6.isValid(_relay):
+        _relay = _Relay()
+    return _relay
+
+
+class Jobs(QObject):
+    """A pane's background jobs; results come back through the relay's queued signal."""
 
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._latest: dict[str, int] = {}
         self._apply: dict[int, tuple[Callable[[Any], bool | None], Callable | None]] = {}
         self._numbers = itertools.count()
-        self._computed.connect(self._finish)
+        self._relay = _the_relay()
+        self._ref = weakref.ref(self)
 
     def submit(
         self,
@@ -87,16 +118,14 @@ class Jobs(QObject):
         job = Job(key, next(self._numbers))
         self._latest[key] = job.number
         self._apply[job.number] = (apply, on_error)
+        relay, ref = self._relay, self._ref  # (not self: the pane may be gone when it ends)
 
         def run() -> None:
             try:
                 value, error = compute(), None
             except Exception as e:  # noqa: BLE001 - every failure goes back to the window's thread
                 value, error = None, e
-            try:
-                self._computed.emit(job, value, error)
-            except RuntimeError:  # the pane was closed meanwhile: nobody to show it to
-                pass
+            relay.computed.emit(ref, job, value, error)
 
         _pool().put(run)
         return job
