@@ -627,3 +627,21 @@ def test_a_host_tensor_traced_by_torch_compile_is_said_not_taken_for_a_gpu_one(m
     moved = compile_file(CompileRequest(path, target="cuda:90"), use_cache=False)
     assert moved.exit_status == 0, [str(d) for d in moved.diagnostics]
     assert [k for k in moved.kernels if k.status == "compiled"] and "inv_freq on cuda" in moved.output
+
+
+def test_a_checkpointed_random_op_in_a_compiled_training_graph_runs_on_the_capture_generator():
+    """Gradient checkpointing under torch.compile (timm's ViT, qt_int8_vit_train of corpus 8):
+    attention with dropout draws from the CUDA generator, so AOT autograd wraps it in
+    `graphsafe_run_with_rng_state` with the generator's state. Inductor's lowering asked
+    the machine's accelerator for that generator ("Expected idx >= 0 && idx < num_gpus":
+    the graph ran eagerly, then checkpoint's recomputation failed), and the operator's
+    device check refused capture tensors ("GraphSafe RNG operations only supported for
+    CUDA, got None" on torch 2.11). Now both see the capture GPU and its generator: the
+    forward and the backward graphs compile and the file runs to its end."""
+    path = HOST_READS / "checkpointed_attention.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    stops = [str(d) for d in r.diagnostics if d.kind in ("not-captured", "runtime", "crash")]
+    assert not stops, stops
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert any("backward" in n for n in names) and any("nll_loss_forward" in n for n in names), names
+    assert "step 1 loss" in r.output

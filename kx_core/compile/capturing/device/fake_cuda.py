@@ -279,6 +279,12 @@ def _fake_generators(torch: Any, report: DeviceReport) -> None:
 
     generator = CaptureGenerator()
     torch.cuda.default_generators = (generator,)
+    _rng_ops_see_the_gpu(torch)
+    if hasattr(torch._C, "_accelerator_getDefaultGenerator"):
+        # the accelerator's default generator by index (Inductor's lowering of a graph that
+        # takes the CUDA generator's state, torch >= 2.12, asks for it): the capture GPU's
+        # (the C++ call checks the index against the GPUs the machine has: none)
+        torch._C._accelerator_getDefaultGenerator = lambda index=0: torch.cuda.default_generators[int(index)]
     _RANDOM.update(
         generator=generator,
         kind=CaptureGenerator,
@@ -642,3 +648,30 @@ def stub_profiler_and_blas() -> None:
     for name in ("scope", "cpu_timed_scope"):
         if hasattr(proton, name):
             setattr(proton, name, Scope)
+
+
+def _rng_ops_see_the_gpu(torch: Any) -> None:
+    """PyTorch's random-state operators (torch._prims.rng_prims: the graph-safe one a
+    compiled graph wraps a checkpointed random op in, `graphsafe_run_with_rng_state`, and
+    the save/restore pair) choose their implementation by the device of their tensor
+    arguments (`get_device`), and refuse one they do not know. A capture tensor stands for
+    a GPU one: at such an operator's call in an Inductor graph (timm's ViT with gradient
+    checkpointing: cuDNN attention, whose dropout draws from the generator) it is the
+    CUDA one, as on a real run ("GraphSafe RNG operations only supported for CUDA, got
+    None" stopped the file)."""
+    try:
+        from torch._prims import rng_prims
+    except ImportError:
+        return
+    original = getattr(rng_prims, "get_device", None)
+    if original is None or getattr(original, "_kx", False):
+        return
+
+    def get_device(args: Any, kwargs: Any) -> Any:
+        device = original(args, kwargs)
+        if device in (None, "meta") and any(getattr(a, "is_meta", False) for a in args):
+            return "cuda"
+        return device
+
+    get_device._kx = True  # type: ignore[attr-defined]
+    rng_prims.get_device = get_device
