@@ -95,3 +95,32 @@ def test_a_kernel_too_big_for_shared_memory_compiles_and_fails_at_loading():
     }
     c = compare(real, list(r.kernels))
     assert c.complete and not c.extra
+
+
+def test_a_users_kernel_refused_inside_torch_compile_is_a_failed_kernel_of_the_file():
+    """Inductor compiles a user's @triton.jit kernel with triton.compile; where Triton's
+    front end refuses it (modded-nanogpt's softcapped entropy kernel on the H100: a
+    loop-carried float changing type), the real run's record has a failed compile. kx's
+    record has the kernel as failed with Triton's message, and the file's stop said."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    path = RULES / "compiled_user_kernel_refused.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    (k,) = [k for k in r.kernels if k.name == "row_sum_kernel"]
+    assert k.status == "failed" and "Loop-carried variable total" in k.message
+    assert r.exit_status == 4 and any(d.kind == "runtime" and d.line == 30 for d in r.diagnostics)
+    # the oracle: Triton's own front end refuses the same kernel, with the same words
+    mod = _module_without_running(path, "user_kernel_refused", launches="\n@torch.compile")
+    src = triton.compiler.ASTSource(
+        fn=mod.row_sum_kernel,
+        signature={"x_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"},
+        constexprs={"BLOCK": 256},
+    )
+    try:
+        triton.compile(src, target=GPUTarget("cuda", 90, 32))
+        refused = ""
+    except triton.compiler.errors.CompilationError as e:
+        refused = str(e.__cause__ or e)
+    words = refused.split("AssertionError('", 1)[-1].split("!")[0]
+    assert words.startswith("Loop-carried variable total") and words in k.message

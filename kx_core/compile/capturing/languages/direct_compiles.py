@@ -26,11 +26,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile.artifacts.kernel_record import config_of, jsonable_value, kernel_record
+from kx_core.compile.artifacts.kernel_record import config_of, jit_name, jsonable_value, kernel_record
 from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
+from kx_core.compile.capturing.capture_state import uncompiled_record
 from kx_core.compile.capturing.device.placeholders import LEDGER
-from kx_core.compile.capturing.jit_objects import pass_dumps
+from kx_core.compile.capturing.jit_objects import compile_diagnostic, pass_dumps
 from kx_core.compile.capturing.languages import inductor_capture, inductor_origins
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
@@ -68,9 +69,17 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
         if LAUNCH_LOG.in_jit or _KX.depth:
             return original(src, target_, options, *args, **kwargs)
         started = time.perf_counter()
-        with pass_dumps(capture_state.STATE.passes) as dumps:
-            kernel = original(src, target_, options, *args, **kwargs)
         fn = getattr(src, "fn", None)
+        try:
+            with pass_dumps(capture_state.STATE.passes) as dumps:
+                kernel = original(src, target_, options, *args, **kwargs)
+        except Exception as exc:
+            # a compile that raised (Triton's front end refusing a kernel Inductor wraps: a
+            # user's kernel whose loop-carried float changes type) is a failed kernel of the
+            # file, as a real run's record has it, before the error goes on to its caller
+            if fn is not None and hasattr(fn, "params"):
+                send_kernel(*_failed(exc, fn, user_file))
+            raise
         if fn is not None and hasattr(fn, "params"):
             text = _user_text(user_file)
             key, record = _record(kernel, fn, target, user_file, text, time.perf_counter() - started)
@@ -83,6 +92,14 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
     compiler.compile = compile
     triton.compiler.compile = compile
     triton.compile = compile
+
+
+def _failed(exc: BaseException, fn: Any, user_file: str) -> tuple[str, CompiledKernel]:
+    current = inductor_capture.compiling()
+    config = config_of(current.config, current.index) if current else None
+    d = compile_diagnostic(exc, jit_name(fn), user_file)
+    record = replace(uncompiled_record(fn, "failed", d.message, config), after_placeholder=LEDGER.first)
+    return f"failed/{record.name}/{config.index if config else '-'}", record
 
 
 def _user_text(path: str) -> str:
