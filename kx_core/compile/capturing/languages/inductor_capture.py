@@ -168,10 +168,38 @@ def _python_allocations(torch: Any) -> None:
     for name in ("_empty_strided_cuda", "_empty_strided_xpu"):
         if hasattr(guards, name):
             setattr(guards, name, empty_strided_gpu)
+    if hasattr(guards, "assert_size_stride"):
+        guards.assert_size_stride = _gpu_layout_of_extern_outputs(guards.assert_size_stride)
     if hasattr(guards, "_reinterpret_tensor"):
         guards._reinterpret_tensor = reinterpret_tensor
     if hasattr(guards, "copy_if_misaligned"):
         guards.copy_if_misaligned = copy_if_misaligned
+
+
+def _gpu_layout_of_extern_outputs(check: Callable[..., Any]) -> Callable[..., Any]:
+    """Inductor's wrapper checks each extern kernel's output against the layout its fake
+    on cuda:0 had (`assert_size_stride`). A capture tensor is a meta tensor, and a few ATen
+    meta functions choose the layout by the device (convolution_backward's grad_weight:
+    cuDNN's memory format on the GPU, the input's suggestion on meta: timm's ViT patch
+    embedding in qt_int8_vit_train stopped with 'expected stride 1==256'). Where only the
+    order of a dense output's dimensions differs, the output takes the GPU's layout the
+    fake had, as the real run's tensor has it; any other mismatch is still Inductor's."""
+    from kx_core.compile.capturing.device.aten_layouts import non_overlapping_and_dense
+
+    def assert_size_stride(t: Any, size: Any, stride: Any, *args: Any) -> Any:
+        if (
+            getattr(t, "is_meta", False)
+            and tuple(t.shape) == tuple(size)
+            and tuple(t.stride()) != tuple(stride)
+            and t.storage_offset() == 0
+            and t.untyped_storage().nbytes() == t.numel() * t.element_size()
+            and non_overlapping_and_dense(tuple(size), tuple(stride))
+            and non_overlapping_and_dense(tuple(t.shape), tuple(t.stride()))
+        ):
+            t.as_strided_(tuple(size), tuple(stride))
+        return check(t, size, stride, *args)
+
+    return assert_size_stride
 
 
 def _keep_capture_driver(module: Any) -> None:
