@@ -43,7 +43,8 @@ def first_line_of_docstring(path: Path) -> str:
 
 def _example_name(path: Path) -> str:
     """`vector_add.py`; a C++ example with its folder (`cpu/rmsnorm_avx2.cpp`); a kernel
-    language other than Triton named (`gluon_transpose.py (Gluon)`)."""
+    language its file name does not tell named (`gluon_transpose.py (Gluon)`): the
+    language table decides, as for any file, what a name alone would be."""
     from kx_core.records.languages import language_of
 
     name = path.name if path.suffix == ".py" else f"{path.parent.name}/{path.name}"
@@ -51,7 +52,9 @@ def _example_name(path: Path) -> str:
         lang = language_of(path.read_text(encoding="utf-8"), str(path))
     except OSError:
         return name
-    return name if lang.name in ("triton", "cpp") else f"{name} ({lang.display_name})"
+    # (a file of this name with nothing in it: Triton for `.py`, C++ for `.cpp`)
+    by_name = language_of("", str(path))
+    return name if lang.name == by_name.name else f"{name} ({lang.display_name})"
 
 
 class WelcomePage(QWidget):
