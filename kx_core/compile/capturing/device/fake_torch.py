@@ -157,7 +157,6 @@ class _MetaRules:
         self.torch = torch
         self.meta = torch.device("meta")
         self.gpu_device = torch.device("cuda", 0)
-        self.cpu_device = torch.device("cpu")
         self._constructors: Any = None  # torch.utils._device._device_constructors(), once
         torch_dir = os.path.dirname(os.path.realpath(torch.__file__))
         # torch's meta kernels, references and decompositions work on the meta device
@@ -207,12 +206,10 @@ class _MetaRules:
             prop = getattr(getattr(func, "__self__", None), "__name__", "")
             # frame 0 is this method, 1 the mode's __torch_function__, 2 the reader
             if prop in ("device", "is_cuda") and not self.sees_meta(sys._getframe(2)):
-                # a tensor a real run has on the CPU (made with no device) says so, as
-                # PyTorch keeps a tensor where it was made; the rest stand for GPU tensors
-                host = known_values.is_host(first)
-                if prop == "is_cuda":
-                    return not host
-                return self.cpu_device if host else self.gpu_device
+                # (also a tensor a real run has on the CPU: saying so moved the file's other
+                # tensors to the CPU with `x.to(host.device)`, where ops met capture tensors:
+                # "Tensor on device cpu is not on the expected device meta!", hqq's solver)
+                return self.gpu_device if prop == "device" else True
             return func(*args, **kwargs)
         if (
             name == "__set__"
