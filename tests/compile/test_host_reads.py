@@ -645,3 +645,26 @@ def test_a_checkpointed_random_op_in_a_compiled_training_graph_runs_on_the_captu
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert any("backward" in n for n in names) and any("nll_loss_forward" in n for n in names), names
     assert "step 1 loss" in r.output
+
+
+def test_unique_of_data_a_kernel_wrote_presumes_every_element_distinct():
+    """torch.unique of a kernel's output (no meta kernel: 'aten::_unique2 ... no fake impl'
+    stopped corpus 9's FlexPrefill file) presumes every element, or every slice along
+    `dim`, distinct, as nonzero() presumes every element nonzero: said at its line, and the
+    shapes are PyTorch's own for data whose elements are distinct."""
+    import torch
+
+    path = HOST_READS / "unique_of_kernel_output.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    said = [d for d in r.diagnostics if d.kind == "placeholder" and "torch.unique" in d.message]
+    assert [d.line for d in said] == [31, 32, 33], [str(d) for d in r.diagnostics]
+    assert r.exit_status == 5 and not [d for d in r.diagnostics if d.kind == "runtime"]
+    # the oracle: PyTorch's unique of 4 x 16 distinct values
+    picked = torch.randperm(64).reshape(4, 16)
+    blocks = torch.unique(torch.cat((picked[0], picked[1])))
+    values, inverse, counts = torch.unique(picked, return_inverse=True, return_counts=True)
+    rows = picked.unique(dim=0)
+    shapes = tuple(tuple(t.shape) for t in (blocks, values, inverse, counts, rows))
+    assert f"shapes {' '.join(str(s) for s in shapes)}" in r.output
+    (gather,) = [k for k in r.kernels if k.name == "gather_blocks" and k.status == "compiled"]
+    assert gather.launch.grid[0] == blocks.numel()

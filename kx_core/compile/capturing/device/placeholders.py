@@ -459,9 +459,39 @@ def data_shaped(
         count = torch.broadcast_shapes(x.shape, args[1].shape).numel()
         count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", count)
         return torch.empty((count,), dtype=x.dtype, device=meta)
+    if name in ("unique", "unique_consecutive"):
+        return _unique_presumed(torch, name, x, args, kwargs)
     if name == "__getitem__" and len(args) > 1:
         return _mask_indexed(torch, x, args[1], mask_indices)
     return None
+
+
+def _unique_presumed(torch: Any, name: str, x: Any, args: tuple, kwargs: dict) -> Any:
+    """`torch.unique(x)` of data kx does not have presumes every element (or every slice
+    along `dim`) distinct, as nonzero() presumes every element nonzero: the values, and
+    where asked the inverse indices (x's shape) and the counts, as PyTorch returns them
+    (FlexPrefill's `torch.unique(torch.cat((block_idx, topk)))` of block indices)."""
+    meta = torch.device("meta")
+    # unique(input, sorted, return_inverse, return_counts, dim); unique_consecutive has no `sorted`
+    names = ("sorted", "return_inverse", "return_counts", "dim")
+    if name == "unique_consecutive":
+        names = names[1:]
+    given = dict(zip(names, args[1:], strict=False)) | kwargs
+    dim = given.get("dim")
+    count = x.numel() if dim is None else x.shape[dim]
+    count = LEDGER.use(f"torch.{name} of data a capture does not have (every element distinct)", count)
+    shape = (
+        (count,) if dim is None else tuple(count if i == dim % x.dim() else n for i, n in enumerate(x.shape))
+    )
+    values = torch.empty(shape, dtype=x.dtype, device=meta)
+    out = [values]
+    if given.get("return_inverse"):
+        out.append(
+            torch.empty(tuple(x.shape) if dim is None else (x.shape[dim],), dtype=torch.int64, device=meta)
+        )
+    if given.get("return_counts"):
+        out.append(torch.empty((count,), dtype=torch.int64, device=meta))
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def _mask_indexed(torch: Any, x: Any, index: Any, mask_indices: Callable[[Any], Any] | None) -> Any:
