@@ -124,3 +124,38 @@ def test_a_users_kernel_refused_inside_torch_compile_is_a_failed_kernel_of_the_f
         refused = str(e.__cause__ or e)
     words = refused.split("AssertionError('", 1)[-1].split("!")[0]
     assert words.startswith("Loop-carried variable total") and words in k.message
+
+
+def test_a_files_own_autotuner_catches_the_out_of_resources_a_launch_raises():
+    """A real run's launch raises triton.OutOfResources where the kernel cannot load, and
+    AutoGPTQ's own autotuner scores that config as infinitely slow. kx raised its own
+    failure instead, which no `except triton.OutOfResources` catches: corpus 9's
+    autogptq_qlinear_triton stopped at its first backward. Now the launch's failure is
+    also Triton's exception, the file skips the config, and the one that fits is launched.
+    Oracle: Triton's own compile of each config, against the target's shared memory."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    path = RULES / "custom_autotuner_skips_oversized.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("runtime", "compile")], [str(d) for d in r.diagnostics]
+    assert "chosen {'BLOCK': 64, 'BLOCK_K': 32} skipped [{'BLOCK': 256, 'BLOCK_K': 256}]" in r.output
+    records = {k.status: k for k in r.kernels if k.name == "tile_dot"}
+    mod = _module_without_running(path, "custom_autotuner", launches="\nconfigs = [")
+    shared = {}
+    for status, k in records.items():
+        names = mod.tile_dot.arg_names  # the launch's alignment facts, by parameter index
+        attrs = {(names.index(n),): [list(a) for a in v] for n, v in k.specialization.attrs.items()}
+        src = triton.compiler.ASTSource(
+            fn=mod.tile_dot,
+            signature={**k.specialization.signature},
+            constexprs={**k.specialization.constexprs},
+            attrs=attrs,
+        )
+        options = {"num_warps": k.metadata.num_warps, "num_stages": k.metadata.num_stages}
+        shared[status] = triton.compile(
+            src, target=GPUTarget("cuda", 90, 32), options=options
+        ).metadata.shared
+        assert shared[status] == k.metadata.shared
+    assert shared["failed"] > 232448 >= shared["compiled"]
+    assert records["compiled"].launch.count == 2  # timed once, then launched

@@ -32,6 +32,7 @@ from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_dr
 from kx_core.compile.capturing.capture_state import (
     CaptureState,
     CompileFailure,
+    compile_failure,
     record_key,
     uncompiled_record,
 )
@@ -158,7 +159,7 @@ def _on_jit_run(runs: TritonRuns, fn: Any, *args, grid, warmup, **kwargs) -> Any
         raise
     except Exception as e:
         _send_failed(fn, e, args, kwargs, time.perf_counter() - start)
-        raise CompileFailure(name) from e
+        raise compile_failure(name, e) from e
     finally:
         LAUNCH_LOG.in_jit = False
         state.compiling = None
@@ -214,7 +215,7 @@ def _classify(exc: BaseException, user_file: str) -> Diagnostic:
         note = f" (the worker's limit is {limit} MiB: --memory-limit)" if limit else ""
         return replace(d, kind="out-of-memory", message=d.message + note)
     if isinstance(exc, CompileFailure):
-        d = compile_diagnostic(exc.__cause__ or exc, str(exc), capture_state.STATE.user_file)
+        d = compile_diagnostic(exc.__cause__ or exc, exc.kernel, capture_state.STATE.user_file)
         if tool_failure(exc.__cause__ or exc) is not None:
             return d  # the assembler's own message, on no line of the user's
         if d.line is None or not diag.same_file(d.file, user_file):

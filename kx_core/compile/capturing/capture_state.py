@@ -74,7 +74,29 @@ class CaptureState:
 
 
 class CompileFailure(Exception):
-    """Marks an exception raised while Triton compiled or loaded a launched kernel."""
+    """Marks an exception raised while Triton compiled or loaded a launched kernel;
+    `kernel` names it."""
+
+    def __init__(self, kernel: str) -> None:
+        Exception.__init__(self, kernel)
+        self.kernel = kernel
+
+
+def compile_failure(kernel: str, cause: BaseException) -> CompileFailure:
+    """A CompileFailure that is also an instance of `cause`'s own class, with its message
+    and attributes: a file catches what a real run's launch raises (AutoGPTQ's autotuner
+    scores a config whose loading raised triton.OutOfResources as infinitely slow, as
+    Triton's own does), and kx still knows the failure for its record."""
+    cls = type(cause)
+    try:
+        kind = type(cls.__name__, (CompileFailure, cls), {"__module__": cls.__module__})
+        failure = kind.__new__(kind)
+    except TypeError:  # a class that cannot be mixed in (a C type's layout)
+        return CompileFailure(kernel)
+    Exception.__init__(failure, *cause.args)
+    failure.__dict__.update(getattr(cause, "__dict__", {}))
+    failure.kernel = kernel
+    return failure
 
 
 # The capture under way in this process (capture.capture sets it).
