@@ -668,3 +668,21 @@ def test_unique_of_data_a_kernel_wrote_presumes_every_element_distinct():
     assert f"shapes {' '.join(str(s) for s in shapes)}" in r.output
     (gather,) = [k for k in r.kernels if k.name == "gather_blocks" and k.status == "compiled"]
     assert gather.launch.grid[0] == blocks.numel()
+
+
+def test_a_compiled_graph_returning_an_expanded_parameter_keeps_its_known_values():
+    """A compiled graph whose output is an expanded view of a parameter (NaViT's einops
+    `repeat` of its pooling queries: stride 0 along the repeated dimensions): kx carries the
+    parameter's known values through the graph, and copying them into a view whose elements
+    share memory raised ("more than one element of the written-to tensor refers to a single
+    memory location": corpus 9's navit_compile_train stopped there). The values read back
+    are PyTorch's own: the host's randn under the same seed."""
+    import torch
+
+    path = HOST_READS / "compiled_expand_of_a_parameter.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert [k for k in r.kernels if k.status == "compiled"]
+    torch.manual_seed(0)
+    expected = round(torch.randn(64)[3].item(), 4)
+    assert f"first {expected}" in r.output and f"host {expected}" in r.output, r.output

@@ -288,6 +288,14 @@ def adopt(torch: Any, t: Any, value: Any, exact: bool, take_storage: bool = Fals
         view = torch.empty(0, dtype=t.dtype, device="cpu").set_(
             storage, t.storage_offset(), tuple(t.shape), t.stride()
         )
+        # an expanded view (stride 0: one element stands at several indices, as einops'
+        # `repeat` of a parameter returns) is written through index 0 of each expanded
+        # dimension, as copy_ refuses a target whose elements share memory
+        for d, (size, stride) in enumerate(zip(t.shape, t.stride())):
+            if stride == 0 and size > 1:
+                view, value = view.narrow(d, 0, 1), value.narrow(d, 0, 1)
+        if aten_layouts.internal_overlap(tuple(view.shape), view.stride()):
+            return False  # elements that overlap otherwise: the data stays unknown
         view.copy_(value)
     _install(t, storage, exact)
     return True
