@@ -42,6 +42,7 @@ from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.jit_objects import (
     base_jit,
     compile_diagnostic,
+    failed_record,
     kernel_objects,
     pass_dumps,
     tool_failure,
@@ -79,15 +80,10 @@ def _send_failed(fn: Any, exc: BaseException, args: tuple, kwargs: dict, elapsed
     from triton.runtime.errors import OutOfResources
 
     state = capture_state.STATE
-    name = jit_name(fn)
     config = state.config
-    index = config.index if config else "-"
     kernel = _loaded_kernel(exc) if isinstance(exc, OutOfResources) else None
     if kernel is None:
-        d = compile_diagnostic(exc, name, capture_state.STATE.user_file)
-        record = uncompiled_record(fn, "failed", d.message, config)
-        record = replace(record, after_placeholder=LEDGER.first)
-        state.send_kernel(f"failed/{name}/{index}", record)
+        state.send_kernel(*failed_record(fn, exc, config))
         return
     gpu = state.report.gpu.name if state.report else "GPU"
     message = f"needs {exc.required} of {exc.name}; the {gpu} has {exc.limit}" + (

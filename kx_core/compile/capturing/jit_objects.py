@@ -158,6 +158,22 @@ def compile_diagnostic(exc: BaseException, kernel: str | None, user_file: str | 
     return d
 
 
+def failed_record(fn: Any, exc: BaseException, config: Any) -> tuple[str, Any]:
+    """The record of a kernel whose compile raised `exc` (no compile to show: the
+    compiler's message), with the key it is sent under; marked where it follows a
+    placeholder the file decided on. A launch's (capture.py) and a direct triton.compile's
+    (Inductor's, direct_compiles.py) alike."""
+    from dataclasses import replace
+
+    from kx_core.compile.capturing import capture_state
+    from kx_core.compile.capturing.device.placeholders import LEDGER
+
+    name = jit_name(fn)
+    d = compile_diagnostic(exc, name, capture_state.STATE.user_file)
+    record = capture_state.uncompiled_record(fn, "failed", d.message, config)
+    return f"failed/{name}/{config.index if config else '-'}", replace(record, after_placeholder=LEDGER.first)
+
+
 def tool_failure(exc: BaseException) -> BaseException | None:
     """The assembler's failure (Triton's PTXASError) in the exception's chain, if any: a
     failure of the tool, not of a line of the user's."""

@@ -26,12 +26,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from kx_core.compile.artifacts.kernel_record import config_of, jit_name, jsonable_value, kernel_record
+from kx_core.compile.artifacts.kernel_record import config_of, jsonable_value, kernel_record
 from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG
-from kx_core.compile.capturing.capture_state import uncompiled_record
 from kx_core.compile.capturing.device.placeholders import LEDGER
-from kx_core.compile.capturing.jit_objects import compile_diagnostic, pass_dumps
+from kx_core.compile.capturing.jit_objects import failed_record, pass_dumps
 from kx_core.compile.capturing.languages import inductor_capture, inductor_origins
 from kx_core.records.results import CompiledKernel, Launch, LaunchArg, Target
 
@@ -78,7 +77,7 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
             # user's kernel whose loop-carried float changes type) is a failed kernel of the
             # file, as a real run's record has it, before the error goes on to its caller
             if fn is not None and hasattr(fn, "params"):
-                send_kernel(*_failed(exc, fn, user_file))
+                send_kernel(*failed_record(fn, exc, _config_compiling()))
             raise
         if fn is not None and hasattr(fn, "params"):
             text = _user_text(user_file)
@@ -92,14 +91,6 @@ def install(target: Target, user_file: str, send_kernel: Callable[[str, Compiled
     compiler.compile = compile
     triton.compiler.compile = compile
     triton.compile = compile
-
-
-def _failed(exc: BaseException, fn: Any, user_file: str) -> tuple[str, CompiledKernel]:
-    current = inductor_capture.compiling()
-    config = config_of(current.config, current.index) if current else None
-    d = compile_diagnostic(exc, jit_name(fn), user_file)
-    record = replace(uncompiled_record(fn, "failed", d.message, config), after_placeholder=LEDGER.first)
-    return f"failed/{record.name}/{config.index if config else '-'}", record
 
 
 def _user_text(path: str) -> str:
@@ -119,11 +110,17 @@ def _read(path: str) -> str:
         return ""
 
 
+def _config_compiling() -> Any:
+    """The autotune config Inductor is compiling (its record's `config`), or None."""
+    current = inductor_capture.compiling()
+    return config_of(current.config, current.index) if current else None
+
+
 def _record(
     kernel: Any, fn: Any, target: Target, user_file: str, user_text: str, elapsed: float
 ) -> tuple[str, CompiledKernel]:
     current = inductor_capture.compiling()
-    config = config_of(current.config, current.index) if current else None
+    config = _config_compiling()
     record = kernel_record(kernel, fn, target, config=config, compile_time_s=elapsed)
     record = replace(record, launch=_unlaunched(kernel, fn))
     record = _aliased(record, fn, user_file, user_text)
