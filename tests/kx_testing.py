@@ -89,3 +89,28 @@ def other_triton():
         if wanted:  # CI asked for it: a missing environment is a failure, not a skip
             raise
         pytest.skip(str(e))
+
+
+def assert_as_real_run(result, ground: Path) -> None:
+    """kx's capture `result` compiled what the GPU's real run of the same file compiled
+    (`ground`: scripts/record_real_runs.py's record), or differs only where kx said it
+    guessed: a non-zero exit and every compile the real run lacks made after a placeholder.
+    Inductor names its kernels by the torch that generated them, so under another torch
+    than the record's only the file's own kernels are compared."""
+    import json
+
+    import torch
+
+    from kx_core.compile.jobs.real_runs import compare
+
+    real = json.loads(ground.read_text())
+    c = compare(real, list(result.kernels))
+    missing, extra = c.missing, c.extra
+    if real.get("torch", "").split("+")[0] != torch.__version__.split("+")[0]:
+        missing = {k for k in missing if not k[0].startswith("triton_")}
+        extra = {k for k in extra if not k[0].startswith("triton_")}
+    if not missing and not extra:
+        return
+    guessed = {k.name for k in result.kernels if k.after_placeholder}
+    said = result.exit_status != 0 and all(k[0] in guessed for k in extra)
+    assert said, f"not as the real run ({ground.name}): missing {sorted(missing)[:3]}, extra {sorted(extra)[:3]}"

@@ -12,7 +12,7 @@ import sys
 
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.jobs.real_runs import compare
-from kx_testing import ROOT
+from kx_testing import ROOT, assert_as_real_run
 
 HOST_READS = ROOT / "fixtures" / "kernels" / "host_reads"
 
@@ -59,6 +59,7 @@ def test_an_autocast_region_computes_in_the_dtypes_autocast_gives():
     (PyTorch's AMP documentation), so the kernel fed by each reads that dtype."""
     path = HOST_READS / "autocast_region.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "autocast_region.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert "torch.float16 torch.float32" in r.output
     pointers = sorted(k.specialization.signature["x_ptr"] for k in r.kernels if k.status == "compiled")
@@ -73,6 +74,7 @@ def test_autocast_casts_before_the_ops_own_checks_in_a_custom_backward():
     r = compile_file(
         CompileRequest(str(HOST_READS / "autocast_backward.py"), target="cuda:90"), use_cache=False
     )
+    assert_as_real_run(r, HOST_READS / "ground" / "autocast_backward.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert "torch.float16 torch.float32 True" in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
@@ -88,6 +90,7 @@ def test_a_boolean_mask_of_gpu_random_numbers_indexes_with_a_presumed_count():
     placeholder said at its line, and the launches after it give exit status 5."""
     path = HOST_READS / "mask_from_gpu_random.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "mask_from_gpu_random.json")
     assert r.exit_status == 5, [str(d) for d in r.diagnostics]
     assert "(64, 3, 32, 32) 1" in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
@@ -104,6 +107,7 @@ def test_a_fused_optimizer_step_writes_what_its_schema_says():
     the value they had before it (the weights were known: made on the host)."""
     path = HOST_READS / "fused_optimizer_step.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "fused_optimizer_step.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert "(128, 64) (128, 64)" in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
@@ -121,6 +125,7 @@ def test_where_of_one_argument_and_a_tensor_given_for_an_int_read_as_placeholder
     called on meta tensors' (native-sparse-attention); now kx reads it as `int(t)` does."""
     path = HOST_READS / "where_and_histc_of_kernel_output.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "where_and_histc_of_kernel_output.json")
     assert r.exit_status == 5, [str(d) for d in r.diagnostics]
     assert "0 torch.Size([128]) torch.Size([128])" in r.output
     said = {d.line for d in r.diagnostics if d.kind == "placeholder"}
@@ -137,6 +142,7 @@ def test_an_nccl_process_group_of_one_rank_runs_on_pytorchs_fake_backend():
     all-reduce is what NCCL's computes (the identity), so the file's reads stay exact."""
     path = HOST_READS / "nccl_process_group.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "nccl_process_group.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert "world 1 sum 8386560.0" in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
@@ -151,6 +157,7 @@ def test_the_files_default_device_makes_gpu_tensors_of_factories_given_no_device
     the CPU again once the file sets it back, as on a GPU."""
     path = HOST_READS / "default_device_cuda.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "default_device_cuda.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert "cuda:0 torch.bfloat16 cuda:0 cpu torch.float32" in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
@@ -165,6 +172,7 @@ def test_memory_stats_has_a_real_runs_keys_and_says_its_figures_are_guessed():
     launch after it is marked (exit 5)."""
     path = HOST_READS / "kv_cache_from_memory_stats.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "kv_cache_from_memory_stats.json")
     assert r.exit_status == 5, [str(d) for d in r.diagnostics]
     assert "blocks 64" in r.output
     said = {d.line for d in r.diagnostics if d.kind == "placeholder"}
@@ -180,6 +188,7 @@ def test_a_parameter_that_moves_its_own_data_to_the_gpu():
     r = compile_file(
         CompileRequest(str(HOST_READS / "param_data_to_gpu.py"), target="cuda:90"), use_cache=False
     )
+    assert_as_real_run(r, HOST_READS / "ground" / "param_data_to_gpu.json")
     # the Linear is made on the host (no device): its weight's `.cpu()` copy holds the
     # values a real run's CPU generator gave it, no placeholder (it was one, and exit 5,
     # before issue 50 item 1's real host values)
@@ -199,6 +208,7 @@ def test_launches_after_a_placeholder_are_said_in_the_exit_status():
     path = HOST_READS / "steered_by_a_read.py"
     text = path.read_text()
     steered = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(steered, HOST_READS / "ground" / "steered_by_a_read.json")
     assert steered.exit_status == 5, [str(d) for d in steered.diagnostics]
     first = steered.launched_after_placeholder
     assert first is not None and first.what == ".item()" and first.line == _line(text, "n = int(")
@@ -235,6 +245,7 @@ def test_a_launch_picked_by_a_timing_kx_could_not_take_is_said():
     path = HOST_READS / "picks_by_timing.py"
     text = path.read_text()
     picked = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(picked, HOST_READS / "ground" / "picks_by_timing.json")
     assert picked.exit_status == 5, [str(d) for d in picked.diagnostics]
     first = picked.launched_after_placeholder
     assert first.what == "triton.testing.do_bench" and first.line == _line(text, "times = {block")
@@ -266,6 +277,7 @@ def test_a_float_read_steers_only_where_the_file_decides_on_it():
         )
 
     printed = run("print")
+    assert_as_real_run(printed, HOST_READS / "ground" / "loss_read.json")
     assert printed.exit_status == 0, [str(d) for d in printed.diagnostics]
     assert any(
         d.kind == "placeholder" and d.line == _line(text, "value = loss.item()") for d in printed.diagnostics
@@ -293,6 +305,7 @@ def test_an_integer_difference_is_a_length_not_a_check():
     at its line; the file's float check against a reference still reads 0."""
     path = HOST_READS / "lengths_from_kernel_offsets.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "lengths_from_kernel_offsets.json")
     assert r.exit_status == 5, [str(d) for d in r.diagnostics]
     assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
     reads = {d.line: d.message for d in r.diagnostics if d.kind == "placeholder"}
@@ -311,6 +324,7 @@ def test_the_allocators_figures_are_placeholders_said_at_their_line():
     kernels after it are marked (exit 5)."""
     path = HOST_READS / "memory_figures.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "memory_figures.json")
     assert r.exit_status == 5, [str(d) for d in r.diagnostics]
     said = {(d.line, d.message.split(" (")[0]) for d in r.diagnostics if d.kind == "placeholder"}
     printed, sized = _line_of(path, "mib, gib = "), _line_of(path, "rows = min(")
@@ -332,6 +346,7 @@ def test_a_dataloaders_workers_and_pin_memory_thread_feed_the_kernels():
     the kernel, as on the GPU: 4 steps of 4 windows of 32 tokens."""
     path = HOST_READS / "dataloader_workers_pinned.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "dataloader_workers_pinned.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "crash")]
     (k,) = r.kernels
@@ -347,6 +362,7 @@ def test_a_sparse_buffer_moved_to_the_gpu_keeps_its_entries():
     (the indexed data never sizes `x[i]`): 12 heads of 32 rows, exit 0, nothing guessed."""
     path = HOST_READS / "sparse_buffer_to_gpu.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "sparse_buffer_to_gpu.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert not [d for d in r.diagnostics if d.kind in ("placeholder", "runtime")]
     (k,) = r.kernels
@@ -363,6 +379,7 @@ def test_positions_made_in_a_compiled_forward_carry_their_values():
     kernel's grid, exit 0, nothing guessed."""
     path = HOST_READS / "positions_through_compiled_forward.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "positions_through_compiled_forward.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert not [d for d in r.diagnostics if d.kind in ("placeholder", "runtime", "not-captured")]
     (fill,) = [k for k in r.kernels if k.name == "fill_rows_kernel"]
@@ -380,6 +397,7 @@ def test_a_functions_backward_buffer_traced_at_compile_is_not_data():
     and the whole model ran eagerly (stickbreaking-attention's training, corpus 5)."""
     path = HOST_READS / "function_backward_buffer.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "function_backward_buffer.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert {"_scale_fwd", "_scale_bwd"} <= names
@@ -398,6 +416,7 @@ def test_a_scripted_helper_calling_a_functional_op_compiles_as_torchscript_does(
     r = compile_file(
         CompileRequest(str(HOST_READS / "scripted_dequantize.py"), target="cuda:90"), use_cache=False
     )
+    assert_as_real_run(r, HOST_READS / "ground" / "scripted_dequantize.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     (k,) = [k for k in r.kernels if k.status == "compiled"]
     args = {a.name: a.value for a in k.launch.args}
@@ -416,6 +435,7 @@ def test_a_compiled_helper_first_called_in_a_backward_compiles_there():
         CompileRequest(str(HOST_READS / "compiled_helper_in_backward.py"), target="cuda:90"),
         use_cache=False,
     )
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_helper_in_backward.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert "scaled_grad" in names and any(n.startswith("triton_") for n in names)
@@ -433,6 +453,7 @@ def test_a_config_pre_hook_on_known_data_runs_in_its_forked_child():
         CompileRequest(str(HOST_READS / "split_k_zeroed_output.py"), target="cuda:90", timeout_s=300),
         use_cache=False,
     )
+    assert_as_real_run(r, HOST_READS / "ground" / "split_k_zeroed_output.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     compiled = [k for k in r.kernels if k.status == "compiled"]
     assert sorted(k.config.kwargs["SPLIT_K"] for k in compiled) == [2, 4]
@@ -449,6 +470,7 @@ def test_an_environment_flag_read_inside_a_compiled_forward_traces_as_on_a_real_
     fullgraph=True, so dynamo itself is the oracle: any graph break raises."""
     path = HOST_READS / "env_flag_in_compiled_forward.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "env_flag_in_compiled_forward.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -486,6 +508,7 @@ def test_the_gpus_properties_read_in_compiled_code_are_a_constant_as_on_a_real_r
     real run traces on. The H200's 132 SMs split the 1 M elements into 264 chunks."""
     path = HOST_READS / "sm_count_in_compiled_code.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90", gpu="h200"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "sm_count_in_compiled_code.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -502,6 +525,7 @@ def test_a_zero_dim_index_tensor_is_read_as_the_integer_it_holds():
     kernel as a placeholder said at its line; the block is launched with its shape."""
     path = HOST_READS / "paged_block_by_table_entry.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "paged_block_by_table_entry.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -523,6 +547,7 @@ def test_the_backward_of_a_write_through_a_mask_of_gpu_data_runs():
     wholly selected, as the forward's read of it presumed and said at its line."""
     path = HOST_READS / "masked_write_of_gpu_routing.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "masked_write_of_gpu_routing.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -541,6 +566,7 @@ def test_numpy_scalars_in_compiled_code_trace_as_on_a_real_run():
     dynamo is the oracle (any graph break raises)."""
     path = HOST_READS / "numpy_scalars_in_compiled_code.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "numpy_scalars_in_compiled_code.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -557,6 +583,7 @@ def test_saved_statistics_of_one_value_per_row_reach_atens_layer_norm_backward()
     shape the op's forward returns them in."""
     path = HOST_READS / "layer_norm_stats_by_row.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "layer_norm_stats_by_row.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -579,6 +606,7 @@ def test_a_python_op_for_every_backend_runs_its_body_on_the_capture_device():
     also where the values selected are unknown (a kernel's output)."""
     path = HOST_READS / "composite_op_reads_offsets.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "composite_op_reads_offsets.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -600,6 +628,7 @@ def test_a_tensor_subclass_without_storage_of_its_own_runs_as_on_a_gpu():
     its end and the kernel after the layer is launched with the layer's output."""
     path = HOST_READS / "int8_weight_subclass.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "int8_weight_subclass.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "not-captured")], [
         str(d) for d in r.diagnostics
     ]
@@ -626,6 +655,7 @@ def test_a_host_tensor_traced_by_torch_compile_is_said_not_taken_for_a_gpu_one(m
     monkeypatch.setenv("KX_ROTARY_BUFFER", "1")
     moved = compile_file(CompileRequest(path, target="cuda:90"), use_cache=False)
     assert moved.exit_status == 0, [str(d) for d in moved.diagnostics]
+    assert_as_real_run(moved, HOST_READS / "ground" / "host_rotary_table_buffer.json")
     assert [k for k in moved.kernels if k.status == "compiled"]
 
 
@@ -640,6 +670,7 @@ def test_a_checkpointed_random_op_in_a_compiled_training_graph_runs_on_the_captu
     forward and the backward graphs compile and the file runs to its end."""
     path = HOST_READS / "checkpointed_attention.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "checkpointed_attention.json")
     stops = [str(d) for d in r.diagnostics if d.kind in ("not-captured", "runtime", "crash")]
     assert not stops, stops
     names = {k.name for k in r.kernels if k.status == "compiled"}
@@ -656,6 +687,7 @@ def test_unique_of_data_a_kernel_wrote_presumes_every_element_distinct():
 
     path = HOST_READS / "unique_of_kernel_output.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "unique_of_kernel_output.json")
     said = [d for d in r.diagnostics if d.kind == "placeholder" and "torch.unique" in d.message]
     assert [d.line for d in said] == [31, 32, 33], [str(d) for d in r.diagnostics]
     assert r.exit_status == 5 and not [d for d in r.diagnostics if d.kind == "runtime"]
@@ -681,6 +713,7 @@ def test_a_compiled_graph_returning_an_expanded_parameter_keeps_its_known_values
 
     path = HOST_READS / "compiled_expand_of_a_parameter.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_expand_of_a_parameter.json")
     assert r.exit_status == 0, [str(d) for d in r.diagnostics]
     assert [k for k in r.kernels if k.status == "compiled"]
     torch.manual_seed(0)

@@ -12,7 +12,7 @@ import sys
 
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.jobs.real_runs import compare
-from kx_testing import ROOT
+from kx_testing import ROOT, assert_as_real_run
 
 RULES = ROOT / "fixtures" / "kernels" / "launch_rules"
 
@@ -66,6 +66,7 @@ def test_a_kernel_too_big_for_shared_memory_compiles_and_fails_at_loading():
 
     path = RULES / "gram_too_big_for_shared_memory.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, RULES / "ground" / "gram_too_big_for_shared_memory.json")
     (k,) = [k for k in r.kernels if k.name == "gram_kernel"]
     assert k.status == "failed" and k.metadata is not None and "ttgir" in k.stages
     assert r.exit_status == 1 and any(d.line == 29 and "OutOfResources" in d.message for d in r.diagnostics)
@@ -107,6 +108,7 @@ def test_a_users_kernel_refused_inside_torch_compile_is_a_failed_kernel_of_the_f
 
     path = RULES / "compiled_user_kernel_refused.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, RULES / "ground" / "compiled_user_kernel_refused.json")
     (k,) = [k for k in r.kernels if k.name == "row_sum_kernel"]
     assert k.status == "failed" and "Loop-carried variable total" in k.message
     assert r.exit_status == 4 and any(d.kind == "runtime" and d.line == 30 for d in r.diagnostics)
@@ -138,6 +140,7 @@ def test_a_files_own_autotuner_catches_the_out_of_resources_a_launch_raises():
 
     path = RULES / "custom_autotuner_skips_oversized.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, RULES / "ground" / "custom_autotuner_skips_oversized.json")
     assert not [d for d in r.diagnostics if d.kind in ("runtime", "compile")], [str(d) for d in r.diagnostics]
     assert "chosen {'BLOCK': 64, 'BLOCK_K': 32} skipped [{'BLOCK': 256, 'BLOCK_K': 256}]" in r.output
     records = {k.status: k for k in r.kernels if k.name == "tile_dot"}
