@@ -113,4 +113,6 @@ def assert_as_real_run(result, ground: Path) -> None:
         return
     guessed = {k.name for k in result.kernels if k.after_placeholder}
     said = result.exit_status != 0 and all(k[0] in guessed for k in extra)
-    assert said, f"not as the real run ({ground.name}): missing {sorted(missing)[:3]}, extra {sorted(extra)[:3]}"
+    assert said, (
+        f"not as the real run ({ground.name}): missing {sorted(missing)[:3]}, extra {sorted(extra)[:3]}"
+    )

@@ -719,3 +719,26 @@ def test_a_compiled_graph_returning_an_expanded_parameter_keeps_its_known_values
     torch.manual_seed(0)
     expected = round(torch.randn(64)[3].item(), 4)
     assert f"first {expected}" in r.output and f"host {expected}" in r.output, r.output
+
+
+def test_a_compiled_graphs_backward_is_shown_only_once_it_runs():
+    """kx lowers a torch.compile graph's backward with its forward (Inductor's kernels
+    would otherwise compile under the capture's mode); a real run lowers it at its first
+    backward. A file that never calls backward compiles no backward kernel on the GPU (the
+    H100's run of compiled_expand_of_a_parameter.py: the forward's 2 compiles; kx showed 4
+    more, exit 0): kx holds them back and says so at the compiled call; once the file calls
+    backward they are shown, launched."""
+    path = HOST_READS / "compiled_expand_of_a_parameter.py"
+    text = path.read_text()
+    forward = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [k for k in forward.kernels if "backward" in k.name], [k.name for k in forward.kernels]
+    (said,) = [d for d in forward.diagnostics if "backward" in d.message]
+    assert said.kind == "not-launched" and said.line == _line(text, "out = pool(q, x)")
+    assert forward.exit_status == 0
+    trained = compile_file(
+        CompileRequest(str(path), target="cuda:90", text=text + "out.sum().backward()\n"), use_cache=False
+    )
+    backward = [k for k in trained.kernels if "backward" in k.name and k.status == "compiled"]
+    assert backward and all(k.launch.count for k in backward), [k.name for k in trained.kernels]
+    assert not [d for d in trained.diagnostics if "backward" in d.message]
+    assert trained.exit_status == 0, [str(d) for d in trained.diagnostics]

@@ -28,8 +28,9 @@ are the real run's.
 
 A kernel language of its own to kx (records/languages.py: "inductor"), whose capture
 applies to every file: torch.compile may be called anywhere, or by a library the file
-imports. The worker calls `install` before the file is imported or run
-(capturing/languages/__init__.py).
+imports. The worker calls `install` before the file is imported or run, and `prepare`
+and `finish` around a run (capturing/languages/__init__.py): a backward graph kx lowers
+ahead is shown once it runs (backward_lowering).
 
 Runs only inside the capture worker; the patches wait until Inductor's modules are
 imported (kx_core.compile.capturing.import_hooks), so a file without Inductor pays nothing.
@@ -51,7 +52,13 @@ from typing import Any
 from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.device import cuda_hooks, gpu_fakes
 from kx_core.compile.capturing.import_hooks import after_import
-from kx_core.compile.capturing.languages import autotune_choice, inductor_origins, pad_mm_choice
+from kx_core.compile.capturing.languages import (
+    Captured,
+    autotune_choice,
+    backward_lowering,
+    inductor_origins,
+    pad_mm_choice,
+)
 from kx_core.compile.jobs import protocol
 from kx_core.records.results import Diagnostic, Target
 
@@ -110,6 +117,17 @@ def install(target: Target, path: str) -> None:
     _patch_runtime(_send_chosen)
     install_torch_compile(_not_captured)
     inductor_origins.install(path)
+
+
+def prepare(text: str, target: Target) -> backward_lowering.Backwards:
+    """Before the file runs: a backward graph kx lowers with its forward is shown once it
+    runs (backward_lowering)."""
+    return backward_lowering.start()
+
+
+def finish(state: backward_lowering.Backwards, namespace: dict, path: str, target: Target) -> Captured:
+    """After the run: the backward graphs that never ran, said."""
+    return Captured(diagnostics=backward_lowering.unreleased(state))
 
 
 def _send_chosen(autotuner: Any, config: Any) -> None:
@@ -540,6 +558,16 @@ def _compile_without_modes(module: Any) -> None:
             return inner(*args, **kwargs)
 
     module.compile_fx_inner = compile_fx_inner
+    # (compile_fx binds compile_fx_inner as a default argument when its module loads; the
+    # function it calls, `_compile_fx_inner`, is looked up at each call)
+    lower = getattr(module, "_compile_fx_inner", None)
+    if lower is not None:
+
+        @functools.wraps(lower)
+        def _compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
+            return backward_lowering.lowered(lower, args, kwargs)
+
+        module._compile_fx_inner = _compile_fx_inner
 
 
 def _compiled_graphs_carry_known_values(module: Any) -> None:
