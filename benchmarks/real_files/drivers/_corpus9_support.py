@@ -53,9 +53,7 @@ def install_flash_attn_standin() -> None:
 def install_block_sparse_attn_standin() -> None:
     """x-attention's Xattention.py imports the CUDA block_sparse_attn package at the top; its
     estimation path (the Triton kernels) does not call it. A stand-in that raises if called."""
-    stub_module(
-        "block_sparse_attn", block_sparse_attn_func=unavailable("block_sparse_attn.block_sparse_attn_func")
-    )
+    stub_module("block_sparse_attn", block_sparse_attn_func=unavailable("block_sparse_attn.block_sparse_attn_func"))
 
 
 def gptq_rtn_params(weight, bits: int, group_size: int, act_order: bool = False, seed: int = 0):

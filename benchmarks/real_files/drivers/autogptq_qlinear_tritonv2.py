@@ -77,7 +77,7 @@ print("prefill", tuple(y.shape), f"rel err {S.rel_err(y, yr):.1e}")
 # the point); every step is a new M = B dequantise + matmul
 with torch.no_grad():
     tok = x[:, -1:].detach()
-    for _step in range(STEPS):
+    for step in range(STEPS):
         tok, _ = block(tok, tri, causal=False)
         tok = F.rms_norm(tok.float(), (D,)).half()
     print("decode", STEPS, "steps", tuple(tok.shape), f"|x| {tok.float().abs().mean().item():.3f}")

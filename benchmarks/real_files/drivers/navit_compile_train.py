@@ -20,9 +20,7 @@ from vit_pytorch.na_vit import NaViT
 torch.manual_seed(0)
 random.seed(0)
 dev = "cuda"
-IMG, PATCH, DIM, DEPTH, HEADS, MLP, NCLS = S.pick(
-    (256, 16, 768, 12, 12, 3072, 1000), (32, 8, 64, 2, 2, 128, 10)
-)
+IMG, PATCH, DIM, DEPTH, HEADS, MLP, NCLS = S.pick((256, 16, 768, 12, 12, 3072, 1000), (32, 8, 64, 2, 2, 128, 10))
 N_IMAGES, STEPS, MAX_LEN = S.pick((48, 5, 1024), (5, 2, 24))
 
 model = NaViT(
@@ -42,10 +40,7 @@ opt = torch.optim.AdamW(model.parameters(), lr=3e-4)
 
 
 def random_images(n):
-    sizes = [
-        (random.randrange(PATCH * 4, IMG + 1, PATCH), random.randrange(PATCH * 4, IMG + 1, PATCH))
-        for _ in range(n)
-    ]
+    sizes = [(random.randrange(PATCH * 4, IMG + 1, PATCH), random.randrange(PATCH * 4, IMG + 1, PATCH)) for _ in range(n)]
     return [torch.randn(3, h, w, device=dev) for h, w in sizes]
 
 

@@ -17,9 +17,7 @@ from vit_pytorch.vit import ViT
 
 torch.manual_seed(0)
 dev = "cuda"
-IMG, PATCH, DIM, DEPTH, HEADS, MLP, NCLS = S.pick(
-    (224, 16, 768, 12, 12, 3072, 1000), (32, 8, 64, 2, 2, 128, 10)
-)
+IMG, PATCH, DIM, DEPTH, HEADS, MLP, NCLS = S.pick((224, 16, 768, 12, 12, 3072, 1000), (32, 8, 64, 2, 2, 128, 10))
 BATCH, EVAL_BATCH, STEPS = S.pick((64, 128, 6), (4, 6, 2))
 
 model = ViT(

@@ -42,25 +42,12 @@ n_blocks = L // BLOCK
 sums, masks = [], []
 for c in range(L // CHUNK):
     start, end = c * rc, c * rc + rc
-    w = flat_group_gemm_fuse_reshape(
-        q[:, :, c * CHUNK : (c + 1) * CHUNK], k, STRIDE, start, end, is_causal=True
-    )
+    w = flat_group_gemm_fuse_reshape(q[:, :, c * CHUNK : (c + 1) * CHUNK], k, STRIDE, start, end, is_causal=True)
     s = softmax_fuse_block_sum(
-        w,
-        rb,
-        min(4096, rb),
-        start,
-        end,
-        L // STRIDE,
-        1.4426950408889634 / math.sqrt(D) / STRIDE,
-        is_causal=True,
+        w, rb, min(4096, rb), start, end, L // STRIDE, 1.4426950408889634 / math.sqrt(D) / STRIDE, is_causal=True
     )
     sums.append(s)
-    masks.append(
-        find_blocks_chunked(
-            s, c * (CHUNK // BLOCK), THRESH, None, decoding=False, mode="prefill", causal=True
-        )
-    )
+    masks.append(find_blocks_chunked(s, c * (CHUNK // BLOCK), THRESH, None, decoding=False, mode="prefill", causal=True))
 attn_sums = torch.cat(sums, dim=-2)
 mask = torch.cat(masks, dim=-2)
 mask &= torch.ones(n_blocks, n_blocks, dtype=torch.bool, device=dev).tril()

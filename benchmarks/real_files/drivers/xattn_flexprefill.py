@@ -32,9 +32,7 @@ BLOCK = S.pick(128, 32)
 def dense(q, k, v):
     rep = q.shape[2] // k.shape[2]
     k, v = (t.repeat_interleave(rep, 2) for t in (k, v))
-    return F.scaled_dot_product_attention(
-        q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True
-    ).transpose(1, 2)
+    return F.scaled_dot_product_attention(q.transpose(1, 2), k.transpose(1, 2), v.transpose(1, 2), is_causal=True).transpose(1, 2)
 
 
 for n, gamma, kv_heads in cases:

@@ -36,13 +36,7 @@ y = y.flatten()
 
 for name, fn in (("parallel", cross_entropy_parallel_triton), ("single pass", cross_entropy_triton)):
     for reduction in ("mean", "sum"):
-        loss = fn(
-            z if fn is cross_entropy_parallel_triton else z.clone(),
-            y,
-            ignore_index=IGN,
-            reduction=reduction,
-            label_smoothing=0.1,
-        )
+        loss = fn(z if fn is cross_entropy_parallel_triton else z.clone(), y, ignore_index=IGN, reduction=reduction, label_smoothing=0.1)
         loss.backward()
         g = z.grad.clone()
         z.grad = None
@@ -50,11 +44,7 @@ for name, fn in (("parallel", cross_entropy_parallel_triton), ("single pass", cr
         ref.backward()
         g_ref = z.grad.clone()
         z.grad = None
-        print(
-            f"ce {name} {reduction}",
-            f"loss {loss.item():.4f} ref {ref.item():.4f}",
-            f"grad rel err {S.rel_err(g, g_ref):.1e}",
-        )
+        print(f"ce {name} {reduction}", f"loss {loss.item():.4f} ref {ref.item():.4f}", f"grad rel err {S.rel_err(g, g_ref):.1e}")
 
 # packed variable-length cumsum: each row holds several documents, cu_seqlens marks their bounds
 ROWS, N = S.pick((3, 8192), (2, 40))

@@ -59,16 +59,13 @@ def check(decay, n):
     if n > N_REF:
         return f"{decay} decay fwd+bwd {(B, n, H, D, E)}"
     o_ref, _ = ref(
-        q=qs.float(),
-        k=ks.float(),
-        v=vs.float(),
-        ld=ld,
-        initial_state=None if s_init is None else s_init.float(),
+        q=qs.float(), k=ks.float(), v=vs.float(), ld=ld, initial_state=None if s_init is None else s_init.float()
     )
     (o_ref * dos.float()).sum().backward()
     g_ref = grads(*leaves)
-    return f"{decay} decay fwd+bwd {(B, n, H, D, E)} o rel err {S.rel_err(o, o_ref):.1e} grads " + " ".join(
-        f"{S.rel_err(a, b):.1e}" for a, b in zip(g_tri, g_ref, strict=True)
+    return (
+        f"{decay} decay fwd+bwd {(B, n, H, D, E)} o rel err {S.rel_err(o, o_ref):.1e} grads "
+        + " ".join(f"{S.rel_err(a, b):.1e}" for a, b in zip(g_tri, g_ref, strict=True))
     )
 
 
@@ -83,15 +80,9 @@ for decay in ("constant", "scalar"):
 # inference: prefill without grad (recurrence kernels), then single-token decode steps
 with torch.no_grad():
     o, state = lightning_attn_func(q, k, v, ld=ld_h, decay_type="constant")
-    for _step in range(S.pick(16, 3)):
+    for step in range(S.pick(16, 3)):
         qt, kt, vt = (torch.randn(B, 1, H, x, device=dev, dtype=dt) for x in (D, D, E))
         ot, state = lightning_attn_func(qt, kt, vt, ld=ld_h, initial_state=state, decay_type="constant")
-    print(
-        "decode",
-        tuple(ot.shape),
-        "state",
-        tuple(state.shape),
-        f"|state| {state.float().abs().mean().item():.3f}",
-    )
+    print("decode", tuple(ot.shape), "state", tuple(state.shape), f"|state| {state.float().abs().mean().item():.3f}")
 torch.cuda.synchronize()
 print("xopes lightning attention ok")
