@@ -13,7 +13,14 @@ import sys
 from types import SimpleNamespace
 from typing import Any
 
-from kx_core.compile.capturing.device import cuda_device_queries, cuda_hooks, known_values, sdpa_choice
+from kx_core.compile.capturing.device import (
+    cuda_device_queries,
+    cuda_hooks,
+    cuda_philox,
+    gpu_draws,
+    known_values,
+    sdpa_choice,
+)
 from kx_core.model.boards import DeviceReport
 
 
@@ -327,7 +334,7 @@ _NORMAL_DRAWS = frozenset(
 _INTEGER_DRAWS = frozenset({"randint", "randint_like", "random_"})
 # Random ops whose draws kx does not model: after them the offset is unknown.
 _UNMODELLED_DRAWS = frozenset(
-    {"randperm", "multinomial", "poisson", "rrelu", "rrelu_", "rrelu_with_noise", "gumbel_softmax",
+    {"multinomial", "poisson", "rrelu", "rrelu_", "rrelu_with_noise", "gumbel_softmax",
      "alpha_dropout", "alpha_dropout_", "feature_alpha_dropout", "feature_dropout", "feature_dropout_",
      "dropout1d", "dropout2d", "dropout3d", "orthogonal_", "sparse_", "_standard_gamma", "_sample_dirichlet",
      "binomial"}
@@ -340,7 +347,7 @@ def drew_random(name: str, args: tuple, kwargs: dict, out: Any) -> None:
     base = name.split(".")[0]
     if not _RANDOM or not (
         base in _UNIFORM_DRAWS or base in _NORMAL_DRAWS or base in _INTEGER_DRAWS or base in _UNMODELLED_DRAWS
-        or base in ("bernoulli", "bernoulli_", "dropout", "dropout_", "native_dropout")
+        or base in ("bernoulli", "bernoulli_", "dropout", "dropout_", "native_dropout", "randperm")
         or (base == "scaled_dot_product_attention" and _dropout_p(args, kwargs, 6, "dropout_p") > 0)
     ):  # fmt: skip
         return
@@ -358,6 +365,22 @@ def drew_random(name: str, args: tuple, kwargs: dict, out: Any) -> None:
     generator.advance(_philox_increment(base, args, kwargs, target), f"torch.{base}")
 
 
+def philox_inputs(kwargs: dict) -> tuple[int, int, int, int] | None:
+    """(seed, philox offset, SMs, max threads per SM) a random op on the GPU draws with:
+    the capture GPU's default generator where kx knows its offset (the op names no other
+    generator); None otherwise."""
+    if not _RANDOM:
+        return None
+    generator = kwargs.get("generator")
+    if generator is not None and generator is not _RANDOM["generator"]:
+        return None
+    generator = _RANDOM["generator"]
+    if generator._unknown is not None:
+        return None
+    seed = generator.initial_seed() & (2**64 - 1)
+    return seed, generator._offset, _RANDOM["sm_count"], _RANDOM["threads_per_sm"]
+
+
 def _dropout_p(args: tuple, kwargs: dict, index: int, key: str) -> float:
     value = kwargs.get(key, args[index] if len(args) > index else 0.0)
     return float(value) if isinstance(value, (int, float)) else 0.0
@@ -370,6 +393,8 @@ def _philox_increment(name: str, args: tuple, kwargs: dict, target: Any) -> int 
     `unroll` elements it makes; None where kx does not know."""
     import torch
 
+    if name == "randperm":
+        return _randperm_counters(args, kwargs)
     if name in _UNMODELLED_DRAWS or name == "scaled_dot_product_attention":
         return None
     numel = target.numel()
@@ -401,36 +426,31 @@ def _philox_increment(name: str, args: tuple, kwargs: dict, target: Any) -> int 
     return _counters(numel, 2 if wide else 4)
 
 
+def _randperm_counters(args: tuple, kwargs: dict) -> int | None:
+    """randperm_out_cuda (native/cuda/Randperm.cu) on the GPU, at every size: 64-bit keys
+    from `random_(int64 min, int64 max)`, sorted, then a shuffle of equal keys that takes
+    `philox_cuda_state(n)`. The H100's offsets after randperm(7 / 50 / 8191 / 40000): 12,
+    56, 8196, 40004 (fixtures/cuda_rng)."""
+    n = args[0] if args else kwargs.get("n")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 2:
+        return None  # (no draw for 0 or 1 element: not measured)
+    return _counters(n, 2) + (n + 3) // 4 * 4
+
+
 def _integer_range(name: str, args: tuple, kwargs: dict) -> int | None:
     """to - from of randint / randint_like / random_(from, to); None for random_()."""
-    if name == "random_":
-        numbers = [a for a in args[1:] if isinstance(a, int) and not isinstance(a, bool)]
-        low, high = kwargs.get("from", None), kwargs.get("to", None)
-        if len(numbers) == 2:
-            low, high = numbers
-        elif len(numbers) == 1:
-            low, high = (0, numbers[0]) if high is None and low is None else (numbers[0], high)
-        if high is None:
-            return None if low is None else 1 << 62
-        return int(high) - int(low or 0)
-    numbers = [
-        a
-        for a in args[1 if name == "randint_like" else 0 :]
-        if isinstance(a, int) and not isinstance(a, bool)
-    ]
-    low, high = kwargs.get("low", 0), kwargs.get("high")
+    bounds = gpu_draws.integer_bounds(name, args, kwargs)
+    if bounds is None:
+        return None
+    low, high = bounds
     if high is None:
-        if len(numbers) >= 2:
-            low, high = numbers[0], numbers[1]
-        elif numbers:
-            high = numbers[0]
-    return None if high is None else int(high) - int(low or 0)
+        return None if low is None else 1 << 62
+    return high - (low or 0)
 
 
 def _counters(numel: int, unroll: int) -> int:
-    blocks_per_sm = _RANDOM["threads_per_sm"] // 256
-    grid = min(_RANDOM["sm_count"] * blocks_per_sm, (numel + 255) // 256)
-    return ((numel - 1) // (256 * grid * unroll) + 1) * 4
+    grid = cuda_philox.grid_for(numel, _RANDOM["sm_count"], _RANDOM["threads_per_sm"])
+    return ((numel - 1) // (cuda_philox.BLOCK * grid * unroll) + 1) * 4
 
 
 def _fake_accelerator(torch: Any) -> None:

@@ -45,7 +45,7 @@ from collections.abc import Callable
 from itertools import count
 from typing import Any
 
-from kx_core.compile.capturing.device import aten_layouts
+from kx_core.compile.capturing.device import aten_layouts, gpu_draws
 
 # The bytes all CPU copies may hold at once. 256 MiB holds the data files make on the host
 # (a 4096x4096 fp32 Linear weight is 64 MiB; sequence offsets, masks and ranges are far
@@ -250,6 +250,25 @@ def written(t: Any) -> None:
     key = storage_key(t)
     if key is not None:
         _drop_key(key)
+
+
+def _drew_as_the_gpu(torch: Any, name: str, args: tuple, kwargs: dict, named: list, results: list) -> bool:
+    """A random op on the GPU whose draw kx makes as PyTorch's CUDA kernel does
+    (gpu_draws): its target holds a real run's numbers, exact. False where it does not."""
+    if name.endswith("_"):
+        target = named[0] if len(named) == 1 else None
+        if target is None or not _covers_storage(torch, target):
+            return False  # (a view's draw would leave the rest of its storage unknown)
+    else:
+        target = results[0] if len(results) == 1 else None
+    if target is None or not target.is_meta:
+        return False
+    value = gpu_draws.exact(torch, name, args, kwargs, target)
+    return (
+        value is not None
+        and _charge(value.numel())
+        and adopt(torch, target, value, exact=True, take_storage=True)
+    )
 
 
 def _guessed(args: tuple, kwargs: dict) -> bool:
@@ -515,6 +534,13 @@ class Values:
             if key not in written_keys and key not in STORE.copies and t is not shape_only
         ]
         random = name in RANDOM_OPS
+        if (
+            random
+            and not on_host
+            and not computed
+            and _drew_as_the_gpu(torch, name, args, kwargs, named, results)
+        ):
+            return
         computable = (
             not unknown_read
             and name not in EMPTY_FACTORIES

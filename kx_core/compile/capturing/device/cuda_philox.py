@@ -1,0 +1,91 @@
+"""The numbers PyTorch's CUDA random kernels draw, computed on the host, bit for bit.
+
+ATen's distribution kernels (native/cuda/DistributionTemplates.h,
+`distribution_elementwise_grid_stride_kernel`) give each GPU thread `idx` of a
+`calc_execution_policy` grid (256 threads a block) a curand Philox4x32-10 state
+`curand_init(seed, subsequence=idx, offset)`, and each pass of the thread's grid-stride
+loop draws `curand4` (four 32-bit words) for `unroll` elements: element
+`li = idx + S * (unroll * pass + i)` (S = threads in the grid) takes word `i` (or, for 64-bit
+draws, words 2i and 2i+1 as one integer; unroll 2). The offset is the generator's philox
+offset before the op, a multiple of 4, so the counter of pass `p` is
+`(offset / 4 + p, 0, idx, 0)` and the key the seed's two halves (curand_philox4x32_x.h:
+curand_init, skipahead, curand4).
+
+What is modelled, per ATen's transformation helpers (core/TransformationHelper.h) and
+curand's `_curand_uniform`:
+- integers in [low, high): `(draw % range) + low`, 32-bit draws below a range of 2**28,
+  64-bit draws from it up (random_from_to_kernel);
+- uniform floats in [from, to) for float32, float16 and bfloat16: `x * 2**-32 + 2**-33` in
+  float32 (exact in either order of rounding: the product is a power of two's), then
+  `rand * (to - from) + from`, a value equal to `to` becoming `from` (uniform_kernel).
+Normal draws are not (the GPU's logf and sincosf differ from any host's in the last bits),
+nor float64 draws.
+
+    words(seed, offset, numel, unroll, grid) -> uint32 array (numel, 4 // unroll words each)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
+_W0, _W1 = np.uint32(0x9E3779B9), np.uint32(0xBB67AE85)
+_LOW = np.uint64(0xFFFFFFFF)
+BLOCK = 256  # threads a block in ATen's calc_execution_policy
+
+
+def philox(c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray, seed: int) -> tuple:
+    """Philox4x32-10 of the counters (uint32 arrays) under the 64-bit key `seed`."""
+    k0, k1 = np.uint32(seed & 0xFFFFFFFF), np.uint32((seed >> 32) & 0xFFFFFFFF)
+    with np.errstate(over="ignore"):
+        for i in range(10):
+            if i:
+                k0, k1 = k0 + _W0, k1 + _W1
+            p0 = _M0 * c0.astype(np.uint64)
+            p1 = _M1 * c2.astype(np.uint64)
+            hi0, lo0 = (p0 >> np.uint64(32)).astype(np.uint32), (p0 & _LOW).astype(np.uint32)
+            hi1, lo1 = (p1 >> np.uint64(32)).astype(np.uint32), (p1 & _LOW).astype(np.uint32)
+            c0, c1, c2, c3 = hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0
+    return c0, c1, c2, c3
+
+
+def grid_for(numel: int, sm_count: int, threads_per_sm: int) -> int:
+    """Blocks ATen's calc_execution_policy launches for `numel` elements."""
+    return min(sm_count * (threads_per_sm // BLOCK), (numel + BLOCK - 1) // BLOCK)
+
+
+def words(seed: int, offset: int, numel: int, unroll: int, grid: int) -> np.ndarray:
+    """The draw of each of `numel` elements, in element order: one uint32 (unroll 4) or two
+    (unroll 2: the high word first) a row."""
+    threads = BLOCK * grid
+    li = np.arange(numel, dtype=np.int64)
+    passes, idx = np.divmod(li, threads)
+    passes, lane = np.divmod(passes, unroll)
+    ctr = np.uint64(offset // 4) + passes.astype(np.uint64)
+    out = philox(
+        (ctr & _LOW).astype(np.uint32),
+        (ctr >> np.uint64(32)).astype(np.uint32),
+        idx.astype(np.uint32),
+        np.zeros(numel, dtype=np.uint32),
+        seed,
+    )
+    stacked = np.stack(out, axis=1)
+    if unroll == 4:
+        return stacked[np.arange(numel), lane][:, None]
+    return np.stack((stacked[np.arange(numel), 2 * lane], stacked[np.arange(numel), 2 * lane + 1]), axis=1)
+
+
+def integers(draw: np.ndarray, low: int, span: int) -> np.ndarray:
+    """`(draw % span) + low` as int64 (uniform_int_from_to): 32-bit draws (one column) or
+    64-bit ones (two)."""
+    if draw.shape[1] == 1:
+        value = draw[:, 0].astype(np.uint64)
+    else:
+        value = (draw[:, 0].astype(np.uint64) << np.uint64(32)) | draw[:, 1].astype(np.uint64)
+    with np.errstate(over="ignore"):
+        return ((value % np.uint64(span)) + np.uint64(low & 0xFFFFFFFFFFFFFFFF)).view(np.int64)
+
+
+def uniform01(draw: np.ndarray) -> np.ndarray:
+    """curand's `_curand_uniform` of 32-bit draws: float32 in (0, 1]."""
+    return draw[:, 0].astype(np.float32) * np.float32(2.0**-32) + np.float32(2.0**-33)
