@@ -18,6 +18,9 @@ curand's `_curand_uniform`:
 - uniform floats in [from, to) for float32, float16 and bfloat16: `x * 2**-32 + 2**-33` in
   float32 (exact in either order of rounding: the product is a power of two's), then
   `rand * (to - from) + from`, a value equal to `to` becoming `from` (uniform_kernel).
+- permutations (`randperm`, native/cuda/Randperm.cu): random keys (`random_` of int32, or of
+  int64 past 32 bits), a stable radix sort of their low `bits` bits, and a Fisher-Yates
+  shuffle of each run of equal keys by the thread at its start (`randperm_handle_duplicate_keys`).
 Normal draws are not (the GPU's logf and sincosf differ from any host's in the last bits),
 nor float64 draws.
 
@@ -89,3 +92,52 @@ def integers(draw: np.ndarray, low: int, span: int) -> np.ndarray:
 def uniform01(draw: np.ndarray) -> np.ndarray:
     """curand's `_curand_uniform` of 32-bit draws: float32 in (0, 1]."""
     return draw[:, 0].astype(np.float32) * np.float32(2.0**-32) + np.float32(2.0**-33)
+
+
+def permutation(seed: int, offset: int, n: int, sm_count: int, threads_per_sm: int) -> np.ndarray:
+    """randperm_out_cuda's permutation of n > 1 elements, drawn from philox `offset`: its
+    keys take the counters `random_` takes (64-bit draws: their range is 2**32 - 1 or more),
+    the shuffle of equal keys the next `n` (rounded up to 4)."""
+    # "bits" of note [Algorithm of randperm]: few enough keys collide over n elements
+    nd = float(n)
+    bits = min(64, int(np.ceil(np.log2(nd - (6 * nd * nd + 1) / (np.log(0.9) * 12)))))
+    grid = grid_for(n, sm_count, threads_per_sm)
+    draw = words(seed, offset, n, 2, grid)
+    if bits <= 32:  # int32 keys: random_(INT_MIN, INT_MAX)
+        keys = integers(draw, -(2**31), 2**32 - 1).astype(np.int32).view(np.uint32).astype(np.uint64)
+    else:  # int64 keys: random_(INT64_MIN, INT64_MAX)
+        keys = integers(draw, -(2**63), 2**64 - 1).view(np.uint64)
+    masked = keys & np.uint64((1 << bits) - 1 if bits < 64 else 2**64 - 1)
+    order = np.argsort(masked, kind="stable")  # cub's radix sort is stable
+    data, sorted_keys = order.astype(np.int64), masked[order]
+    passes = ((n - 1) // (BLOCK * grid * 2) + 1) * 4
+    shuffle_offset = offset + passes
+    starts = np.flatnonzero(
+        (sorted_keys[:-1] == sorted_keys[1:]) & np.r_[True, sorted_keys[1:-1] != sorted_keys[:-2]]
+    )
+    for tid in starts.tolist():
+        size = 1
+        while tid + size < n and sorted_keys[tid + size] == sorted_keys[tid]:
+            size += 1
+        stream = _curand_stream(seed, tid, shuffle_offset, size)
+        island = data[tid : tid + size]
+        for k, i in enumerate(range(size - 1, 0, -1)):
+            r = int(stream[k]) % (i + 1)
+            if r != i:
+                island[i], island[r] = island[r], island[i]
+    return data
+
+
+def _curand_stream(seed: int, subsequence: int, offset: int, count: int) -> np.ndarray:
+    """The first `count` values of curand() after curand_init(seed, subsequence, offset),
+    offset a multiple of 4."""
+    blocks = (count + 3) // 4
+    ctr = np.uint64(offset // 4) + np.arange(blocks, dtype=np.uint64)
+    out = philox(
+        (ctr & _LOW).astype(np.uint32),
+        (ctr >> np.uint64(32)).astype(np.uint32),
+        np.full(blocks, subsequence & 0xFFFFFFFF, dtype=np.uint32),
+        np.full(blocks, subsequence >> 32, dtype=np.uint32),
+        seed,
+    )
+    return np.stack(out, axis=1).reshape(-1)[:count]

@@ -1,6 +1,7 @@
 """What a random op on the capture GPU draws, where PyTorch's CUDA kernel is modelled
-exactly (cuda_philox). Modelled: integers (`randint`, `randint_like`, `random_(from, to)`) and
-uniform floats (`rand`, `rand_like`, `uniform_`) of the default CUDA generator, whose seed
+exactly (cuda_philox). Modelled: integers (`randint`, `randint_like`, `random_(from, to)`),
+uniform floats (`rand`, `rand_like`, `uniform_`) and permutations (`randperm`) of the
+default CUDA generator, whose seed
 and philox offset kx follows (fake_cuda). The values are a real run's, so reads of them
 (lengths, labels, a keep-mask, a size) steer the file as on the GPU; anything else drawn on
 the GPU stays sampled (known_values), and a read of it a placeholder.
@@ -16,6 +17,7 @@ from kx_core.compile.capturing.device import cuda_philox
 
 INTEGER_DRAWS = frozenset({"randint", "randint_like", "random_"})
 UNIFORM_DRAWS = frozenset({"rand", "rand_like", "uniform_"})
+PERMUTATIONS = frozenset({"randperm"})
 # Elements one draw may make on the host: about 0.2 s of numpy at 2**22.
 LIMIT = 1 << 22
 # ATen draws 64-bit integers from a range of 2**28 up (random_from_to_kernel: "allow
@@ -66,7 +68,7 @@ def exact(torch: Any, name: str, args: tuple, kwargs: dict, target: Any) -> Any:
     from kx_core.compile.capturing.device import fake_cuda
 
     integer = name in INTEGER_DRAWS
-    if not (integer or name in UNIFORM_DRAWS):
+    if not (integer or name in UNIFORM_DRAWS or name in PERMUTATIONS):
         return None
     numel = target.numel()
     if not 0 < numel <= LIMIT or not target.is_contiguous():
@@ -78,6 +80,11 @@ def exact(torch: Any, name: str, args: tuple, kwargs: dict, target: Any) -> Any:
     grid = cuda_philox.grid_for(numel, sm_count, threads_per_sm)
     import numpy as np
 
+    if name in PERMUTATIONS:
+        if numel < 2:
+            return None  # (randperm of 0 or 1 element: nothing measured)
+        value = cuda_philox.permutation(seed, offset, numel, sm_count, threads_per_sm)
+        return torch.from_numpy(value).to(target.dtype)
     if integer:
         bounds = integer_bounds(name, args, kwargs)
         if bounds is None or bounds[1] is None or target.dtype in (torch.bool, torch.float64):
