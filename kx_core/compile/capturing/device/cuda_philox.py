@@ -57,6 +57,12 @@ def grid_for(numel: int, sm_count: int, threads_per_sm: int) -> int:
     return min(sm_count * (threads_per_sm // BLOCK), (numel + BLOCK - 1) // BLOCK)
 
 
+def counters(numel: int, unroll: int, grid: int) -> int:
+    """The philox counters a draw of `numel` elements takes (calc_execution_policy's
+    counter_offset): four per pass of the grid-stride loop."""
+    return ((numel - 1) // (BLOCK * grid * unroll) + 1) * 4
+
+
 def words(seed: int, offset: int, numel: int, unroll: int, grid: int) -> np.ndarray:
     """The draw of each of `numel` elements, in element order: one uint32 (unroll 4) or two
     (unroll 2: the high word first) a row."""
@@ -110,8 +116,7 @@ def permutation(seed: int, offset: int, n: int, sm_count: int, threads_per_sm: i
     masked = keys & np.uint64((1 << bits) - 1 if bits < 64 else 2**64 - 1)
     order = np.argsort(masked, kind="stable")  # cub's radix sort is stable
     data, sorted_keys = order.astype(np.int64), masked[order]
-    passes = ((n - 1) // (BLOCK * grid * 2) + 1) * 4
-    shuffle_offset = offset + passes
+    shuffle_offset = offset + counters(n, 2, grid)
     starts = np.flatnonzero(
         (sorted_keys[:-1] == sorted_keys[1:]) & np.r_[True, sorted_keys[1:-1] != sorted_keys[:-2]]
     )

@@ -450,7 +450,7 @@ def _integer_range(name: str, args: tuple, kwargs: dict) -> int | None:
 
 def _counters(numel: int, unroll: int) -> int:
     grid = cuda_philox.grid_for(numel, _RANDOM["sm_count"], _RANDOM["threads_per_sm"])
-    return ((numel - 1) // (cuda_philox.BLOCK * grid * unroll) + 1) * 4
+    return cuda_philox.counters(numel, unroll, grid)
 
 
 def _fake_accelerator(torch: Any) -> None:
