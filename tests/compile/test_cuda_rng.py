@@ -82,3 +82,31 @@ def test_a_file_steered_by_gpu_random_numbers_runs_as_on_the_gpu():
         assert line in r.output.splitlines(), (line, r.output)
     assert not [d for d in r.diagnostics if d.kind == "placeholder"], [str(d) for d in r.diagnostics]
     assert r.exit_status == 0
+
+
+def test_a_generator_the_file_makes_on_the_gpu_draws_as_the_gpus(tmp_path):
+    """`torch.Generator(device="cuda")` stopped the file ("CUDA driver version is
+    insufficient": PyTorch's constructor asks the driver). It is a generator of the
+    capture GPU: seeded 1234, its draws are the H100's under `torch.manual_seed(1234)` (the
+    same kernels, seed and offset), and torch.Generator is still every generator's class."""
+    driver = tmp_path / "own_generator.py"
+    driver.write_text(
+        "import hashlib, torch\n"
+        "g = torch.Generator(device='cuda')\n"
+        "assert isinstance(g, torch.Generator) and isinstance(torch.default_generator, torch.Generator)\n"
+        "g.manual_seed(1234)\n"
+        "a = torch.randint(0, 10, (37,), device='cuda', generator=g)\n"
+        "print('sha', hashlib.sha256(a.cpu().numpy().tobytes()).hexdigest(), g.device, g.get_offset())\n"
+        "cpu = torch.Generator().manual_seed(3)\n"
+        "print('cpu', torch.randint(0, 100, (4,), generator=cpu).tolist())\n"
+    )
+    r = compile_file(CompileRequest(str(driver), target="cuda:90"), use_cache=False)
+    real = json.loads(REAL.read_text())
+    (case,) = [c for c in real["cases"] if c["name"] == "randint_small" and c["seed"] == 1234]
+    assert f"sha {case['draws'][0]['sha256']} cuda:0 4" in r.output, r.output
+    import torch
+
+    assert (
+        f"cpu {torch.randint(0, 100, (4,), generator=torch.Generator().manual_seed(3)).tolist()}" in r.output
+    )
+    assert r.exit_status == 0 and not [d for d in r.diagnostics if d.kind != "no-launch"], r.diagnostics

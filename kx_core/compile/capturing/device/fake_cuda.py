@@ -286,6 +286,7 @@ def _fake_generators(torch: Any, report: DeviceReport) -> None:
 
     generator = CaptureGenerator()
     torch.cuda.default_generators = (generator,)
+    _generators_of_the_file(torch, CaptureGenerator)
     _rng_ops_see_the_gpu(torch)
     if hasattr(torch._C, "_accelerator_getDefaultGenerator"):
         # the accelerator's default generator by index (Inductor's lowering of a graph that
@@ -316,6 +317,45 @@ def _fake_generators(torch: Any, report: DeviceReport) -> None:
         module.initial_seed = generator.initial_seed
         module.manual_seed = module.manual_seed_all = manual_seed
         module.seed = module.seed_all = lambda: generator.seed()
+
+
+def _generators_of_the_file(torch: Any, capture_generator: type) -> None:
+    """`torch.Generator(device="cuda")` (diffusion pipelines, samplers, data loaders seed
+    their own): a generator of the capture GPU, seeded as a new CUDA generator is (the
+    default seed, offset 0), whose draws kx follows as the default one's. PyTorch's C++
+    constructor asks the CUDA driver there is none of here ("CUDA driver version is
+    insufficient"). torch.Generator stays the class every generator is an instance of."""
+    original = torch.Generator
+    if getattr(original, "_kx_capture", False):
+        return
+
+    class _Meta(type(original)):
+        def __instancecheck__(cls, obj: Any) -> bool:
+            return isinstance(obj, original)
+
+        def __subclasscheck__(cls, sub: Any) -> bool:
+            return issubclass(sub, original)
+
+    class Generator(original, metaclass=_Meta):
+        _kx_capture = True
+
+        def __new__(cls, device: Any = "cpu") -> Any:
+            if _is_cuda(torch, device):
+                return capture_generator()
+            return original(device)
+
+    Generator.__name__ = Generator.__qualname__ = "Generator"
+    Generator.__module__ = "torch"
+    torch.Generator = Generator
+
+
+def _is_cuda(torch: Any, device: Any) -> bool:
+    if isinstance(device, int) and not isinstance(device, bool):
+        return True  # a device index is the accelerator's
+    try:
+        return torch.device(device).type == "cuda"
+    except (TypeError, RuntimeError):
+        return False
 
 
 # The capture GPU's generator and the figures PyTorch sizes its random kernels' grids by.
@@ -367,14 +407,15 @@ def drew_random(name: str, args: tuple, kwargs: dict, out: Any) -> None:
 
 def philox_inputs(kwargs: dict) -> tuple[int, int, int, int] | None:
     """(seed, philox offset, SMs, max threads per SM) a random op on the GPU draws with:
-    the capture GPU's default generator where kx knows its offset (the op names no other
-    generator); None otherwise."""
+    the capture GPU's default generator, or the GPU generator the op names, where kx knows
+    its offset; None otherwise."""
     if not _RANDOM:
         return None
     generator = kwargs.get("generator")
-    if generator is not None and generator is not _RANDOM["generator"]:
+    if generator is None:
+        generator = _RANDOM["generator"]
+    elif not isinstance(generator, _RANDOM["kind"]):
         return None
-    generator = _RANDOM["generator"]
     if generator._unknown is not None:
         return None
     seed = generator.initial_seed() & (2**64 - 1)
