@@ -299,6 +299,7 @@ def _fake_generators(torch: Any, report: DeviceReport) -> None:
         sm_count=report.gpu.sm_count,
         threads_per_sm=report.gpu.max_threads_per_sm,
     )
+    gpu_draws.PHILOX_INPUTS = philox_inputs  # (gpu_draws asks without importing this module)
 
     def manual_seed(seed: int) -> None:
         generator.manual_seed(int(seed))
@@ -471,7 +472,7 @@ def _randperm_counters(args: tuple, kwargs: dict) -> int | None:
     """randperm_out_cuda (native/cuda/Randperm.cu) on the GPU, at every size: 64-bit keys
     from `random_(int64 min, int64 max)`, sorted, then a shuffle of equal keys that takes
     `philox_cuda_state(n)`. The H100's offsets after randperm(7 / 50 / 8191 / 40000): 12,
-    56, 8196, 40004 (fixtures/cuda_rng)."""
+    56, 8196, 40004 (scripts/record_cuda_rng.py)."""
     n = args[0] if args else kwargs.get("n")
     if not isinstance(n, int) or isinstance(n, bool) or n < 2:
         return None  # (no draw for 0 or 1 element: not measured)

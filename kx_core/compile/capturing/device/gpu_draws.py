@@ -11,6 +11,7 @@ the GPU stays sampled (known_values), and a read of it a placeholder.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from kx_core.compile.capturing.device import cuda_philox
@@ -23,6 +24,12 @@ LIMIT = 1 << 22
 # ATen draws 64-bit integers from a range of 2**28 up (random_from_to_kernel: "allow
 # approx 5% skew in uniform int generation using %"; 2**32 in Meta's own builds)
 WIDE_RANGE = 1 << 28
+
+
+# (seed, philox offset, SMs, max threads per SM) of the generator an op's kwargs name, or
+# None where kx does not know it: fake_cuda.philox_inputs, set when the capture GPU's
+# generators are made (fake_cuda imports this module, not the other way round)
+PHILOX_INPUTS: Callable[[dict], tuple[int, int, int, int] | None] | None = None
 
 
 def integer_bounds(name: str, args: tuple, kwargs: dict) -> tuple[int | None, int | None] | None:
@@ -65,15 +72,13 @@ def _uniform_bounds(name: str, args: tuple, kwargs: dict) -> tuple[float, float]
 def exact(torch: Any, name: str, args: tuple, kwargs: dict, target: Any) -> Any:
     """The CPU tensor (target's shape and dtype, contiguous) op `name` fills `target` with
     on the GPU, where kx draws it as the GPU does; None where it does not."""
-    from kx_core.compile.capturing.device import fake_cuda
-
     integer = name in INTEGER_DRAWS
     if not (integer or name in UNIFORM_DRAWS or name in PERMUTATIONS):
         return None
     numel = target.numel()
     if not 0 < numel <= LIMIT or not target.is_contiguous():
         return None  # (an empty draw draws nothing; a strided one follows TensorIterator's order)
-    inputs = fake_cuda.philox_inputs(kwargs)
+    inputs = PHILOX_INPUTS(kwargs) if PHILOX_INPUTS is not None else None
     if inputs is None:
         return None
     seed, offset, sm_count, threads_per_sm = inputs
