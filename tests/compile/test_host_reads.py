@@ -742,3 +742,23 @@ def test_a_compiled_graphs_backward_is_shown_only_once_it_runs():
     assert backward and all(k.launch.count for k in backward), [k.name for k in trained.kernels]
     assert not [d for d in trained.diagnostics if "backward" in d.message]
     assert trained.exit_status == 0, [str(d) for d in trained.diagnostics]
+
+
+def test_a_write_through_a_known_mask_has_the_backward_a_real_run_has():
+    """`state[unfinished] = new` with a mask made from the file's own lengths, then
+    backward: autograd's C++ backward turns the mask into its nonzero() indices outside
+    kx's torch function mode, and PyTorch's meta kernel presumed every element set, so the
+    gradient's shape disagreed with the forward's exact count ("IndexPutBackward0 returned
+    an invalid gradient", corpus 10's cute_gru_varlen). The oracle: the same file run by
+    PyTorch on the CPU."""
+    path = HOST_READS / "masked_state_update_backward.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    text = path.read_text()
+    code = text[text.index("torch.manual_seed(0)") :].replace("scale_kernel[", "# scale_kernel[")
+    code = 'import torch\nDEV = "cpu"\n' + code
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip().splitlines()[-1] in r.output
+    (k,) = [k for k in r.kernels if k.status == "compiled"]
+    assert k.launch.grid[0] == 2

@@ -77,6 +77,7 @@ def install(report: DeviceReport) -> list[Any]:
     from torch.overrides import TorchFunctionMode
 
     deferred_dynamo.install()
+    _nonzero_of_known_masks(torch)
     # this job's memory limit (a warm worker imported known_values before it was set)
     known_values.STORE.budget = known_values.budget_bytes()
     rules = _MetaRules(torch)
@@ -471,6 +472,44 @@ def _numbers_read(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[tup
 
     args = tuple(read(a) if i in positions else a for i, a in enumerate(args))
     return args, {k: read(v) if k in names else v for k, v in kwargs.items()}
+
+
+# the torch.library registrations kx makes (kept alive: a Library drops its kernels when
+# collected)
+_LIBRARIES: list[Any] = []
+
+
+def _nonzero_of_known_masks(torch: Any) -> None:
+    """aten::nonzero's meta kernel, where the mask's data is known (known_values): its real
+    count. The C++ backward of a write or read through a boolean mask (`state[mask] = new`,
+    `x[mask]`) turns the mask into its nonzero() indices outside kx's torch function mode;
+    with PyTorch's own meta kernel the count was every element, where the forward's was
+    the mask's (cute-kernels' GRU: "IndexPutBackward0 returned an invalid gradient ...
+    got [12, 16, 64] but expected [2, 16, 64]"). A mask kx does not know keeps PyTorch's
+    rule: every element where `meta_nonzero_assume_all_nonzero` is on (the backward
+    below), else NotImplementedError."""
+    config = _meta_config(torch)
+    message = (
+        "The register_meta function for torch.nonzero() raises unimplemented by default, as a "
+        "correct data-independent implementation does not exist"
+    )
+
+    def nonzero(self: Any) -> Any:
+        with torch._C.DisableTorchFunction():
+            known = known_values.value_of(self)
+            if known is not None:
+                count = int(torch.count_nonzero(known[0]))
+            elif config.meta_nonzero_assume_all_nonzero:
+                count = self.numel()
+            else:
+                raise NotImplementedError(message)
+            return torch.empty_strided(
+                (count, self.dim()), (1, count), dtype=torch.long, device="meta"
+            )
+
+    library = torch.library.Library("aten", "IMPL")
+    library.impl("nonzero", nonzero, "Meta")
+    _LIBRARIES.append(library)
 
 
 def _meta_config(torch: Any) -> Any:
