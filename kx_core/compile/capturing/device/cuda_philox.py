@@ -52,6 +52,11 @@ def philox(c0: np.ndarray, c1: np.ndarray, c2: np.ndarray, c3: np.ndarray, seed:
     return c0, c1, c2, c3
 
 
+def _halves(value: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A uint64 array as its low and high 32-bit words (a philox counter's two lanes)."""
+    return (value & _LOW).astype(np.uint32), (value >> np.uint64(32)).astype(np.uint32)
+
+
 def grid_for(numel: int, sm_count: int, threads_per_sm: int) -> int:
     """Blocks ATen's calc_execution_policy launches for `numel` elements."""
     return min(sm_count * (threads_per_sm // BLOCK), (numel + BLOCK - 1) // BLOCK)
@@ -71,13 +76,7 @@ def words(seed: int, offset: int, numel: int, unroll: int, grid: int) -> np.ndar
     passes, idx = np.divmod(li, threads)
     passes, lane = np.divmod(passes, unroll)
     ctr = np.uint64(offset // 4) + passes.astype(np.uint64)
-    out = philox(
-        (ctr & _LOW).astype(np.uint32),
-        (ctr >> np.uint64(32)).astype(np.uint32),
-        idx.astype(np.uint32),
-        np.zeros(numel, dtype=np.uint32),
-        seed,
-    )
+    out = philox(*_halves(ctr), idx.astype(np.uint32), np.zeros(numel, dtype=np.uint32), seed)
     stacked = np.stack(out, axis=1)
     if unroll == 4:
         return stacked[np.arange(numel), lane][:, None]
@@ -138,11 +137,5 @@ def _curand_stream(seed: int, subsequence: int, offset: int, count: int) -> np.n
     offset a multiple of 4."""
     blocks = (count + 3) // 4
     ctr = np.uint64(offset // 4) + np.arange(blocks, dtype=np.uint64)
-    out = philox(
-        (ctr & _LOW).astype(np.uint32),
-        (ctr >> np.uint64(32)).astype(np.uint32),
-        np.full(blocks, subsequence & 0xFFFFFFFF, dtype=np.uint32),
-        np.full(blocks, subsequence >> 32, dtype=np.uint32),
-        seed,
-    )
+    out = philox(*_halves(ctr), *_halves(np.full(blocks, subsequence, dtype=np.uint64)), seed)
     return np.stack(out, axis=1).reshape(-1)[:count]

@@ -503,9 +503,7 @@ def _nonzero_of_known_masks(torch: Any) -> None:
                 count = self.numel()
             else:
                 raise NotImplementedError(message)
-            return torch.empty_strided(
-                (count, self.dim()), (1, count), dtype=torch.long, device="meta"
-            )
+            return torch.empty_strided((count, self.dim()), (1, count), dtype=torch.long, device="meta")
 
     library = torch.library.Library("aten", "IMPL")
     library.impl("nonzero", nonzero, "Meta")
