@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from kx_core.compile.capturing.device import cuda_philox
 
 INTEGER_DRAWS = frozenset({"randint", "randint_like", "random_"})
@@ -83,8 +85,6 @@ def exact(torch: Any, name: str, args: tuple, kwargs: dict, target: Any) -> Any:
         return None
     seed, offset, sm_count, threads_per_sm = inputs
     grid = cuda_philox.grid_for(numel, sm_count, threads_per_sm)
-    import numpy as np
-
     if name in PERMUTATIONS:
         if numel < 2:
             return None  # (randperm of 0 or 1 element: nothing measured)

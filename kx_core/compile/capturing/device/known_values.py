@@ -261,8 +261,8 @@ def _drew_as_the_gpu(torch: Any, name: str, args: tuple, kwargs: dict, named: li
             return False  # (a view's draw would leave the rest of its storage unknown)
     else:
         target = results[0] if len(results) == 1 else None
-    if target is None or not target.is_meta:
-        return False
+    if target is None or not target.is_meta or not _fits(target):
+        return False  # (checked before drawing: a draw that cannot be kept is not made)
     value = gpu_draws.exact(torch, name, args, kwargs, target)
     return (
         value is not None
@@ -283,18 +283,23 @@ def _guessed(args: tuple, kwargs: dict) -> bool:
     return any(any_guessed(a, 0) for a in (*args, *kwargs.values()))
 
 
+def _fits(t: Any) -> bool:
+    """Whether a copy of capture tensor `t`'s storage fits the budget (in place of the
+    copy it has)."""
+    meta_storage = t.untyped_storage()
+    old = STORE.copies.get(meta_storage._cdata)
+    return STORE.used - (old.nbytes if old else 0) + meta_storage.nbytes() <= STORE.budget
+
+
 def adopt(torch: Any, t: Any, value: Any, exact: bool, take_storage: bool = False) -> bool:
     """Give `t`'s storage a copy whose view through `t` holds `value` (a CPU tensor of t's
     shape and dtype); False where it does not fit the budget. `take_storage`: value's own
     storage (nothing else holds it) becomes the copy where it is laid out as t's."""
     if tuple(value.shape) != tuple(t.shape) or value.dtype != t.dtype or t.layout != torch.strided:
         return False
-    meta_storage = t.untyped_storage()
-    key = meta_storage._cdata
-    nbytes = meta_storage.nbytes()
-    old = STORE.copies.get(key)
-    if STORE.used - (old.nbytes if old else 0) + nbytes > STORE.budget:
+    if not _fits(t):
         return False
+    nbytes = t.untyped_storage().nbytes()
     storage = value.untyped_storage() if take_storage else None
     if storage is None or not (
         storage.nbytes() == nbytes
