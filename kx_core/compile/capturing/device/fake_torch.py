@@ -506,7 +506,9 @@ def _nonzero_of_known_masks(torch: Any) -> None:
             return torch.empty_strided((count, self.dim()), (1, count), dtype=torch.long, device="meta")
 
     library = torch.library.Library("aten", "IMPL")
-    library.impl("nonzero", nonzero, "Meta")
+    # PyTorch's own meta kernel for nonzero is a Python registration too: torch 2.14 lets a
+    # later one replace it by default, torch 2.11 (the GPU machine's) only when asked
+    library.impl("nonzero", nonzero, "Meta", allow_override=True)
     _LIBRARIES.append(library)
 
 
