@@ -134,10 +134,13 @@ def jit_functions() -> list[Any]:
     from triton.runtime.jit import JITFunction
 
     # isinstance() on every live object touches torch's deprecated lazy attributes,
-    # which warn; the warnings say nothing about the user's file.
+    # which warn (the warnings say nothing about the user's file), and raises
+    # ReferenceError on a dead weakref.proxy (Inductor keeps some: trifast's kernel
+    # failing inside torch.compile turned into "weakly-referenced object no longer
+    # exists"). The object's own type is read without asking the object.
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return [o for o in gc.get_objects() if isinstance(o, JITFunction)]
+        return [o for o in gc.get_objects() if issubclass(type(o), JITFunction)]
 
 
 def compile_diagnostic(exc: BaseException, kernel: str | None, user_file: str | None) -> Diagnostic:

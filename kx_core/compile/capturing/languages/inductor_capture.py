@@ -749,6 +749,25 @@ def _from_package(path: str) -> str:
     return path[cut + len("site-packages") + 1 :] if cut >= 0 else path
 
 
+def _fails_in_a_real_run(error: BaseException) -> bool:
+    """Whether an Inductor failure dynamo suppressed is one a real run meets too, so raises:
+    Triton's front end rejecting a kernel's source (a kernel of the file's inside the
+    graph, or one Inductor generated), which depends on the source and the target, not on
+    the capture device. Every other failure may be the capture's own making: kx keeps
+    dynamo's eager fallback for those and says the frame is not captured."""
+    try:
+        from triton.compiler.errors import CompilationError
+    except ImportError:
+        return False
+    seen: set[int] = set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        if isinstance(error, CompilationError):
+            return True
+        error = error.__cause__ or error.__context__
+    return False
+
+
 class _NotConvertedHandler(logging.Handler):
     """Turns dynamo's "WON'T CONVERT" warning (an Inductor failure it suppressed) into a
     not-captured report at the frame's line."""
@@ -762,6 +781,14 @@ class _NotConvertedHandler(logging.Handler):
         m = _WONT_CONVERT_RE.search(text)
         if m is None:
             return
+        error = record.exc_info[1] if record.exc_info else None
+        if error is not None and _fails_in_a_real_run(error):
+            # dynamo logs this inside its `except`, where a real run (suppress_errors off,
+            # PyTorch's default) re-raises: raised from here, the error reaches the file as
+            # it would on the GPU, instead of the frame running eagerly on (trifast's
+            # kernel rejected by Triton inside torch.compile: the real run raised; kx went
+            # on eagerly and compiled 78 kernels the GPU never did)
+            raise error
         cause = _cause(text)
         why = ""
         if "hasPrimaryContext" in text:
