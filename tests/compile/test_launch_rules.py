@@ -162,3 +162,62 @@ def test_a_files_own_autotuner_catches_the_out_of_resources_a_launch_raises():
         assert shared[status] == k.metadata.shared
     assert shared["failed"] > 232448 >= shared["compiled"]
     assert records["compiled"].launch.count == 2  # timed once, then launched
+
+
+def test_a_kernel_triton_refuses_inside_a_compiled_module_stops_the_file_as_a_real_run_does():
+    """A triton_op whose kernel Triton's front end refuses, inside a module compiled with plain
+    torch.compile (trifast's pair stack of corpus 10): dynamo's error suppression is off by
+    default, so the real run raises at the model's call. kx suppresses Inductor failures of
+    its own making (the frame runs eagerly, said as not captured); a refusal by Triton is not
+    one, and reaches the file as on the GPU (before: the frame ran eagerly, the later launch
+    was captured, and kx's own error text raised "weakly-referenced object no longer exists")."""
+    import triton
+    from triton.backends.compiler import GPUTarget
+
+    path = RULES / "compiled_module_op_refused.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert_as_real_run(r, RULES / "ground" / "compiled_module_op_refused.json")
+    (k,) = [k for k in r.kernels if k.name == "gated_row_sum_kernel"]
+    assert k.status == "failed" and "Loop-carried variable total" in k.message
+    assert not any(d.kind == "not-captured" for d in r.diagnostics), [str(d) for d in r.diagnostics]
+    (stop,) = [d for d in r.diagnostics if d.kind == "runtime"]
+    assert stop.line == 53 and "CompilationError" in stop.message and r.exit_status == 4
+    assert all(k.status == "not-launched" for k in r.kernels if k.name == "scale_kernel")
+    # the oracle: Triton's own front end refuses the kernel
+    mod = _module_without_running(path, "op_refused", launches="\n@triton_op")
+    src = triton.compiler.ASTSource(
+        fn=mod.gated_row_sum_kernel,
+        signature={"x_ptr": "*fp32", "g_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"},
+        constexprs={"BLOCK": 128},
+    )
+    try:
+        triton.compile(src, target=GPUTarget("cuda", 90, 32))
+        refused = False
+    except triton.compiler.errors.CompilationError:
+        refused = True
+    assert refused
+
+
+def test_the_live_jit_functions_pass_over_dead_weak_proxies():
+    """Finding the file's @jit functions walks every live object; a dead weakref.proxy among
+    them (Inductor leaves some) raised ReferenceError on isinstance(), which turned the
+    compiler's own message into "weakly-referenced object no longer exists"."""
+    import weakref
+
+    import triton
+
+    from kx_core.compile.capturing.jit_objects import jit_functions
+
+    class Held:
+        pass
+
+    held = Held()
+    proxies = [weakref.proxy(held)]
+    del held
+
+    @triton.jit
+    def alive_kernel(x_ptr):
+        pass
+
+    found = jit_functions()
+    assert alive_kernel in found and proxies
