@@ -762,3 +762,28 @@ def test_a_write_through_a_known_mask_has_the_backward_a_real_run_has():
     assert run.stdout.strip().splitlines()[-1] in r.output
     (k,) = [k for k in r.kernels if k.status == "compiled"]
     assert k.launch.grid[0] == 2
+
+
+def test_a_python_tensor_method_in_compiled_code_keeps_one_graph():
+    """`Tensor.unflatten` is written in Python (torch/_tensor.py) and calls TensorBase's C
+    method through super(); dynamo traces the capture's torch function mode with each call,
+    so it inlined the method where a real run calls it as a tensor method, and torch 2.11's
+    dynamo broke the graph at the super() call (corpus 10's trifast pair stack). The oracle:
+    PyTorch's own dynamo on the same module, with no capture, traces one graph and no break;
+    kx's capture then has the kernel that fuses one block's residual add into the next
+    block's LayerNorm, which exists only where both blocks are one graph. (Under torch 2.14,
+    whose dynamo counts TensorBase's own methods, the break did not occur: run it under the
+    GPU machine's torch 2.11 too.)"""
+    import torch
+
+    path = HOST_READS / "compiled_unflatten_heads.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert any("add_native_layer_norm" in k.name for k in r.kernels), sorted({k.name for k in r.kernels})
+    # the oracle: dynamo without kx, on the CPU (tracing does not depend on the device)
+    text = path.read_text().split("\ntorch.manual_seed(0)", 1)[0]
+    namespace: dict = {}
+    exec(compile(text, str(path), "exec"), namespace)
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(namespace["Stack"]())(torch.randn(2, 16, 16, 32))
+    assert explained.graph_count == 1 and explained.graph_break_count == 0

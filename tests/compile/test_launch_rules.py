@@ -187,7 +187,13 @@ def test_a_kernel_triton_refuses_inside_a_compiled_module_stops_the_file_as_a_re
     mod = _module_without_running(path, "op_refused", launches="\n@triton_op")
     src = triton.compiler.ASTSource(
         fn=mod.gated_row_sum_kernel,
-        signature={"x_ptr": "*fp32", "g_ptr": "*fp32", "out_ptr": "*fp32", "n_cols": "i32", "BLOCK": "constexpr"},
+        signature={
+            "x_ptr": "*fp32",
+            "g_ptr": "*fp32",
+            "out_ptr": "*fp32",
+            "n_cols": "i32",
+            "BLOCK": "constexpr",
+        },
         constexprs={"BLOCK": 128},
     )
     try:

@@ -371,6 +371,36 @@ def _stand_ins_as_constants(module: Any) -> None:
         handlers[DeviceProperties] = lambda tx, value: constant(value)
 
 
+def _tensor_base_methods_traceable(trace_rules: Any) -> None:
+    """Dynamo traces the capture's torch function mode with each call, so a Tensor method
+    written in Python (`Tensor.unflatten` in torch/_tensor.py) is inlined from the mode's
+    handler where a real run calls it as a tensor method; the method's `super().unflatten()`
+    is TensorBase's own C method, which torch 2.11's Dynamo does not count as a tensor
+    method, so it broke the graph there (corpus 10's trifast pair stack: one graph on the
+    GPU, a graph break per layer under kx). torch 2.14's `get_tensor_method` counts
+    TensorBase's own methods too: the same rule, given to the older Dynamo."""
+    import functools
+    import types
+
+    import torch
+
+    original = getattr(trace_rules, "get_tensor_method", None)
+    if original is None or getattr(original, "kx_tensor_base", False):
+        return
+    kinds = (types.MethodDescriptorType, types.WrapperDescriptorType, types.BuiltinFunctionType)
+    refused = {"__new__", "_make_wrapper_subclass", "_make_subclass"}  # as torch 2.14 refuses
+
+    @functools.cache
+    def get_tensor_method() -> frozenset[Any]:
+        own = {
+            m for n, m in torch._C.TensorBase.__dict__.items() if isinstance(m, kinds) and n not in refused
+        }
+        return frozenset(original() | own)
+
+    get_tensor_method.kx_tensor_base = True
+    trace_rules.get_tensor_method = get_tensor_method
+
+
 def _numpy_values_past_the_capture_mode() -> None:
     """Dynamo traces numpy values in compiled code (`C / np.sqrt(n)` of numpy scalars,
     EDM2's `mp_cat`) as numpy-backed tensors, and sends their operators through the torch
@@ -446,6 +476,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
         # no torch function mode is on), not lazily at the first backward, where the
         # capture's mode is on and Inductor's compile-time tensors would become meta
         functorch_config.force_non_lazy_backward_lowering = True
+    after_import("torch._dynamo.trace_rules", _tensor_base_methods_traceable)
     after_import("torch._inductor.compile_fx", _compile_without_modes)
     after_import("torch._inductor.compile_fx", _compiled_graphs_carry_known_values)
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
