@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT))
 os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-prof-")
 
 from kx_core.compile.capturing import capture  # noqa: E402
-from kx_core.compile.jobs.protocol import ListWriter  # noqa: E402
+from kx_core.compile.wire.protocol import ListWriter  # noqa: E402
 from kx_core.records.results import CompileRequest  # noqa: E402
 from kx_core.records.target import parse_target  # noqa: E402
 

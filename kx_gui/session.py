@@ -19,7 +19,7 @@ from kx_core.base.words import counted
 from kx_core.compare.rebuild import pair_rebuild
 from kx_core.compile import CompiledKernel, CompileRequest, CompileResult
 from kx_core.compile.artifacts.derived import underived
-from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_file
+from kx_core.compile.wire.source_file import KernelFileError, read_kernel_file
 from kx_core.ir.display_filters import DisplayFilters
 from kx_core.ir.sourcemap import SourceMap, same_source, source_map_of
 from kx_core.records.build import Build, content_hash

@@ -36,7 +36,7 @@ from kx_core.cli.result_output import (
     stage_file_names,
     write_stages,
 )
-from kx_core.compile.jobs.source_file import KernelFileError
+from kx_core.compile.wire.source_file import KernelFileError
 from kx_core.records.backends import backend_of, stage_names, stages_for
 from kx_core.records.results import CompiledKernel, CompileRequest, CompileResult, RequestError
 from kx_core.records.target import TargetError

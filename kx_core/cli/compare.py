@@ -44,7 +44,7 @@ def compare_command(args: argparse.Namespace) -> int:
     from kx_core.cli.compiling import compile_from_args as _compile
     from kx_core.compare.report import compare_results, format_comparison
     from kx_core.compare.sides import SideError, parse_side
-    from kx_core.compile.jobs.source_file import KernelFileError
+    from kx_core.compile.wire.source_file import KernelFileError
     from kx_core.records.results import CompileResult, RequestError
     from kx_core.records.target import TargetError
 

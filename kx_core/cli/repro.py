@@ -59,7 +59,7 @@ def repro_command(args: argparse.Namespace) -> int:
     unless --arg or --signature make it the kernel to call), then write the repro."""
     from kx_core.base.triton_envs import VersionError
     from kx_core.cli.compiling import compile_from_args
-    from kx_core.compile.jobs.source_file import KernelFileError
+    from kx_core.compile.wire.source_file import KernelFileError
     from kx_core.records.results import RequestError
     from kx_core.records.target import TargetError
 

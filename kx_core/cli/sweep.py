@@ -86,7 +86,7 @@ def _progress(step: str, done: int, of: int, what: str) -> None:
 
 def _text_or_empty(path: str) -> str:
     """The kernel file's text, or '' where it cannot be read (the sweep says why later)."""
-    from kx_core.compile.jobs.source_file import KernelFileError, read_kernel_bytes
+    from kx_core.compile.wire.source_file import KernelFileError, read_kernel_bytes
 
     try:
         return read_kernel_bytes(path).decode("utf-8", "replace")

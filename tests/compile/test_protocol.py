@@ -8,7 +8,7 @@ import os
 import typing
 from dataclasses import fields
 
-from kx_core.compile.jobs import protocol
+from kx_core.compile.wire import protocol
 
 
 def _example(cls):

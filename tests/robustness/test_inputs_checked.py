@@ -34,7 +34,7 @@ def test_a_device_is_refused_not_read():
 
 
 def test_the_size_cap_is_the_apps(tmp_path):
-    from kx_core.compile.jobs.source_file import MAX_KERNEL_FILE_BYTES
+    from kx_core.compile.wire.source_file import MAX_KERNEL_FILE_BYTES
 
     big = tmp_path / "big.py"
     big.write_text("# " + "x" * MAX_KERNEL_FILE_BYTES + "\n")

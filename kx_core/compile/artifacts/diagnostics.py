@@ -193,12 +193,12 @@ def _root_cause(exc: BaseException) -> str:
 def _raised_in(tb: Any, user_file: str) -> str:
     """' (raised in lib/mod.py:103)' for an exception raised in another file than the
     user's (a library it calls), outside torch, triton and kx; else ''."""
-    from kx_core.compile.capturing.device.placeholders import LEDGER
+    from kx_core.compile.artifacts.file_kinds import inside_libraries_file
 
     last = None
     while tb is not None:
         name = tb.tb_frame.f_code.co_filename
-        if not LEDGER.inside_libraries_file(name):
+        if not inside_libraries_file(name):
             last = (name, tb.tb_lineno)
         tb = tb.tb_next
     if last is None or same_file(last[0], user_file):

@@ -49,7 +49,7 @@ from kx_core.compile.capturing.jit_objects import (
 )
 from kx_core.compile.capturing.languages import autotune_capture, direct_compiles
 from kx_core.compile.capturing.launch_hooks import TritonRuns
-from kx_core.compile.jobs import protocol
+from kx_core.compile.wire import protocol
 from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.languages import needing_extra
 from kx_core.records.results import (

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kx_core.compile.artifacts.kernel_record import jit_name, signature_of, source_location
-from kx_core.compile.jobs import protocol
+from kx_core.compile.wire import protocol
 from kx_core.records.results import AutotuneConfig, CompiledKernel, Diagnostic, Target
 
 

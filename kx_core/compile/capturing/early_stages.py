@@ -18,7 +18,7 @@ from dataclasses import replace
 from typing import Any
 
 from kx_core.compile.capturing import capture_state, checked_cache
-from kx_core.compile.jobs import protocol
+from kx_core.compile.wire import protocol
 from kx_core.records.backends import compiler_stages
 
 # the record's message (a stage tab without text: "// no PTX: add_kernel: compiling: ...")

@@ -10,7 +10,7 @@ import types
 from collections.abc import Callable
 
 from kx_core.compile.artifacts import diagnostics as diag
-from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source
+from kx_core.compile.wire.source_file import SourceDecodeError, decode_source
 from kx_core.records.results import Diagnostic
 
 

@@ -26,10 +26,11 @@ from kx_core.base import workers
 from kx_core.base.paths import worker_env
 from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
 from kx_core.compile.capturing.device.fake_smi import write_fake_smi
-from kx_core.compile.jobs import cache, memory_floor, protocol
-from kx_core.compile.jobs.protocol import parse_lines
+from kx_core.compile.jobs import cache, memory_floor
 from kx_core.compile.jobs.resolve import resolve_request
-from kx_core.compile.jobs.source_file import SourceDecodeError, decode_source, read_kernel_bytes
+from kx_core.compile.wire import protocol
+from kx_core.compile.wire.protocol import parse_lines
+from kx_core.compile.wire.source_file import SourceDecodeError, decode_source, read_kernel_bytes
 from kx_core.cpu.targets import CPP_SOURCES
 from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.build import Build, content_hash

@@ -18,7 +18,7 @@ import json
 import os
 import sys
 
-from kx_core.compile.jobs.protocol import MessageWriter
+from kx_core.compile.wire.protocol import MessageWriter
 from kx_core.model.resolved_request import ResolvedRequest
 
 

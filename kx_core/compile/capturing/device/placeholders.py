@@ -27,15 +27,14 @@ value-preserving ops (abs, max, sum, mean, view, to, any/all, ...; see `propagat
 from __future__ import annotations
 
 import dis
-import functools
-import os
 import sys
-import sysconfig
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
+from kx_core.compile.artifacts.file_kinds import inside_libraries_file, is_engine_file, real_path
 from kx_core.records.results import DataPlaceholder
+
+__all__ = ["is_engine_file", "real_path"]  # read from here by the capture's other modules
 
 TIME_PLACEHOLDER_MS = 1.0
 FILL = "_kx_fill"
@@ -43,31 +42,6 @@ FILL = "_kx_fill"
 
 class NeedsRealData(RuntimeError):
     """Raised where the file needs real results (a benchmark, a data comparison)."""
-
-
-def _skipped_dirs() -> tuple[str, ...]:
-    import torch
-    import triton
-
-    dirs = [os.path.dirname(m.__file__) for m in (torch, triton)]
-    dirs.append(sysconfig.get_paths()["stdlib"])
-    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs)
-
-
-@functools.lru_cache(maxsize=4096)
-def real_path(path: str) -> str:
-    """os.path.realpath, memoised: asked on every `.device` of a tensor."""
-    return os.path.realpath(path)
-
-
-def is_engine_file(path: str) -> bool:
-    """A file of kx's engine (not kx_core/data, where the shipped examples live)."""
-    real = real_path(path)
-    return real.startswith(_KX_DIR) and not real.startswith(_KX_DATA)
-
-
-_KX_DIR = os.path.join(os.path.realpath(Path(__file__).parents[3]), "")  # kx_core/
-_KX_DATA = os.path.join(_KX_DIR, "data", "")
 
 
 class Ledger:
@@ -78,7 +52,6 @@ class Ledger:
         self.first: DataPlaceholder | None = None
         self.uses: list[DataPlaceholder] = []
         self.on_use: Callable[[DataPlaceholder], None] | None = None
-        self._skip: tuple[str, ...] | None = None
         self._seen: set[tuple] = set()
 
     def user_frame(self) -> tuple[str | None, int | None]:
@@ -87,14 +60,10 @@ class Ledger:
         return (frame.f_code.co_filename, frame.f_lineno) if frame is not None else (None, None)
 
     def _user_frame_object(self) -> Any:
-        if self._skip is None:
-            self._skip = _skipped_dirs()
         frame = sys._getframe(1)
         while frame is not None:
-            name = frame.f_code.co_filename
-            if not name.startswith("<") and not real_path(name).startswith(self._skip):
-                if not is_engine_file(name):
-                    return frame
+            if not inside_libraries_file(frame.f_code.co_filename):
+                return frame
             frame = frame.f_back
         return None
 
@@ -104,9 +73,7 @@ class Ledger:
 
     def inside_libraries_file(self, name: str) -> bool:
         """Whether the file `name` is torch's, triton's, kx's or the standard library's."""
-        if self._skip is None:
-            self._skip = _skipped_dirs()
-        return name.startswith("<") or real_path(name).startswith(self._skip) or is_engine_file(name)
+        return inside_libraries_file(name)
 
     def use(self, what: str, value: Any, steers: bool = True) -> Any:
         """Record a read of data answered with `value`, and return it (or stop the file).

@@ -23,8 +23,8 @@ from kx_core.compile.capturing.capture_state import CompileFailure, uncompiled_r
 from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, pass_dumps
 from kx_core.compile.capturing.launch_hooks import TritonRuns
-from kx_core.compile.jobs import protocol
-from kx_core.compile.jobs.protocol import ListWriter
+from kx_core.compile.wire import protocol
+from kx_core.compile.wire.protocol import ListWriter
 from kx_core.records.results import AutotuneConfig, Diagnostic
 
 

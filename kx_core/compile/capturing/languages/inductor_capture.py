@@ -59,7 +59,7 @@ from kx_core.compile.capturing.languages import (
     inductor_origins,
     pad_mm_choice,
 )
-from kx_core.compile.jobs import protocol
+from kx_core.compile.wire import protocol
 from kx_core.records.results import Diagnostic, Target
 
 

@@ -1,0 +1,41 @@
+"""Which files a traceback or a frame belongs to: kx's engine, the libraries a capture
+looks past (torch, triton, the standard library), or the user's. Read where a compile's
+diagnostics are worded (artifacts.diagnostics) and by the capture device's placeholders,
+which place a read of data at the user's frame."""
+
+from __future__ import annotations
+
+import functools
+import os
+import sysconfig
+from pathlib import Path
+
+_KX_DIR = os.path.join(os.path.realpath(Path(__file__).parents[2]), "")  # kx_core/
+_KX_DATA = os.path.join(_KX_DIR, "data", "")
+
+
+@functools.lru_cache(maxsize=4096)
+def real_path(path: str) -> str:
+    """os.path.realpath, memoised: asked on every `.device` of a tensor."""
+    return os.path.realpath(path)
+
+
+def is_engine_file(path: str) -> bool:
+    """A file of kx's engine (not kx_core/data, where the shipped examples live)."""
+    real = real_path(path)
+    return real.startswith(_KX_DIR) and not real.startswith(_KX_DATA)
+
+
+@functools.cache
+def _library_dirs() -> tuple[str, ...]:
+    import torch
+    import triton
+
+    dirs = [os.path.dirname(m.__file__) for m in (torch, triton)]
+    dirs.append(sysconfig.get_paths()["stdlib"])
+    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs)
+
+
+def inside_libraries_file(name: str) -> bool:
+    """Whether the file `name` is torch's, triton's, kx's or the standard library's."""
+    return name.startswith("<") or real_path(name).startswith(_library_dirs()) or is_engine_file(name)
