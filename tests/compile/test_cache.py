@@ -75,3 +75,31 @@ def test_pruning_removes_the_oldest_until_80_percent_of_the_limit(tmp_path, monk
         str(p.relative_to(tmp_path / "cache" / "triton")) for p in (tmp_path / "cache" / "triton").glob("*/*")
     )
     assert left == ["file0/kernel1", "file0/kernel2", "file1/kernel1", "file1/kernel2"]
+
+
+def test_a_module_found_on_another_search_path_is_not_served_from_cache(tmp_path, monkeypatch):
+    """A run that stopped at "No module named 'kernels_lib'" depends on where imports are
+    searched; with the module's folder on PYTHONPATH the next run imports it and compiles,
+    instead of being served the failure (a corpus driver run first without its PYTHONPATH)."""
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "kernels_lib.py").write_text(
+        "import triton\nimport triton.language as tl\n\n\n@triton.jit\ndef copy_kernel(x, y, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    tl.store(y + o, tl.load(x + o, mask=o < n), mask=o < n)\n"
+    )
+    path = tmp_path / "driver.py"
+    path.write_text(
+        "import torch\nfrom kernels_lib import copy_kernel\n\n"
+        'x = torch.randn(1000, device="cuda")\ny = torch.empty_like(x)\n'
+        "copy_kernel[(1,)](x, y, x.numel(), BLOCK=1024)\n"
+    )
+    monkeypatch.setenv("KX_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    request = CompileRequest(str(path), target="cuda:90")
+    missing = compile_file(request)
+    assert not missing.kernels and any("kernels_lib" in d.message for d in missing.diagnostics)
+    monkeypatch.setenv("PYTHONPATH", str(lib))
+    found = compile_file(request)
+    assert not found.from_cache and [k.name for k in found.kernels] == ["copy_kernel"]
+    assert compile_file(request).from_cache  # the same search path: served again

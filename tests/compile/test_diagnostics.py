@@ -119,3 +119,53 @@ def test_a_suppressed_triton_rejection_names_the_kernel_the_code_and_tritons_mes
     cause = _cause(warning)
     assert cause.startswith(f"InductorError: CompilationError at {line}:{column} of triton_poi_fused_pow_0")
     assert "xindex // tl.full([], 2.0, tl.float64)" in cause and message in cause
+
+
+def test_a_module_written_for_a_newer_python_says_which_python(tmp_path):
+    """A library written for Python 3.12 (Fast-LLM's `def f[T](...)`, PEP 695; an f-string
+    reusing its quotes, PEP 701) imported under 3.11 fails with "expected '('", which says
+    nothing of why: the diagnostic names the grammar, the Python it needs and --python.
+    The oracle is the running interpreter: under 3.12 the same module imports and the file
+    compiles its kernel."""
+    import sys
+
+    from kx_core.compile import CompileRequest, compile_file
+
+    (tmp_path / "newer_lib.py").write_text(
+        "def first[T](items: list[T]) -> T:\n    return items[0]\n\n\n"
+        "def label(parts):\n    return f\"{'.'.join(parts)}\"\n"
+    )
+    path = tmp_path / "uses_newer.py"
+    path.write_text(
+        "import torch\nimport triton\nimport triton.language as tl\n\nfrom newer_lib import first\n\n\n"
+        "@triton.jit\ndef fill_kernel(y, v, BLOCK: tl.constexpr):\n"
+        "    tl.store(y + tl.arange(0, BLOCK), tl.full((BLOCK,), v, tl.float32))\n\n\n"
+        'y = torch.empty(128, device="cuda")\nfill_kernel[(1,)](y, first([2.0]), BLOCK=128)\n'
+    )
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    try:
+        compile("def first[T](items): pass", "probe", "exec")
+        newer = True
+    except SyntaxError:
+        newer = False
+    if newer:
+        assert [k.name for k in r.kernels] == ["fill_kernel"] and r.exit_status == 0
+        return
+    (d,) = [d for d in r.diagnostics if d.kind == "runtime"]
+    need = "type parameters (PEP 695), Python 3.12 grammar"
+    assert need in d.message and f"this is Python {sys.version_info[0]}.{sys.version_info[1]}" in d.message
+    assert "--python" in d.message and d.line == 5
+
+
+def test_the_newer_grammar_patterns_know_their_examples():
+    """Each pattern of newer grammar matches its own example line and not the older spelling."""
+    from kx_core.compile.artifacts.diagnostics import _NEWER_GRAMMAR
+
+    examples = {
+        "type parameters (PEP 695)": ("def wrap[OutputType](fn):", "def wrap(fn):"),
+        "a type alias statement (PEP 695)": ("type Vector = list[float]", "Vector = list[float]"),
+        "an f-string that reuses its quotes (PEP 701)": ('x = f"{".".join(p)}"', "x = f\"{'.'.join(p)}\""),
+    }
+    for _, what, pattern in _NEWER_GRAMMAR:
+        newer, older = examples[what]
+        assert pattern.search(newer) and not pattern.search(older), what

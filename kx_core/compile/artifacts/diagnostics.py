@@ -8,6 +8,7 @@ worker. Nothing here imports triton or torch at module level.
 from __future__ import annotations
 
 import re
+import sys
 import traceback
 from collections.abc import Iterable
 from types import TracebackType
@@ -146,7 +147,40 @@ def _last_line(text: str) -> str:
 
 
 def syntax_diagnostic(exc: SyntaxError, file: str) -> Diagnostic:
-    return Diagnostic("syntax", f"SyntaxError: {exc.msg}", exc.filename or file, exc.lineno, exc.offset)
+    message = f"SyntaxError: {exc.msg}{newer_python_hint(exc)}"
+    return Diagnostic("syntax", message, exc.filename or file, exc.lineno, exc.offset)
+
+
+# Grammar newer than the Python that ran the file, by the line the parser stopped at:
+# (first Python, what, pattern). Examples: "def wrap[OutputType, ContextType](" (PEP 695),
+# "class Registry[KeyType, ValueType]:", "type Vector = list[float]", and an f-string
+# reusing its own quotes, 'f"{".".join(prefix)}"' (PEP 701)
+_NEWER_GRAMMAR = (
+    ((3, 12), "type parameters (PEP 695)", re.compile(r"^\s*(?:async\s+)?(?:def|class)\s+\w+\s*\[")),
+    ((3, 12), "a type alias statement (PEP 695)", re.compile(r"^\s*type\s+\w+\s*(?:\[.*\])?\s*=")),
+    (
+        (3, 12),
+        "an f-string that reuses its quotes (PEP 701)",
+        re.compile(r"""\bf(["'])[^"'\n]*\{[^}\n]*\1"""),
+    ),
+)
+
+
+def newer_python_hint(exc: SyntaxError) -> str:
+    """' (the line uses type parameters (PEP 695), Python 3.12 grammar; this is Python
+    3.11: run kx with --python PATH of a 3.12 interpreter)' where the line a SyntaxError
+    names is grammar of a newer Python than the one running (Fast-LLM is written for 3.12:
+    the error alone, "expected '('", says nothing of why); else ''."""
+    line = exc.text or ""
+    for first, what, pattern in _NEWER_GRAMMAR:
+        if sys.version_info[:2] < first and pattern.search(line):
+            need = ".".join(map(str, first))
+            have = ".".join(map(str, sys.version_info[:2]))
+            return (
+                f" (the line uses {what}, Python {need} grammar; this is Python {have}: run "
+                f"kx with --python PATH of a {need} interpreter)"
+            )
+    return ""
 
 
 def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> Diagnostic:
@@ -157,6 +191,8 @@ def runtime_diagnostic(exc: BaseException, user_file: str, prefix: str = "") -> 
     text = _ANSI_RE.sub("", str(exc))
     message = next((line.strip() for line in text.splitlines() if line.strip()), "")
     first = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    if isinstance(exc, SyntaxError):  # a module the file imports
+        first += newer_python_hint(exc)
     raised = _raised_in(exc.__traceback__, user_file)
     cause = _root_cause(exc)
     return Diagnostic(

@@ -4,7 +4,8 @@ Key: the file's path and content, the resolved target, every option of the reque
 interpreter included), that interpreter's Triton version and kx's engine sources. An
 entry also records every module the run imported from outside the standard library,
 site-packages and kx, every file it opened for reading (capturing/device/reads.py), with their
-hashes, the values of the environment variables it looked up, the names in the folders it
+hashes, the values of the environment variables it looked up and of those that say where
+imports are searched (PYTHONPATH), the names in the folders it
 listed, and the whole environment where it read all of it (`dict(os.environ)`): a change
 to any of them makes the entry stale. A result whose run started a process (its reads
 unseen: an `uncached` diagnostic) is not stored. An entry is served only when its digest and its types check. Entries are pruned oldest first past
@@ -74,6 +75,11 @@ def cache_key(source: bytes, resolved: ResolvedRequest) -> str:
     h.update(json.dumps(options, sort_keys=True).encode())
     return h.hexdigest()
 
+
+# Where the run's imports are searched: a module the run imported is checked by its hash,
+# but one it did not find (or found elsewhere first) only by the search path (a run stopped
+# by "No module named 'fast_llm'" was served again with the folder on PYTHONPATH)
+IMPORT_PATH_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE")
 
 # The most the results folder may hold, in bytes; past it the oldest entries go.
 MAX_BYTES = 512 * 1024 * 1024
@@ -172,7 +178,7 @@ def store(
         "result": result_json,
         "digest": _digest(result_json),
         "sources": {p: file_hash(p) for p in sources},
-        "env": {name: os.environ.get(name) for name in env},
+        "env": {name: os.environ.get(name) for name in (*env, *IMPORT_PATH_ENV)},
         "folders": {p: folder_hash(p) for p in folders},
     }
     if whole_env:
