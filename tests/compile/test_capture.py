@@ -153,3 +153,26 @@ def test_direct_mode_signature_mismatch_is_a_diagnostic(capture):
     r = capture("no_launch.py", kernel="axpy_kernel", signature="*fp32,i32")
     (d,) = r.diagnostics
     assert d.kind == "argument" and "4 non-constexpr parameters" in d.message and r.exit_status == 2
+
+
+def test_tritons_own_modules_are_not_kernels_the_file_imports(monkeypatch):
+    """Where Triton is a source build or on PYTHONPATH (outside site-packages), its own
+    modules were taken for the user's: every combine function of triton.language.standard
+    was said as "a kernel the file imports, never launched". Torch's and Triton's folders
+    are the libraries', wherever they are installed."""
+    import types
+
+    import triton.language.standard as standard
+
+    from kx_core.compile.capturing import capture, capture_state
+
+    user = types.ModuleType("kx_test_user_kernels")
+    user.__file__ = "/tmp/kx_test_user_kernels.py"
+    monkeypatch.setattr(capture_state, "STATE", types.SimpleNamespace(user_file="/tmp/kx_test_driver.py"))
+    monkeypatch.setattr(
+        capture,
+        "user_modules_by_file",
+        lambda path: {standard.__file__: standard, user.__file__: user},
+    )
+    found = capture._imported_kernels({})
+    assert "_sum_combine" in vars(standard) and not set(found) & set(vars(standard))

@@ -22,6 +22,7 @@ from typing import Any
 
 from kx_core.base.textfile import text_or_empty
 from kx_core.compile.artifacts import diagnostics as diag
+from kx_core.compile.artifacts.file_kinds import inside_libraries_file
 from kx_core.compile.artifacts.kernel_record import (
     describe_launch,
     jit_name,
@@ -270,6 +271,11 @@ def _imported_kernels(namespace: dict) -> dict[str, tuple[Any, Any]]:
             ):
                 found.setdefault(jit_name(fn), (value, fn))
     for path, module in user_modules_by_file(capture_state.STATE.user_file).items():
+        if inside_libraries_file(path):
+            # triton's and torch's own modules (a source build or a PYTHONPATH install is
+            # outside site-packages): tl.standard's combine functions are no kernel of
+            # the file's. (The cache still hashes them: an edit to a source build counts.)
+            continue
         for name, pair in kernel_objects(vars(module), path).items():
             found.setdefault(name, pair)
     return found
