@@ -18,6 +18,7 @@ compiles are compared on those too.
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -99,6 +100,20 @@ def _stripped(result: CompileResult) -> CompileResult:
     return replace(result, kernels=kernels, output=result.output[-4000:])
 
 
+def _read_compact(path: str) -> dict:
+    """A --compact file: JSON, gzipped where its name ends in .gz."""
+    raw = Path(path).read_bytes()
+    return json.loads(gzip.decompress(raw) if path.endswith(".gz") else raw)
+
+
+def _write_compact(path: str, rows: dict) -> None:
+    """Write a --compact file; gzipped where its name ends in .gz (a corpus's first run is
+    7-8 MB of repetitive JSON, about a tenth of it gzipped: the repo travels to the GPU
+    machine within 64 MiB)."""
+    text = json.dumps(rows, indent=0).encode()
+    Path(path).write_bytes(gzip.compress(text, mtime=0) if path.endswith(".gz") else text)
+
+
 def _board(name: str) -> str:
     """kx's name of the GPU a real run had ("NVIDIA H100 80GB HBM3" -> "h100"); h200 where
     the run names none kx knows."""
@@ -141,7 +156,7 @@ def main() -> int:
     )
     args = ap.parse_args()
     manifest = json.loads(Path(args.manifest).read_text())
-    compact_in = json.loads(Path(args.compact_in).read_text()) if args.compact_in else {}
+    compact_in = _read_compact(args.compact_in) if args.compact_in else {}
     compact_out: dict[str, dict] = {}
     ground = {} if args.no_ground else json.loads(Path(args.ground).read_text())
     only = {x for x in args.only.split(",") if x}
@@ -168,7 +183,7 @@ def main() -> int:
                 saved.write_text(json.dumps({"seconds": seconds, "result": result.to_json()}))
         if args.compact:
             compact_out[e["id"]] = {"seconds": seconds, "result": _stripped(result).to_json()}
-            Path(args.compact).write_text(json.dumps(compact_out, indent=0))
+            _write_compact(args.compact, compact_out)
         if args.no_ground:
             print(
                 json.dumps({"id": e["id"], "exit": result.exit_status, "seconds": round(seconds, 1)}),
