@@ -787,3 +787,24 @@ def test_a_python_tensor_method_in_compiled_code_keeps_one_graph():
     torch._dynamo.reset()
     explained = torch._dynamo.explain(namespace["Stack"]())(torch.randn(2, 16, 16, 32))
     assert explained.graph_count == 1 and explained.graph_break_count == 0
+
+
+def test_bincount_counts_presumed_sum_to_the_tokens_a_router_splits():
+    """`torch.bincount(ids, minlength=E).tolist()` of ids a capture does not have: kx presumed
+    E bins of 3 each, and `split(counts)` of the 8,192 routed tokens raised (tritonbench's
+    grouped GEMM of corpus 11). The presumed counts now keep every bincount's own invariant
+    (without weights they sum to the input's length), spread evenly, said as guessed; the
+    file runs on to its per-expert launches. The oracle: PyTorch's bincount on the CPU of
+    ids in range sums to their number, whatever they are."""
+    import torch
+
+    path = HOST_READS / "moe_split_by_bincount.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
+    assert r.exit_status == 5  # the launches follow guessed counts: said
+    launches = [k for k in r.kernels if k.name == "scale_rows_kernel"]
+    assert launches and all(k.after_placeholder for k in launches)
+    (said,) = [d for d in r.diagnostics if ".tolist() of sampled or guessed data" in d.message]
+    presumed = json.loads(said.message.split("kx answered ", 1)[1].split(" and went on", 1)[0])
+    ids = torch.randint(0, 8, (4096 * 2,))
+    assert sum(presumed) == torch.bincount(ids, minlength=8).sum().item() == 8192 and len(presumed) == 8

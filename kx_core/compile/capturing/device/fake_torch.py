@@ -359,6 +359,9 @@ class _MetaRules:
             computed = out is not None
             if out is None:  # unknown data: a presumed size, said as a placeholder
                 out = placeholders.data_shaped(name, args, kwargs, known_values.mask_indices)
+                presumed = placeholders.presumed_counts(name, args, kwargs, out)
+                if presumed is not None:  # guessed, not exact: each read of it is said
+                    known_values.adopt(torch, out, presumed, exact=False)
             if out is None:
                 raise e from None
         if name == "scaled_dot_product_attention":
@@ -661,9 +664,14 @@ def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, ex
         )
         if type(result) is float:
             return LEDGER.guessed_float(what, result)
+        short_list = (
+            isinstance(result, list)
+            and len(result) <= 16
+            and all(isinstance(v, (bool, int, float)) for v in result)
+        )
         shown = (
             result
-            if isinstance(result, (bool, int, float, str))
+            if isinstance(result, (bool, int, float, str)) or short_list
             else f"kx's own sample ({type(result).__name__})"
         )
         LEDGER.use(what, shown)

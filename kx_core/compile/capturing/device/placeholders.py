@@ -409,7 +409,11 @@ def data_shaped(
         weights = kwargs.get("weights", args[1] if len(args) > 1 else None)
         if minlength <= 0:
             return None
-        bins = LEDGER.use("torch.bincount of data a capture does not have (bins = minlength)", int(minlength))
+        bins = LEDGER.use(
+            "torch.bincount of data a capture does not have (bins = minlength; counts spread "
+            "evenly, summing to the input's length)",
+            int(minlength),
+        )
         dtype = torch.int64 if weights is None else torch.promote_types(weights.dtype, torch.float64)
         return torch.empty((bins,), dtype=dtype, device=meta)
     if name in ("nonzero", "argwhere") and not kwargs.get("as_tuple", False):
@@ -431,6 +435,26 @@ def data_shaped(
     if name == "__getitem__" and len(args) > 1:
         return _mask_indexed(torch, x, args[1], mask_indices)
     return None
+
+
+def presumed_counts(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
+    """The values presumed for `out`, data_shaped's placeholder of `torch.bincount(x,
+    minlength=E)` without weights: counts that sum to x's length, as every such bincount's
+    do (a MoE router then splits its tokens by them: `x.split(counts.tolist())` raised
+    "split_with_sizes expects split_sizes to sum exactly to 8192" with a count of 3 a bin),
+    spread evenly over the bins; None for another op or with weights. A CPU tensor, to keep
+    as a guessed (not exact) value: its reads are said."""
+    import torch
+
+    weights = kwargs.get("weights", args[1] if len(args) > 1 else None)
+    if name != "bincount" or weights is not None or not isinstance(out, torch.Tensor):
+        return None
+    bins, n = out.numel(), args[0].numel()
+    if bins == 0:
+        return None
+    counts = torch.full((bins,), n // bins, dtype=out.dtype, device="cpu")  # (the default is meta)
+    counts[: n % bins] += 1
+    return counts
 
 
 def _unique_presumed(torch: Any, name: str, x: Any, args: tuple, kwargs: dict) -> Any:
