@@ -808,3 +808,24 @@ def test_bincount_counts_presumed_sum_to_the_tokens_a_router_splits():
     presumed = json.loads(said.message.split("kx answered ", 1)[1].split(" and went on", 1)[0])
     ids = torch.randint(0, 8, (4096 * 2,))
     assert sum(presumed) == torch.bincount(ids, minlength=8).sum().item() == 8192 and len(presumed) == 8
+
+
+def test_a_jagged_nested_tensors_own_reads_of_its_offsets_are_known(tmp_path):
+    """`x.unbind()` of a jagged NestedTensor splits its values by `offsets.diff().tolist()` in
+    the nested tensor's own __torch_dispatch__, which ran below the capture's mode, on plain
+    meta tensors: "Cannot copy out of meta tensor; no data!" (corpus 11's tritonbench jagged
+    softmax). The oracle: the same file run by PyTorch on the CPU prints the same parts and
+    the same longest sequence, and the kernel is compiled for the block that length sizes."""
+    path = HOST_READS / "jagged_rows_by_offsets.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    text = path.read_text().replace('DEVICE = "cuda"', 'DEVICE = "cpu"').split("\nout = torch.empty", 1)[0]
+    (tmp_path / "on_cpu.py").write_text(text)  # (a @triton.jit needs its source in a file)
+    cpu = subprocess.run(
+        [sys.executable, str(tmp_path / "on_cpu.py")], capture_output=True, text=True, timeout=120, check=True
+    )
+    (line,) = [t for t in cpu.stdout.splitlines() if t.startswith("parts")]
+    assert line in r.output
+    longest = int(line.rsplit(" ", 1)[1])
+    (k,) = [k for k in r.kernels if k.name == "row_sums_kernel"]
+    assert k.status == "compiled" and k.launch.constexprs["MAX_SEQLEN"] == 1 << (longest - 1).bit_length()

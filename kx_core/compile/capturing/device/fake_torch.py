@@ -103,6 +103,9 @@ def install(report: DeviceReport) -> list[Any]:
 
     _never_a_dynamo_frame(torch, MetaDeviceMode.__torch_function__)
     _patch_data_ptr(torch)
+    from kx_core.compile.capturing.import_hooks import after_import
+
+    after_import("torch.nested._internal.nested_tensor", _nested_tensors_on_the_capture_device)
     _data_loader_paths(torch, rules.meta)
     fake_cuda.install(report)
     torch.testing.assert_close = _assert_close
@@ -676,6 +679,33 @@ def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, ex
         )
         LEDGER.use(what, shown)
     return result
+
+
+def _nested_tensors_on_the_capture_device(module: Any) -> None:
+    """A jagged NestedTensor's ops are Python (torch/nested/_internal/ops.py), run from its
+    __torch_dispatch__ inside the capture mode's handler, where the mode is off: its
+    offsets, lengths and the reads it makes of them (`unbind` splits the values by
+    `offsets.diff().tolist()`) were plain meta tensors there, without the known values a
+    real run's offsets have ("Cannot copy out of meta tensor; no data!", corpus 11's
+    tritonbench jagged softmax). Run with the mode on, as a library's GPU implementation is
+    (languages/torch_library.py): what they compute and read is the capture device's."""
+    import torch
+
+    nested = getattr(module, "NestedTensor", None)
+    dispatch = getattr(nested, "__torch_dispatch__", None)
+    if dispatch is None or getattr(dispatch, "kx_capture_mode", False):
+        return
+    original = dispatch.__func__
+
+    def __torch_dispatch__(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
+        mode = CAPTURE_MODE
+        if mode is not None and torch._C._len_torch_function_stack() == 0:
+            with mode:
+                return original(cls, func, types, args, kwargs)
+        return original(cls, func, types, args, kwargs)
+
+    __torch_dispatch__.kx_capture_mode = True
+    nested.__torch_dispatch__ = classmethod(__torch_dispatch__)
 
 
 def _patch_data_ptr(torch: Any) -> None:

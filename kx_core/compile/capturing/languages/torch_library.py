@@ -132,7 +132,15 @@ def _patch_library_impl(torch: Any) -> None:
             try:
                 # (torch registers Python meta kernels for many aten ops itself: override)
                 meta_kwargs = {**kwargs, **override}
-                return original(self, op_name, _with_mode(fn), _GPU_TO_META_KEYS[key], *args, **meta_kwargs)
+                out = original(self, op_name, _with_mode(fn), _GPU_TO_META_KEYS[key], *args, **meta_kwargs)
+                # forgotten by torch.library's Python-side registry, as kx's other Meta
+                # kernels are: the library may still register its own (torch's jagged
+                # NestedTensor registers `_nested_get_jagged_dummy` for CUDA then Meta,
+                # which torch 2.11 refused: "already a kernel registered from python")
+                getattr(torch.library, "_impls", set()).discard(
+                    f"{self.ns}/{_registry_name(op_name)}/{_GPU_TO_META_KEYS[key]}"
+                )
+                return out
             except RuntimeError:
                 # torch refuses some meta registrations (an op without a default
                 # overload, or a composite one): keep the GPU registration for those
@@ -164,6 +172,16 @@ def _patch_library_impl(torch: Any) -> None:
         return out
 
     torch.library.Library.impl = impl
+
+
+def _registry_name(op_name: Any) -> str:
+    """The op's name as torch.library's Python-side registry keys it ("div.Tensor", or an
+    OpOverload's schema name and overload, ".default" included), without its namespace."""
+    schema = getattr(op_name, "_schema", None)
+    if schema is None:
+        return str(op_name).split("::")[-1]
+    name = schema.name + (f".{schema.overload_name}" if schema.overload_name else "")
+    return name.split("::")[-1]
 
 
 def _prefers_gpu_impl(name: str, meta_fn: Callable[..., Any]) -> Callable[..., Any]:
