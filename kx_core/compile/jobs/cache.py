@@ -4,10 +4,10 @@ Key: the file's path and content, the resolved target, every option of the reque
 interpreter included), that interpreter's Triton version and kx's engine sources. An
 entry also records every module the run imported from outside the standard library,
 site-packages and kx, every file it opened for reading (capturing/device/reads.py), with their
-hashes, the values of the environment variables it looked up and of those that say where
-imports are searched (PYTHONPATH), the names in the folders it
+hashes, the values of the environment variables it looked up, the names in the folders it
 listed, and the whole environment where it read all of it (`dict(os.environ)`): a change
-to any of them makes the entry stale. A result whose run started a process (its reads
+to any of them makes the entry stale. A run stopped by an import it could not satisfy
+(ModuleNotFoundError) is not stored. A result whose run started a process (its reads
 unseen: an `uncached` diagnostic) is not stored. An entry is served only when its digest and its types check. Entries are pruned oldest first past
 MAX_BYTES. A cache folder kx cannot use means compiling without it (CacheUnusable says
 why once), never a failed compile.
@@ -21,9 +21,11 @@ import hashlib
 import importlib.metadata
 import json
 import os
+import re
 import shutil
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from kx_core.base.jsonable import check_json
 from kx_core.base.paths import cache_dir
@@ -33,6 +35,18 @@ from kx_core.records.results import CompileResult
 
 # Results whose outcome depends on the machine's load rather than the input.
 _UNCACHEABLE_KINDS = ("timeout", "crash", "uncached")
+
+
+# A module the run imported is checked by its hash; one it could not find is not on any
+# list, so a run stopped there was served again after the module's folder was put on
+# PYTHONPATH. Example message: "ModuleNotFoundError: No module named 'fast_llm'"
+_IMPORT_STOP_RE = re.compile(r"^(ModuleNotFoundError|ImportError): ")
+
+
+def _stopped_by_an_import(d: Any) -> bool:
+    """A run stopped by an import its environment could not satisfy: not stored (it fails
+    fast, and the environment is what will change)."""
+    return d.kind == "runtime" and _IMPORT_STOP_RE.match(d.message) is not None
 
 
 def triton_version() -> str:
@@ -75,11 +89,6 @@ def cache_key(source: bytes, resolved: ResolvedRequest) -> str:
     h.update(json.dumps(options, sort_keys=True).encode())
     return h.hexdigest()
 
-
-# Where the run's imports are searched: a module the run imported is checked by its hash,
-# but one it did not find (or found elsewhere first) only by the search path (a run stopped
-# by "No module named 'fast_llm'" was served again with the folder on PYTHONPATH)
-IMPORT_PATH_ENV = ("PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE", "PYTHONNOUSERSITE")
 
 # The most the results folder may hold, in bytes; past it the oldest entries go.
 MAX_BYTES = 512 * 1024 * 1024
@@ -170,7 +179,7 @@ def store(
     the listings of the folders it listed and, where it read the whole environment, that;
     unless it holds a timeout, a crash or a started process. Raises CacheUnusable when
     the folder cannot take it."""
-    if any(d.kind in _UNCACHEABLE_KINDS for d in result.diagnostics):
+    if any(d.kind in _UNCACHEABLE_KINDS or _stopped_by_an_import(d) for d in result.diagnostics):
         return
     path = _path(key)
     result_json = result.to_json()
@@ -178,7 +187,7 @@ def store(
         "result": result_json,
         "digest": _digest(result_json),
         "sources": {p: file_hash(p) for p in sources},
-        "env": {name: os.environ.get(name) for name in (*env, *IMPORT_PATH_ENV)},
+        "env": {name: os.environ.get(name) for name in env},
         "folders": {p: folder_hash(p) for p in folders},
     }
     if whole_env:
