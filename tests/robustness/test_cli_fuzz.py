@@ -142,6 +142,9 @@ def test_interrupt_is_a_message():
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        # Ctrl-C as a terminal delivers it: a suite started in the background (`nohup ... &`)
+        # hands its children SIGINT ignored, and Python then never raises KeyboardInterrupt
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     time.sleep(4)
     p.send_signal(signal.SIGINT)
