@@ -141,3 +141,24 @@ def test_an_unwritable_cache_turns_itself_off_and_says_so(tmp_path, read_only):
         # no temporary file per try: the filler is the only file in the cache folder
         left = files.split()
         assert left == [str(tmp_path / "cache" / "filler")], left
+
+
+def test_torch_and_triton_files_are_never_the_users_wherever_installed():
+    """A file of torch's or triton's own folder is not the user's, whether or not it lies
+    under site-packages (a source build, a PYTHONPATH install): Triton's own `ptxas
+    --version` was said as the file starting a process, so no result was ever cached there.
+    The folders are found from the imported modules, without importing anything."""
+    import os
+
+    import torch
+    import triton
+
+    from kx_core.compile.artifacts.file_kinds import loaded_library_dirs
+    from kx_core.compile.capturing.device import reads
+
+    dirs = loaded_library_dirs()
+    for module in (torch, triton):
+        folder = os.path.join(os.path.realpath(os.path.dirname(module.__file__)), "")
+        assert folder in dirs
+        assert not reads._users(os.path.join(folder, "backends", "compiler.py"))
+    assert reads._users(os.path.join(os.path.dirname(os.path.abspath(__file__)), "a_users_file.py"))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import sysconfig
 from pathlib import Path
 
@@ -34,6 +35,24 @@ def _library_dirs() -> tuple[str, ...]:
     dirs = [os.path.dirname(m.__file__) for m in (torch, triton)]
     dirs.append(sysconfig.get_paths()["stdlib"])
     return tuple(os.path.join(os.path.realpath(d), "") for d in dirs)
+
+
+_LOADED: tuple[str, ...] = ()
+
+
+def loaded_library_dirs() -> tuple[str, ...]:
+    """The folders of torch and triton, of those already imported, found without importing
+    either (safe inside an audit hook that runs while torch itself is importing)."""
+    global _LOADED
+    if len(_LOADED) == 2:
+        return _LOADED
+    found = []
+    for name in ("torch", "triton"):
+        file = getattr(sys.modules.get(name), "__file__", None)
+        if isinstance(file, str):
+            found.append(os.path.join(os.path.realpath(os.path.dirname(file)), ""))
+    _LOADED = tuple(found)
+    return _LOADED
 
 
 def inside_libraries_file(name: str) -> bool:

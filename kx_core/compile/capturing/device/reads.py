@@ -31,6 +31,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
+from kx_core.compile.artifacts.file_kinds import loaded_library_dirs
 from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
 from kx_core.records.languages import PLUGINS_ENV
 from kx_core.records.results import Diagnostic
@@ -178,10 +179,15 @@ def _mark_whole_env() -> None:
 
 
 def _users(filename: str) -> bool:
-    """A file of the user's: not Python's, site-packages' or kx's engine's."""
+    """A file of the user's: not Python's, site-packages', kx's engine's, nor torch's or
+    triton's wherever they are installed (a source build or a PYTHONPATH install is outside
+    site-packages: Triton's own `ptxas --version` was said as the file starting a process,
+    and no result of such a setup was ever cached)."""
     if filename.startswith("<") or "site-packages" in filename:
         return False
-    return not filename.startswith(_STDLIB) and not is_engine_file(filename)
+    if filename.startswith(_STDLIB) or is_engine_file(filename):
+        return False
+    return not real_path(filename).startswith(loaded_library_dirs())
 
 
 _STDLIB = tuple(
@@ -249,7 +255,12 @@ def stop() -> Reads:
     skip = tuple(os.path.join(real_path(p), "") for p in _system_folders())
 
     def users(real: str) -> bool:
-        return not (real.startswith(skip) or "site-packages" in real or is_engine_file(real))
+        return not (
+            real.startswith(skip)
+            or "site-packages" in real
+            or is_engine_file(real)
+            or real.startswith(loaded_library_dirs())
+        )
 
     files = {real for p in _opened - _written if os.path.isfile(real := real_path(p)) and users(real)}
     folders = {real for p in _listed if os.path.isdir(real := real_path(p)) and users(os.path.join(real, ""))}
