@@ -27,22 +27,14 @@ def is_engine_file(path: str) -> bool:
     return real.startswith(_KX_DIR) and not real.startswith(_KX_DATA)
 
 
-@functools.cache
-def _library_dirs() -> tuple[str, ...]:
-    import torch
-    import triton
-
-    dirs = [os.path.dirname(m.__file__) for m in (torch, triton)]
-    dirs.append(sysconfig.get_paths()["stdlib"])
-    return tuple(os.path.join(os.path.realpath(d), "") for d in dirs)
-
-
+_STDLIB = os.path.join(os.path.realpath(sysconfig.get_paths()["stdlib"]), "")
 _LOADED: tuple[str, ...] = ()
 
 
 def loaded_library_dirs() -> tuple[str, ...]:
     """The folders of torch and triton, of those already imported, found without importing
-    either (safe inside an audit hook that runs while torch itself is importing)."""
+    either (safe inside an audit hook that runs while torch itself is importing; a file of
+    one not imported yet is in no traceback or frame). Kept once both are found."""
     global _LOADED
     if len(_LOADED) == 2:
         return _LOADED
@@ -50,11 +42,14 @@ def loaded_library_dirs() -> tuple[str, ...]:
     for name in ("torch", "triton"):
         file = getattr(sys.modules.get(name), "__file__", None)
         if isinstance(file, str):
-            found.append(os.path.join(os.path.realpath(os.path.dirname(file)), ""))
+            found.append(os.path.join(real_path(os.path.dirname(file)), ""))
     _LOADED = tuple(found)
     return _LOADED
 
 
 def inside_libraries_file(name: str) -> bool:
     """Whether the file `name` is torch's, triton's, kx's or the standard library's."""
-    return name.startswith("<") or real_path(name).startswith(_library_dirs()) or is_engine_file(name)
+    if name.startswith("<") or is_engine_file(name):
+        return True
+    real = real_path(name)
+    return real.startswith(_STDLIB) or real.startswith(loaded_library_dirs())

@@ -492,7 +492,7 @@ def user_modules_by_file(path: str) -> dict[str, Any]:
     module's path again, took seconds after a torch import (thousands of modules)."""
     import sysconfig
 
-    from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
+    from kx_core.compile.artifacts.file_kinds import is_engine_file, real_path
 
     paths = sysconfig.get_paths()
     skip = (
@@ -524,7 +524,7 @@ def _generated_module_dirs() -> tuple[str, ...]:
     benchmark modules, under its cache folder): not the user's, though outside
     site-packages (flex_attention's template module's `load_checked_block` was reported
     as a kernel the file imports and never launched)."""
-    from kx_core.compile.capturing.device.placeholders import real_path
+    from kx_core.compile.artifacts.file_kinds import real_path
 
     utils = sys.modules.get("torch._inductor.runtime.cache_dir_utils")
     if utils is None:  # Inductor never loaded: nothing generated

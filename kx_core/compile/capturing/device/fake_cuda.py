@@ -237,7 +237,8 @@ def _fake_generators(torch: Any, report: DeviceReport) -> None:
             placeholder."""
             if self._unknown is None:
                 return
-            from kx_core.compile.capturing.device.placeholders import LEDGER, is_engine_file
+            from kx_core.compile.artifacts.file_kinds import is_engine_file
+            from kx_core.compile.capturing.device.placeholders import LEDGER
 
             frame = sys._getframe(1)
             while frame is not None and is_engine_file(frame.f_code.co_filename):

@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
+from kx_core.compile.artifacts import file_kinds
 from kx_core.compile.capturing.device import (
     autocast_rules,
     deferred_dynamo,
@@ -115,7 +117,7 @@ def install(report: DeviceReport) -> list[Any]:
     device_mode = MetaDeviceMode()
     device_mode.__enter__()
     CAPTURE_MODE = device_mode
-    _mode_in_backward(device_mode)
+    _mode_in_backward()
     return [device_mode]
 
 
@@ -190,7 +192,7 @@ class _MetaRules:
         meta kernels and kx's engine; the file, its libraries and the rest of torch see
         the GPU."""
         name = frame.f_code.co_filename
-        return placeholders.real_path(name).startswith(self.meta_code) or placeholders.is_engine_file(name)
+        return file_kinds.real_path(name).startswith(self.meta_code) or file_kinds.is_engine_file(name)
 
     def call(self, func: Any, args: tuple, kwargs: dict) -> Any:
         torch = self.torch
@@ -681,6 +683,18 @@ def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, ex
     return result
 
 
+def with_capture_mode(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
+    """`fn(*args, **kwargs)` with the capture's torch function mode on, where it is off: the
+    dispatcher calls an op's kernel inside the mode's handler, and Python that kernel runs
+    (a library's GPU implementation, a NestedTensor's ops) must run on the capture device."""
+    import torch
+
+    if CAPTURE_MODE is not None and torch._C._len_torch_function_stack() == 0:
+        with CAPTURE_MODE:
+            return fn(*args, **kwargs)
+    return fn(*args, **kwargs)
+
+
 def _nested_tensors_on_the_capture_device(module: Any) -> None:
     """A jagged NestedTensor's ops are Python (torch/nested/_internal/ops.py), run from its
     __torch_dispatch__ inside the capture mode's handler, where the mode is off: its
@@ -689,7 +703,6 @@ def _nested_tensors_on_the_capture_device(module: Any) -> None:
     real run's offsets have ("Cannot copy out of meta tensor; no data!", corpus 11's
     tritonbench jagged softmax). Run with the mode on, as a library's GPU implementation is
     (languages/torch_library.py): what they compute and read is the capture device's."""
-    import torch
 
     nested = getattr(module, "NestedTensor", None)
     dispatch = getattr(nested, "__torch_dispatch__", None)
@@ -698,11 +711,7 @@ def _nested_tensors_on_the_capture_device(module: Any) -> None:
     original = dispatch.__func__
 
     def __torch_dispatch__(cls: Any, func: Any, types: Any, args: Any = (), kwargs: Any = None) -> Any:
-        mode = CAPTURE_MODE
-        if mode is not None and torch._C._len_torch_function_stack() == 0:
-            with mode:
-                return original(cls, func, types, args, kwargs)
-        return original(cls, func, types, args, kwargs)
+        return with_capture_mode(original, (cls, func, types, args, kwargs), {})
 
     __torch_dispatch__.kx_capture_mode = True
     nested.__torch_dispatch__ = classmethod(__torch_dispatch__)
@@ -753,22 +762,18 @@ def _assert_close(*args: Any, **kwargs: Any) -> None:
     LEDGER.use("torch.testing.assert_close", "passed", steers=False)
 
 
-def _mode_in_backward(mode: Any) -> None:
+def _mode_in_backward() -> None:
     """Keep the mode on inside custom autograd backward functions. `loss.backward()` goes
     through the mode's handler, and a mode is off while its handler runs, so without this
     a Function's backward would allocate on the real GPU and read meta data unguarded.
     The engine enters a Function's backward by `apply`, or by `apply_boxed` where the
     Function takes its gradients boxed (`boxed_grads_call`: torch.compile's compiled
     backward in newer torch): both keep the mode."""
-    import torch
     from torch.autograd import function as autograd_function
 
     def with_mode(original: Any) -> Any:
         def apply(self: Any, *args: Any) -> Any:
-            if torch._C._len_torch_function_stack() == 0:
-                with mode:
-                    return original(self, *args)
-            return original(self, *args)
+            return with_capture_mode(original, (self, *args), {})
 
         return apply
 

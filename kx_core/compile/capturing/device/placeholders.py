@@ -31,10 +31,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from kx_core.compile.artifacts.file_kinds import inside_libraries_file, is_engine_file, real_path
+from kx_core.compile.artifacts.file_kinds import inside_libraries_file
 from kx_core.records.results import DataPlaceholder
-
-__all__ = ["is_engine_file", "real_path"]  # read from here by the capture's other modules
 
 TIME_PLACEHOLDER_MS = 1.0
 FILL = "_kx_fill"

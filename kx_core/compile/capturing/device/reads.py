@@ -31,8 +31,12 @@ import sys
 import sysconfig
 from dataclasses import dataclass
 
-from kx_core.compile.artifacts.file_kinds import loaded_library_dirs
-from kx_core.compile.capturing.device.placeholders import is_engine_file, real_path
+from kx_core.compile.artifacts.file_kinds import (
+    inside_libraries_file,
+    is_engine_file,
+    loaded_library_dirs,
+    real_path,
+)
 from kx_core.records.languages import PLUGINS_ENV
 from kx_core.records.results import Diagnostic
 
@@ -183,11 +187,9 @@ def _users(filename: str) -> bool:
     triton's wherever they are installed (a source build or a PYTHONPATH install is outside
     site-packages: Triton's own `ptxas --version` was said as the file starting a process,
     and no result of such a setup was ever cached)."""
-    if filename.startswith("<") or "site-packages" in filename:
+    if "site-packages" in filename or filename.startswith(_STDLIB):
         return False
-    if filename.startswith(_STDLIB) or is_engine_file(filename):
-        return False
-    return not real_path(filename).startswith(loaded_library_dirs())
+    return not inside_libraries_file(filename)
 
 
 _STDLIB = tuple(

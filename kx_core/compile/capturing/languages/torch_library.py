@@ -52,13 +52,7 @@ def call_gpu_impl(fn: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     dispatcher calls an op's kernel inside the mode's handler, where the mode is off, and
     the library's Python (which allocates, reads data and launches) must run on the
     capture device."""
-    import torch
-
-    mode = fake_torch.CAPTURE_MODE
-    if mode is not None and torch._C._len_torch_function_stack() == 0:
-        with mode:
-            return fn(*args, **kwargs)
-    return fn(*args, **kwargs)
+    return fake_torch.with_capture_mode(fn, args, kwargs)
 
 
 def qualified_name(library: Any, op_name: Any) -> str:
