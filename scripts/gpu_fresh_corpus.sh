@@ -18,7 +18,9 @@
 # once on the GPU), SHARDS. The measure step's rows are packed into $OUT when the script
 # exits, also when its command runs out of time.
 set -uo pipefail
-export PYTHONUNBUFFERED=1 PYTHONPATH=. MPLBACKEND=Agg
+# SITE: a folder of packages the files need that the machine lacks (carried wheels installed
+# with pip --target), put on every run's path.
+export PYTHONUNBUFFERED=1 PYTHONPATH=".${SITE:+:$SITE}" MPLBACKEND=Agg
 manifest="$1"
 step="${2:-both}"
 name="$(basename "$manifest" .json)"
@@ -53,7 +55,7 @@ if [ "$step" = measure ] || [ "$step" = both ]; then
   n="${SHARDS:-3}"
   for k in $(seq 1 "$n"); do
     timeout "${MEASURE_LIMIT:-260}" python3 benchmarks/real_files/measure.py --manifest "$manifest" --shard "$k/$n" \
-      --ground "$ground" --timeout "${FILE_LIMIT:-240}" --inductor-cache-root /tmp/kx-inductor \
+      --ground "$ground" --timeout "${FILE_LIMIT:-240}" ${SITE:+--extra-site "$SITE"} --inductor-cache-root /tmp/kx-inductor \
       --out "$work/measure_$k.json" > "$work/measure_$k.log" 2>&1 &
   done
   wait
