@@ -38,6 +38,7 @@ from kx_core.compile.artifacts import file_kinds
 from kx_core.compile.capturing.device import (
     autocast_rules,
     deferred_dynamo,
+    device_checks,
     fake_cuda,
     known_values,
     placeholders,
@@ -317,6 +318,8 @@ class _MetaRules:
                 name[:-1]
             ):
                 tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_", name=name)
+        # a GPU tensor met one a real run has on the CPU: the check the op's CUDA kernel makes
+        device_checks.check(torch, func, args, kwargs)
         before = self.values.before(name, args, kwargs, named_device)
         computed = False
         try:
