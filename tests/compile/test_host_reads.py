@@ -787,6 +787,7 @@ def test_a_python_tensor_method_in_compiled_code_keeps_one_graph():
     torch._dynamo.reset()
     explained = torch._dynamo.explain(namespace["Stack"]())(torch.randn(2, 16, 16, 32))
     assert explained.graph_count == 1 and explained.graph_break_count == 0
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_unflatten_heads.json")  # the H100's run
 
 
 def test_bincount_counts_presumed_sum_to_the_tokens_a_router_splits():
@@ -808,6 +809,8 @@ def test_bincount_counts_presumed_sum_to_the_tokens_a_router_splits():
     presumed = json.loads(said.message.split("kx answered ", 1)[1].split(" and went on", 1)[0])
     ids = torch.randint(0, 8, (4096 * 2,))
     assert sum(presumed) == torch.bincount(ids, minlength=8).sum().item() == 8192 and len(presumed) == 8
+    # the H100's run: its counts are not these (kx presumed them, said), its compiles are
+    assert_as_real_run(r, HOST_READS / "ground" / "moe_split_by_bincount.json")
 
 
 def test_a_jagged_nested_tensors_own_reads_of_its_offsets_are_known(tmp_path):
@@ -829,3 +832,24 @@ def test_a_jagged_nested_tensors_own_reads_of_its_offsets_are_known(tmp_path):
     longest = int(line.rsplit(" ", 1)[1])
     (k,) = [k for k in r.kernels if k.name == "row_sums_kernel"]
     assert k.status == "compiled" and k.launch.constexprs["MAX_SEQLEN"] == 1 << (longest - 1).bit_length()
+    ground = HOST_READS / "ground" / "jagged_rows_by_offsets.json"  # the H100's run: the same parts
+    assert line in json.loads(ground.read_text())["output_tail"]
+    assert_as_real_run(r, ground)
+
+
+def test_an_op_given_a_gpu_and_a_host_tensor_raises_as_its_cuda_kernel_does():
+    """`torch.isin(token, stop_tokens)` with the stop tokens made on the host raised on the
+    H100 before any kernel (corpus 11's nano-llama31 decode) and ran on under kx, exit 0: both
+    were meta tensors. PyTorch's two rules, from its own sources (the dispatcher's CUDA
+    kernels, native_functions.yaml's device_check, torchgen's wrapper names): every argument
+    checked (isin, index_select), TensorIterator's (a 0-dim CPU tensor joins). The oracle: the
+    H100's run of the same file printed the same lines and stopped at the same line."""
+    path = HOST_READS / "stop_tokens_on_the_host.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    (stop,) = [d for d in r.diagnostics if d.kind == "runtime"]
+    assert stop.line == 41 and "test_elements is on cpu" in stop.message and r.exit_status != 0
+    real = json.loads((HOST_READS / "ground" / "stop_tokens_on_the_host.json").read_text())
+    assert real["status"].startswith("raised: RuntimeError: Expected all tensors to be on the same device")
+    printed = [t for t in real["output_tail"].splitlines() if " ran" in t or " raised:" in t]
+    assert len(printed) == 6 and printed == [t for t in r.output.splitlines() if t in printed]
+    assert_as_real_run(r, HOST_READS / "ground" / "stop_tokens_on_the_host.json")
