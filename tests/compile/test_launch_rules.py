@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
+from pathlib import Path
 
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.jobs.real_runs import compare
@@ -227,3 +228,51 @@ def test_the_live_jit_functions_pass_over_dead_weak_proxies():
 
     found = jit_functions()
     assert alive_kernel in found and proxies
+
+
+def test_inductors_own_assertion_about_a_graph_raises_as_in_a_real_run(tmp_path):
+    """torch 2.11's tiling analysis asserts on a fused node's sizes (tiling_utils.py:271):
+    the H100's real run of corpus 11's DINO ViT raised `InductorError: AssertionError` from
+    that line, while kx ran the frame eagerly on and compiled 262 kernels the GPU never did.
+    An assertion Inductor makes about the graph it compiles is raised under capture as in a
+    real run; one where Inductor times or runs code on the device, one in kx's own code, and
+    one in the user's are not (those may be the capture's making). The oracle: Inductor's
+    own function raising its own assertion on sizes that do not multiply out."""
+    import inspect
+    import traceback
+    import types
+
+    import sympy
+    import torch
+    from torch._inductor import tiling_utils
+    from torch._inductor.exc import InductorError
+    from torch._inductor.sizevars import SizeVarAllocator
+    from torch._inductor.virtualized import V
+
+    from kx_core.compile.capturing.languages.inductor_capture import _fails_in_a_real_run
+
+    def wrapped(error):
+        return InductorError(error, inspect.currentframe()).with_traceback(error.__traceback__)
+
+    sizes = types.SimpleNamespace(sizes=([sympy.Integer(4), sympy.Integer(4)], []))
+    node = types.SimpleNamespace(is_reduction=lambda: False, _body=sizes)
+    with V.set_graph_handler(types.SimpleNamespace(sizevars=SizeVarAllocator())):
+        try:
+            tiling_utils.get_pw_red_splits(node, sympy.Integer(8), sympy.Integer(1))
+            raise RuntimeError("Inductor's assertion did not fire")
+        except AssertionError as e:
+            own = e
+    assert traceback.extract_tb(own.__traceback__)[-1].filename.endswith("_inductor/tiling_utils.py")
+    assert _fails_in_a_real_run(wrapped(own))
+
+    def raised_in(path):
+        try:
+            exec(compile("assert False, 'x'", str(path), "exec"), {})
+        except AssertionError as e:
+            return e
+
+    inductor = Path(torch._inductor.__file__).parent
+    device_side = raised_in(inductor / "runtime" / "triton_heuristics.py")
+    engine_side = raised_in(ROOT / "kx_core" / "compile" / "capturing" / "capture.py")
+    users = raised_in(tmp_path / "model.py")
+    assert not any(_fails_in_a_real_run(wrapped(e)) for e in (device_side, engine_side, users))

@@ -49,6 +49,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kx_core.compile.artifacts import file_kinds
 from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.device import cuda_hooks, gpu_fakes
 from kx_core.compile.capturing.import_hooks import after_import
@@ -780,23 +781,58 @@ def _from_package(path: str) -> str:
     return path[cut + len("site-packages") + 1 :] if cut >= 0 else path
 
 
+# Inductor's modules that time, build or run code on the device, or talk to compile workers:
+# an assertion there may be the capture's making (no GPU to time on, no driver)
+_INDUCTOR_DEVICE_SIDE = (
+    "runtime/", "autotune_process.py", "select_algorithm.py", "codecache.py", "async_compile.py",
+    "compile_worker/", "cpp_builder.py", "fx_passes/pad_mm.py", "autoheuristic/",
+)  # fmt: skip
+
+
 def _fails_in_a_real_run(error: BaseException) -> bool:
     """Whether an Inductor failure dynamo suppressed is one a real run meets too, so raises:
-    Triton's front end rejecting a kernel's source (a kernel of the file's inside the
-    graph, or one Inductor generated), which depends on the source and the target, not on
-    the capture device. Every other failure may be the capture's own making: kx keeps
-    dynamo's eager fallback for those and says the frame is not captured."""
+    - Triton's front end rejecting a kernel's source (a kernel of the file's inside the
+      graph, or one Inductor generated), which depends on the source and the target;
+    - one of Inductor's own assertions about the graph, raised in its lowering, scheduling
+      or code generation with none of kx's code between (`_inductors_own_assertion`).
+    Neither depends on the capture device. Every other failure may be the capture's own
+    making: kx keeps dynamo's eager fallback for those and says the frame is not captured."""
     try:
         from triton.compiler.errors import CompilationError
     except ImportError:
-        return False
+        CompilationError = ()  # noqa: N806 - no Triton: no front end to reject a kernel
     seen: set[int] = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
-        if isinstance(error, CompilationError):
+        if isinstance(error, CompilationError) or _inductors_own_assertion(error):
             return True
-        error = error.__cause__ or error.__context__
+        inner = getattr(error, "inner_exception", None)  # (InductorError keeps the original)
+        error = inner if isinstance(inner, BaseException) else (error.__cause__ or error.__context__)
     return False
+
+
+def _inductors_own_assertion(error: BaseException) -> bool:
+    """An AssertionError raised in torch/_inductor's code about the graph it compiles (torch
+    2.11's tiling analysis asserting on a fused node's sizes, `tiling_utils.py:271`: the
+    H100's real run of corpus 11's DINO ViT raised it, kx's capture ran the frame eagerly
+    on, compiling 262 kernels the GPU never did). Not where Inductor times, builds or runs
+    code on the device (_INDUCTOR_DEVICE_SIDE), nor where any of kx's code is on the way."""
+    import traceback
+
+    if not isinstance(error, AssertionError) or error.__traceback__ is None:
+        return False
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames or any(file_kinds.is_engine_file(f.filename) for f in frames):
+        return False
+    inductor = os.path.join(os.path.dirname(file_kinds.real_path(_torch_file())), "_inductor", "")
+    where = file_kinds.real_path(frames[-1].filename)
+    return where.startswith(inductor) and not where[len(inductor) :].startswith(_INDUCTOR_DEVICE_SIDE)
+
+
+def _torch_file() -> str:
+    import torch
+
+    return torch.__file__
 
 
 class _NotConvertedHandler(logging.Handler):
