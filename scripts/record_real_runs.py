@@ -176,15 +176,19 @@ sys.meta_path.insert(0, _AfterImport("torch._inductor.fx_passes.pad_mm", _log_pa
 path, out = sys.argv[1], sys.argv[2]
 sys.argv = [path]
 sys.path.insert(0, os.path.dirname(os.path.abspath(path)))
-status = "ok"
+status, raised = "ok", ""
 try:
     runpy.run_path(path, run_name="__main__")
 except SystemExit as e:
     status = f"exit {e.code}"
-except BaseException:
-    status = "raised: " + traceback.format_exc().strip().splitlines()[-1]
+except BaseException as e:
+    # the type and the message's first line (a dynamo error's last line is only its advice),
+    # and the traceback's tail for what the line leaves out
+    first = (str(e).strip().splitlines() or [""])[0][:400]
+    status = f"raised: {type(e).__qualname__}: {first}"
+    raised = traceback.format_exc()[-8000:]
 with open(out, "w") as f:
-    json.dump({"status": status, "compiles": log, "pad_mm": pad_mm}, f, indent=1)
+    json.dump({"status": status, "compiles": log, "pad_mm": pad_mm, "traceback": raised}, f, indent=1)
 """
 
 
