@@ -222,16 +222,24 @@ _TEMPLATES = [
 ]
 
 
-def _statement(rng: random.Random, names: list[str], new: str) -> str:
+def _statement(rng: random.Random, names: list[str], new: str, host: set[str]) -> tuple[str, str] | None:
+    """A statement on X and Y, both on the GPU or both on the host: a real run's CUDA kernel
+    refuses a host tensor beside a GPU one (kx raises as it does), which CPU tensors here,
+    DEV being "cpu", would not show. The statement and its X; None where the draw would
+    mix them."""
     template = rng.choice(_TEMPLATES)
     x = rng.choice(names)
-    y = rng.choice(names)
-    return (
+    same_side = [n for n in names if (n in host) == (x in host)]
+    y = rng.choice(same_side)
+    if x in host and "DEV" in template:
+        return None
+    line = (
         template.replace("N", new)
         .replace("X", x)
         .replace("Y", y)
         .format(k=rng.randint(0, 4), p=rng.randint(2, 5), d=rng.choice([2, 3, 4]), i=rng.randint(0, 1))
     )
+    return line, x
 
 
 def _sequence(rng: random.Random, index: int, torch) -> list[str]:
@@ -246,6 +254,7 @@ def _sequence(rng: random.Random, index: int, torch) -> list[str]:
 
     namespace = replay()
     names: list[str] = []
+    host: set[str] = set()  # the names a real run has on the CPU (made with no device)
 
     def attempt(line: str, new: str) -> bool:
         nonlocal namespace
@@ -264,10 +273,20 @@ def _sequence(rng: random.Random, index: int, torch) -> list[str]:
 
     for _ in range(rng.randint(1, 3)):
         new = f"t{len(names)}"
-        any(attempt(f"{new} = {_factory(rng)}", new) for _ in range(20))
+        for _ in range(20):
+            factory = _factory(rng)
+            if attempt(f"{new} = {factory}", new):
+                if "DEV" not in factory:
+                    host.add(new)
+                break
     for _ in range(rng.randint(*STATEMENTS)):
         new = f"t{len(names)}"
-        any(attempt(_statement(rng, names, new), new) for _ in range(30))
+        for _ in range(30):
+            drawn = _statement(rng, names, new, host)
+            if drawn is not None and attempt(drawn[0], new):
+                if drawn[1] in host and new in names:
+                    host.add(new)  # (what an op makes of host tensors is the host's)
+                break
     # every tensor read back whole, with its layout
     reads = ", ".join(f"{n!r}: rd({n})" for n in names)
     lines.append(f"results[{index}] = {{{reads}}}")

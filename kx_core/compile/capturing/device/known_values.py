@@ -325,6 +325,32 @@ def adopt(torch: Any, t: Any, value: Any, exact: bool, take_storage: bool = Fals
     return True
 
 
+def _adopt_shared(pairs: list[tuple[Any, Any]], exact: bool, allocating: bool, sources: set[int]) -> None:
+    """Results that view one new capture storage (`torch.where(mask)`'s, nonzero(as_tuple=
+    True)'s columns of one index tensor): the CPU results' one storage becomes its copy,
+    where the CPU laid them out as the capture tensors are (same storage size, offsets and
+    strides); otherwise their data stays unknown."""
+    storages = {r.untyped_storage().data_ptr() for _, r in pairs}
+    o0, r0 = pairs[0]
+    storage = r0.untyped_storage()
+    if (
+        not allocating
+        or len(storages) != 1
+        or storage.data_ptr() in sources
+        or storage.nbytes() != o0.untyped_storage().nbytes()
+        or STORE.used + storage.nbytes() > STORE.budget
+        or any(
+            o.dtype != r.dtype
+            or tuple(o.shape) != tuple(r.shape)
+            or o.stride() != r.stride()
+            or o.storage_offset() != r.storage_offset()
+            for o, r in pairs
+        )
+    ):
+        return
+    _install(o0, storage, exact)
+
+
 def _install(t: Any, storage: Any, exact: bool) -> None:
     """Make CPU `storage` (as many bytes as t's storage, laid out as it) t's storage's
     copy, watched so that it goes when the capture storage dies."""
@@ -621,11 +647,17 @@ class Values:
         counts: dict[int, int] = {}
         for o in fresh:
             counts[storage_key(o)] = counts.get(storage_key(o), 0) + 1
+        shared: dict[int, list[tuple[Any, Any]]] = {}
         for o, r in zip(results, produced):
-            if id(o) not in fresh_ids or counts.get(storage_key(o), 0) != 1 or r.is_meta:
-                continue  # (several results on one new storage: left unknown)
+            if id(o) not in fresh_ids or r.is_meta:
+                continue
+            if counts.get(storage_key(o), 0) != 1:
+                shared.setdefault(storage_key(o), []).append((o, r))
+                continue
             take = allocating and r.untyped_storage().data_ptr() not in sources
             adopt(torch, o, r.detach(), exact, take_storage=take)
+        for pairs in shared.values():
+            _adopt_shared(pairs, exact, allocating, sources)
 
     def _compute(
         self,
