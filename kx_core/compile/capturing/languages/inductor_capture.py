@@ -819,20 +819,16 @@ def _inductors_own_assertion(error: BaseException) -> bool:
     code on the device (_INDUCTOR_DEVICE_SIDE), nor where any of kx's code is on the way."""
     import traceback
 
+    import torch
+
     if not isinstance(error, AssertionError) or error.__traceback__ is None:
         return False
     frames = traceback.extract_tb(error.__traceback__)
     if not frames or any(file_kinds.is_engine_file(f.filename) for f in frames):
         return False
-    inductor = os.path.join(os.path.dirname(file_kinds.real_path(_torch_file())), "_inductor", "")
+    inductor = os.path.join(os.path.dirname(file_kinds.real_path(torch.__file__)), "_inductor", "")
     where = file_kinds.real_path(frames[-1].filename)
     return where.startswith(inductor) and not where[len(inductor) :].startswith(_INDUCTOR_DEVICE_SIDE)
-
-
-def _torch_file() -> str:
-    import torch
-
-    return torch.__file__
 
 
 class _NotConvertedHandler(logging.Handler):
