@@ -853,3 +853,19 @@ def test_an_op_given_a_gpu_and_a_host_tensor_raises_as_its_cuda_kernel_does():
     printed = [t for t in real["output_tail"].splitlines() if " ran" in t or " raised:" in t]
     assert len(printed) == 6 and printed == [t for t in r.output.splitlines() if t in printed]
     assert_as_real_run(r, HOST_READS / "ground" / "stop_tokens_on_the_host.json")
+
+
+def test_a_composite_given_a_gpu_and_a_host_tensor_raises_where_the_op_it_calls_does():
+    """A model built without a device and never moved, given a GPU batch, ran on under kx with
+    exit 0: F.linear, matmul, einsum, layer_norm and F.embedding have no CUDA kernel of their
+    own, so the check at the torch function level let them pass; in a real run the op each
+    calls from C++ (addmm, mm, bmm, native_layer_norm, index_select) refuses the pair.
+    Composites that only read a host tensor's shape (expand_as, view_as) run."""
+    path = HOST_READS / "model_left_on_the_host.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    (stop,) = [d for d in r.diagnostics if d.kind == "runtime"]
+    assert stop.line == 48 and "wrapper_CUDA_addmm" in stop.message and r.exit_status != 0
+    printed = [t for t in r.output.splitlines() if " ran" in t or " raised:" in t]
+    raised = {t.split(" raised:")[0] for t in printed if " raised:" in t}
+    assert raised == {"embedding", "layer_norm", "matmul", "einsum"}, printed
+    assert [k.name for k in r.kernels] == ["gelu_kernel"]

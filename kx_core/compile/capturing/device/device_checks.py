@@ -17,7 +17,10 @@ PyTorch decides it in two places, and kx asks the same sources rather than listi
   tensors by their own code: not checked here.
 
 Checked where the capture's torch function mode sees the call (the file's own calls, and
-torch's Python code); an op a composite calls from C++ (F.linear's addmm) is not seen.
+torch's Python code). A composite op (no CUDA kernel of its own: F.linear, matmul, embedding)
+given both kinds runs under a dispatch mode that checks each op it calls from C++ the same
+way (`composite_checks`): a model never moved to the GPU meets its GPU input in F.linear's
+addmm, which raises in a real run (`wrapper_CUDA_addmm`).
 """
 
 from __future__ import annotations
@@ -96,31 +99,97 @@ def _entries() -> dict[str, _Entry]:
     return entries
 
 
-def check(torch: Any, func: Any, args: tuple, kwargs: dict) -> None:
+def check(torch: Any, func: Any, args: tuple, kwargs: dict) -> bool:
     """Raise as a real run's op would where `func(*args, **kwargs)` mixes GPU tensors with
-    tensors a real run has on the CPU (see the module doc); otherwise nothing."""
+    tensors a real run has on the CPU (see the module doc). True where `func` is given both
+    kinds and is no op with a CUDA kernel (a composite, or a function of torch's Python): its
+    call is to run under `composite_checks`."""
     devices = _devices_present(torch, args, kwargs)
     if devices != {CPU, GPU}:
-        return  # (the common case: one device, or no capture tensor)
+        return False  # (the common case: one device, or no capture tensor)
     name = getattr(func, "__name__", "")
     if name in ("__radd__", "__rmul__", "__rsub__", "__rtruediv__"):
-        return  # (a reflected operator's first operand is a Python number)
+        return False  # (a reflected operator's first operand is a Python number)
     name = _OPERATORS.get(name, name)
     packet = getattr(torch.ops.aten, name, None) if name.isidentifier() else None
-    if packet is None:
-        return
-    bound = _bind(torch, packet, args, kwargs)
+    bound = None if packet is None else _bind(torch, packet, args, kwargs)
     if bound is None:
-        return
+        # a function of torch's Python (F.embedding, torch.functional.einsum) or an op
+        # called as no aten overload takes it: the ops it reaches are checked
+        return True
     overload, tensors = bound
     qualified = f"aten::{name}" + ("" if overload == "default" else f".{overload}")
-    entry = _entries().get(name if overload == "default" else f"{name}.{overload}")
-    if entry is None or not _has_cuda_kernel(torch, qualified):
+    if not _has_cuda_kernel(torch, qualified):
+        return _has_kernel(torch, qualified, "CompositeImplicitAutograd") or _has_kernel(
+            torch, qualified, "CompositeExplicitAutograd"
+        )
+    _check_entry(_entries().get(name if overload == "default" else f"{name}.{overload}"), tensors)
+    return False
+
+
+def _check_entry(entry: _Entry | None, tensors: list[tuple[str, Any]]) -> None:
+    if entry is None:
         return
     if not entry.no_check:
         _same_device(tensors, entry)
     elif entry.iterator:
         _tensor_iterator_devices([t for _, t in tensors])
+
+
+def composite_checks() -> Any:
+    """A dispatch mode under which every op with a CUDA kernel that a composite calls is
+    checked as `check` checks the file's own calls. CompositeImplicitAutograd ops are
+    decomposed above the mode by the dispatcher itself; a CompositeExplicitAutograd one (an
+    embedding's index_select) reaches it whole and is run through its composite kernel with
+    the mode on. What an op makes only from tensors a real run has on the CPU is the host's
+    too, as at the torch function level (known_values)."""
+    import torch
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class _CompositeChecks(TorchDispatchMode):
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
+            kwargs = kwargs or {}
+            qualified = func.name()
+            if _has_cuda_kernel(torch, qualified):
+                tensors = _schema_tensors(torch, func._schema, args, kwargs)
+                _check_entry(_entries().get(qualified.removeprefix("aten::")), tensors)
+                out = func(*args, **kwargs)
+            elif _has_kernel(torch, qualified, "CompositeExplicitAutograd"):
+                with self:
+                    out = func._op_dk(torch._C.DispatchKey.CompositeExplicitAutograd, *args, **kwargs)
+            else:
+                out = func(*args, **kwargs)
+            _host_results(torch, args, kwargs, out)
+            return out
+
+    return _CompositeChecks()
+
+
+def _schema_tensors(torch: Any, schema: Any, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
+    """The tensor arguments of an aten call in the order its CUDA wrapper checks them (out
+    first, then the positional ones), each with its name."""
+    given = {**dict(zip((p.name for p in schema.arguments), args)), **kwargs}
+    params = list(schema.arguments)
+    out = [p for p in params if p.kwarg_only and p.name in given and _tensor_like(p)]
+    ordered = [*out, *(p for p in params if not p.kwarg_only and _tensor_like(p))]
+    tensors = []
+    for p in ordered:
+        value = given.get(p.name)
+        items = value if isinstance(value, (list, tuple)) else (value,)
+        tensors += [(p.name, t) for t in items if isinstance(t, torch.Tensor)]
+    return tensors
+
+
+def _host_results(torch: Any, args: tuple, kwargs: dict, out: Any) -> None:
+    """Mark what an op inside a composite made from host tensors only as the host's."""
+    devices = _devices_present(torch, args, kwargs)
+    if devices != {CPU}:
+        return
+    inputs = {known_values.storage_key(t) for t in (*args, *kwargs.values()) if isinstance(t, torch.Tensor)}
+    results = out if isinstance(out, (list, tuple)) else (out,)
+    for o in results:
+        if isinstance(o, torch.Tensor) and o.is_meta and known_values.storage_key(o) not in inputs:
+            known_values.made_on_host(o)
 
 
 def _device_of(t: Any) -> str | None:
@@ -143,8 +212,12 @@ def _devices_present(torch: Any, args: tuple, kwargs: dict) -> set[str]:
 
 
 def _has_cuda_kernel(torch: Any, qualified: str) -> bool:
+    return _has_kernel(torch, qualified, "CUDA")
+
+
+def _has_kernel(torch: Any, qualified: str, key: str) -> bool:
     try:
-        return bool(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, "CUDA"))
+        return bool(torch._C._dispatch_has_kernel_for_dispatch_key(qualified, key))
     except RuntimeError:
         return False
 

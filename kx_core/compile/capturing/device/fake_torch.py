@@ -319,11 +319,15 @@ class _MetaRules:
             ):
                 tensor_rules.check_in_place(torch, first, args[1:], kwargs, cast=name != "copy_", name=name)
         # a GPU tensor met one a real run has on the CPU: the check the op's CUDA kernel makes
-        device_checks.check(torch, func, args, kwargs)
+        composite = device_checks.check(torch, func, args, kwargs)
         before = self.values.before(name, args, kwargs, named_device)
         computed = False
         try:
-            out = func(*args, **kwargs)
+            if composite:  # (and each op it calls with a CUDA kernel: checked the same way)
+                with device_checks.composite_checks():
+                    out = func(*args, **kwargs)
+            else:
+                out = func(*args, **kwargs)
         except (NotImplementedError, RuntimeError) as e:
             # an op whose output shape depends on the data (unique, nonzero, masked_select)
             # has no meta kernel: on known data it is computed on the CPU (any other error

@@ -233,6 +233,13 @@ def is_host(t: Any) -> bool:
     return key is not None and key in STORE.host
 
 
+def made_on_host(t: Any) -> None:
+    """Capture tensor `t` is one a real run has on the CPU (device_checks: what an op inside
+    a composite makes from such tensors only)."""
+    if storage_key(t) is not None:
+        _mark_host(t)
+
+
 def _mark_host(t: Any) -> None:
     meta_storage = t.untyped_storage()
     key = meta_storage._cdata
