@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import shutil
 import tempfile
 import time
 
@@ -90,7 +91,14 @@ def compile_step(path: str) -> str:
     return f"compiling {name} with g++"
 
 
-def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> CompileResult:
+def compile_cpp(
+    path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0, keep: str | None = None
+) -> CompileResult:
+    """g++ on `path` for the tier in `spec`, read into kernels: one per function, with its
+    assembly, vectorization remarks and where DWARF says it is defined. `keep`: a folder to
+    copy g++'s own outputs into (the assembly, the JSON optimisation record, -fopt-info's
+    text), for reading them another way (a torch extension's compile takes most of a minute:
+    the tests read its record and DWARF from the same compile rather than a second one)."""
     path = os.path.abspath(path)
     tier = spec.split(":", 1)[1]
     target = cpu_target(tier)
@@ -116,6 +124,10 @@ def compile_cpp(path: str, spec: str = "cpu:avx2", timeout_s: float = 180.0) -> 
         remark_text = open(remarks_path, encoding="utf-8").read() if os.path.exists(remarks_path) else ""
         record = find_record(tmp)
         remarks = loop_remarks(record, path) if record and not proc.returncode else None
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            for name in os.listdir(tmp):
+                shutil.copy2(os.path.join(tmp, name), keep)
     if remarks is None:  # no JSON record (an older GCC): -fopt-info's lines, by line range
         remarks = parse_remarks(remark_text, path)
     functions = split_functions(asm, path) if not proc.returncode else []

@@ -3,8 +3,9 @@ DWARF file of their definition, directives, comment-only lines, demangled names)
 every loop's vectorization remark on its line, inlined loops included.
 
 The oracles are the compiler's own outputs read by another path: the library filter is
-checked against `readelf --debug-dump=info/line` of an object g++ compiles here (not the
-annotated assembly kx reads), the remarks against the `.opt-record.json.gz` and the
+checked against `readelf --debug-dump=info/line` of an object g++ compiles here, or GNU as
+assembles from the assembly g++ wrote for kx (readelf reads the binary DWARF, not the
+annotated text kx reads), the remarks against the `.opt-record.json.gz` and the
 `-fopt-info-vec-all` text of that same compile."""
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from kx_core.ir.display_filters import DisplayFilters, filter_stage
 from kx_testing import ROOT, run_kx
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("g++") is None or shutil.which("readelf") is None, reason="needs g++ and readelf"
+    shutil.which("g++") is None or shutil.which("readelf") is None or shutil.which("as") is None,
+    reason="needs g++, readelf and as",
 )
 FIXTURES = ROOT / "fixtures" / "kernels" / "cpu_filters"
 EXTENSION = ROOT / "kx_core" / "data" / "examples" / "cpu_ext" / "silu_mul_ext.cpp"
@@ -181,9 +183,15 @@ def test_cli_filter_hides_library_functions_and_says_how_many():
 
 @pytest.fixture(scope="module")
 def extension(tmp_path_factory):
-    """The torch-extension example compiled by kx, and the same compile's own record."""
+    """The torch-extension example compiled by kx, and the same compile's own outputs: its
+    JSON record and -fopt-info text as g++ wrote them, and an object GNU as assembles from
+    the assembly g++ wrote (readelf reads its DWARF; kx reads the assembly's text). One g++
+    run: with torch's headers it takes most of a minute, the longest setup in the suite."""
     tmp = tmp_path_factory.mktemp("ext")
-    return compile_cpp(str(EXTENSION), "cpu:avx2"), *_gcc_object(EXTENSION, tmp)
+    r = compile_cpp(str(EXTENSION), "cpu:avx2", keep=str(tmp))
+    subprocess.run(["as", str(tmp / "out.s"), "-o", str(tmp / "k.o")], check=True, capture_output=True)
+    (record,) = tmp.glob("*.opt-record.json.gz")
+    return r, tmp / "k.o", record, (tmp / "remarks.txt").read_text()
 
 
 def test_a_torch_extension_shows_only_the_users_functions(extension):
