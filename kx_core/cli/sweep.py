@@ -17,7 +17,11 @@ def add_sweep_verb(sub) -> None:
     p.add_argument("file")
     p.add_argument("--kernel", required=True, help="the autotuned kernel (its Python name)")
     p.add_argument(
-        "--shape", action="append", default=[], help="NAME=INT,... given to the entry function (repeat it)"
+        "--shape",
+        action="append",
+        default=[],
+        help="NAME=INT,... given to the entry function, or the kernel's key (M=2048,N=1024,K=4096), or a "
+        "wrapper's tensors' sizes (a=2048x4096,b=4096x1024); repeat it; none: the file's own launches",
     )
     p.add_argument("--shapes-file", help="shapes, one NAME=INT,... per line, or a JSON list of objects")
     p.add_argument("--entry", help="the file's function called with each shape (default: the one that fits)")
@@ -125,9 +129,6 @@ def sweep_command(args: argparse.Namespace) -> int:
         # beside this one's times would be two builds in one table
         print("kx sweep: --triton/--python compile another Triton: give --measure none", file=sys.stderr)
         return cli_args.EXIT_USAGE
-    if not shapes:
-        print("kx sweep: no shape: give --shape NAME=INT,... (repeat it) or --shapes-file", file=sys.stderr)
-        return cli_args.EXIT_USAGE
     from kx_core.records.target import TargetError, default_spec, parse_target
 
     args.target = default_spec(args.target)  # as `kx compile`: the local GPU, else cuda:90
@@ -165,6 +166,9 @@ def sweep_command(args: argparse.Namespace) -> int:
     except DispatchError as e:
         print(f"kx sweep: {e}", file=sys.stderr)
         return cli_args.EXIT_FAILED
+    except SpaceError as e:  # no call of the kernel the plan could find (kx_core.sweep.calls)
+        print(f"kx sweep: {e}", file=sys.stderr)
+        return cli_args.EXIT_USAGE
     except KeyboardInterrupt:
         return cli_args.EXIT_INTERRUPTED
     if args.csv:

@@ -26,9 +26,12 @@ def compile_shape(
     # (compile/jobs/cache.py), and a config whose specialization is the same at the next
     # shape (the usual case: sizes that are all multiples of 16) is then a cache hit, not
     # a second compile. The kernels' locations name the user's file, never the driver.
+    call, refused = req.call_for(shape)
+    if refused:  # the plan found no call giving this shape (kx_core.sweep.calls): said, not compiled
+        return CaseResult(req.kernel, dict(shape), req.target, "-", (), error=refused), {}
     path = os.path.join(folder, "kx_sweep_driver.py")
     with open(path, "w", encoding="utf-8") as f:
-        f.write(script(req.file, req.kernel, req.entry, shape, list(req.space) if req.space else None))
+        f.write(script(req.file, req.kernel, req.entry, shape, list(req.space) if req.space else None, call))
     start = time.perf_counter()
     result = compile_file(
         CompileRequest(path, target=req.target, jobs=req.jobs, timeout_s=req.timeout_s, python=req.python)
@@ -63,7 +66,8 @@ def compile_shape(
         )
     notes = tuple(notes)
     case = CaseResult(req.kernel, dict(shape), target, model_gpu, tuple(figs), compile_s=elapsed,
-                      error=error, notes=notes, ranking=_ranking(result, req.kernel, model_gpu) if figs else "")  # fmt: skip
+                      error=error, notes=notes, ranking=_ranking(result, req.kernel, model_gpu) if figs else "",
+                      call=call)  # fmt: skip
     try:  # the folder the capture's worker compiled into (runner._worker_env)
         binaries = collect(result, req.kernel, triton_cache_for(path, req.python)) if figs else {}
     except OSError:

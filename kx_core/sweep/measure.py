@@ -153,7 +153,7 @@ def run_job(job: dict) -> dict:
 
     from kx_core.bench.run import compile_configs
     from kx_core.compile.artifacts.kernel_record import config_of
-    from kx_core.sweep.driver import entry_of, load, set_configs
+    from kx_core.sweep.driver import caller, load, set_configs
     from kx_core.sweep.space import ConfigSpec
 
     specs = [ConfigSpec(**s) for s in job["configs"]]
@@ -163,11 +163,11 @@ def run_job(job: dict) -> dict:
         os.environ["TRITON_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-sweep-cache-")
     module = load(job["file"])
     tuner = set_configs(module, job["kernel"], specs)
-    entry = entry_of(module, job["shape"], job.get("entry"))
+    entry = caller(module, job["shape"], job.get("entry"), job.get("call"))
     if job.get("triton_autotune"):  # the reference: Triton's autotuner as the user runs it
         torch.cuda.synchronize()
         start = time.perf_counter()
-        entry(**job["shape"])
+        entry()
         torch.cuda.synchronize()
         wall = time.perf_counter() - start
         best = tuner.best_config
@@ -182,7 +182,7 @@ def run_job(job: dict) -> dict:
         start = time.perf_counter()
         received, problems = receive(job.get("binaries", []))
         compiles.start()
-        entry(**job["shape"])
+        entry()
         torch.cuda.synchronize()
         if keep.kept is None:
             raise RuntimeError(f"the entry did not launch {job['kernel']}")

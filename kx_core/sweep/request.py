@@ -33,3 +33,15 @@ class SweepRequest:
     # None: local processes; '': a local Ray instance; else a Ray cluster's address
     # (compiles as CPU tasks, measuring on GPU actors: kx_core.sweep.ray_pool)
     ray: str | None = None
+    # each shape's wrapper call (kx_core.sweep.calls.WrapperCall as JSON; None: the entry
+    # form), and why a shape has none; empty until the sweep planned them
+    calls: tuple[dict | None, ...] = ()
+    call_errors: tuple[str | None, ...] = ()
+
+    def call_for(self, shape: dict) -> tuple[dict | None, str | None]:
+        """The planned call of `shape` and why there is none (None, None: the entry form)."""
+        if shape in self.shapes:
+            i = self.shapes.index(shape)
+            if i < len(self.calls):
+                return self.calls[i], self.call_errors[i]
+        return None, None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from kx_core.base.jsonable import Jsonable
 from kx_core.base.stats import spearman
@@ -46,6 +47,9 @@ class CaseResult(Jsonable):
     notes: tuple[str, ...] = ()
     error: str | None = None
     ranking: str = ""  # what ranked the configs (kx_core.model.learned_rank.ranking_note)
+    # the file's function the shape was given to with tensors of its sizes
+    # (kx_core.sweep.calls.WrapperCall as JSON); None: the entry function took the shape
+    call: dict[str, Any] | None = None
 
     @property
     def label(self) -> str:

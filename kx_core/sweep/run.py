@@ -13,12 +13,13 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 
+from kx_core.sweep.calls import fits_an_entry, plan
 from kx_core.sweep.compile_side import compile_shape
 from kx_core.sweep.dispatch import DispatchError, Done, Pool, local_gpu_count
 from kx_core.sweep.rank import to_measure
 from kx_core.sweep.request import SweepRequest
 from kx_core.sweep.result import CaseResult, SweepResult, judged
-from kx_core.sweep.space import shape_label
+from kx_core.sweep.space import SpaceError, shape_label
 
 Progress = Callable[[str, int, int, str], None]  # (step, done, of, what)
 
@@ -33,6 +34,8 @@ def sweep(
     stop = stop or threading.Event()
     start = time.perf_counter()
     notes: list[str] = []
+    req, planned_notes = _planned(req, progress)
+    notes += planned_notes
     if req.ray is not None:  # in this thread: Ray's signal handlers want the main one
         from kx_core.sweep.ray_pool import init
 
@@ -83,6 +86,40 @@ def sweep(
         req.file, req.kernel, tuple(cases), wall, measured, keys, shares, total_ref,
         stopped, tuple(notes),
     )  # fmt: skip
+
+
+def _planned(req: SweepRequest, progress: Progress) -> tuple[SweepRequest, list[str]]:
+    """The request with each shape's call (kx_core.sweep.calls): planned from the file's
+    own run where a shape fits no entry function, or where no shape was given (the file's
+    own launches of the kernel are the shapes then)."""
+    shapes = list(req.shapes)
+    todo = [i for i, s in enumerate(shapes) if not fits_an_entry(req.file, s, req.entry)]
+    if shapes and not todo:
+        return req, []
+    progress("plan", 0, 1, "the file's own run: its calls of the kernel")
+    planned, notes = plan(
+        req.file, req.kernel, [shapes[i] for i in todo], req.target, req.timeout_s, req.python
+    )
+    calls: list[dict | None] = [None] * len(shapes)
+    errors: list[str | None] = [None] * len(shapes)
+    if not shapes:  # one shape per distinct launch
+        shapes = [p.shape for p in planned]
+        calls = [p.call.to_json() if p.call else None for p in planned]
+        errors = [p.error or (None if p.call else "no call") for p in planned]
+        if not shapes:
+            raise SpaceError(
+                f"the file's run launched no {req.kernel} from a function kx can call: give --shape"
+            )
+    else:
+        for i, p in zip(todo, planned):
+            shapes[i] = p.shape
+            calls[i] = p.call.to_json() if p.call else None
+            errors[i] = p.error or (None if p.call else "no call")
+    progress("plan", 1, 1, "")
+    for p in planned:
+        if p.call is not None:
+            notes.append(f"{shape_label(p.shape)}: {p.call.function}({p.call.label()})")
+    return replace(req, shapes=tuple(shapes), calls=tuple(calls), call_errors=tuple(errors)), notes
 
 
 def _compiled(req: SweepRequest, folder: str, progress: Progress, stop: threading.Event):
@@ -149,6 +186,7 @@ def _job(req: SweepRequest, c: CaseResult, binaries: dict[str, dict]) -> dict | 
         "kernel": req.kernel,
         "entry": req.entry,
         "shape": c.shape,
+        "call": c.call,
         "configs": [f.spec.to_json() for f in chosen],
         "figures": [{"label": f.label, "predicted_us": f.predicted_us} for f in chosen],
         # what the compile side built, so the worker does not build it again
@@ -258,7 +296,7 @@ def _reference(req, cases, progress, stop):
         timed = [f for f in c.configs if f.pruned is None]
         if timed and c.winner is not None:
             jobs[i] = {"file": os.path.abspath(req.file), "kernel": req.kernel, "entry": req.entry,
-                       "shape": c.shape, "configs": [f.spec.to_json() for f in timed],
+                       "shape": c.shape, "call": c.call, "configs": [f.spec.to_json() for f in timed],
                        "triton_autotune": True, "fresh_cache": True}  # fmt: skip
     order = list(jobs)
     out, total = list(cases), 0.0

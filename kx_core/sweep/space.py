@@ -49,19 +49,25 @@ class ConfigSpec(Jsonable):
         return out
 
 
-# Example: "M=4096,N=4096,K=512" (also "M=4096 N=4096")
-_PAIR_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+)\s*$")
+# Example: "M=4096,N=4096,K=512" (also "M=4096 N=4096"); a tensor's sizes: "a=2048x4096"
+_PAIR_RE = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*(-?\d+|\d+(?:x\d+)+)\s*$")
 
 
-def parse_shape(text: str) -> dict[str, int]:
-    out: dict[str, int] = {}
+def parse_shape(text: str) -> dict[str, Any]:
+    """NAME=INTEGER pairs (an entry function's or the kernel's arguments), or NAME=AxB
+    (a wrapper's tensor parameter and its sizes, as a tuple): kx_core.sweep.calls."""
+    out: dict[str, Any] = {}
     for part in re.split(r"[,\s]+", text.strip()):
         if not part:
             continue
         m = _PAIR_RE.match(part)
         if not m:
-            raise SpaceError(f"shape {text!r}: {part!r} is not NAME=INTEGER (as in M=4096,N=4096,K=512)")
-        out[m.group(1)] = int(m.group(2))
+            raise SpaceError(
+                f"shape {text!r}: {part!r} is not NAME=INTEGER or NAME=AxB (as in M=4096,N=4096,K=512 "
+                "or a=4096x512,b=512x4096)"
+            )
+        value = m.group(2)
+        out[m.group(1)] = tuple(int(v) for v in value.split("x")) if "x" in value else int(value)
     if not out:
         raise SpaceError("an empty shape: write NAME=INTEGER,... (as in M=4096,N=4096,K=512)")
     return out
@@ -90,8 +96,10 @@ def shapes_from_file(path: str) -> list[dict[str, int]]:
     return out
 
 
-def shape_label(shape: dict[str, int]) -> str:
-    return ",".join(f"{k}={v}" for k, v in shape.items())
+def shape_label(shape: dict[str, Any]) -> str:
+    return ",".join(
+        f"{k}={'x'.join(map(str, v)) if isinstance(v, (list, tuple)) else v}" for k, v in shape.items()
+    )
 
 
 def parse_space(text: str) -> list[ConfigSpec]:

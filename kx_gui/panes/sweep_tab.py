@@ -31,8 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from kx_core.records.target import default_spec
+from kx_core.sweep.calls import WrapperCall
 from kx_core.sweep.result import SweepResult
-from kx_core.sweep.space import SpaceError, parse_shape
+from kx_core.sweep.space import SpaceError, parse_shape, shape_label
 from kx_gui.widgets.tables import fill_rows, row_table
 
 # Example progress line (stderr, \r between updates): "        compile [####....] 1/4 M=512,N=8192"
@@ -58,7 +59,10 @@ class SweepTab(QWidget):
         self.file: str | None = None  # the file the shown (or running) sweep is of
         self._stderr = ""
         self.shapes = QLineEdit("M=4096,N=4096,K=4096; M=1024,N=1024,K=1024")
-        self.shapes.setToolTip("shapes given to the file's entry function, NAME=INT,... separated by ';'")
+        self.shapes.setToolTip(
+            "shapes separated by ';': the entry function's NAME=INT,..., the kernel's key (M=2048,N=1024,"
+            "K=4096) or a wrapper's tensors (a=2048x4096,b=4096x1024); empty: the file's own launches"
+        )
         self.entry = QLineEdit()
         self.entry.setPlaceholderText("entry (the one that fits)")
         self.entry.setToolTip(
@@ -152,9 +156,6 @@ class SweepTab(QWidget):
         except SpaceError as e:
             self.status.setText(f"Shapes: {e}")
             return None
-        if not shapes:
-            self.status.setText("Type at least one shape, as in M=4096,N=4096,K=512.")
-            return None
         args = ["-m", "kx_core.cli", "sweep", path, "--kernel", kernel, "--json",
                 "--measure", self.measure.currentData(), "--top-k", str(self.top_k.value()),
                 # the window's target: cuda:90 without a GPU, never 'local' (which then fails)
@@ -164,8 +165,8 @@ class SweepTab(QWidget):
         gpu = self.pane.gpu_pick.currentData()
         if gpu is not None:
             args += ["--gpu", gpu.name]
-        for s in shapes:
-            args += ["--shape", ",".join(f"{k}={v}" for k, v in s.items())]
+        for s in shapes:  # none: the file's own launches of the kernel are the shapes
+            args += ["--shape", shape_label(s)]
         return args
 
     def start(self) -> bool:
@@ -292,6 +293,11 @@ class SweepTab(QWidget):
                 c.error or (c.measured_on or "not measured") + (" (simulated)" if c.simulated else ""),
             ])  # fmt: skip
         fill_rows(self.table, rows)
+        for i, c in enumerate(r.cases):  # the wrapper call that gave the shape (kx_core.sweep.calls)
+            if c.call and self.table.item(i, 0) is not None:
+                self.table.item(i, 0).setToolTip(
+                    f"{c.call['function']}({WrapperCall.from_json(c.call).label()})"
+                )
         s = r.summary()
         how = {"gpu": "measured", "simulated": "simulated", "none": "not measured (model only)"}[r.measured]
         text = f"{len(r.cases)} shape(s), {how}, {r.wall_s:.1f} s."

@@ -147,3 +147,25 @@ def test_the_sweep_belongs_to_the_file_on_screen(qtbot, make_window, tmp_path):
     w.resize(1280, 800)
     qtbot.wait(200)
     w.grab().save(str(tmp_path / "sweep_cleared.png"))
+
+
+def test_a_wrapper_taking_tensors_is_swept_by_its_key_or_its_tensors(qtbot, make_window, tmp_path):
+    """Issue 55 item 1 in the window: the tab's shapes may name the kernel's key or the
+    wrapper's tensors; each row says which call gave it."""
+    w = make_window("cuda:90")
+    open_and_wait(qtbot, w, SWEEP / "matmul_wrapper.py")
+    w.show_pane("autotune")
+    pane = w.autotune_pane
+    pane.render()
+    pane.tabs.setCurrentWidget(pane.sweep_tab)
+    tab = pane.sweep_tab
+    tab.shapes.setText("M=512,N=256,K=128; a=256x64,b=64x128")
+    assert tab.start()
+    qtbot.waitUntil(lambda: tab.process is None, timeout=240_000)
+    assert tab.result is not None and [c.error for c in tab.result.cases] == [None, None]
+    assert [tab.table.item(i, 0).text() for i in range(2)] == ["M=512,N=256,K=128", "M=256,N=128,K=64"]
+    assert tab.table.item(0, 0).toolTip() == "matmul(a=512x128,b=128x256)"
+    assert "matmul(a=256x64,b=64x128)" in tab.status.text()
+    w.resize(1280, 800)
+    qtbot.wait(200)
+    w.grab().save(str(tmp_path / "sweep_wrapper.png"))

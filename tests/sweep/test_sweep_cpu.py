@@ -148,8 +148,10 @@ def test_without_a_gpu_the_cli_ranks_and_says_nothing_was_measured(tmp_path):
 def test_bad_input_is_a_usage_error_with_the_reason():
     r = run_kx("sweep", MATMUL, "--kernel", "matmul_kernel", "--shape", "M=4096,K")
     assert r.returncode == 2 and "'K' is not NAME=INTEGER" in r.stderr
-    r = run_kx("sweep", MATMUL, "--kernel", "matmul_kernel")
-    assert r.returncode == 2 and "no shape" in r.stderr
+    # no shape: the file's own launches are the shapes (test_sweep_calls); a file that
+    # launches none is told to give one
+    r = run_kx("sweep", str(SWEEP / "faulting.py"), "--kernel", "copy_kernel", "--target", "cuda:90")
+    assert r.returncode == 2 and "launched no copy_kernel" in r.stderr and "give --shape" in r.stderr
     r = run_kx("sweep", MATMUL, "--kernel", "nope", "--shape", "M=64,N=64,K=64", "--target", "cuda:90")
     assert r.returncode == 1 and "no kernel named 'nope'" in r.stderr
 
