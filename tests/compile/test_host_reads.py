@@ -860,12 +860,14 @@ def test_a_composite_given_a_gpu_and_a_host_tensor_raises_where_the_op_it_calls_
     exit 0: F.linear, matmul, einsum, layer_norm and F.embedding have no CUDA kernel of their
     own, so the check at the torch function level let them pass; in a real run the op each
     calls from C++ (addmm, mm, bmm, native_layer_norm, index_select) refuses the pair.
-    Composites that only read a host tensor's shape (expand_as, view_as) run."""
+    Composites that only read a host tensor's shape (expand_as, view_as) run, and so does
+    indexing by a host arange (CLIP's encode_text): index moves its indices first."""
     path = HOST_READS / "model_left_on_the_host.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
     (stop,) = [d for d in r.diagnostics if d.kind == "runtime"]
-    assert stop.line == 48 and "wrapper_CUDA_addmm" in stop.message and r.exit_status != 0
+    assert stop.line == 50 and "wrapper_CUDA_addmm" in stop.message and r.exit_status != 0
     printed = [t for t in r.output.splitlines() if " ran" in t or " raised:" in t]
     raised = {t.split(" raised:")[0] for t in printed if " raised:" in t}
     assert raised == {"embedding", "layer_norm", "matmul", "einsum"}, printed
+    assert "indexing by a host arange ran" in printed
     assert [k.name for k in r.kernels] == ["gelu_kernel"]

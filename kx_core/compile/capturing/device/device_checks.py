@@ -127,13 +127,16 @@ def check(torch: Any, func: Any, args: tuple, kwargs: dict) -> bool:
     return False
 
 
-def _check_entry(entry: _Entry | None, tensors: list[tuple[str, Any]]) -> None:
+def _check_entry(entry: _Entry | None, tensors: list[tuple[str, Any, bool]]) -> None:
     if entry is None:
         return
     if not entry.no_check:
-        _same_device(tensors, entry)
+        _same_device([(name, t) for name, t, _ in tensors], entry)
     elif entry.iterator:
-        _tensor_iterator_devices([t for _, t in tensors])
+        # TensorIterator's operands are the op's Tensor arguments; a list of tensors is the
+        # op's own to prepare (index and index_put_ move their indices to self's device
+        # first: `x[torch.arange(n), gpu_index]` runs on the GPU, as CLIP's encode_text)
+        _tensor_iterator_devices([t for _, t, listed in tensors if not listed])
 
 
 def composite_checks() -> Any:
@@ -165,18 +168,25 @@ def composite_checks() -> Any:
     return _CompositeChecks()
 
 
-def _schema_tensors(torch: Any, schema: Any, args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
-    """The tensor arguments of an aten call in the order its CUDA wrapper checks them (out
-    first, then the positional ones), each with its name."""
-    given = {**dict(zip((p.name for p in schema.arguments), args)), **kwargs}
+def _schema_tensors(torch: Any, schema: Any, args: tuple, kwargs: dict) -> list[tuple[str, Any, bool]]:
+    """The tensor arguments of an aten call (`_checked_order`)."""
     params = list(schema.arguments)
+    given = {**dict(zip((p.name for p in params), args)), **kwargs}
+    return _checked_order(torch, params, given)
+
+
+def _checked_order(torch: Any, params: list, given: dict) -> list[tuple[str, Any, bool]]:
+    """The tensor arguments in the order an op's CUDA wrapper checks them (out first, then
+    the positional ones), each with its name and whether it came in a list."""
     out = [p for p in params if p.kwarg_only and p.name in given and _tensor_like(p)]
     ordered = [*out, *(p for p in params if not p.kwarg_only and _tensor_like(p))]
     tensors = []
     for p in ordered:
         value = given.get(p.name)
-        items = value if isinstance(value, (list, tuple)) else (value,)
-        tensors += [(p.name, t) for t in items if isinstance(t, torch.Tensor)]
+        listed = isinstance(value, (list, tuple))
+        tensors += [
+            (p.name, t, listed) for t in (value if listed else (value,)) if isinstance(t, torch.Tensor)
+        ]
     return tensors
 
 
@@ -226,7 +236,9 @@ def _tensor_like(arg: Any) -> bool:
     return "Tensor" in str(arg.type)
 
 
-def _bind(torch: Any, packet: Any, args: tuple, kwargs: dict) -> tuple[str, list[tuple[str, Any]]] | None:
+def _bind(
+    torch: Any, packet: Any, args: tuple, kwargs: dict
+) -> tuple[str, list[tuple[str, Any, bool]]] | None:
     """The overload of `packet` these arguments fit, as Python's argument parser picks it
     (the first whose parameters take them), and its tensor arguments in the order the CUDA
     wrapper checks them (out first, then the positional ones), each with its name."""
@@ -245,14 +257,7 @@ def _bind(torch: Any, packet: Any, args: tuple, kwargs: dict) -> tuple[str, list
             continue
         if not all(_fits(torch, p, given[p.name]) for p in params if p.name in given):
             continue
-        out = [p for p in params if p.kwarg_only and p.name in given and _tensor_like(p)]
-        ordered = [*out, *(p for p in positional if _tensor_like(p))]
-        tensors = []
-        for p in ordered:
-            value = given.get(p.name)
-            items = value if isinstance(value, (list, tuple)) else (value,)
-            tensors += [(p.name, t) for t in items if isinstance(t, torch.Tensor)]
-        return overload, tensors
+        return overload, _checked_order(torch, params, given)
     return None
 
 
