@@ -861,7 +861,8 @@ def test_a_composite_given_a_gpu_and_a_host_tensor_raises_where_the_op_it_calls_
     own, so the check at the torch function level let them pass; in a real run the op each
     calls from C++ (addmm, mm, bmm, native_layer_norm, index_select) refuses the pair.
     Composites that only read a host tensor's shape (expand_as, view_as) run, and so does
-    indexing by a host arange (CLIP's encode_text): index moves its indices first."""
+    indexing by a host arange (CLIP's encode_text): index moves its indices first. The oracle:
+    the H100's run of the same file printed the same nine lines and stopped at the same line."""
     path = HOST_READS / "model_left_on_the_host.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
     (stop,) = [d for d in r.diagnostics if d.kind == "runtime"]
@@ -871,3 +872,7 @@ def test_a_composite_given_a_gpu_and_a_host_tensor_raises_where_the_op_it_calls_
     assert raised == {"embedding", "layer_norm", "matmul", "einsum"}, printed
     assert "indexing by a host arange ran" in printed
     assert [k.name for k in r.kernels] == ["gelu_kernel"]
+    real = json.loads((HOST_READS / "ground" / "model_left_on_the_host.json").read_text())
+    assert real["status"].startswith("raised: RuntimeError: Expected all tensors to be on the same device")
+    assert printed == [t for t in real["output_tail"].splitlines() if " ran" in t or " raised:" in t]
+    assert_as_real_run(r, HOST_READS / "ground" / "model_left_on_the_host.json")
