@@ -924,3 +924,44 @@ def test_presumed_indices_have_the_shape_dtype_and_range_of_pytorchs_own(shape):
             assert all(len(set(row)) == len(row) and 0 <= min(row) and max(row) < n for row in along.tolist())
             if name != "topk":
                 assert (along.sort(-1).values == torch.arange(n)).all()
+
+
+def test_a_dynamic_graphs_backward_is_shown_although_it_never_runs_as_aot_lowers_it_at_once():
+    """Corpus 13's Flux kernels: a compiled RMSNorm given a tensor that requires grad at two
+    sizes, never differentiated. The H100's real run compiled the second (dynamic) graph's
+    backward kernels; kx held every backward back until it ran and exited 0 without them.
+    AOTAutograd's rule: a forward that saves sizes for its backward (dynamic shapes) has the
+    backward lowered with it. The oracle: PyTorch's own run of the same function on CPU
+    tensors, counting the backward compiler's calls without any backward."""
+    import torch
+    from torch._dynamo.backends.common import aot_autograd
+
+    lowered = []
+
+    def forward_compiler(gm, example_inputs):
+        return gm.forward
+
+    def backward_compiler(gm, example_inputs):
+        lowered.append(sum(isinstance(x, torch.SymInt) for x in example_inputs))
+        return gm.forward
+
+    def rms_norm(x, w):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
+
+    torch._dynamo.reset()
+    compiled = torch.compile(
+        rms_norm, backend=aot_autograd(fw_compiler=forward_compiler, bw_compiler=backward_compiler)
+    )
+    w = torch.ones(128, requires_grad=True)
+    for n in (256, 1000):
+        compiled(torch.randn(n, 128, requires_grad=True), w)
+    torch._dynamo.reset()
+    assert len(lowered) == 1 and lowered[0] > 0  # only the dynamic graph's, with its saved sizes
+
+    path = HOST_READS / "compiled_dynamic_backward_unrun.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    names = [k.name for k in r.kernels]
+    assert any("div_expand" in n for n in names) and any("mul_sum" in n for n in names), names
+    (held,) = [d for d in r.diagnostics if d.kind == "not-launched"]  # the static graph's only
+    assert held.line == 21 and "never ran" in held.message and r.exit_status == 0
