@@ -10,6 +10,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from kx_core.compile import CompileRequest, compile_file
 from kx_core.compile.jobs.real_runs import compare
 from kx_testing import ROOT, assert_as_real_run
@@ -876,3 +878,90 @@ def test_a_composite_given_a_gpu_and_a_host_tensor_raises_where_the_op_it_calls_
     assert real["status"].startswith("raised: RuntimeError: Expected all tensors to be on the same device")
     assert printed == [t for t in real["output_tail"].splitlines() if " ran" in t or " raised:" in t]
     assert_as_real_run(r, HOST_READS / "ground" / "model_left_on_the_host.json")
+
+
+def test_indices_of_topk_and_argsort_of_kernel_output_are_distinct_as_pytorchs_are():
+    """InfLLM's block retrieval (corpus 13) takes `topk(scores).indices.tolist()` of a
+    kernel's scores and asserts the blocks are distinct: kx answered one placeholder value
+    for every index, the file's own assert stopped the capture (exit 4) where the GPU runs
+    on. Indices of data kx lacks are now what PyTorch defines them to be, distinct and in
+    range (sort's and argsort's a permutation), guessed and said: the file runs to its end
+    (exit 5, the launch after the read follows a guess)."""
+    path = HOST_READS / "blocks_by_topk_of_scores.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], r.diagnostics
+    assert [k.name for k in r.kernels] == ["block_score_kernel", "gathered_attention_kernel"]
+    read = next(d for d in r.diagnostics if d.kind == "placeholder" and d.line == 48)
+    assert "guessed" in read.message and "[0, 1, 2, 3, 4, 5]" in read.message
+    assert r.exit_status == 5 and "blocks 6" in r.output
+
+
+@pytest.mark.parametrize("shape", [(48,), (5, 48), (3, 7, 9), (2, 1, 6)])
+def test_presumed_indices_have_the_shape_dtype_and_range_of_pytorchs_own(shape):
+    """The oracle of the presumption: PyTorch's topk, sort and argsort on real data, every
+    dimension: the same shape and dtype, distinct indices in range along the dimension (a
+    permutation for sort and argsort)."""
+    import torch
+
+    from kx_core.compile.capturing.device.placeholders import presumed_indices
+
+    x = torch.randn(shape)
+    for dim in range(-len(shape), len(shape)):
+        n = shape[dim]
+        for name, call in [
+            ("topk", lambda t, dim=dim, n=n: torch.topk(t, max(1, n // 2), dim=dim)),
+            ("topk", lambda t, dim=dim, n=n: torch.topk(t, n, dim, False)),
+            ("sort", lambda t, dim=dim: torch.sort(t, dim=dim)),
+            ("argsort", lambda t, dim=dim: torch.argsort(t, dim)),
+        ]:
+            real = call(x)
+            real = real if name == "argsort" else real.indices
+            meta = call(x.to("meta"))
+            args = (x.to("meta"), *((max(1, n // 2), dim) if name == "topk" else (dim,)))
+            ((indices, presumed),) = presumed_indices(torch, name, args, {}, meta)
+            assert presumed.shape == real.shape and presumed.dtype == real.dtype, (name, dim)
+            along = presumed.movedim(dim, -1).reshape(-1, presumed.shape[dim])
+            assert all(len(set(row)) == len(row) and 0 <= min(row) and max(row) < n for row in along.tolist())
+            if name != "topk":
+                assert (along.sort(-1).values == torch.arange(n)).all()
+
+
+def test_a_dynamic_graphs_backward_is_shown_although_it_never_runs_as_aot_lowers_it_at_once():
+    """Corpus 13's Flux kernels: a compiled RMSNorm given a tensor that requires grad at two
+    sizes, never differentiated. The H100's real run compiled the second (dynamic) graph's
+    backward kernels; kx held every backward back until it ran and exited 0 without them.
+    AOTAutograd's rule: a forward that saves sizes for its backward (dynamic shapes) has the
+    backward lowered with it. The oracle: PyTorch's own run of the same function on CPU
+    tensors, counting the backward compiler's calls without any backward."""
+    import torch
+    from torch._dynamo.backends.common import aot_autograd
+
+    lowered = []
+
+    def forward_compiler(gm, example_inputs):
+        return gm.forward
+
+    def backward_compiler(gm, example_inputs):
+        lowered.append(sum(isinstance(x, torch.SymInt) for x in example_inputs))
+        return gm.forward
+
+    def rms_norm(x, w):
+        xf = x.float()
+        return (xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + 1e-6)).to(x.dtype) * w
+
+    torch._dynamo.reset()
+    compiled = torch.compile(
+        rms_norm, backend=aot_autograd(fw_compiler=forward_compiler, bw_compiler=backward_compiler)
+    )
+    w = torch.ones(128, requires_grad=True)
+    for n in (256, 1000):
+        compiled(torch.randn(n, 128, requires_grad=True), w)
+    torch._dynamo.reset()
+    assert len(lowered) == 1 and lowered[0] > 0  # only the dynamic graph's, with its saved sizes
+
+    path = HOST_READS / "compiled_dynamic_backward_unrun.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    names = [k.name for k in r.kernels]
+    assert any("div_expand" in n for n in names) and any("mul_sum" in n for n in names), names
+    (held,) = [d for d in r.diagnostics if d.kind == "not-launched"]  # the static graph's only
+    assert held.line == 21 and "never ran" in held.message and r.exit_status == 0

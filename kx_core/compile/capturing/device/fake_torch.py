@@ -394,6 +394,10 @@ class _MetaRules:
         # the data of the result as it is laid out (after the layouts above), and of what
         # the op wrote: computed on the CPU where its inputs' data is known (known_values)
         self.values.after(func, name, args, kwargs, out, before, computed)
+        if name in placeholders.INDEX_OPS:  # indices of data kx lacks: distinct, as PyTorch's are
+            for indices, presumed in placeholders.presumed_indices(torch, name, args, kwargs, out):
+                if getattr(indices, "is_meta", False) and known_values.copy_of(indices) is None:
+                    known_values.adopt(torch, indices, presumed, exact=False)
         fake_cuda.drew_random(name, args, kwargs, out)  # (after: it asks whether out is the host's)
         return placeholders.propagate(name, args, kwargs, out)
 

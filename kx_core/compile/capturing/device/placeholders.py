@@ -455,6 +455,55 @@ def presumed_counts(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
     return counts
 
 
+# ops whose indices output kx presumes where it does not have the data (presumed_indices)
+INDEX_OPS = frozenset({"topk", "sort", "argsort", "msort"})
+
+
+def presumed_indices(torch: Any, name: str, args: tuple, kwargs: dict, out: Any) -> list[tuple[Any, Any]]:
+    """(indices tensor, its presumed values) for `topk`, `sort` and `argsort` of data kx
+    does not have: what every such result is by PyTorch's definition, distinct indices in
+    range along the dimension (a permutation for sort and argsort), rather than one value
+    for all. A placeholder's constant made InfLLM's block retrieval (`topk(...).indices
+    .tolist()`) pick the same block for every slot and stop at its own `assert` that the
+    blocks are distinct, where the GPU runs on. topk's are spread over the rows (row r
+    takes r*k .. r*k+k-1, modulo the size), as a MoE router's experts spread over tokens;
+    sort's and argsort's are the identity. CPU tensors, kept as guessed values: each read
+    of them is said."""
+    if name == "topk":
+        given = dict(zip(("k", "dim"), args[1:3])) | {k: v for k, v in kwargs.items() if k in ("k", "dim")}
+        indices = out[1] if isinstance(out, tuple) and len(out) == 2 else None
+    elif name in ("sort", "msort"):
+        given = (
+            {"dim": 0}
+            if name == "msort"
+            else dict(zip(("dim",), args[1:2])) | {k: v for k, v in kwargs.items() if k == "dim"}
+        )
+        given = given if isinstance(given.get("dim", -1), int) else {}
+        indices = out[1] if isinstance(out, tuple) and len(out) == 2 else None
+    else:  # argsort
+        given = dict(zip(("dim",), args[1:2])) | {k: v for k, v in kwargs.items() if k == "dim"}
+        indices = out
+    x = args[0] if args else kwargs.get("input")
+    if not isinstance(indices, torch.Tensor) or not isinstance(x, torch.Tensor) or indices.dim() == 0:
+        return []
+    dim = given.get("dim", -1)
+    if not isinstance(dim, int):
+        return []
+    dim %= indices.dim()
+    n = x.shape[dim] if x.dim() else 1
+    k = indices.shape[dim]
+    if n == 0 or k == 0 or k > n:
+        return []
+    moved = list(indices.movedim(dim, -1).shape)
+    rows = 1
+    for size in moved[:-1]:
+        rows *= size
+    j = torch.arange(k, dtype=torch.int64, device="cpu")
+    start = torch.arange(rows, dtype=torch.int64, device="cpu")[:, None] * (k if name == "topk" else 0)
+    values = ((start + j) % n).reshape(moved).movedim(-1, dim).to(indices.dtype)
+    return [(indices, values)]
+
+
 def _unique_presumed(torch: Any, name: str, x: Any, args: tuple, kwargs: dict) -> Any:
     """`torch.unique(x)` of data kx does not have presumes every element (or every slice
     along `dim`) distinct, as nonzero() presumes every element nonzero: the values, and

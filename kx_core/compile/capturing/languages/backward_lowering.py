@@ -1,6 +1,7 @@
 """A compiled graph's backward, lowered by kx with its forward, shown only once it runs.
 
-A real run lowers a torch.compile graph's backward lazily, at its first backward call:
+A real run lowers a torch.compile graph's backward lazily, at its first backward call,
+unless the forward saves sizes for it (a dynamic graph: then with the forward, as kx does):
 a file that never calls backward (inference without `torch.no_grad()`, an evaluation loop
 over a model whose parameters require grad) compiles none of its kernels. kx lowers the
 backward with the forward (inductor_capture sets functorch's
@@ -64,6 +65,8 @@ def lowered(inner: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     state = capture_state.STATE
     if not kwargs.get("is_backward") or _RUN is None or state is None:
         return inner(*args, **kwargs)
+    if _lowered_eagerly(args, kwargs):
+        return inner(*args, **kwargs)  # a real run lowers this one now too: shown now
     file, line = LEDGER.user_frame()
     held = _Held([], file, line)
     with state.holding(held.records):
@@ -82,6 +85,19 @@ def lowered(inner: Callable[..., Any], args: tuple, kwargs: dict) -> Any:
     compiled.current_callable = current_callable
     _RUN.held.append(held)
     return compiled
+
+
+def _lowered_eagerly(args: tuple, kwargs: dict) -> bool:
+    """Whether AOTAutograd lowers this backward with its forward in a real run too: where
+    the forward saves sizes for it (`num_symints_saved_for_bw > 0`, a graph with dynamic
+    shapes: graph_compile.py, "Backward graph lazy lowering"). Those saved sizes are the
+    backward graph's SymInt inputs (the others are tensors). Corpus 13's Flux kernels: the
+    second, dynamic compile of an RMSNorm called with a tensor that requires grad compiled
+    its backward on the H100 although no backward ran; kx held it back and exited 0."""
+    import torch
+
+    inputs = kwargs.get("example_inputs", args[1] if len(args) > 1 else ())
+    return any(isinstance(x, torch.SymInt) for x in inputs or ())
 
 
 def _release(held: _Held) -> None:
