@@ -59,6 +59,12 @@ class TensorSpec:
             tuple(d["shape"]), d["dtype"], d["device"], tuple(d["order"]), bool(d.get("requires_grad"))
         )
 
+    def made(self, factory: Any) -> Any:
+        """`factory(sizes)` called with the sizes in stride order, then permuted back: a
+        tensor of this shape laid out as recorded (a transposed view stays one)."""
+        t = factory([self.shape[d] for d in self.order])
+        return t.permute(*[self.order.index(d) for d in range(len(self.order))])
+
 
 @dataclass(frozen=True)
 class WrapperCall:
@@ -94,12 +100,10 @@ def make_arguments(call: WrapperCall) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for name, spec in call.tensors.items():
         dtype = getattr(torch, spec.dtype)
-        ordered = [spec.shape[d] for d in spec.order]  # made in stride order, then permuted back
-        if dtype.is_floating_point or dtype.is_complex:
-            t = torch.randn(ordered, dtype=dtype, device=spec.device)
-        else:
-            t = torch.zeros(ordered, dtype=dtype, device=spec.device)
-        t = t.permute(*[spec.order.index(d) for d in range(len(spec.order))])
+        fill = torch.randn if dtype.is_floating_point or dtype.is_complex else torch.zeros
+        t = spec.made(
+            lambda sizes, fill=fill, dtype=dtype, spec=spec: fill(sizes, dtype=dtype, device=spec.device)
+        )
         out[name] = t.requires_grad_(spec.requires_grad) if spec.requires_grad else t
     for name, value in call.values.items():
         out[name] = getattr(torch, value["dtype"]) if isinstance(value, dict) and "dtype" in value else value

@@ -18,14 +18,13 @@ class _Launched(Exception):
     """Raised at the kernel's launch while probing: nothing after it matters."""
 
 
-def _kernel_name(obj: Any) -> str | None:
+def _kernel_name(obj: Any) -> str:
     """The Python name of what a Triton launch entry wraps (an Autotuner's or Heuristics'
     JITFunction's function)."""
-    seen = 0
-    while hasattr(obj, "fn") and seen < 8:
-        obj = obj.fn
-        seen += 1
-    return getattr(obj, "__name__", None)
+    from kx_core.compile.artifacts.kernel_record import jit_name
+    from kx_core.compile.capturing.jit_objects import base_jit
+
+    return jit_name(base_jit(obj))
 
 
 class _Recorder:
@@ -154,15 +153,16 @@ def _probe(recorder: _Recorder, fn: Any, call: dict, symbolic: bool) -> tuple[di
     from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
 
     from kx_core.compile.capturing.device.gpu_fakes import without_torch_function_modes
+    from kx_core.sweep.calls import TensorSpec
 
     env = ShapeEnv(duck_shape=False) if symbolic else None
     with without_torch_function_modes():
         mode = FakeTensorMode(shape_env=env, allow_non_fake_inputs=True)
         fakes = {}
-        for name, spec in call["tensors"].items():
-            ordered = [spec["shape"][d] for d in spec["order"]]
-            meta = torch.empty(ordered, dtype=getattr(torch, spec["dtype"]), device="meta")
-            meta = meta.permute(*[spec["order"].index(d) for d in range(len(spec["order"]))])
+        for name, recorded in call["tensors"].items():
+            spec = TensorSpec.from_json(recorded)
+            dtype = getattr(torch, spec.dtype)
+            meta = spec.made(lambda sizes, dtype=dtype: torch.empty(sizes, dtype=dtype, device="meta"))
             context = (
                 StatelessSymbolicContext(dynamic_sizes=[DimDynamic.DYNAMIC] * meta.dim())
                 if symbolic
@@ -170,7 +170,7 @@ def _probe(recorder: _Recorder, fn: Any, call: dict, symbolic: bool) -> tuple[di
             )
             fake = mode.from_tensor(meta, symbolic_context=context)
             with mode:
-                fakes[name] = fake.to(spec["device"])
+                fakes[name] = fake.to(spec.device)
         kwargs = dict(fakes)
         for name, value in call["values"].items():
             kwargs[name] = getattr(torch, value["dtype"]) if isinstance(value, dict) else value

@@ -518,6 +518,8 @@ def _nonzero_of_known_masks(torch: Any) -> None:
             known = known_values.value_of(self)
             if known is not None:
                 count = int(torch.count_nonzero(known[0]))
+                if not known[1]:  # a sample's or a guess's count (topk ids presumed): said
+                    count = LEDGER.use("torch.nonzero of sampled or guessed data (its count from it)", count)
             elif config.meta_nonzero_assume_all_nonzero:
                 count = self.numel()
             else:
