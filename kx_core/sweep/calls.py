@@ -28,17 +28,11 @@ from __future__ import annotations
 import ast
 import json
 import os
-import re
 import tempfile
 from dataclasses import dataclass
 from typing import Any
 
 from kx_core.sweep.space import SpaceError
-
-# `a=2048x4096` (a tensor's sizes), `x=4096` (one dimension) stays an integer
-_DIMS_RE = re.compile(r"^\d+(x\d+)+$")
-# what the plan script prints before its JSON answer (the file may print too)
-MARK = "KX_SWEEP_PLAN "
 
 
 @dataclass(frozen=True)
@@ -84,12 +78,9 @@ class WrapperCall:
         return cls(d["function"], {k: TensorSpec.from_json(t) for k, t in d["tensors"].items()}, d["values"])
 
     def label(self) -> str:
-        return ",".join(f"{k}={'x'.join(map(str, t.shape))}" for k, t in self.tensors.items())
-
-
-def parse_dims(value: str) -> tuple[int, ...] | None:
-    """`2048x4096` as (2048, 4096); None where it is not a tensor's sizes."""
-    return tuple(int(v) for v in value.split("x")) if _DIMS_RE.match(value) else None
+        """`matmul(a=2048x4096,b=4096x1024)`: the call as the sweep says it."""
+        sizes = ",".join(f"{k}={'x'.join(map(str, t.shape))}" for k, t in self.tensors.items())
+        return f"{self.function}({sizes})"
 
 
 def make_arguments(call: WrapperCall) -> dict[str, Any]:

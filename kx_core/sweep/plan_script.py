@@ -82,14 +82,13 @@ class _Recorder:
         if found is None:
             return None
         fn, frame = found
-        return {"name": fn.__name__, "function": fn, "arguments": dict(frame.f_locals)}
+        return {"function": fn, "arguments": dict(frame.f_locals)}
 
 
 def _same_file(a: str, b: str) -> bool:
-    try:
-        return os.path.realpath(a) == b
-    except (OSError, ValueError):
-        return False
+    from kx_core.compile.artifacts.file_kinds import real_path
+
+    return real_path(a) == b
 
 
 def _spec(torch: Any, t: Any) -> dict:
@@ -244,7 +243,7 @@ def main(path: str, kernel: str, shapes_json: str, out: str) -> None:
             line = next((f.lineno for f in reversed(traceback.extract_tb(e.__traceback__))
                          if _same_file(f.filename, recorder.path)), None)  # fmt: skip
             notes.append(f"the file's run stopped at line {line}: {type(e).__name__}: {e}")
-        launches = [dict(launch) for launch in recorder.launches]
+        launches = list(recorder.launches)  # (the probes below clear the recorder's)
         planned = []
         calls = []
         for launch in launches:
@@ -302,12 +301,15 @@ def _one(
             planned_call = {**call, "tensors": sized}
             return {"shape": _checked(recorder, fn, planned_call, names), "call": planned_call}
         planned_call = _for_keys(recorder, fn, call, shape)
-        got = _checked(recorder, fn, planned_call, list(shape))
-        if got != {k: int(v) for k, v in shape.items()}:
+        # one probe at the planned sizes: the asked names must get their values, and the
+        # key's values are the case's shape
+        got = _checked(recorder, fn, planned_call, list(dict.fromkeys([*names, *shape])))
+        asked = {k: got.get(k) for k in shape}
+        if asked != {k: int(v) for k, v in shape.items()}:
             raise ValueError(
-                f"{fn.__name__} called at the planned sizes launches {recorder.kernel} with {got}"
+                f"{fn.__name__} called at the planned sizes launches {recorder.kernel} with {asked}"
             )
-        return {"shape": {**_checked(recorder, fn, planned_call, names), **got}, "call": planned_call}
+        return {"shape": {**{k: got[k] for k in names if k in got}, **asked}, "call": planned_call}
     except Exception as e:  # noqa: BLE001 - the wrapper's own refusal of the sizes is the answer
         return {
             "shape": {k: v for k, v in shape.items() if isinstance(v, int)},

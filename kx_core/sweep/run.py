@@ -118,7 +118,7 @@ def _planned(req: SweepRequest, progress: Progress) -> tuple[SweepRequest, list[
     progress("plan", 1, 1, "")
     for p in planned:
         if p.call is not None:
-            notes.append(f"{shape_label(p.shape)}: {p.call.function}({p.call.label()})")
+            notes.append(f"{shape_label(p.shape)}: {p.call.label()}")
     return replace(req, shapes=tuple(shapes), calls=tuple(calls), call_errors=tuple(errors)), notes
 
 

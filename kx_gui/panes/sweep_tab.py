@@ -295,9 +295,7 @@ class SweepTab(QWidget):
         fill_rows(self.table, rows)
         for i, c in enumerate(r.cases):  # the wrapper call that gave the shape (kx_core.sweep.calls)
             if c.call and self.table.item(i, 0) is not None:
-                self.table.item(i, 0).setToolTip(
-                    f"{c.call['function']}({WrapperCall.from_json(c.call).label()})"
-                )
+                self.table.item(i, 0).setToolTip(WrapperCall.from_json(c.call).label())
         s = r.summary()
         how = {"gpu": "measured", "simulated": "simulated", "none": "not measured (model only)"}[r.measured]
         text = f"{len(r.cases)} shape(s), {how}, {r.wall_s:.1f} s."

@@ -455,8 +455,9 @@ def presumed_counts(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
     return counts
 
 
-# ops whose indices output kx presumes where it does not have the data (presumed_indices)
-INDEX_OPS = frozenset({"topk", "sort", "argsort", "msort"})
+# ops whose indices output kx presumes where it does not have the data (presumed_indices),
+# with the position of their `dim` argument
+INDEX_OPS = {"topk": 2, "sort": 1, "argsort": 1}
 
 
 def presumed_indices(torch: Any, name: str, args: tuple, kwargs: dict, out: Any) -> list[tuple[Any, Any]]:
@@ -469,25 +470,16 @@ def presumed_indices(torch: Any, name: str, args: tuple, kwargs: dict, out: Any)
     takes r*k .. r*k+k-1, modulo the size), as a MoE router's experts spread over tokens;
     sort's and argsort's are the identity. CPU tensors, kept as guessed values: each read
     of them is said."""
-    if name == "topk":
-        given = dict(zip(("k", "dim"), args[1:3])) | {k: v for k, v in kwargs.items() if k in ("k", "dim")}
-        indices = out[1] if isinstance(out, tuple) and len(out) == 2 else None
-    elif name in ("sort", "msort"):
-        given = (
-            {"dim": 0}
-            if name == "msort"
-            else dict(zip(("dim",), args[1:2])) | {k: v for k, v in kwargs.items() if k == "dim"}
-        )
-        given = given if isinstance(given.get("dim", -1), int) else {}
-        indices = out[1] if isinstance(out, tuple) and len(out) == 2 else None
-    else:  # argsort
-        given = dict(zip(("dim",), args[1:2])) | {k: v for k, v in kwargs.items() if k == "dim"}
-        indices = out
+    position = INDEX_OPS[name]
+    dim = kwargs.get("dim", args[position] if len(args) > position else -1)
+    indices = out if name == "argsort" else (out[1] if isinstance(out, tuple) and len(out) == 2 else None)
     x = args[0] if args else kwargs.get("input")
-    if not isinstance(indices, torch.Tensor) or not isinstance(x, torch.Tensor) or indices.dim() == 0:
-        return []
-    dim = given.get("dim", -1)
-    if not isinstance(dim, int):
+    if (
+        not isinstance(indices, torch.Tensor)
+        or not isinstance(x, torch.Tensor)
+        or indices.dim() == 0
+        or not isinstance(dim, int)
+    ):
         return []
     dim %= indices.dim()
     n = x.shape[dim] if x.dim() else 1
