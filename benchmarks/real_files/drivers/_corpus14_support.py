@@ -1,0 +1,72 @@
+"""Import helpers, stand-ins and references for fresh corpus 14's drivers (kx's code, no upstream
+code).
+
+The import helpers are corpus 7's (re-exported through `_corpus9_support`). Each stand-in here is
+used whether or not the real package is installed, so a driver runs the same on any machine.
+Upstream sources are found on sys.path (the manifest's "pythonpath" puts the `.realfiles/...`
+folders there). `small()` is true under KX_CORPUS_SMALL=1 (toy sizes for a CPU check with
+Triton's interpreter); by default the drivers run their real sizes.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from _corpus9_support import pick, rel_err, small, stub_module  # noqa: F401
+
+
+def install_llama_rmsnorm_standin() -> None:
+    """Triformer's rms_norm.py subclasses transformers' LlamaRMSNorm (only its weight /
+    variance_epsilon attributes are used): a stand-in module with that class."""
+
+    class LlamaRMSNorm(torch.nn.Module):
+        def __init__(self, hidden_size, eps=1e-6):
+            super().__init__()
+            self.weight = torch.nn.Parameter(torch.ones(hidden_size))
+            self.variance_epsilon = eps
+
+        def forward(self, x):
+            xf = x.float()
+            xf = xf * torch.rsqrt(xf.pow(2).mean(-1, keepdim=True) + self.variance_epsilon)
+            return self.weight * xf.to(x.dtype)
+
+    stub_module("transformers.models.llama.modeling_llama", LlamaRMSNorm=LlamaRMSNorm)
+
+
+def install_litllama_standins() -> None:
+    """lit_llama/__init__.py imports its sentencepiece Tokenizer and utils.py imports
+    lightning.fabric's strategies (generate.py imports lightning as L): the drivers use neither
+    (random token ids, no checkpoint loading), so stand-ins whose use would raise."""
+
+    class _Unavailable:
+        def __init__(self, *a, **k):
+            raise RuntimeError("stand-in: not available in this driver")
+
+    stub_module("sentencepiece", SentencePieceProcessor=_Unavailable)
+    stub_module("lightning.fabric.strategies", DeepSpeedStrategy=_Unavailable, FSDPStrategy=_Unavailable)
+    stub_module("lightning", Fabric=_Unavailable)
+
+
+def entmax_bisect_reference(x: torch.Tensor, alpha: float = 1.5, n_iter: int = 60) -> torch.Tensor:
+    """alpha-entmax over the last dim by bisection on tau in float64 (kx's own reference):
+    p = [(alpha - 1) x - tau]_+ ^ (1 / (alpha - 1)), sum p = 1."""
+    z = x.double() * (alpha - 1)
+    hi = z.max(-1, keepdim=True).values
+    lo = hi - 1.0
+    for _ in range(n_iter):
+        tau = (lo + hi) / 2
+        s = torch.clamp(z - tau, min=0).pow(1 / (alpha - 1)).sum(-1, keepdim=True)
+        lo = torch.where(s >= 1, tau, lo)
+        hi = torch.where(s >= 1, hi, tau)
+    p = torch.clamp(z - (lo + hi) / 2, min=0).pow(1 / (alpha - 1))
+    return (p / p.sum(-1, keepdim=True)).to(x.dtype)
+
+
+def entmax_attention_reference(q, k, v, alpha=1.5, causal=False):
+    """Dense alpha-entmax attention (float32 scores, 1/sqrt(d) scale), kx's reference."""
+    s = (q.float() @ k.float().transpose(-1, -2)) / q.shape[-1] ** 0.5
+    if causal:
+        n = s.shape[-1]
+        s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=s.device).triu(1), float("-inf"))
+    p = entmax_bisect_reference(s.masked_fill(s == float("-inf"), -1e9), alpha)
+    return (p @ v.float()).to(q.dtype)
