@@ -70,3 +70,50 @@ def entmax_attention_reference(q, k, v, alpha=1.5, causal=False):
         s = s.masked_fill(torch.ones(n, n, dtype=torch.bool, device=s.device).triu(1), float("-inf"))
     p = entmax_bisect_reference(s.masked_fill(s == float("-inf"), -1e9), alpha)
     return (p @ v.float()).to(q.dtype)
+
+
+class _EntmaxRef(torch.autograd.Function):
+    """alpha-entmax with its closed-form backward (kx's reference):
+    dx = s * (dy - sum(s * dy) / sum(s)), s = p ** (2 - alpha) on the support."""
+
+    @staticmethod
+    def forward(ctx, x, alpha):
+        p = entmax_bisect_reference(x, alpha)
+        ctx.save_for_backward(p)
+        ctx.alpha = alpha
+        return p
+
+    @staticmethod
+    def backward(ctx, dy):
+        (p,) = ctx.saved_tensors
+        s = torch.where(p > 0, p.double().pow(2 - ctx.alpha), torch.zeros((), dtype=torch.float64, device=p.device))
+        d = dy.double()
+        dx = s * (d - (s * d).sum(-1, keepdim=True) / s.sum(-1, keepdim=True))
+        return dx.to(dy.dtype), None
+
+
+def entmax_ref(x, alpha=1.5):
+    return _EntmaxRef.apply(x, alpha)
+
+
+def entmax_attention_ref(q, k, v, alpha=1.5, causal=False, varlen=None):
+    """Dense alpha-entmax attention in float32 with a differentiable entmax (kx's reference);
+    k / v may have fewer heads than q (grouped-query); rows past varlen are zeroed."""
+    if k.shape[1] != q.shape[1]:
+        k = k.repeat_interleave(q.shape[1] // k.shape[1], 1)
+        v = v.repeat_interleave(q.shape[1] // v.shape[1], 1)
+    s = (q.float() @ k.float().transpose(-1, -2)) / q.shape[-1] ** 0.5
+    n = s.shape[-1]
+    mask = torch.zeros(n, n, dtype=torch.bool, device=s.device)
+    if causal:
+        mask = mask | torch.ones(n, n, dtype=torch.bool, device=s.device).triu(1)
+    mask = mask.expand(s.shape)
+    if varlen is not None:
+        cols = torch.arange(n, device=s.device)[None, None, None, :] >= varlen[:, None, None, None]
+        mask = mask | cols
+    p = entmax_ref(s.masked_fill(mask, -1e4), alpha)
+    out = p @ v.float()
+    if varlen is not None:
+        rows = torch.arange(n, device=s.device)[None, None, :, None] >= varlen[:, None, None, None]
+        out = out.masked_fill(rows, 0)
+    return out
