@@ -117,3 +117,20 @@ def entmax_attention_ref(q, k, v, alpha=1.5, causal=False, varlen=None):
         rows = torch.arange(n, device=s.device)[None, None, :, None] >= varlen[:, None, None, None]
         out = out.masked_fill(rows, 0)
     return out
+
+
+def block_mask_attention_ref(q, k, v, sm_scale, allowed_blocks, block=64, causal=True):
+    """Dense attention per head where key block j is visible to query block i iff
+    allowed_blocks[h][i][j] (a bool tensor (H, n_qblocks, n_kblocks)), plus the causal mask;
+    float32, one head at a time (kx's reference for MoA's block-sparse kernels)."""
+    Z, H, N, _ = q.shape
+    out = torch.empty_like(q)
+    pos = torch.arange(N, device=q.device)
+    for h in range(H):
+        m = allowed_blocks[h].repeat_interleave(block, 0).repeat_interleave(block, 1)[:N, :N]
+        if causal:
+            m = m & (pos[:, None] >= pos[None, :])
+        s = (q[:, h].float() @ k[:, h].float().transpose(-1, -2)) * sm_scale
+        p = torch.softmax(s.masked_fill(~m, float("-inf")), -1)
+        out[:, h] = (p @ v[:, h].float()).to(q.dtype)
+    return out
