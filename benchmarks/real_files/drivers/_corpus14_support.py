@@ -42,9 +42,10 @@ def install_litllama_standins() -> None:
         def __init__(self, *a, **k):
             raise RuntimeError("stand-in: not available in this driver")
 
-    stub_module("sentencepiece", SentencePieceProcessor=_Unavailable)
-    stub_module("lightning.fabric.strategies", DeepSpeedStrategy=_Unavailable, FSDPStrategy=_Unavailable)
+    stub_module("sentencepiece", SentencePieceProcessor=_Unavailable, SentencePieceTrainer=_Unavailable)
     stub_module("lightning", Fabric=_Unavailable)
+    stub_module("lightning.fabric", Fabric=_Unavailable)
+    stub_module("lightning.fabric.strategies", DeepSpeedStrategy=_Unavailable, FSDPStrategy=_Unavailable)
 
 
 def entmax_bisect_reference(x: torch.Tensor, alpha: float = 1.5, n_iter: int = 60) -> torch.Tensor:
@@ -134,3 +135,19 @@ def block_mask_attention_ref(q, k, v, sm_scale, allowed_blocks, block=64, causal
         p = torch.softmax(s.masked_fill(~m, float("-inf")), -1)
         out[:, h] = (p @ v[:, h].float()).to(q.dtype)
     return out
+
+
+def fill_col_block_quantized(layer, seed=0):
+    """Random 4-bit codes with per-output-row scale / zero point for lit-llama's
+    ColBlockQuantizedLinear (tile_cols = in_features), packed through its own pack_weight:
+    kx's stand-in for a GPTQ checkpoint. The weight handed to pack_weight sits half a step above
+    each code, so pack_weight's truncation to uint8 lands on the code."""
+    g = torch.Generator().manual_seed(seed)
+    out_f, in_f = layer.out_features, layer.in_features
+    codes = torch.randint(0, 16, (out_f, in_f), generator=g).float()
+    scales = torch.rand(out_f, 1, generator=g) * 0.01 / max(in_f, 1) ** 0.5 * 16 + 1e-4
+    zeros = torch.randint(6, 10, (out_f, 1), generator=g).float()
+    dev = layer.quant_weight.device
+    layer.scales.copy_(scales.to(dev))
+    layer.zeros.copy_(zeros.to(dev))
+    layer.pack_weight(((codes + 0.5 - zeros) * scales).to(dev))
