@@ -11,7 +11,6 @@ Triton's interpreter); by default the drivers run their real sizes.
 from __future__ import annotations
 
 import torch
-
 from _corpus9_support import pick, rel_err, small, stub_module  # noqa: F401
 
 
@@ -87,7 +86,9 @@ class _EntmaxRef(torch.autograd.Function):
     @staticmethod
     def backward(ctx, dy):
         (p,) = ctx.saved_tensors
-        s = torch.where(p > 0, p.double().pow(2 - ctx.alpha), torch.zeros((), dtype=torch.float64, device=p.device))
+        s = torch.where(
+            p > 0, p.double().pow(2 - ctx.alpha), torch.zeros((), dtype=torch.float64, device=p.device)
+        )
         d = dy.double()
         dx = s * (d - (s * d).sum(-1, keepdim=True) / s.sum(-1, keepdim=True))
         return dx.to(dy.dtype), None

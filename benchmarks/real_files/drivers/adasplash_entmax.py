@@ -7,7 +7,6 @@ gradient vs kx's float64 bisection entmax with its closed-form backward."""
 
 import _corpus14_support as S
 import torch
-
 from adasplash import triton_entmax15, triton_entmax_v1, triton_sparsemax  # noqa: E402
 
 torch.manual_seed(0)

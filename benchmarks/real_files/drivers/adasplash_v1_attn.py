@@ -9,7 +9,6 @@ entmax attention (float64 bisection, closed-form backward)."""
 
 import _corpus14_support as S
 import torch
-
 from adasplash import adasplash_v1  # noqa: E402
 
 torch.manual_seed(0)

@@ -8,7 +8,6 @@ vs kx's dense entmax-1.5 attention (float64 bisection, closed-form backward)."""
 
 import _corpus14_support as S
 import torch
-
 from adasplash import adasplash, adasplash_v2  # noqa: E402
 
 torch.manual_seed(0)

@@ -13,13 +13,13 @@ and the teacher's EMA update; then the compiled student vs eager on one batch in
 
 import os
 
-os.environ["XFORMERS_DISABLED"] = "1"  # the GPU machine has no xFormers; take dinov2's PyTorch paths everywhere
+# the GPU machine has no xFormers: take dinov2's PyTorch paths everywhere
+os.environ["XFORMERS_DISABLED"] = "1"
 
 import copy  # noqa: E402
 
 import _corpus14_support as S  # noqa: E402
 import torch  # noqa: E402
-
 from dinov2.layers import DINOHead  # noqa: E402
 from dinov2.loss import DINOLoss, KoLeoLoss, iBOTPatchLoss  # noqa: E402
 from dinov2.models.vision_transformer import vit_small  # noqa: E402
@@ -30,7 +30,9 @@ B, G, L, NPROTO, STEPS = S.pick((16, 224, 98, 65536, 3), (2, 28, 14, 64, 2))
 NG, NL = 2, 4
 NP = (G // 14) ** 2
 
-student = vit_small(patch_size=14, img_size=G, init_values=1e-5, block_chunks=0, num_register_tokens=4, drop_path_rate=0.1)
+student = vit_small(
+    patch_size=14, img_size=G, init_values=1e-5, block_chunks=0, num_register_tokens=4, drop_path_rate=0.1
+)
 head = DINOHead(student.embed_dim, NPROTO, hidden_dim=2048, bottleneck_dim=256, nlayers=3)
 student, head = student.to(dev), head.to(dev)
 teacher = copy.deepcopy(student).eval()
@@ -66,18 +68,25 @@ for step in range(STEPS):
         ibot_loss.update_center(t_patch.unsqueeze(0))
     with torch.autocast("cuda", dtype=torch.bfloat16):
         sg, sl = c_student.forward_features(g, masks), c_student.forward_features(loc)
-        s_out = c_head(torch.cat([sg["x_norm_clstoken"], sl["x_norm_clstoken"], sg["x_norm_patchtokens"][masks]]))
+        s_out = c_head(
+            torch.cat([sg["x_norm_clstoken"], sl["x_norm_clstoken"], sg["x_norm_patchtokens"][masks]])
+        )
         s_g, s_l, s_patch = s_out[: NG * B], s_out[NG * B : (NG + NL) * B], s_out[(NG + NL) * B :]
         loss_local = dino_loss(list(s_l.chunk(NL)), list(t_cls_sm.chunk(NG))) / (NG * NL)
         loss_global = dino_loss(list(s_g.chunk(NG)), list(t_cls_sm.chunk(NG))) / (NG * NG)
-        loss_ibot = ibot_loss.forward_masked(s_patch, t_patch_sm, student_masks_flat=masks, n_masked_patches=n_masked)
+        loss_ibot = ibot_loss.forward_masked(
+            s_patch, t_patch_sm, student_masks_flat=masks, n_masked_patches=n_masked
+        )
         loss_koleo = 0.1 * sum(koleo(p) for p in sg["x_norm_clstoken"].chunk(NG))
         loss = loss_local + loss_global + loss_ibot + loss_koleo
     opt.zero_grad(set_to_none=True)
     loss.backward()
     opt.step()
     with torch.no_grad():  # EMA teacher
-        for ps, pt in zip(list(student.parameters()) + list(head.parameters()), list(teacher.parameters()) + list(t_head.parameters())):
+        for ps, pt in zip(
+            list(student.parameters()) + list(head.parameters()),
+            list(teacher.parameters()) + list(t_head.parameters()),
+        ):
             pt.mul_(0.992).add_(ps.detach(), alpha=0.008)
     print(
         f"step {step}: loss {loss.item():.4f} (dino local {loss_local.item():.3f}, global {loss_global.item():.3f}, "

@@ -10,14 +10,14 @@ eager logits in eval mode."""
 
 import os
 
-os.environ["XFORMERS_DISABLED"] = "1"  # the GPU machine has no xFormers; take dinov2's PyTorch paths everywhere
+# the GPU machine has no xFormers: take dinov2's PyTorch paths everywhere
+os.environ["XFORMERS_DISABLED"] = "1"
 
 import _corpus14_support as S  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
-from torch import nn  # noqa: E402
-
 from dinov2.models.vision_transformer import vit_small  # noqa: E402
+from torch import nn  # noqa: E402
 
 torch.manual_seed(0)
 dev = "cuda"
@@ -28,7 +28,11 @@ class Classifier(nn.Module):  # kx's own head, in the layout of dinov2's linear 
     def __init__(self):
         super().__init__()
         self.backbone = vit_small(
-            patch_size=14, img_size=IMG, init_values=1e-5, block_chunks=0, num_register_tokens=4,
+            patch_size=14,
+            img_size=IMG,
+            init_values=1e-5,
+            block_chunks=0,
+            num_register_tokens=4,
             drop_path_rate=0.1,
         )
         self.head = nn.Linear(2 * self.backbone.embed_dim, 1000)

@@ -23,8 +23,24 @@ from lit_llama.adapter_v2 import (  # noqa: E402
 torch.manual_seed(0)
 dev, dt = "cuda", torch.bfloat16
 cfg = S.pick(
-    dict(block_size=256, vocab_size=32000, n_layer=8, n_head=16, n_embd=2048, adapter_prompt_length=10, adapter_start_layer=2),
-    dict(block_size=32, vocab_size=256, n_layer=3, n_head=2, n_embd=64, adapter_prompt_length=4, adapter_start_layer=1),
+    dict(
+        block_size=256,
+        vocab_size=32000,
+        n_layer=8,
+        n_head=16,
+        n_embd=2048,
+        adapter_prompt_length=10,
+        adapter_start_layer=2,
+    ),
+    dict(
+        block_size=32,
+        vocab_size=256,
+        n_layer=3,
+        n_head=2,
+        n_embd=64,
+        adapter_prompt_length=4,
+        adapter_start_layer=1,
+    ),
 )
 B, T, STEPS = S.pick((4, 256, 4), (2, 32, 2))
 
@@ -34,7 +50,9 @@ add_adapter_v2_parameters_to_linear_layers(model)
 model = model.to(dev, dt)
 mark_only_adapter_v2_as_trainable(model)
 trainable = [p for p in model.parameters() if p.requires_grad]
-print(f"trainable {sum(p.numel() for p in trainable)} of {sum(p.numel() for p in model.parameters())} parameters")
+print(
+    f"trainable {sum(p.numel() for p in trainable)} of {sum(p.numel() for p in model.parameters())} parameters"
+)
 opt = torch.optim.AdamW(trainable, lr=9e-3, weight_decay=0.02)
 compiled = torch.compile(model)
 for step in range(STEPS):
@@ -45,7 +63,9 @@ for step in range(STEPS):
     opt.step()
     opt.zero_grad(set_to_none=True)
     print(f"step {step} loss {loss.item():.4f}")
-gates = [b.attn.gating_factor.abs().max().item() for b in model.transformer.h if hasattr(b.attn, "gating_factor")]
+gates = [
+    b.attn.gating_factor.abs().max().item() for b in model.transformer.h if hasattr(b.attn, "gating_factor")
+]
 print(f"gating factors max |g| per adapter layer: {[round(g, 4) for g in gates]}")
 tok = torch.randint(0, cfg["vocab_size"], (B, T), device=dev)
 with torch.no_grad():

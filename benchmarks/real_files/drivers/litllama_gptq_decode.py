@@ -61,6 +61,6 @@ print(f"greedy: {NEW} tokens, agreement with the fp16 model {agree:.2f}")
 
 torch.manual_seed(2)
 sampled = generate(model, prompt, NEW, max_seq_length=PROMPT + NEW, temperature=0.8, top_k=200)
-print(f"sampled: {sampled.shape[0] - PROMPT} new tokens, first {sampled[PROMPT:PROMPT + 8].tolist()}")
+print(f"sampled: {sampled.shape[0] - PROMPT} new tokens, first {sampled[PROMPT : PROMPT + 8].tolist()}")
 torch.cuda.synchronize()
 print("litllama_gptq_decode ok")

@@ -30,7 +30,9 @@ model.apply(model._init_weights)
 model = model.to(dev, dt)
 mark_only_lora_as_trainable(model)
 trainable = [p for p in model.parameters() if p.requires_grad]
-print(f"trainable {sum(p.numel() for p in trainable)} of {sum(p.numel() for p in model.parameters())} parameters")
+print(
+    f"trainable {sum(p.numel() for p in trainable)} of {sum(p.numel() for p in model.parameters())} parameters"
+)
 opt = torch.optim.AdamW(trainable, lr=3e-4, weight_decay=0.01)
 compiled = torch.compile(model)
 model.train()

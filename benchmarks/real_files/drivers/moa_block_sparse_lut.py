@@ -13,7 +13,6 @@ import math
 
 import _corpus14_support as S
 import torch
-
 from MoA.kernels.block_sparse_attention_prefill import (  # noqa: E402
     _sparse_attention_decode,
     sparse_attention_prefill,
@@ -45,7 +44,9 @@ lut = torch.tensor([[r + [r[-1]] * (nnz - len(r)) for r in hr] for hr in rows], 
 q, k, v = (torch.randn(Z, H, N, D, device=dev, dtype=dt) for _ in range(3))
 out = sparse_attention_prefill(q, k, v, sm_scale, lut)
 want = S.block_mask_attention_ref(q, k, v, sm_scale, allowed.to(dev), BLK)
-print(f"prefill: LUT {tuple(lut.shape)}, density {allowed.float().mean().item():.3f}, rel err {S.rel_err(out, want):.1e}")
+print(
+    f"prefill: LUT {tuple(lut.shape)}, density {allowed.float().mean().item():.3f}, rel err {S.rel_err(out, want):.1e}"
+)
 
 # decode: one new query per head over the full cache, each head's sink + local key blocks
 qd = torch.randn(Z, H, 1, D, device=dev, dtype=dt)

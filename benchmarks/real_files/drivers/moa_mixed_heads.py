@@ -18,7 +18,6 @@ import math
 
 import _corpus14_support as S
 import torch
-
 from MoA.kernels.block_sparse_attention_prefill import _sparse_attention_moa_prefill  # noqa: E402
 from MoA.kernels.flash_decoding_moa import _mixture_of_sparse_attention_decode  # noqa: E402
 
@@ -30,10 +29,14 @@ NB = math.ceil(N / BLK)
 sm_scale = 1 / math.sqrt(D)
 g = torch.Generator().manual_seed(0)
 sink = torch.randint(1, 3, (H,), generator=g)
-local = torch.randint(4, 65, (H,), generator=g).clamp(max=NB - 2) if not S.small() else torch.tensor([2, 3][:H])
+local = (
+    torch.randint(4, 65, (H,), generator=g).clamp(max=NB - 2) if not S.small() else torch.tensor([2, 3][:H])
+)
 
 q, k, v = (torch.randn(Z, H, N, D, device=dev, dtype=dt) for _ in range(3))
-out = _sparse_attention_moa_prefill.apply(q, k, v, sm_scale, sink.to(dev, torch.int32), local.to(dev, torch.int32))
+out = _sparse_attention_moa_prefill.apply(
+    q, k, v, sm_scale, sink.to(dev, torch.int32), local.to(dev, torch.int32)
+)
 allowed = torch.zeros(H, NB, NB, dtype=torch.bool)
 for h in range(H):
     for i in range(NB):
@@ -45,10 +48,13 @@ print(f"prefill: density {allowed.float().mean().item():.3f}, rel err {S.rel_err
 # per-head caches after the prompt: sink tokens + the last local tokens (host-side bookkeeping)
 sink_t, local_t = (sink * BLK).tolist(), (local * BLK).tolist()
 caches = [
-    (torch.cat([k[:, h, : sink_t[h]], k[:, h, N - local_t[h] :]], 1), torch.cat([v[:, h, : sink_t[h]], v[:, h, N - local_t[h] :]], 1))
+    (
+        torch.cat([k[:, h, : sink_t[h]], k[:, h, N - local_t[h] :]], 1),
+        torch.cat([v[:, h, : sink_t[h]], v[:, h, N - local_t[h] :]], 1),
+    )
     for h in range(H)
 ]
-head_index = torch.tensor([0] + [s + l for s, l in zip(sink_t, local_t)], device=dev).cumsum(0)
+head_index = torch.tensor([0] + [a + b for a, b in zip(sink_t, local_t)], device=dev).cumsum(0)
 worst = 0.0
 for step in range(STEPS):
     qn, kn, vn = (torch.randn(Z, H, 1, D, device=dev, dtype=dt) for _ in range(3))
@@ -63,10 +69,16 @@ for step in range(STEPS):
     V = torch.cat([c[1] for c in caches], 1).contiguous()
     o = _mixture_of_sparse_attention_decode.apply(qn, K, V, head_index, sm_scale, False)
     ref = torch.stack(
-        [torch.softmax((qn[:, h].float() @ caches[h][0].float().transpose(-1, -2)) * sm_scale, -1) @ caches[h][1].float() for h in range(H)],
+        [
+            torch.softmax((qn[:, h].float() @ caches[h][0].float().transpose(-1, -2)) * sm_scale, -1)
+            @ caches[h][1].float()
+            for h in range(H)
+        ],
         1,
     )
     worst = max(worst, S.rel_err(o, ref))
-print(f"decode: {STEPS} steps over {int(head_index[-1])} cached tokens in all, worst step rel err {worst:.1e}")
+print(
+    f"decode: {STEPS} steps over {int(head_index[-1])} cached tokens in all, worst step rel err {worst:.1e}"
+)
 torch.cuda.synchronize()
 print("moa_mixed_heads ok")

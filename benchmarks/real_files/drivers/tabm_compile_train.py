@@ -11,7 +11,6 @@ ensemble-averaged probabilities in eval mode."""
 import _corpus14_support as S
 import torch
 import torch.nn.functional as F
-
 from rtdl_num_embeddings import PeriodicEmbeddings  # noqa: E402
 from tabm import TabM  # noqa: E402
 
@@ -53,6 +52,8 @@ x_num, x_cat, y = batch()
 with torch.no_grad():
     got = compiled(x_num, x_cat).softmax(-1).mean(1)
     want = model(x_num, x_cat).softmax(-1).mean(1)
-print(f"compiled vs eager ensemble probabilities rel err {S.rel_err(got, want):.1e}, acc {(got.argmax(-1) == y).float().mean().item():.3f}")
+print(
+    f"compiled vs eager ensemble probabilities rel err {S.rel_err(got, want):.1e}, acc {(got.argmax(-1) == y).float().mean().item():.3f}"
+)
 torch.cuda.synchronize()
 print("tabm_compile_train ok")

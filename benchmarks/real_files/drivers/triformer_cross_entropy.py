@@ -8,7 +8,6 @@ backward) vs F.cross_entropy(ignore_index=pad)."""
 import _corpus14_support as S
 import torch
 import torch.nn.functional as F
-
 from triformer import TritonCrossEntropyLoss  # noqa: E402
 
 torch.manual_seed(0)

@@ -8,14 +8,12 @@ Fast_Layernorm.backward launches its kernel with the freshly allocated dX as the
 gradient (dY is never read), so its input gradient is uninitialised memory. TritonDropout is left
 out: it always hands its kernel the seed as a tensor, which tl.random cannot take."""
 
-import copy
 import math
 
 import _corpus14_support as S
 import torch
 import torch.nn.functional as F
 from torch import nn
-
 from triformer import TritonLayerNorm, TritonSoftmax  # noqa: E402
 
 torch.manual_seed(0)

@@ -17,7 +17,8 @@ from triformer.rms_norm import TritonRMSNorm  # noqa: E402
 from triformer.swiglu import TritonSwiglu  # noqa: E402
 
 torch.manual_seed(0)
-dev, dt = "cuda", S.pick(torch.bfloat16, torch.float16)  # fp16 at toy sizes: the CPU interpreter lacks bf16 here
+# fp16 at toy sizes: the CPU interpreter lacks bf16 here
+dev, dt = "cuda", S.pick(torch.bfloat16, torch.float16)
 D, FF, B, T, STEPS = S.pick((4096, 11008, 4, 512, 3), (64, 160, 2, 8, 2))
 
 

@@ -9,11 +9,11 @@ rotate-half RoPE in fp32."""
 import _corpus14_support as S
 import torch
 import torch.nn.functional as F
-
 from triformer.rope import fast_rope_embedding  # noqa: E402
 
 torch.manual_seed(0)
-dev, dt = "cuda", S.pick(torch.bfloat16, torch.float16)  # fp16 at toy sizes: the CPU interpreter lacks bf16 here
+# fp16 at toy sizes: the CPU interpreter lacks bf16 here
+dev, dt = "cuda", S.pick(torch.bfloat16, torch.float16)
 D, H, B, T = S.pick((4096, 32, 2, 2048), (64, 4, 2, 16))
 HD = D // H
 
@@ -43,7 +43,9 @@ out = F.scaled_dot_product_attention(q, k, heads(x @ wv.t()), is_causal=True)
 rq, rk, rx = refs
 q_ref, k_ref = rope_ref(heads(rx @ rq.t())), rope_ref(heads(rx @ rk.t()))
 out_ref = F.scaled_dot_product_attention(q_ref, k_ref, heads(rx @ wv.float().t()), is_causal=True)
-print(f"q rel err {S.rel_err(q, q_ref):.1e}, k {S.rel_err(k, k_ref):.1e}, attn out {S.rel_err(out, out_ref):.1e}")
+print(
+    f"q rel err {S.rel_err(q, q_ref):.1e}, k {S.rel_err(k, k_ref):.1e}, attn out {S.rel_err(out, out_ref):.1e}"
+)
 g = torch.randn_like(out_ref)
 out.backward(g.to(dt))
 out_ref.backward(g)
