@@ -194,7 +194,7 @@ def ce_wrapper(entry: dict, wrapper: Path) -> tuple[float, float]:
     p = subprocess.run(
         [
             sys.executable,
-            str(wrapper),
+            str(wrapper.resolve()),  # (it runs in a folder of its own)
             "--input_file",
             str(ROOT / entry["run"]),
             "--output_file",
@@ -285,22 +285,29 @@ def main() -> None:
                 if raw_wall
                 else "raw -"
             )
+            # each side printed as it ends: a run cut short by a time limit keeps what it measured
+            print(line, end="", flush=True)
             for other in others:  # interleaved with this checkout's run, same load
                 o_wall, o_cpu, o_result = kx_cold(known[i], args.jobs, other)
                 n = sum(k.status == "compiled" for k in o_result.kernels)
                 row["others"][str(other)] = {"wall": o_wall, "cpu": o_cpu, "captured": n}
-                line += f"  | {other.name}: {o_wall:6.1f} s ({o_cpu:6.1f} cpu, {n} compiled) this/that {kx_wall / o_wall:4.2f}x"
+                print(
+                    f"  | {other.name}: {o_wall:6.1f} s ({o_cpu:6.1f} cpu, {n} compiled) this/that {kx_wall / o_wall:4.2f}x",
+                    end="",
+                    flush=True,
+                )
             if args.ce_wrapper:
                 try:
                     ce_wall, ce_cpu = ce_wrapper(known[i], args.ce_wrapper)
                     row["ce_wall"], row["ce_cpu"] = ce_wall, ce_cpu
-                    line += (
-                        f"  | CE wrapper {ce_wall:6.1f} s ({ce_cpu:6.1f} cpu) kx/CE {kx_wall / ce_wall:4.2f}x"
+                    print(
+                        f"  | CE wrapper {ce_wall:6.1f} s ({ce_cpu:6.1f} cpu) kx/CE {kx_wall / ce_wall:4.2f}x",
+                        end="",
                     )
                 except RuntimeError as e:
-                    line += f"  | CE wrapper failed: {str(e).strip().splitlines()[-1][:120]}"
+                    print(f"  | CE wrapper failed: {str(e).strip().splitlines()[-1][:120]}", end="")
             rows.append(row)
-            print(line, flush=True)
+            print(flush=True)
     kx = sum(x["kx_wall"] for x in rows)
     kc = sum(x["kx_cpu"] for x in rows)
     # (files whose raw side could not run, Inductor's kernels among them, are left out here)
