@@ -276,3 +276,32 @@ def test_inductors_own_assertion_about_a_graph_raises_as_in_a_real_run(tmp_path)
     engine_side = raised_in(ROOT / "kx_core" / "compile" / "capturing" / "capture.py")
     users = raised_in(tmp_path / "model.py")
     assert not any(_fails_in_a_real_run(wrapped(e)) for e in (device_side, engine_side, users))
+
+
+def test_an_autotuned_sweep_records_what_compiling_every_config_in_process_records():
+    """Configs whose specialization a child compiled before are not forked again (Triton's
+    kernel cache would hit): the capture with children (jobs=2) records the same kernels,
+    launches, sites and grids as the one compiling every config of every launch in the
+    worker itself (jobs=1, no shortcut)."""
+    path = RULES / "autotuned_shape_sweep.py"
+
+    def recorded(jobs):
+        r = compile_file(CompileRequest(str(path), target="cuda:90", jobs=jobs), use_cache=False)
+        kernels = [
+            {
+                "name": k.name,
+                "status": k.status,
+                "config": k.config.to_json() if k.config else None,
+                "launch": k.launch.to_json() if k.launch else None,
+                "hash": k.metadata.hash if k.metadata else None,
+            }
+            for k in r.kernels
+        ]
+        return kernels, [d.to_json() for d in r.diagnostics], r.exit_status
+
+    forked, in_process = recorded(2), recorded(1)
+    assert forked == in_process
+    kernels = forked[0]
+    # three configs, two specializations (n % 16 == 0, and 1000), each compiled once
+    assert len(kernels) == 6 and all(k["status"] == "compiled" for k in kernels)
+    assert len({k["hash"] for k in kernels}) == 6

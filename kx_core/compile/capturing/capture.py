@@ -50,6 +50,7 @@ from kx_core.compile.capturing.jit_objects import (
 )
 from kx_core.compile.capturing.languages import autotune_capture, direct_compiles
 from kx_core.compile.capturing.launch_hooks import TritonRuns
+from kx_core.compile.capturing.launch_site import launch_site
 from kx_core.compile.wire import protocol
 from kx_core.model.resolved_request import ResolvedRequest
 from kx_core.records.languages import needing_extra
@@ -59,7 +60,6 @@ from kx_core.records.results import (
     DataPlaceholder,
     Diagnostic,
     KernelCall,
-    LaunchSite,
 )
 
 
@@ -116,24 +116,8 @@ def _direct_launch(kernel_hash: str | None, grid: tuple[int, int, int]) -> None:
     `warmup()` returned): the grid goes to that kernel's record."""
     key = capture_state.STATE.key_by_hash.get(kernel_hash or "")
     if key is not None:
-        site = _launch_site(grid)
+        site = launch_site(grid)
         capture_state.STATE.writer.send(protocol.Launched(key, list(grid), site.to_json()))
-
-
-def _launch_site(grid: Any) -> LaunchSite:
-    """Where the launch under way was called: the innermost frame outside torch, Triton
-    and kx, and the compiled file's own line on the stack (a library's wrapper calls the
-    kernel; the file calls the wrapper)."""
-    file, line = LEDGER.user_frame()
-    own, frame = None, sys._getframe(1)
-    user_file = capture_state.STATE.user_file
-    while frame is not None:
-        if frame.f_code.co_filename == user_file:
-            own = frame.f_lineno
-            break
-        frame = frame.f_back
-    grid = tuple(int(g) for g in grid) if grid else (0, 0, 0)
-    return LaunchSite(grid, file, line, 1, own)
 
 
 # ------------------------------------------------- the launch handlers (launch_hooks)
@@ -167,12 +151,12 @@ def _on_jit_run(runs: TritonRuns, fn: Any, *args, grid, warmup, **kwargs) -> Any
     grid_now = None if warmup else LAUNCH_LOG.grid
     if key in state.seen:
         state.launched.add(name)
-        site = _launch_site(grid_now).to_json() if grid_now else None
+        site = launch_site(grid_now).to_json() if grid_now else None
         state.writer.send(protocol.Relaunched(key, state.first_launch, site))
         return kernel
     launch = describe_launch(fn, args, kwargs, grid_now, kernel, warmup)
     if grid_now:
-        launch = launch.with_site(_launch_site(grid_now))
+        launch = launch.with_site(launch_site(grid_now))
     record = kernel_record(
         kernel,
         fn,

@@ -40,6 +40,8 @@ class CaptureState:
     report: Any = None  # the capture device's DeviceReport
     key_by_hash: dict[str, str] = field(default_factory=dict)  # compiled kernel hash -> record key
     compiled_keys: set[str] = field(default_factory=set)  # records with status 'compiled'
+    # a config's compile by Triton's kernel-cache terms -> its record key (autotune_capture)
+    compiled_as: dict[tuple, str] = field(default_factory=dict)
     # (the JITFunction, its config) a launch is compiling now; where its first stage goes
     # before the compile ends (early_stages.py; None once sent, and in most config children)
     compiling: tuple[Any, AutotuneConfig | None] | None = None

@@ -322,7 +322,14 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, sender: _InOrder) 
     on a pipe of its own, forwarded here as it comes."""
     state = capture_state.STATE
     by_index = dict(indexed)
-    pending = list(indexed)
+    specialized = {i: _specialization(tuner, cfg, args, kwargs) for i, cfg in indexed}
+    pending = []
+    for index, cfg in indexed:
+        relaunch = _known_compile(specialized[index], kwargs.get("grid"))
+        if relaunch is None:
+            pending.append((index, cfg))
+        else:
+            sender.done(index, [relaunch])
     running: dict[int, tuple[int, str]] = {}
     early: dict[int, tuple[int, list[bytes]]] = {}  # pipe (read end) -> (config index, chunks)
     sys.stdout.flush()
@@ -367,9 +374,76 @@ def _fork_configs(tuner, original_run, args, kwargs, indexed, sender: _InOrder) 
         if pid not in running:
             continue
         index, path = running.pop(pid)
-        sender.done(index, _read_child(path, status, tuner, by_index[index], index))
+        messages = _read_child(path, status, tuner, by_index[index], index)
+        _learn(specialized[index], messages)
+        sender.done(index, messages)
     for r in early:
         os.close(r)
+
+
+# A config's compile is remembered by what Triton keys its kernel cache on (the
+# JITFunction, the specialization and options its binder gives for the launch's
+# arguments), with the record key a config child compiled it under in this capture
+# (state.compiled_as). A later launch of the kernel with a new autotune key (another
+# shape: a tutorial's benchmark sweep) and the same specialization hits Triton's cache
+# for that config, so its child would only say "relaunched": no child is forked for it
+# (the triton-lang matmul tutorial: 960 of 992 children, each a fork of the whole worker).
+
+
+def _specialization(tuner: Any, cfg: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict] | None:
+    """(Triton's specialization of this config's launch, its bound arguments) by
+    JITFunction.run's own first steps (the device's binder), or None where the launch
+    does more than that before the kernel (a heuristics wrapper, a config pre_hook, a
+    warm-up): those configs are compiled in a child as before."""
+    from triton.runtime.jit import JITFunction
+
+    fn = getattr(tuner, "fn", None)
+    if not isinstance(fn, JITFunction) or getattr(cfg, "pre_hook", None) or kwargs.get("warmup"):
+        return None
+    try:
+        from triton.runtime.driver import driver
+
+        binder = fn.device_caches[driver.active.get_current_device()][-1]
+        call = {k: v for k, v in kwargs.items() if k not in ("grid", "warmup")} | cfg.all_kwargs()
+        bound, specialization, options = binder(*args, **call)
+    except Exception:  # noqa: BLE001 - not known here: the child compiles it
+        return None
+    return (id(fn), fn.cache_key, str(specialization), str(options)), bound
+
+
+def _learn(specialized: tuple[tuple, dict] | None, messages: list[protocol.Message]) -> None:
+    """Remember a child's compile of a config (one compiled record or relaunch, nothing
+    said beside it) under its specialization."""
+    if specialized is None or any(isinstance(m, protocol.DiagnosticReport) for m in messages):
+        return
+    keys = [
+        m.key for m in messages if isinstance(m, protocol.KernelCaptured) and m.kernel["status"] == "compiled"
+    ]
+    keys += [m.key for m in messages if isinstance(m, protocol.Relaunched)]
+    if len(keys) == 1:
+        capture_state.STATE.compiled_as[specialized[0]] = keys[0]
+
+
+def _known_compile(specialized: tuple[tuple, dict] | None, grid: Any) -> protocol.Relaunched | None:
+    """The message the config's child would send, where its compile is known: the
+    record relaunched, at the launch's site and grid (Triton's grid rule: the callable
+    given the bound arguments)."""
+    from kx_core.compile.capturing.launch_site import launch_site
+
+    state = capture_state.STATE
+    if specialized is None:
+        return None
+    key = state.compiled_as.get(specialized[0])
+    if key is None or key not in state.compiled_keys:
+        return None
+    try:
+        grid = grid(specialized[1]) if callable(grid) else grid
+        grid = tuple(int(g) for g in grid) + (1,) * (3 - len(grid))
+    except Exception:  # noqa: BLE001 - the child evaluates it (and says what failed)
+        return None
+    if len(grid) != 3 or min(grid) <= 0:
+        return None
+    return protocol.Relaunched(key, state.first_launch, launch_site(grid).to_json())
 
 
 class _SendOnce:
