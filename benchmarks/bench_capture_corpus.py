@@ -191,11 +191,14 @@ def ce_wrapper(entry: dict, wrapper: Path) -> tuple[float, float]:
     work = Path(tempfile.mkdtemp(prefix="kx-bench-ce-"))
     env = _env(entry, str(work / "triton-cache"))
     cpu0, start = _children_cpu(), time.perf_counter()
+    # the wrapper took `--input_file FILE` until 2026 and takes the file as its first
+    # positional argument since: asked of its own argument parser's text
+    takes_flag = '"--input_file"' in wrapper.read_text()
     p = subprocess.run(
         [
             sys.executable,
             str(wrapper.resolve()),  # (it runs in a folder of its own)
-            "--input_file",
+            *(["--input_file"] if takes_flag else []),
             str(ROOT / entry["run"]),
             "--output_file",
             str(work / "out.s"),
