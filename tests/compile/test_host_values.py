@@ -241,3 +241,28 @@ def test_a_dropout_kernel_gets_the_generators_real_seed_and_offset(tmp_path):
     assert r.exit_status == 0, r.diagnostics
     (said,) = [d for d in r.diagnostics if d.kind == "placeholder"]
     assert said.line == line_of(text, "picks = ") + 1 and "torch.multinomial" in said.message
+
+
+def test_host_draws_after_an_init_past_the_budget_are_a_real_runs(tmp_path):
+    """A module's init kx does not compute (its weights past known_values' budget) still
+    draws from the CPU generator what a real run's draws, so a count the file draws on the
+    host after it (dinov2's masked patches, corpus 14) is the real run's, read exactly. The
+    oracle is PyTorch's own CPU generator, the same draws made here."""
+    import torch
+
+    r, text = run(
+        tmp_path,
+        """
+        torch.manual_seed(0)
+        head = torch.nn.Linear(9000, 8192).to("cuda")       # 295 MB of init: past the budget
+        k = int(256 * (0.1 + 0.4 * torch.rand(()).item()))  # drawn on the host after it
+        out = torch.empty(k, device="cuda")
+        fill[(triton.cdiv(k, 128),)](out, k, 1.0, BLOCK=128)
+        """,
+    )
+    torch.manual_seed(0)
+    torch.nn.init.kaiming_uniform_(torch.empty(8192, 9000), a=5**0.5)  # nn.Linear's own init order
+    torch.nn.init.uniform_(torch.empty(8192))
+    expected = int(256 * (0.1 + 0.4 * torch.rand(()).item()))
+    assert [launch["n"] for launch in launches(r)] == [expected]
+    assert placeholders(r) == []

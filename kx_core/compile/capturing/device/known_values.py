@@ -82,6 +82,11 @@ RANDOM_OPS = frozenset(
      "kaiming_uniform_", "kaiming_normal_", "xavier_uniform_", "xavier_normal_", "trunc_normal_",
      "orthogonal_", "sparse_", "_standard_gamma", "_sample_dirichlet", "binomial"}
 )  # fmt: skip
+# Random ops that draw as many numbers from the generator whatever their data (a
+# rejection sampler's count, poisson's or a gamma's, depends on it; multinomial's too)
+FIXED_DRAWS = RANDOM_OPS - {"multinomial", "poisson", "_standard_gamma", "_sample_dirichlet", "binomial"}
+# Elements a host random op kx does not compute may still be drawn for (see _drew_as_a_real_run)
+DRAW_LIMIT = 1 << 27
 # In-place ops that overwrite their whole target without reading it: an unknown target of
 # them becomes known.
 OVERWRITES = frozenset(
@@ -250,6 +255,35 @@ def _mark_host(t: Any) -> None:
 def seeded() -> None:
     """The file seeded the CPU generator (torch.manual_seed): its numbers are a real run's."""
     STORE.cpu_rng_unknown = None
+
+
+def _drew_as_a_real_run(torch: Any, func: Any, name: str, args: tuple, kwargs: dict, results: list) -> bool:
+    """A host random op kx does not compute (over the budget, or data it lacks) still draws
+    from the CPU generator what a real run's draws: it runs once more on real CPU tensors
+    of the same shapes and dtypes, its numbers thrown away, so the host's draws after it
+    are a real run's (corpus 14's dinov2 SSL driver: a teacher head's init over the budget
+    left the generator behind, and the masked-patch counts drawn after it with
+    `torch.rand(()).item()` were other counts than the GPU's, unsaid). False where the count
+    drawn depends on the data or the op is over DRAW_LIMIT elements: the generator is then
+    unknown (cpu_rng_unknown) and later host draws are said."""
+    if name not in FIXED_DRAWS:
+        return False
+    tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+    made = [o for o in results if not any(o is t for t in tensors)]  # (an in-place op returns its target)
+    if sum(t.numel() for t in (*tensors, *made)) > DRAW_LIMIT:
+        return False
+
+    def real(a: Any) -> Any:
+        if isinstance(a, torch.Tensor) and a.is_meta:
+            return torch.zeros(a.shape, dtype=a.dtype, device="cpu", requires_grad=False)
+        return a
+
+    try:
+        with torch._C.DisableTorchFunction(), torch.no_grad():  # (the default device is the CPU's)
+            func(*(real(a) for a in args), **{k: real(v) for k, v in kwargs.items()})
+    except Exception:  # noqa: BLE001 - the op refused the stand-ins: the generator is unknown
+        return False
+    return True
 
 
 def written(t: Any) -> None:
@@ -625,7 +659,8 @@ class Values:
         if result is None:
             for _, key in written_:
                 _drop_key(key)
-            if random and on_host:  # the CPU generator did not draw what a real run's drew
+            if random and on_host and not _drew_as_a_real_run(torch, func, name, args, kwargs, results):
+                # the CPU generator did not draw what a real run's drew
                 STORE.cpu_rng_unknown = STORE.cpu_rng_unknown or f"torch.{name}"
             return
         value, views, temps = result
