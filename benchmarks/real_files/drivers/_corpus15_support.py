@@ -91,3 +91,22 @@ def install_torchvision_models_standin() -> None:
 
     stub_module("torchvision")
     stub_module("torchvision.models", vgg19_bn=vgg19_bn)
+
+
+def load_file_module(module_name: str, filename: str, beside: str):
+    """Import the first `<sys.path entry>/<filename>` that has `beside` next to it, under
+    `module_name`: for an upstream file whose name (main.py) other modules on the path share, kx's
+    own main.py at the checkout's root among them."""
+    import importlib.util
+    import os
+
+    for entry in sys.path:
+        folder = entry or os.getcwd()
+        cand = os.path.join(folder, filename)
+        if os.path.isfile(cand) and os.path.isfile(os.path.join(folder, beside)):
+            spec = importlib.util.spec_from_file_location(module_name, cand)
+            mod = importlib.util.module_from_spec(spec)
+            sys.modules[module_name] = mod
+            spec.loader.exec_module(mod)
+            return mod
+    raise ImportError(f"no {filename!r} beside {beside!r} on sys.path; set PYTHONPATH as the manifest says")
