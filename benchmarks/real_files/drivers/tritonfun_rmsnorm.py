@@ -12,7 +12,7 @@ from ops.rmsnorm import FusedRMSNorm
 torch.manual_seed(0)
 dev = "cuda"
 dtype = S.pick(torch.bfloat16, torch.float32)
-B, T = S.pick((4, 2048), (2, 8))
+B, T = S.pick((4, 1024), (2, 8))
 WIDTHS = S.pick((4096, 32768), (64, 96))
 tol = S.pick(3e-2, 1e-4)
 
