@@ -23,11 +23,11 @@ args = ModelArgs(
     **S.pick(
         dict(
             dim=2048,
-            n_layers=6,
+            n_layers=4,
             n_heads=16,
             n_kv_heads=4,
             vocab_size=32000,
-            max_batch_size=4,
+            max_batch_size=8,
             max_seq_len=256,
         ),
         dict(dim=64, n_layers=2, n_heads=4, n_kv_heads=2, vocab_size=128, max_batch_size=2, max_seq_len=32),

@@ -4,10 +4,11 @@ double log, softmax at temperature self.temp), a ConvTranspose2d decoder, and a 
 anneals the temperature on the host every anneal_interval batches (numpy) before the
 reconstruction + categorical KL terms) trained as configs/cat_vae.yaml trains it (latent 512,
 40 categories, temperature 0.5, alpha 1, 64 x 64 RGB, batch 64, Adam lr 0.005, kld_weight
-0.00025) with the model under torch.compile and loss_function (with its host-side annealing:
-batch_idx = step, anneal_interval 4 here so the temperature changes during the run) in eager,
-loss.backward() + step; then the compiled vs the eager reconstruction of the encoder's
-softmax codes in eval mode."""
+0.00025) with the model under torch.compile and loss_function in eager with its host-side
+annealing (batch_idx = step, anneal_interval 4: it runs at steps 0 and 4; the constructor sets
+min_temp to the starting temperature, so the temperature stays 0.5, but from step 0 on self.temp
+is a numpy float64 that the compiled forward reads), loss.backward() + step; then the compiled vs
+the eager reconstruction of the encoder's softmax codes in eval mode."""
 
 import _corpus15_support as S
 import torch
