@@ -23,6 +23,7 @@ from kx_core.compile.capturing.capture_state import CompileFailure, uncompiled_r
 from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.jit_objects import base_jit, compile_diagnostic, pass_dumps
 from kx_core.compile.capturing.launch_hooks import TritonRuns
+from kx_core.compile.capturing.launch_site import launch_site
 from kx_core.compile.wire import protocol
 from kx_core.compile.wire.protocol import ListWriter
 from kx_core.records.results import AutotuneConfig, Diagnostic
@@ -428,8 +429,6 @@ def _known_compile(specialized: tuple[tuple, dict] | None, grid: Any) -> protoco
     """The message the config's child would send, where its compile is known: the
     record relaunched, at the launch's site and grid (Triton's grid rule: the callable
     given the bound arguments)."""
-    from kx_core.compile.capturing.launch_site import launch_site
-
     state = capture_state.STATE
     if specialized is None:
         return None
