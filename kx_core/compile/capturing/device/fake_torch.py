@@ -37,6 +37,7 @@ from typing import Any
 from kx_core.compile.artifacts import file_kinds
 from kx_core.compile.capturing.device import (
     autocast_rules,
+    cpu_shaped_ops,
     deferred_dynamo,
     device_checks,
     fake_cuda,
@@ -323,11 +324,13 @@ class _MetaRules:
         before = self.values.before(name, args, kwargs, named_device)
         computed = False
         try:
-            if composite:  # (and each op it calls with a CUDA kernel: checked the same way)
-                with device_checks.composite_checks():
-                    out = func(*args, **kwargs)
-            else:
-                out = func(*args, **kwargs)
+            try:
+                out = _run_op(func, args, kwargs, composite)
+            except NotImplementedError as e:
+                # an op with a CPU kernel and no Meta kernel (CTC loss): one now, and again
+                if not cpu_shaped_ops.register_for(torch, e):
+                    raise
+                out = _run_op(func, args, kwargs, composite)
         except (NotImplementedError, RuntimeError) as e:
             # an op whose output shape depends on the data (unique, nonzero, masked_select)
             # has no meta kernel: on known data it is computed on the CPU (any other error
@@ -579,6 +582,13 @@ def _in_place(name: str, kwargs: dict) -> bool:
     return (name.endswith("_") and not name.endswith("__")) or name.startswith("__i") or "out" in kwargs
 
 
+def _run_op(func: Any, args: tuple, kwargs: dict, composite: bool) -> Any:
+    if composite:  # (and each op it calls with a CUDA kernel: checked the same way)
+        with device_checks.composite_checks():
+            return func(*args, **kwargs)
+    return func(*args, **kwargs)
+
+
 def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, Any]:
     """(handled, value) for an op that reads a meta tensor's data."""
     x = args[0] if args else None
@@ -594,12 +604,17 @@ def _read_data(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[bool, 
         value = placeholders.element_value(x)
         if isinstance(value, float):  # a loss, a max error: steers only where decided on
             return True, LEDGER.guessed_float(".item()", value)
+        if isinstance(value, bool):  # `assert (out == ref).all().item()`: a check
+            return True, LEDGER.truth(".item()", None, LEDGER.use(".item()", value))
         return True, LEDGER.use(".item()", value)
     if name == "__float__":
         return True, LEDGER.guessed_float("float(tensor)", float(placeholders.element_value(x)))
-    if name in ("__bool__", "__int__", "__index__", "__complex__"):
+    if name == "__bool__":  # `assert t`, `if t:`
+        value = LEDGER.use("bool(tensor)", bool(placeholders.element_value(x)))
+        return True, LEDGER.truth("bool(tensor)", None, value)
+    if name in ("__int__", "__index__", "__complex__"):
         value = placeholders.element_value(x)
-        cast = {"__bool__": bool, "__int__": int, "__index__": int}.get(name, complex)
+        cast = {"__int__": int, "__index__": int}.get(name, complex)
         return True, LEDGER.use(f"{cast.__name__}(tensor)", cast(value))
     if name == "__format__":  # f"{t:.3f}" of a 0-d tensor formats its value
         spec = args[1] if len(args) > 1 else ""

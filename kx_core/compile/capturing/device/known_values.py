@@ -46,6 +46,7 @@ from itertools import count
 from typing import Any
 
 from kx_core.compile.capturing.device import aten_layouts, gpu_draws
+from kx_core.compile.capturing.device.placeholders import FILL
 
 # The bytes all CPU copies may hold at once. 256 MiB holds the data files make on the host
 # (a 4096x4096 fp32 Linear weight is 64 MiB; sequence offsets, masks and ranges are far
@@ -600,11 +601,20 @@ class Values:
         written_keys = {key for _, key in written_}
         unknown_written = [(t, k) for t, k in written_ if k not in STORE.copies]
         shape_only = _shape_only(name, args, kwargs)  # (zeros_like's, new_full's self)
-        unknown_read = [
+        unread = [
             t
             for t, (_, key) in zip(metas, states)
             if key not in written_keys and key not in STORE.copies and t is not shape_only
         ]
+        # an unknown input with a placeholder's presumed value (`next_token == eos_id` all
+        # False) read with known data (`eos_reached |= ~known_mask & that`): the op runs on
+        # the presumption as PyTorch computes it, a guessed (not exact) result, where else
+        # the known data would be lost and a later read would be a bare placeholder (llama's
+        # decode loop read its `all(eos_reached)` as True and stopped after the prompt)
+        presumed = {
+            id(t): fill for t in unread if isinstance(fill := getattr(t, FILL, None), (bool, int, float))
+        }
+        unknown_read = [t for t in unread if id(t) not in presumed]
         random = name in RANDOM_OPS
         if (
             random
@@ -639,6 +649,7 @@ class Values:
                 if k in STORE.copies and t is not shape_only
             )
             and not _guessed(args, kwargs)
+            and not presumed
         )
         draws = random and on_host and exact  # on the CPU generator itself, as a real run
         if computable and not exact:
@@ -652,7 +663,9 @@ class Values:
                 _work(name, metas, hosts, results)
             )
         result = (
-            self._compute(func, name, args, kwargs, metas, states, unknown_written, draws, shape_only)
+            self._compute(
+                func, name, args, kwargs, metas, states, unknown_written, draws, shape_only, presumed
+            )
             if computable
             else None
         )
@@ -712,6 +725,7 @@ class Values:
         unknown_written: list,
         draws: bool,
         shape_only: Any = None,
+        presumed: dict[int, Any] | None = None,
     ) -> tuple[Any, dict, dict] | None:
         """func run on the CPU copies: (its result, {id(capture tensor): its CPU view},
         {storage key: a new copy's storage, for unknown targets it overwrote}); None where
@@ -733,6 +747,8 @@ class Values:
                 view = _view(torch, copy, t)
             elif t is shape_only:  # only its shape and dtype are read
                 view = torch.zeros((), dtype=t.dtype, device="cpu").expand(tuple(t.shape))
+            elif presumed and id(t) in presumed:  # a placeholder's presumed value, everywhere
+                view = torch.full((), presumed[id(t)], dtype=t.dtype, device="cpu").expand(tuple(t.shape))
             else:
                 return None
             if view is None:

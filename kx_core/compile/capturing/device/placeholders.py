@@ -31,7 +31,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from kx_core.compile.artifacts.file_kinds import inside_libraries_file
+from kx_core.compile.artifacts.file_kinds import inside_libraries_file, is_engine_file
 from kx_core.records.results import DataPlaceholder
 
 TIME_PLACEHOLDER_MS = 1.0
@@ -104,6 +104,36 @@ class Ledger:
         if not checked_by_assert(self._user_frame_object()):
             self.steered(use)
 
+    def truth(self, what: str, use: DataPlaceholder | None, computed: bool) -> bool:
+        """A truth value the file computes from a placeholder (`err < tol` of a guessed
+        error, `bool(t)` of a tensor a kernel wrote). Where it goes straight from the
+        file's own line to an `assert`, the value that passes the assert: a correct kernel
+        passes its check, a failing real run stops there, and a check failed on a guess
+        would stop the capture where the real run goes on (`torch.testing.assert_close`
+        is taken as passed for the same reason); said where it differs from `computed`.
+        Anywhere else `computed`, and the file decided on the guess (`use`, where the
+        guess was recorded already)."""
+        frame = self._direct_user_frame()
+        passing = assert_passes_with(frame) if frame is not None else None
+        if passing is None:
+            if use is not None:
+                self.decided(use)
+            return computed
+        if passing != computed:
+            self.use(f"an assert's check of {what}", "passed", steers=False)
+        return passing
+
+    def _direct_user_frame(self) -> Any:
+        """The file's frame where only kx's own frames stand between it and the ledger
+        (the file's line computes the value itself), else None: a check inside torch or
+        the standard library, called from a line that asserts on something else."""
+        frame = sys._getframe(1)
+        while frame is not None and is_engine_file(frame.f_code.co_filename):
+            frame = frame.f_back
+        if frame is None or inside_libraries_file(frame.f_code.co_filename):
+            return None
+        return frame
+
     def timing(self, what: str) -> float:
         """A time a capture cannot take: a GuessedFloat, which marks kernels only once the
         file decides on it (most files print their timings)."""
@@ -172,19 +202,25 @@ def _deciding(name: str) -> Callable[..., Any]:
     return op
 
 
+def _testing(name: str) -> Callable[..., Any]:
+    """float's comparison or truth test `name`: a decision on the guess, or an assert's
+    check (Ledger.truth), which passes."""
+    base = getattr(float, name)
+
+    def op(self: GuessedFloat, *args: Any) -> Any:
+        result = base(self, *args)
+        if not isinstance(result, bool):  # NotImplemented: the other operand decides
+            return result
+        return LEDGER.truth(self.use.what, self.use, result)
+
+    op.__name__ = name
+    return op
+
+
 # comparisons, a truth test, conversions to an integer: decisions on the value
-for _name in (
-    "__lt__",
-    "__le__",
-    "__gt__",
-    "__ge__",
-    "__eq__",
-    "__ne__",
-    "__bool__",
-    "__int__",
-    "__floor__",
-    "__ceil__",
-):
+for _name in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__bool__"):
+    setattr(GuessedFloat, _name, _testing(_name))
+for _name in ("__int__", "__floor__", "__ceil__"):
     setattr(GuessedFloat, _name, _deciding(_name))
 
 
@@ -214,32 +250,65 @@ def checked_by_assert(frame: Any) -> bool:
     """Whether the value the instruction `frame` is at makes goes straight to an
     `assert`'s jump: `assert torch.allclose(out, ref)`, `assert ms > 0 and ...`. Such a
     placeholder steers nothing: a correct kernel passes the check, and a failing real run
-    stops there. A value stored, returned or branched on with `if` is not one. Reads the
-    bytecode: after the current instruction (past inline caches and `not`) comes a
-    conditional jump one of whose ends is LOAD_ASSERTION_ERROR."""
+    stops there. A value stored, returned or branched on with `if` is not one."""
+    return assert_passes_with(frame) is not None
+
+
+def assert_passes_with(frame: Any) -> bool | None:
+    """The truth value with which the value the instruction `frame` is at passes the
+    `assert` it goes straight to (`assert err < tol`: True; `assert not bad`: False), or
+    None where no assert's jump takes it. Reads the bytecode: the current instruction, or
+    the next one past inline caches and `not`, is a conditional jump one of whose ends is
+    LOAD_ASSERTION_ERROR; the end that is not passes."""
     if frame is None:
-        return False
+        return None
     try:
         code = list(dis.get_instructions(frame.f_code))
     except Exception:  # noqa: BLE001 - bytecode kx cannot read: the conservative answer
-        return False
+        return None
     at = {ins.offset: i for i, ins in enumerate(code)}
     # f_lasti may point into the current instruction's inline caches (3.11+), which
     # get_instructions leaves out: the instruction is the last one at or before it
     i = max((j for j, ins in enumerate(code) if ins.offset <= frame.f_lasti), default=None)
     if i is None:
-        return False
-    i += 1
-    while i < len(code) and code[i].opname in _PASS_THROUGH:
+        return None
+    if frame.f_code.co_name == "<genexpr>" and _next_opname(code, i + 1) == "YIELD_VALUE":
+        # `assert all(e < tol for e in errs)`: each element goes to all() (or any()), whose
+        # answer the calling line asserts on; every element answered as the assert needs
+        # passes both (`assert not any(...)`: every element False)
+        return assert_passes_with(frame.f_back)
+    negations = 0
+    if not _truth_jump(code[i]):  # 3.11's jump tests truth itself: `assert t` is at it
         i += 1
-    if i >= len(code) or "JUMP" not in code[i].opname or "IF" not in code[i].opname:
-        return False
+        while i < len(code) and code[i].opname in _PASS_THROUGH:
+            negations += code[i].opname == "UNARY_NOT"
+            i += 1
+        if i >= len(code) or not _truth_jump(code[i]):
+            return None
     jump = code[i]
     # Example 3.11 `assert ok`: POP_JUMP_FORWARD_IF_TRUE 12 (to 34); LOAD_ASSERTION_ERROR
-    ends = [code[i + 1] if i + 1 < len(code) else None]
-    if isinstance(jump.argval, int) and jump.argval in at:
-        ends.append(code[at[jump.argval]])
-    return any(e is not None and e.opname == "LOAD_ASSERTION_ERROR" for e in ends)
+    falls_to_error = i + 1 < len(code) and code[i + 1].opname == "LOAD_ASSERTION_ERROR"
+    target = code[at[jump.argval]] if isinstance(jump.argval, int) and jump.argval in at else None
+    jumps_to_error = target is not None and target.opname == "LOAD_ASSERTION_ERROR"
+    if falls_to_error == jumps_to_error:
+        return None
+    jumps_when = "IF_TRUE" in jump.opname  # else IF_FALSE
+    passes = jumps_when if falls_to_error else not jumps_when
+    return passes != bool(negations % 2)
+
+
+def _next_opname(code: list, i: int) -> str:
+    """The name of the first instruction at or after `i` that is not an inline cache or
+    padding ("" past the code's end)."""
+    while i < len(code) and code[i].opname in ("CACHE", "EXTENDED_ARG", "NOP"):
+        i += 1
+    return code[i].opname if i < len(code) else ""
+
+
+def _truth_jump(ins: Any) -> bool:
+    """A jump on a value's truth (POP_JUMP_IF_TRUE, POP_JUMP_FORWARD_IF_FALSE,
+    JUMP_IF_TRUE_OR_POP), not on None."""
+    return "JUMP" in ins.opname and ("IF_TRUE" in ins.opname or "IF_FALSE" in ins.opname)
 
 
 LEDGER = Ledger()

@@ -1,0 +1,127 @@
+"""Meta kernels for ATen ops that have none: the op's own CPU kernel run on stand-ins.
+
+An op with a CPU (and CUDA) kernel but no Meta kernel (`aten::_ctc_loss.Tensor`, what
+`nn.CTCLoss` calls with tensor lengths, and its backward) stopped a capture with "attempted
+to run this operator with Meta tensors, but there was no fake impl or Meta kernel
+registered", where a real run computes on. PyTorch's fake tensors answer such an op the same
+way (FakeTensorMode's fallback kernel runs the real kernel on zero-filled inputs and keeps
+only the outputs' metadata). Here the stand-ins are the data kx knows (known_values) where
+it knows it, zeros elsewhere; an op PyTorch tags as having a data-dependent output shape is
+run a second time on ones where data is unknown, and kept only where both runs give the same
+shapes (the shape then follows what kx knows, as CTC's follows the target lengths).
+
+The kernel is registered at the Meta dispatch key, under autograd, so the op keeps the
+backward a real run records; the op's backward ops (named `<op>_backward`, ATen's habit)
+are registered with it, since the autograd engine calls them outside the capture's
+torch-function mode. The outputs' data is unknown, as any kernel's."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from kx_core.compile.capturing.device import known_values
+
+# Example: "aten::_ctc_loss.Tensor: attempted to run this operator with Meta tensors, but
+# there was no fake impl or Meta kernel registered. You may have run into this message..."
+_NO_META = re.compile(r"(\w+)::(\w+)(?:\.\w+)?: attempted to run this operator with Meta tensors")
+
+_STAND_IN_LIMIT = 1 << 26  # elements of stand-ins an op may take on the CPU (256 MiB of fp32)
+
+_registered: set[str] = set()
+_libraries: list[Any] = []  # (a Library's registrations last as long as the object)
+
+
+def register_for(torch: Any, error: BaseException) -> bool:
+    """Give the op `error` names (a missing Meta kernel) and its backward ops a Meta kernel
+    from their CPU kernels; whether one was registered now (the caller then runs the op
+    again)."""
+    match = _NO_META.search(str(error))
+    if match is None:
+        return False
+    namespace, op = match.group(1), match.group(2)
+    family = [
+        name
+        for name in torch._C._dispatch_get_all_op_names()
+        if name.split(".")[0] in (f"{namespace}::{op}", f"{namespace}::{op}_backward")
+        and name not in _registered
+        and torch._C._dispatch_has_kernel_for_dispatch_key(name, "CPU")
+        and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "Meta")
+        and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
+    ]
+    if not family:
+        return False
+    library = torch.library.Library(namespace, "IMPL")
+    _libraries.append(library)
+    for name in family:
+        packet_name, _, overload = name.split("::")[1].partition(".")
+        overload_op = getattr(getattr(getattr(torch.ops, namespace), packet_name), overload or "default")
+        library.impl(name.split("::")[1], _meta_kernel(torch, overload_op), "Meta")
+        _registered.add(name)
+    return True
+
+
+def _meta_kernel(torch: Any, op: Any) -> Any:
+    dynamic = any(tag in op.tags for tag in (torch.Tag.dynamic_output_shape, torch.Tag.data_dependent_output))
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        with torch._C.DisableTorchFunction():
+            first, unknown = _run_on(torch, op, args, kwargs, 0)
+            if dynamic and unknown:
+                second, _ = _run_on(torch, op, args, kwargs, 1)
+                if _shapes(torch, first) != _shapes(torch, second):
+                    raise NotImplementedError(
+                        f"{op}: its output's size depends on data a capture does not have "
+                        "(no Meta kernel; its CPU kernel gives other sizes on other stand-ins)"
+                    )
+            return _as_meta(torch, first)
+
+    return kernel
+
+
+def _run_on(torch: Any, op: Any, args: tuple, kwargs: dict, fill: int) -> tuple[Any, bool]:
+    """op on the CPU with each meta tensor replaced by its known data, else by `fill`;
+    (result, whether any stand-in was a fill)."""
+    unknown = [False]
+    elements = [0]
+
+    def cpu(a: Any) -> Any:
+        if isinstance(a, torch.Tensor) and a.is_meta:
+            elements[0] += a.numel()
+            if elements[0] > _STAND_IN_LIMIT:
+                raise NotImplementedError(
+                    f"{op}: no Meta kernel, and its inputs are too large to run on the CPU"
+                )
+            known = known_values.value_of(a)
+            if known is not None:
+                return known[0].clone()
+            unknown[0] = True
+            out = torch.empty_strided(tuple(a.shape), a.stride(), dtype=a.dtype, device="cpu")
+            return out.fill_(fill) if out.numel() else out
+        if isinstance(a, (list, tuple)):
+            return type(a)(cpu(x) for x in a)
+        if isinstance(a, torch.device) and a.type == "meta":
+            return torch.device("cpu")
+        return a
+
+    cpu_args = tuple(cpu(a) for a in args)
+    cpu_kwargs = {k: cpu(v) for k, v in kwargs.items()}
+    with torch.no_grad():
+        return op(*cpu_args, **cpu_kwargs), unknown[0]
+
+
+def _shapes(torch: Any, result: Any) -> Any:
+    if isinstance(result, torch.Tensor):
+        return tuple(result.shape)
+    if isinstance(result, (list, tuple)):
+        return tuple(_shapes(torch, r) for r in result)
+    return None
+
+
+def _as_meta(torch: Any, result: Any) -> Any:
+    """Meta tensors laid out as the CPU's results (sizes, strides, dtypes)."""
+    if isinstance(result, torch.Tensor):
+        return torch.empty_strided(tuple(result.shape), result.stride(), dtype=result.dtype, device="meta")
+    if isinstance(result, (list, tuple)):
+        return type(result)(_as_meta(torch, r) for r in result)
+    return result
