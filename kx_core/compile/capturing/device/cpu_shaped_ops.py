@@ -66,22 +66,58 @@ def _meta_kernel(torch: Any, op: Any) -> Any:
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
         with torch._C.DisableTorchFunction():
-            first, unknown = _run_on(torch, op, args, kwargs, 0)
+            metas = [a for a in _tensors(torch, (args, kwargs)) if a.is_meta]
+            if (
+                dynamic
+                and all(known_values.value_of(a) is not None for a in metas)
+                and not any(a.requires_grad for a in metas)
+            ):
+                # kx's own rule for an op sized by its data (known_values.data_dependent)
+                # computes it and keeps its data; it cannot give a backward, this can
+                raise NotImplementedError(f"{op}: {_DECLINED}")
+            if any(a.layout != torch.strided for a in metas):
+                raise NotImplementedError(f"{op}: {_DECLINED} (a sparse or other non-strided input)")
+            first, unknown = _run_on(torch, op, args, kwargs, _zeros)
+            if any(r.layout != torch.strided for r in _tensors(torch, first)):
+                # (a sparse result: kx's own rules for sparse tensors apply)
+                raise NotImplementedError(f"{op}: {_DECLINED} (a non-strided result)")
             if dynamic and unknown:
-                second, _ = _run_on(torch, op, args, kwargs, 1)
+                second, _ = _run_on(torch, op, args, kwargs, _distinct)
                 if _shapes(torch, first) != _shapes(torch, second):
-                    raise NotImplementedError(
-                        f"{op}: its output's size depends on data a capture does not have "
-                        "(no Meta kernel; its CPU kernel gives other sizes on other stand-ins)"
-                    )
+                    raise NotImplementedError(f"{op}: {_DECLINED} (other stand-ins give it other sizes)")
             return _as_meta(torch, first)
 
     return kernel
 
 
-def _run_on(torch: Any, op: Any, args: tuple, kwargs: dict, fill: int) -> tuple[Any, bool]:
-    """op on the CPU with each meta tensor replaced by its known data, else by `fill`;
-    (result, whether any stand-in was a fill)."""
+# (declined, the op's NotImplementedError goes on to kx's rules for data-sized ops)
+_DECLINED = "attempted to run this operator with Meta tensors: its output's size depends on its data"
+
+
+def _tensors(torch: Any, a: Any) -> list:
+    if isinstance(a, torch.Tensor):
+        return [a]
+    if isinstance(a, (list, tuple)):
+        return [t for x in a for t in _tensors(torch, x)]
+    if isinstance(a, dict):
+        return _tensors(torch, list(a.values()))
+    return []
+
+
+def _zeros(torch: Any, t: Any) -> Any:
+    return t.zero_()
+
+
+def _distinct(torch: Any, t: Any) -> Any:
+    """Stand-in values that differ from one another (and from zeros), so a size that
+    follows the data (unique, nonzero) differs from the zeros' one."""
+    values = torch.arange(1, t.numel() + 1, dtype=torch.float64).reshape(t.shape)
+    return t.copy_(values % 2 if t.dtype == torch.bool else values)
+
+
+def _run_on(torch: Any, op: Any, args: tuple, kwargs: dict, stand_in: Any) -> tuple[Any, bool]:
+    """op on the CPU with each meta tensor replaced by its known data, else by a
+    stand-in (`stand_in(torch, empty CPU tensor)`); (result, whether any was a stand-in)."""
     unknown = [False]
     elements = [0]
 
@@ -97,7 +133,7 @@ def _run_on(torch: Any, op: Any, args: tuple, kwargs: dict, fill: int) -> tuple[
                 return known[0].clone()
             unknown[0] = True
             out = torch.empty_strided(tuple(a.shape), a.stride(), dtype=a.dtype, device="cpu")
-            return out.fill_(fill) if out.numel() else out
+            return stand_in(torch, out) if out.numel() else out
         if isinstance(a, (list, tuple)):
             return type(a)(cpu(x) for x in a)
         if isinstance(a, torch.device) and a.type == "meta":

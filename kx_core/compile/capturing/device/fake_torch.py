@@ -328,6 +328,7 @@ class _MetaRules:
                 out = _run_op(func, args, kwargs, composite)
             except NotImplementedError as e:
                 # an op with a CPU kernel and no Meta kernel (CTC loss): one now, and again
+                # (one that declines an op kx sizes by its data raises on to the rules below)
                 if not cpu_shaped_ops.register_for(torch, e):
                     raise
                 out = _run_op(func, args, kwargs, composite)
