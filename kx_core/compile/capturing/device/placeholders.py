@@ -287,14 +287,36 @@ def assert_passes_with(frame: Any) -> bool | None:
             return None
     jump = code[i]
     # Example 3.11 `assert ok`: POP_JUMP_FORWARD_IF_TRUE 12 (to 34); LOAD_ASSERTION_ERROR
-    falls_to_error = i + 1 < len(code) and code[i + 1].opname == "LOAD_ASSERTION_ERROR"
-    target = code[at[jump.argval]] if isinstance(jump.argval, int) and jump.argval in at else None
-    jumps_to_error = target is not None and target.opname == "LOAD_ASSERTION_ERROR"
+    falls_to_error = _leads_to_assertion_error(code, at, i + 1)
+    target = at.get(jump.argval) if isinstance(jump.argval, int) else None
+    jumps_to_error = target is not None and _leads_to_assertion_error(code, at, target)
     if falls_to_error == jumps_to_error:
         return None
     jumps_when = "IF_TRUE" in jump.opname  # else IF_FALSE
     passes = jumps_when if falls_to_error else not jumps_when
     return passes != bool(negations % 2)
+
+
+def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
+    """Whether execution from instruction `i` reaches LOAD_ASSERTION_ERROR through nothing
+    but the stack's cleanup and forward jumps: a chained check's first end (3.11 `assert
+    a < tol < b`: POP_JUMP_FORWARD_IF_FALSE (to 30); ...; JUMP_FORWARD (to 32); 30
+    POP_TOP; 32 LOAD_ASSERTION_ERROR)."""
+    for _ in range(4):
+        if i is None or i >= len(code):
+            return False
+        ins = code[i]
+        if ins.opname == "LOAD_ASSERTION_ERROR":
+            return True
+        if ins.opname in ("POP_TOP", "NOP", "CACHE", "EXTENDED_ARG"):
+            i += 1
+        elif (
+            ins.opname in ("JUMP_FORWARD", "JUMP") and isinstance(ins.argval, int) and ins.argval > ins.offset
+        ):
+            i = at.get(ins.argval)
+        else:
+            return False
+    return False
 
 
 def _next_opname(code: list, i: int) -> str:
