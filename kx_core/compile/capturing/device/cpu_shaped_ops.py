@@ -51,11 +51,19 @@ def register_for(torch: Any, error: BaseException) -> bool:
     ]
     if not family:
         return False
-    library = torch.library.Library(namespace, "IMPL")
-    _libraries.append(library)
+    ops = {}
     for name in family:
         packet_name, _, overload = name.split("::")[1].partition(".")
         overload_op = getattr(getattr(getattr(torch.ops, namespace), packet_name), overload or "default")
+        # (an out= or in-place overload writes its arguments: kx's own rules for those
+        # apply, fake_torch's out= rule and schema_writes)
+        if not overload_op._schema.is_mutable:
+            ops[name] = overload_op
+    if not ops:
+        return False
+    library = torch.library.Library(namespace, "IMPL")
+    _libraries.append(library)
+    for name, overload_op in ops.items():
         library.impl(name.split("::")[1], _meta_kernel(torch, overload_op), "Meta")
         _registered.add(name)
     return True
