@@ -7,8 +7,9 @@ registered", where a real run computes on. PyTorch's fake tensors answer such an
 way (FakeTensorMode's fallback kernel runs the real kernel on zero-filled inputs and keeps
 only the outputs' metadata). Here the stand-ins are the data kx knows (known_values) where
 it knows it, zeros elsewhere; an op PyTorch tags as having a data-dependent output shape is
-run a second time on ones where data is unknown, and kept only where both runs give the same
-shapes (the shape then follows what kx knows, as CTC's follows the target lengths).
+run a second time on distinct values where data is unknown, and kept only where both runs
+give the same shapes (the shape then follows what kx knows, as CTC's follows the target
+lengths).
 
 The kernel is registered at the Meta dispatch key, under autograd, so the op keeps the
 backward a real run records; the op's backward ops (named `<op>_backward`, ATen's habit)
@@ -74,7 +75,7 @@ def _meta_kernel(torch: Any, op: Any) -> Any:
 
     def kernel(*args: Any, **kwargs: Any) -> Any:
         with torch._C.DisableTorchFunction():
-            metas = [a for a in _tensors(torch, (args, kwargs)) if a.is_meta]
+            metas = [a for a in _tensors(torch, args, kwargs) if a.is_meta]
             if (
                 dynamic
                 and all(known_values.value_of(a) is not None for a in metas)
@@ -86,7 +87,7 @@ def _meta_kernel(torch: Any, op: Any) -> Any:
             if any(a.layout != torch.strided for a in metas):
                 raise NotImplementedError(f"{op}: {_DECLINED} (a sparse or other non-strided input)")
             first, unknown = _run_on(torch, op, args, kwargs, _zeros)
-            if any(r.layout != torch.strided for r in _tensors(torch, first)):
+            if any(r.layout != torch.strided for r in known_values.flat_tensors(first, torch, [])):
                 # (a sparse result: kx's own rules for sparse tensors apply)
                 raise NotImplementedError(f"{op}: {_DECLINED} (a non-strided result)")
             if dynamic and unknown:
@@ -102,14 +103,10 @@ def _meta_kernel(torch: Any, op: Any) -> Any:
 _DECLINED = "attempted to run this operator with Meta tensors: its output's size depends on its data"
 
 
-def _tensors(torch: Any, a: Any) -> list:
-    if isinstance(a, torch.Tensor):
-        return [a]
-    if isinstance(a, (list, tuple)):
-        return [t for x in a for t in _tensors(torch, x)]
-    if isinstance(a, dict):
-        return _tensors(torch, list(a.values()))
-    return []
+def _tensors(torch: Any, args: tuple, kwargs: dict) -> list:
+    return known_values.flat_tensors(
+        tuple(kwargs.values()), torch, known_values.flat_tensors(args, torch, [])
+    )
 
 
 def _zeros(torch: Any, t: Any) -> Any:

@@ -437,13 +437,13 @@ def _version(t: Any) -> int | None:
         return None
 
 
-def _flat(obj: Any, torch: Any, into: list, depth: int = 0) -> list:
+def flat_tensors(obj: Any, torch: Any, into: list, depth: int = 0) -> list:
     """The tensors of an argument or result, lists and tuples opened two levels deep."""
     if isinstance(obj, torch.Tensor):
         into.append(obj)
     elif depth < 2 and isinstance(obj, (list, tuple)):
         for x in obj:
-            _flat(x, torch, into, depth + 1)
+            flat_tensors(x, torch, into, depth + 1)
     return into
 
 
@@ -471,9 +471,9 @@ def in_place_targets(torch: Any, name: str, args: tuple, kwargs: dict) -> list:
         or base in _IN_PLACE_DUNDERS
         or kwargs.get("inplace") is True
     ):
-        _flat(first, torch, targets)
+        flat_tensors(first, torch, targets)
     if kwargs.get("out") is not None:
-        _flat(kwargs["out"], torch, targets)
+        flat_tensors(kwargs["out"], torch, targets)
     return targets
 
 
@@ -527,7 +527,7 @@ class Values:
             return None
         torch = self.torch
         with torch._C.DisableTorchFunction():
-            tensors = _flat(tuple(kwargs.values()), torch, _flat(args, torch, []))
+            tensors = flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
             python = torch._C.DispatchKey.Python
             if any(torch._C._dispatch_keys(t).has(python) for t in tensors):
                 # a tensor subclass with its own __torch_dispatch__ (a quantized weight made
@@ -585,7 +585,7 @@ class Values:
         input_keys = {key for _, key in states}
         # (a sparse result has no storage to carry a copy: its data stays unknown)
         results = (
-            [o for o in _flat(out, torch, []) if o.layout == torch.strided]
+            [o for o in flat_tensors(out, torch, []) if o.layout == torch.strided]
             if not isinstance(out, dict)
             else []
         )
@@ -692,7 +692,7 @@ class Values:
                 copy.exact = copy.exact and exact
         if not fresh:
             return
-        produced = _flat(value, torch, []) if not isinstance(value, dict) else []
+        produced = flat_tensors(value, torch, []) if not isinstance(value, dict) else []
         if len(produced) != len(results):
             return
         fresh_ids = {id(o) for o in fresh}
@@ -826,7 +826,7 @@ class Values:
             return None
         cpu_args, cpu_kwargs, exact = known
         with torch._C.DisableTorchFunction():
-            tensors = _flat(tuple(cpu_kwargs.values()), torch, _flat(cpu_args, torch, []))
+            tensors = flat_tensors(tuple(cpu_kwargs.values()), torch, flat_tensors(cpu_args, torch, []))
             made = _data_dependent_size(torch, name, cpu_args, cpu_kwargs)
             if made * 8 > STORE.budget - STORE.used or not _charge(_work(name, tensors, [], []) + made):
                 return None
@@ -874,7 +874,7 @@ class Values:
         if not exact and not _size_exact(self, name, args, kwargs):
             from kx_core.compile.capturing.device.placeholders import LEDGER
 
-            sizes = [tuple(r.shape) for r in _flat(result, torch, [])]
+            sizes = [tuple(r.shape) for r in flat_tensors(result, torch, [])]
             LEDGER.use(
                 f"torch.{name} of random data (its size from kx's own sample)",
                 sizes[0] if len(sizes) == 1 else sizes,

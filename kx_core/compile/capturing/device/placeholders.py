@@ -26,7 +26,9 @@ value-preserving ops (abs, max, sum, mean, view, to, any/all, ...; see `propagat
 
 from __future__ import annotations
 
+import bisect
 import dis
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -243,7 +245,8 @@ for _name in (
 
 # What may stand between the instruction that made a value and the jump that decides on
 # it, in an `assert` (3.10-3.13): inline caches, `not`, 3.13's explicit truth test.
-_PASS_THROUGH = {"CACHE", "EXTENDED_ARG", "NOP", "PRECALL", "UNARY_NOT", "TO_BOOL"}
+_PADDING = frozenset({"CACHE", "EXTENDED_ARG", "NOP"})
+_PASS_THROUGH = _PADDING | {"PRECALL", "UNARY_NOT", "TO_BOOL"}
 
 
 def checked_by_assert(frame: Any) -> bool:
@@ -262,15 +265,14 @@ def assert_passes_with(frame: Any) -> bool | None:
     LOAD_ASSERTION_ERROR; the end that is not passes."""
     if frame is None:
         return None
-    try:
-        code = list(dis.get_instructions(frame.f_code))
-    except Exception:  # noqa: BLE001 - bytecode kx cannot read: the conservative answer
+    read = _instructions(frame.f_code)
+    if read is None:
         return None
-    at = {ins.offset: i for i, ins in enumerate(code)}
+    code, at, offsets = read
     # f_lasti may point into the current instruction's inline caches (3.11+), which
     # get_instructions leaves out: the instruction is the last one at or before it
-    i = max((j for j, ins in enumerate(code) if ins.offset <= frame.f_lasti), default=None)
-    if i is None:
+    i = bisect.bisect_right(offsets, frame.f_lasti) - 1
+    if i < 0:
         return None
     if frame.f_code.co_name == "<genexpr>" and _next_opname(code, i + 1) == "YIELD_VALUE":
         # `assert all(e < tol for e in errs)`: each element goes to all() (or any()), whose
@@ -297,6 +299,18 @@ def assert_passes_with(frame: Any) -> bool | None:
     return passes != bool(negations % 2)
 
 
+@functools.lru_cache(maxsize=256)
+def _instructions(code_object: Any) -> tuple[list, dict, list] | None:
+    """A code object's instructions, {offset: index} and the offsets in order, read once
+    (a decode loop asks at every step of the same line); None where the bytecode cannot be
+    read."""
+    try:
+        code = list(dis.get_instructions(code_object))
+    except Exception:  # noqa: BLE001 - bytecode kx cannot read: the conservative answer
+        return None
+    return code, {ins.offset: i for i, ins in enumerate(code)}, [ins.offset for ins in code]
+
+
 def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
     """Whether execution from instruction `i` reaches LOAD_ASSERTION_ERROR through nothing
     but the stack's cleanup and forward jumps: a chained check's first end (3.11 `assert
@@ -308,7 +322,7 @@ def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
         ins = code[i]
         if ins.opname == "LOAD_ASSERTION_ERROR":
             return True
-        if ins.opname in ("POP_TOP", "NOP", "CACHE", "EXTENDED_ARG"):
+        if ins.opname == "POP_TOP" or ins.opname in _PADDING:
             i += 1
         elif (
             ins.opname in ("JUMP_FORWARD", "JUMP") and isinstance(ins.argval, int) and ins.argval > ins.offset
@@ -322,7 +336,7 @@ def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
 def _next_opname(code: list, i: int) -> str:
     """The name of the first instruction at or after `i` that is not an inline cache or
     padding ("" past the code's end)."""
-    while i < len(code) and code[i].opname in ("CACHE", "EXTENDED_ARG", "NOP"):
+    while i < len(code) and code[i].opname in _PADDING:
         i += 1
     return code[i].opname if i < len(code) else ""
 
