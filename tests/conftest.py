@@ -60,8 +60,10 @@ def warm_worker():
 
     proc = warm.launch(wait_s=0)
     yield proc
-    warm.stop()
+    stopped = warm.stop()
     if proc is not None:
+        if not stopped:  # still importing torch, not yet answering: a short session
+            proc.terminate()  # would otherwise wait the whole 30 s below for it
         try:
             proc.wait(30)
         except Exception:  # noqa: BLE001 - it dies with the session anyway (its lifeline)

@@ -1,10 +1,15 @@
 """Hardware counters the seed profiler's way (issue 19): perf stat attached to the
 measuring process, counting only the calls. The oracle where this machine has perf: its
-task-clock over the window equals the process's own CPU time (getrusage) over the same
-calls. Where the CPU exposes no hardware counters (a VM without a PMU, as here) the
+task-clock over the window lies between the calling thread's CPU time over the calls and
+the process's over the whole window. Where the CPU exposes no hardware counters (a VM without a PMU, as here) the
 report says so and gives no advice; where perf is missing, a plain message."""
 
 from __future__ import annotations
+
+import json
+import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -15,18 +20,41 @@ def _busy():
     return sum(i * i for i in range(20_000))
 
 
+# The count runs in a process of its own: a pytest worker keeps what earlier tests left
+# (threads, a warm worker's pipes), and perf attached to it counted 8% more than the
+# process's own clock in two full runs (245 ms against 227 ms) while alone they agree.
+_COUNT_IN_A_FRESH_PROCESS = """
+import json
+from kx_core.cpu import perf_stat
+def _busy():
+    return sum(i * i for i in range(20_000))
+r = perf_stat.count(_busy, iters=300, warmup=5)
+print(json.dumps(r.to_json()))
+"""
+
+
 @pytest.mark.skipif(perf_stat.find_perf() is None, reason="needs perf")
 def test_perf_counts_exactly_the_calls():
-    r = perf_stat.count(_busy, iters=300, warmup=5)
-    assert r.iters == 300 and r.perf and set(r.counters) == set(perf_stat.COUNTERS)
-    # perf's task-clock over the enabled window is the process's CPU time over the calls
-    assert r.counters["task-clock"] == pytest.approx(r.process_cpu_ms, rel=0.05, abs=2.0)
-    assert r.process_cpu_ms > 50  # a window of real work, not of perf's start-up
-    if r.counters["cycles"] is None:  # no PMU: said plainly, no figures, no advice
-        assert not r.available and "no hardware counters" in r.message
-        assert r.ipc is None and r.recommendations == ()
+    done = subprocess.run(
+        [sys.executable, "-c", _COUNT_IN_A_FRESH_PROCESS],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+        cwd=pathlib.Path(__file__).resolve().parents[2],
+    )
+    r = json.loads(done.stdout.strip().splitlines()[-1])
+    assert r["iters"] == 300 and r["perf"] and set(r["counters"]) == set(perf_stat.COUNTERS)
+    # perf's task-clock over its enabled window holds the calls' CPU time and lies inside
+    # the process's CPU time from before the enable to after the disable (2 ms: the
+    # scheduler accounts another CPU's running thread at its next tick)
+    assert r["calls_cpu_ms"] - 2.0 <= r["counters"]["task-clock"] <= r["window_cpu_ms"] + 2.0
+    assert r["calls_cpu_ms"] > 50  # a window of real work, not of perf's start-up
+    if r["counters"]["cycles"] is None:  # no PMU: said plainly, no figures, no advice
+        assert not r["available"] and "no hardware counters" in r["message"]
+        assert r["ipc"] is None and not r["recommendations"]
     else:
-        assert r.available and r.ipc > 0 and r.recommendations
+        assert r["available"] and r["ipc"] > 0 and r["recommendations"]
 
 
 def test_without_perf_the_report_says_so(monkeypatch):

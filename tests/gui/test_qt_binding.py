@@ -9,6 +9,8 @@ import sys
 from PySide6.QtCore import QEvent
 from PySide6.QtWidgets import QApplication, QPlainTextEdit
 
+from kx_gui import gc_guard
+
 
 def test_void_calls_keep_none_alive(qtbot):
     app = QApplication.instance()
@@ -19,13 +21,18 @@ def test_void_calls_keep_none_alive(qtbot):
     app.processEvents()
     QApplication.sendPostedEvents(None, QEvent.Type.DeferredDelete)
     gc.collect()
-    before = sys.getrefcount(None)
-    for _ in range(500):
-        view.update()
-        view.setPlainText("x")
-        app.processEvents()
-    # a little noise from objects created meanwhile is fine; -1500 would be the leak
-    assert sys.getrefcount(None) - before > -50
+    # kx's collection timer (gc_guard) stays off meanwhile: a full collection inside the
+    # loop freed earlier tests' objects and their references to None (-77 in a full run)
+    with gc_guard.held():
+        before = sys.getrefcount(None)
+        for _ in range(500):
+            view.update()
+            view.setPlainText("x")
+            app.processEvents()
+        after = sys.getrefcount(None)
+    # noise from objects other threads free meanwhile is fine; the leak is -1500 (one a
+    # void call), ten times this bound
+    assert after - before > -150
 
 
 def test_the_cyclic_gc_runs_only_on_the_ui_thread(qtbot, make_window):
