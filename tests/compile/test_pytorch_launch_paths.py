@@ -290,21 +290,24 @@ def test_a_torch_compile_kernel_links_to_the_model_lines_it_was_generated_from(t
     assert norm in by_kernel[norm_kernel] and gelu not in by_kernel[norm_kernel]
 
 
-# Imports one kernel module of an Inductor output module the way Inductor's runtime does,
-# without kx, and prints the configs its CachingAutotuner was built with: Inductor's own
+# Imports the kernel modules of Inductor output modules the way Inductor's runtime does,
+# without kx, and prints the configs each CachingAutotuner was built with: Inductor's own
 # answer to "which configs does this kernel compile" (no GPU needed: nothing compiles).
+# Every module in one process: importing Inductor is most of a run.
 _CONFIGS_OF = r"""
 import json, re, sys, types
 from torch._inductor.codecache import PyCodeCache
 from torch._inductor.runtime import triton_helpers
 triton_helpers.set_driver_to_gpu = lambda: None
-text = open(sys.argv[1]).read()
-out = {}
-for name, src in re.findall(r"^(\w+) = async_compile\.triton\('\w+', '''(.*?)'''", text, re.M | re.S):
+every = {}
+for path in sys.argv[1:]:
+  text = open(path).read()
+  out = every[path] = {}
+  for name, src in re.findall(r"^(\w+) = async_compile\.triton\('\w+', '''(.*?)'''", text, re.M | re.S):
     mod = PyCodeCache.load(src)
     tuner = next(v for v in vars(mod).values() if type(v).__name__ == "CachingAutotuner")
     out[tuner.fn.__name__] = sorted(json.dumps(c.kwargs, sort_keys=True) for c in tuner.configs)
-print(json.dumps(out))
+print(json.dumps(every))
 """
 
 
@@ -314,11 +317,12 @@ def test_an_inductor_output_module_compiles_every_config_its_autotuners_list(tmp
     kernel has, and kx compiles exactly those; each kernel's lines are the module's."""
     modules = sorted((ROOT / "fixtures" / "inductor").glob("*_output_code.py"))
     assert modules
+    p = subprocess.run(
+        [sys.executable, "-c", _CONFIGS_OF, *map(str, modules)], capture_output=True, text=True, check=True
+    )
+    every = json.loads(p.stdout.strip().splitlines()[-1])
     for module in modules:
-        p = subprocess.run(
-            [sys.executable, "-c", _CONFIGS_OF, str(module)], capture_output=True, text=True, check=True
-        )
-        expected = json.loads(p.stdout.strip().splitlines()[-1])
+        expected = every[str(module)]
         r = compile_file(CompileRequest(str(module), target="cuda:90", cwd=str(tmp_path)), use_cache=False)
         assert not any(d.fatal or d.kind == "not-captured" for d in r.diagnostics), (
             module.name,

@@ -189,10 +189,13 @@ def _stuck_after_a_compile(tmp_path, where: str):
     if where == "grid":
         text = text.replace(
             "add_kernel[grid]",
-            "def grid(meta):\n        while True:  # stuck\n            pass\n    add_kernel[grid]",
+            "def grid(meta):\n        while True:  # stuck\n            time.sleep(0.05)\n    add_kernel[grid]",
         )
     else:  # at module level, after the launch compiled
-        text += "\nwhile True:  # stuck\n    pass\n"
+        text += "\nwhile True:  # stuck\n    time.sleep(0.05)\n"
+    # stuck idling, not spinning: the timeout's stack dump names the line either way, and
+    # a spinning file held a core for the whole 20 s the other tests wanted
+    text = "import time\n" + text
     path = tmp_path / f"stuck_{where}.py"
     path.write_text(text)
     return path

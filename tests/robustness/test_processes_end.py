@@ -82,7 +82,9 @@ ESCAPES = (
     "open({pids!r}, 'a').write(f'{{p.pid}}\\n')\n"
 )
 CRASH = "import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)\n"
-LOOP = "while True:\n    pass\n"
+# idles rather than spins: a file that never ends need not hold a core for the timeout
+# (the suite ran two of these beside the other worker's tests, 30 CPU seconds)
+LOOP = "import time\nwhile True:\n    time.sleep(0.05)\n"
 
 
 def _none_outlives(tmp_path, tail: str, kinds: tuple[str, ...], **fields) -> None:
