@@ -1016,6 +1016,8 @@ def test_a_guessed_truth_is_the_asserts_pass_and_an_ifs_decision(tmp_path):
         "assert not guess > 1e-3\n"
         "assert guess <= 1e-3 and guess == 0.0\n"
         "assert all(g < 1e-3 for g in (guess, guess))\n"
+        "assert all([g < 1e-3 for g in (guess, guess)]), 'a list comprehension'\n"
+        "assert not any([g > 1e-3 for g in [guess]])\n"
         "assert 0.0 <= guess < 1e-3 < guess + 1.0\n"
         "steered_by_asserts = ledger.first\n"
         "taken = 'if' if guess < 1e-3 else 'else'\n"

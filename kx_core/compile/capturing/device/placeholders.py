@@ -279,6 +279,15 @@ def assert_passes_with(frame: Any) -> bool | None:
         # answer the calling line asserts on; every element answered as the assert needs
         # passes both (`assert not any(...)`: every element False)
         return assert_passes_with(frame.f_back)
+    if _next_opname(code, i + 1) == "LIST_APPEND":
+        # `assert all([e < tol for e in errs])`: each element goes to a list, the list to
+        # all() (or any()), its answer to the assert, as a generator's elements do
+        return _passes_after_list(frame, code, at, i + 1)
+    return _passes_at(code, at, i)
+
+
+def _passes_at(code: list, at: dict, i: int) -> bool | None:
+    """assert_passes_with for the value instruction `i` makes."""
     negations = 0
     if not _truth_jump(code[i]):  # 3.11's jump tests truth itself: `assert t` is at it
         i += 1
@@ -309,6 +318,52 @@ def _instructions(code_object: Any) -> tuple[list, dict, list] | None:
     except Exception:  # noqa: BLE001 - bytecode kx cannot read: the conservative answer
         return None
     return code, {ins.offset: i for i, ins in enumerate(code)}, [ins.offset for ins in code]
+
+
+# What ends an inlined comprehension's loop before the call its list goes to (3.12+:
+# END_FOR; SWAP 2; STORE_FAST g, restoring the loop variable; 3.13: POP_ITER too)
+_LOOP_CLEANUP = _PADDING | {"END_FOR", "POP_ITER", "SWAP", "STORE_FAST", "POP_TOP"}
+
+
+def _passes_after_list(frame: Any, code: list, at: dict, i: int) -> bool | None:
+    """Where a comprehension's list goes once its loop ends: to a call (all(), any())
+    whose answer an assert takes. From the LIST_APPEND at or after `i`, the loop's jump
+    back, its FOR_ITER's exit, then past the loop's cleanup a CALL; on 3.11, where the
+    comprehension is a function of its own, its RETURN_VALUE, and in the calling frame
+    the CALL after the one that made the list. Examples: 3.12 `COMPARE_OP; LIST_APPEND
+    2; JUMP_BACKWARD (to 18); 36 END_FOR; SWAP 2; STORE_FAST g; CALL 1;
+    POP_JUMP_IF_TRUE`; 3.11 `<listcomp>`: `COMPARE_OP; LIST_APPEND 2; JUMP_BACKWARD (to
+    6); 34 RETURN_VALUE`, its caller `CALL 0; PRECALL 1; CALL 1; POP_JUMP_FORWARD_IF_TRUE`."""
+    while i < len(code) and code[i].opname in _PADDING:
+        i += 1
+    i += 1
+    while i < len(code) and code[i].opname in _PADDING:
+        i += 1
+    if i >= len(code) or not code[i].opname.startswith("JUMP_BACKWARD"):
+        return None
+    head = at.get(code[i].argval)
+    if head is None or code[head].opname != "FOR_ITER":
+        return None
+    end = at.get(code[head].argval)
+    while end is not None and end < len(code) and code[end].opname in _LOOP_CLEANUP:
+        end += 1
+    if end is None or end >= len(code):
+        return None
+    if code[end].opname == "CALL":
+        return _passes_at(code, at, end)
+    if code[end].opname != "RETURN_VALUE" or frame.f_code.co_name != "<listcomp>":
+        return None
+    caller = frame.f_back
+    read = _instructions(caller.f_code) if caller is not None else None
+    if read is None:
+        return None
+    code, at, offsets = read
+    j = bisect.bisect_right(offsets, caller.f_lasti)  # past the call that made the list
+    while j < len(code) and code[j].opname in _PADDING | {"PRECALL"}:
+        j += 1
+    if j >= len(code) or code[j].opname != "CALL":
+        return None
+    return _passes_at(code, at, j)
 
 
 def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
