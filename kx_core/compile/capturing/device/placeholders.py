@@ -213,6 +213,8 @@ def _testing(name: str) -> Callable[..., Any]:
         result = base(self, *args)
         if not isinstance(result, bool):  # NotImplemented: the other operand decides
             return result
+        if args and isinstance(args[0], GuessedFloat) and _picking_among_guesses():
+            return result  # max(errs): which guess comes back, still a guess, decides nothing
         return LEDGER.truth(self.use.what, self.use, result)
 
     op.__name__ = name
@@ -224,6 +226,51 @@ for _name in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__boo
     setattr(GuessedFloat, _name, _testing(_name))
 for _name in ("__int__", "__floor__", "__ceil__"):
     setattr(GuessedFloat, _name, _deciding(_name))
+
+
+# Builtins whose comparisons only pick among their arguments: of guesses alone, the
+# answer is one of the guesses, and what the file decides on it is read where it does
+_PICKING_BUILTINS = frozenset({"max", "min", "sorted"})
+
+
+def _picking_among_guesses() -> bool:
+    """Whether a comparison of two guesses runs inside a call of max(), min() or sorted()
+    on the file's line (a C builtin has no frame: the file's frame is at its CALL), with
+    no key= (a key's answers are other values). Found by walking back from the CALL over
+    its arguments' stack effects to the instruction that loaded the callable. Example
+    3.11 `assert max(errs) < tol`: LOAD_GLOBAL (NULL + max); LOAD_FAST errs; PRECALL 1;
+    CALL 1; LOAD_FAST tol; COMPARE_OP."""
+    frame = LEDGER._direct_user_frame()
+    read = _instructions(frame.f_code) if frame is not None else None
+    if read is None:
+        return False
+    code, _, offsets = read
+    i = bisect.bisect_right(offsets, frame.f_lasti) - 1
+    if i < 0 or code[i].opname != "CALL" or not isinstance(code[i].arg, int):
+        return False
+    needed, pushed, j = code[i].arg + 1, 0, i - 1  # the arguments, then the callable
+    while j >= 0:
+        ins = code[j]
+        if ins.opname in _PADDING or ins.opname == "PRECALL":
+            j -= 1
+            continue
+        if ins.opname in ("KW_NAMES", "CALL_KW") or "JUMP" in ins.opname:
+            return False  # keywords (key=) or a branch among the arguments: not read
+        try:
+            pushed += dis.stack_effect(ins.opcode, ins.arg, jump=False)
+        except ValueError:
+            return False
+        if pushed < needed and ins.is_jump_target:
+            return False  # an argument another path reaches (`max(a if c else b)`)
+        if pushed >= needed:  # the callable (its line's first instruction may be a target)
+            if ins.opname == "PUSH_NULL":  # 3.13 pushes the NULL after the callable
+                j -= 1
+                while j >= 0 and code[j].opname in _PADDING:
+                    j -= 1
+                ins = code[j] if j >= 0 else ins
+            return ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") and ins.argval in _PICKING_BUILTINS
+        j -= 1
+    return False
 
 
 def _arithmetic(name: str) -> Callable[[GuessedFloat, Any], Any]:
