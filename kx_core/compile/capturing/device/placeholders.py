@@ -381,20 +381,15 @@ def _passes_after_list(frame: Any, code: list, at: dict, i: int) -> bool | None:
     2; JUMP_BACKWARD (to 18); 36 END_FOR; SWAP 2; STORE_FAST g; CALL 1;
     POP_JUMP_IF_TRUE`; 3.11 `<listcomp>`: `COMPARE_OP; LIST_APPEND 2; JUMP_BACKWARD (to
     6); 34 RETURN_VALUE`, its caller `CALL 0; PRECALL 1; CALL 1; POP_JUMP_FORWARD_IF_TRUE`."""
-    while i < len(code) and code[i].opname in _PADDING:
-        i += 1
-    i += 1
-    while i < len(code) and code[i].opname in _PADDING:
-        i += 1
+    i = _skip(code, _skip(code, i) + 1)  # past the LIST_APPEND
     if i >= len(code) or not code[i].opname.startswith("JUMP_BACKWARD"):
         return None
     head = at.get(code[i].argval)
     if head is None or code[head].opname != "FOR_ITER":
         return None
     end = at.get(code[head].argval)
-    while end is not None and end < len(code) and code[end].opname in _LOOP_CLEANUP:
-        end += 1
-    if end is None or end >= len(code):
+    end = _skip(code, end, _LOOP_CLEANUP) if end is not None else len(code)
+    if end >= len(code):
         return None
     if code[end].opname == "CALL":
         return _passes_at(code, at, end)
@@ -405,9 +400,7 @@ def _passes_after_list(frame: Any, code: list, at: dict, i: int) -> bool | None:
     if read is None:
         return None
     code, at, offsets = read
-    j = bisect.bisect_right(offsets, caller.f_lasti)  # past the call that made the list
-    while j < len(code) and code[j].opname in _PADDING | {"PRECALL"}:
-        j += 1
+    j = _skip(code, bisect.bisect_right(offsets, caller.f_lasti), _PADDING | {"PRECALL"})
     if j >= len(code) or code[j].opname != "CALL":
         return None
     return _passes_at(code, at, j)
@@ -438,9 +431,16 @@ def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
 def _next_opname(code: list, i: int) -> str:
     """The name of the first instruction at or after `i` that is not an inline cache or
     padding ("" past the code's end)."""
-    while i < len(code) and code[i].opname in _PADDING:
-        i += 1
+    i = _skip(code, i)
     return code[i].opname if i < len(code) else ""
+
+
+def _skip(code: list, i: int, names: frozenset = _PADDING) -> int:
+    """The index of the first instruction at or after `i` whose name is not in `names`
+    (len(code) past the end)."""
+    while i < len(code) and code[i].opname in names:
+        i += 1
+    return i
 
 
 def _truth_jump(ins: Any) -> bool:
