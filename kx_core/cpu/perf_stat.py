@@ -227,8 +227,9 @@ def count(fn: Callable[[], object], iters: int = 100, warmup: int = 10) -> PerfR
         # Two clocks bracket perf's window: the process's (every thread) from before the
         # enable to after the disable's ack, and this thread's over the calls alone. A
         # busy thread beside the calls, or perf slow to answer on a loaded machine, widens
-        # the gap between them; perf's task-clock always lies between (CI saw 245 ms
-        # against 226 ms of the calls' process time measured inside the window).
+        # the gap between them. In a process of its own perf's task-clock lies between;
+        # in a pytest worker that earlier tests ran in it counted more than even the
+        # window's process time (245 ms against 227 ms, cause not found).
         window_started = time.process_time()
         _command(ctl_fd, ack_fd, "enable")
         started = time.thread_time()
