@@ -982,7 +982,7 @@ def test_a_check_of_a_guessed_error_passes_as_a_correct_kernels_does():
     path = HOST_READS / "checks_of_kernel_output.py"
     text = path.read_text()
     real = json.loads((HOST_READS / "ground" / "checks_of_kernel_output.json").read_text())
-    for mode in ("max", "all", "direct", "tensor", "not_any"):
+    for mode in ("max", "all", "direct", "tensor", "not_any", "or"):
         r = compile_file(
             CompileRequest(
                 str(path), target="cuda:90", text=text.replace('MODE = "max"', f'MODE = "{mode}"')
@@ -1021,6 +1021,8 @@ def test_a_guessed_truth_is_the_asserts_pass_and_an_ifs_decision(tmp_path):
         "assert max([guess, guess]) < 1e-3\n"  # max() of guesses picks a guess: no decision
         "best = min(guess, guess)\n"
         "assert 0.0 <= guess < 1e-3 < guess + 1.0\n"
+        "assert ok and (guess < 1e-3 or mode == 'adaptive'), guess\n"  # passes on its own
+        "assert (\n    ok\n    and (guess < 1e-3\n         or mode in ('a', 'b'))\n), 'over lines'\n"
         "steered_by_asserts = ledger.first\n"
         "taken = 'if' if guess < 1e-3 else 'else'\n"
     )
@@ -1031,6 +1033,8 @@ def test_a_guessed_truth_is_the_asserts_pass_and_an_ifs_decision(tmp_path):
         scope = {
             "guess": placeholders.GuessedFloat(1.0, DataPlaceholder(".item()", "1.0", str(probe), 0)),
             "ledger": ledger,
+            "ok": True,
+            "mode": "fixed",
         }
         exec(compile(probe.read_text(), str(probe), "exec"), scope)
         assert scope["steered_by_asserts"] is None  # an assert's check steers nothing
@@ -1039,6 +1043,16 @@ def test_a_guessed_truth_is_the_asserts_pass_and_an_ifs_decision(tmp_path):
         ledger.first = None
         exec(compile("mixed = max(guess, 0.5)\n", str(probe), "exec"), scope)
         assert scope["mixed"] == 1.0 and ledger.first is not None
+        # the same bytecode as `assert not c or x`, from an `if`: its test is no assert's,
+        # and a pass that would skip a call (a launch, a print) skips what a real run makes
+        for n, decision in enumerate(
+            ("if guess > 1e-3: assert ok\n", "assert guess < 1e-3 or print() is None\n")
+        ):
+            ledger.first = None
+            path = tmp_path / f"decision{n}.py"
+            path.write_text(decision)
+            exec(compile(decision, str(path), "exec"), scope)
+            assert ledger.first is not None, decision
     finally:
         ledger.first, ledger.uses, ledger._seen = saved[0], saved[1], saved[2]
 

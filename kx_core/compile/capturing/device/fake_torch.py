@@ -189,6 +189,25 @@ class _MetaRules:
         ordinal = isinstance(value, int) and not isinstance(value, bool)
         return self.meta if ordinal or _is_gpu_device(value) else value
 
+    def positional_devices(self, schema: Any, args: tuple) -> tuple:
+        """An aten or prims op's positional Device arguments, a GPU's made the capture
+        device's, as its schema types them. Inductor's generated code moves a graph's CPU
+        result to the GPU with `torch.ops.prims.device_put.default(buf, device('cuda', 0))`
+        (mistral-src's MoE: its rotary table, computed on the CPU); passed on, it reached
+        CUDA's copy ("Found no NVIDIA driver")."""
+        types = [str(p.type) for p in schema.arguments if not p.kwarg_only]
+        return tuple(
+            self.to_meta(a) if i < len(types) and types[i] in ("Device", "Device?") else a
+            for i, a in enumerate(args)
+        )
+
+    def _device_of_tensor(self, t: Any) -> Any:
+        """The device a real run has tensor `t` on: the GPU for a capture tensor, unless a
+        real run has it on the host (known_values); the CPU for a real CPU tensor."""
+        if t.is_meta and not known_values.is_host(t):
+            return self.gpu_device
+        return self.torch.device("cpu") if t.is_meta else t.device
+
     def sees_meta(self, frame: Any) -> bool:
         """Whether the code of `frame` sees a capture tensor's real device (meta): torch's
         meta kernels and kx's engine; the file, its libraries and the rest of torch see
@@ -232,6 +251,25 @@ class _MetaRules:
         if name in ("allclose", "equal"):
             known = self.computed_exactly(func, args, kwargs)
             return known[0] if known else LEDGER.use(f"torch.{name}", True)
+        if (
+            name.split(".")[0] == "to"
+            and getattr(func, "_schema", None) is not None
+            and set(kwargs) <= {"dtype", "device", "non_blocking", "copy", "memory_format"}
+        ):
+            # an overload of aten::to called as an op (`torch.ops.aten.to.device(x, dev,
+            # dtype)`): Tensor.to's parser takes each overload's arguments in their order
+            # (not dtype_layout's layout=), and its rules below (a host tensor copied to
+            # the GPU) are the op's
+            func, name = torch.Tensor.to, "to"
+        if name in ("to", "type_as") and len(args) > 1 and isinstance(args[1], torch.Tensor):
+            # `x.to(other)` and `x.type_as(other)` take other's device and dtype (ATen's
+            # to.other is `to(other.device, other.dtype, non_blocking, copy)`; type_as is
+            # `to(other.options())`): named as a device here, so a host tensor given a GPU
+            # tensor's place is copied to the GPU, and a GPU tensor given a host tensor's is
+            # read to the host (mistral-src's `torch.LongTensor([pos]).to(next_token)` had
+            # stayed the host's, and the KV cache's scatter_ raised where the GPU runs on)
+            func, name = torch.Tensor.to, "to"
+            args = (first, self._device_of_tensor(args[1]), args[1].dtype, *args[2:])
         handled, value = _read_data(torch, name, args, kwargs)
         if handled:
             return value
@@ -250,6 +288,9 @@ class _MetaRules:
             default = _default_device(torch)
             if _is_gpu_device(default):
                 kwargs["device"] = default
+        schema = getattr(func, "_schema", None)
+        if schema is not None and any(isinstance(a, (str, torch.device)) for a in args):
+            args = self.positional_devices(schema, args)
         # a device named (a GPU's, or an ordinal) makes a GPU tensor; with none, a factory
         # makes what a real run has on the CPU (known_values: its random numbers are the
         # CPU generator's)

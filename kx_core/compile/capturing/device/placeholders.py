@@ -330,11 +330,13 @@ def assert_passes_with(frame: Any) -> bool | None:
         # `assert all([e < tol for e in errs])`: each element goes to a list, the list to
         # all() (or any()), its answer to the assert, as a generator's elements do
         return _passes_after_list(frame, code, at, i + 1)
-    return _passes_at(code, at, i)
+    return _passes_at(code, at, i, frame.f_code)
 
 
-def _passes_at(code: list, at: dict, i: int) -> bool | None:
-    """assert_passes_with for the value instruction `i` makes."""
+def _passes_at(code: list, at: dict, i: int, code_object: Any = None) -> bool | None:
+    """assert_passes_with for the value instruction `i` makes (`code_object`: its code,
+    where a jump past the assert's raise may be read; see _short_circuits_assert)."""
+    made_at = i
     negations = 0
     if not _truth_jump(code[i]):  # 3.11's jump tests truth itself: `assert t` is at it
         i += 1
@@ -348,9 +350,13 @@ def _passes_at(code: list, at: dict, i: int) -> bool | None:
     falls_to_error = _leads_to_assertion_error(code, at, i + 1)
     target = at.get(jump.argval) if isinstance(jump.argval, int) else None
     jumps_to_error = target is not None and _leads_to_assertion_error(code, at, target)
-    if falls_to_error == jumps_to_error:
-        return None
     jumps_when = "IF_TRUE" in jump.opname  # else IF_FALSE
+    if falls_to_error == jumps_to_error:
+        if falls_to_error or code_object is None or target is None:
+            return None
+        if not _short_circuits_assert(code_object, code, made_at, i, target):
+            return None
+        return jumps_when != bool(negations % 2)
     passes = jumps_when if falls_to_error else not jumps_when
     return passes != bool(negations % 2)
 
@@ -404,6 +410,102 @@ def _passes_after_list(frame: Any, code: list, at: dict, i: int) -> bool | None:
     if j >= len(code) or code[j].opname != "CALL":
         return None
     return _passes_at(code, at, j)
+
+
+# What an assert's condition may skip when one of its terms passes it alone: loads,
+# subscripts, comparisons and the jumps between them, no call (a call skipped would be a
+# launch, a read, a print that a real run makes where the term is false)
+_SKIPPABLE = _PASS_THROUGH | {
+    "LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_CONST", "LOAD_GLOBAL",
+    "LOAD_NAME", "LOAD_DEREF", "LOAD_ATTR", "BINARY_SUBSCR", "COMPARE_OP", "IS_OP",
+    "CONTAINS_OP", "BINARY_OP", "COPY", "SWAP", "POP_TOP", "JUMP_FORWARD",
+}  # fmt: skip
+
+
+def _short_circuits_assert(code_object: Any, code: list, made_at: int, i: int, target: int) -> bool:
+    """Whether the jump at `i` on the value instruction `made_at` makes goes past an
+    assert's raise, passing it, from a term of that assert's own condition: `assert ok and
+    (err < tol or mode == "x")` (corpus 17's dpmsolver). Example 3.11: 10 COMPARE_OP (<);
+    16 POP_JUMP_FORWARD_IF_TRUE (to 62); ...; 42 LOAD_ASSERTION_ERROR; ...; 60
+    RAISE_VARARGS 1; 62 LOAD_CONST. `if c: assert x` makes the same bytecode, so the
+    value must lie inside the assert statement's test in the source (ast: the statement's
+    own positions), and what the pass skips must hold no call."""
+    error = _skip(code, i + 1, _SKIPPABLE | {"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE"} | _JUMPS_FORWARD)
+    if error >= len(code) or code[error].opname != "LOAD_ASSERTION_ERROR":
+        return False
+    raise_at = next(
+        (j for j in range(error, min(len(code), error + 64)) if code[j].opname == "RAISE_VARARGS"), None
+    )
+    if raise_at is None or not _same_continuation(code, _skip(code, raise_at + 1), target):
+        return False
+    positions = getattr(code[made_at], "positions", None)
+    return positions is not None and _inside_assert_test(code_object.co_filename, positions)
+
+
+# what ends a block: its last instruction goes nowhere next
+_TERMINAL = frozenset({"RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE", "JUMP_BACKWARD", "JUMP"})
+
+
+def _same_continuation(code: list, a: int, b: int) -> bool:
+    """Whether instructions `a` and `b` start the same code: the same one, or copies of one
+    block up to its end (3.12 copies a short exit block to each jump that reaches it: the
+    jump past an assert's raise at a function's end lands on `42 RETURN_CONST None`, the
+    raise falls to `40 RETURN_CONST None`)."""
+    if a == b:
+        return True
+    for _ in range(16):
+        if a >= len(code) or b >= len(code):
+            return False
+        x, y = code[a], code[b]
+        if (x.opname, x.argval) != (y.opname, y.argval):
+            return False
+        if x.opname in _TERMINAL:
+            return True
+        a, b = _skip(code, a + 1), _skip(code, b + 1)
+    return False
+
+
+# the conditional jumps of 3.11 (3.12 has the forward ones only, without the word)
+_JUMPS_FORWARD = frozenset(
+    {"POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "JUMP_IF_TRUE_OR_POP", "JUMP_IF_FALSE_OR_POP"}
+)
+
+
+def _inside_assert_test(filename: str, positions: Any) -> bool:
+    """Whether source positions (an instruction's) lie inside the test of an `assert`
+    statement of `filename`."""
+    if positions.lineno is None or positions.col_offset is None:
+        return False
+    start = (positions.lineno, positions.col_offset)
+    end = (positions.end_lineno or positions.lineno, positions.end_col_offset or positions.col_offset)
+    return any(a <= start and end <= b for a, b in _assert_tests(filename))
+
+
+def _assert_tests(filename: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """The source spans of every assert statement's test in `filename` as it runs (the
+    text linecache holds: unsaved edits kx runs sit there; a file edited since it was read
+    is read again)."""
+    import linecache
+
+    linecache.checkcache(filename)
+    return _assert_spans("".join(linecache.getlines(filename)))
+
+
+@functools.lru_cache(maxsize=16)
+def _assert_spans(text: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """The spans of the assert statements' tests in source `text` (none where it does not
+    parse)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return ()
+    return tuple(
+        ((n.test.lineno, n.test.col_offset), (n.test.end_lineno, n.test.end_col_offset))
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assert) and n.test.end_lineno is not None
+    )
 
 
 def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
