@@ -1092,3 +1092,37 @@ def test_an_op_with_no_meta_kernel_runs_its_cpu_kernel_on_stand_ins():
     c = compare(real, list(r.kernels))
     assert c.complete and not c.extra
     assert sum(x.launch.count for x in r.kernels) == 4  # weight and bias, two steps
+
+
+def test_a_buffer_filled_column_by_column_is_known_where_written(tmp_path):
+    """`k = torch.empty(...)` then `k.data[..., i] = f` stage by stage (ODE solvers' Runge-
+    Kutta steps): k's storage was unknown (empty) and a write into part of it kept it so,
+    so the error ratio of every step was a placeholder and `while t < t_end` ran on guesses
+    until the capture's timeout (torchdiffeq, corpus 17). What the file wrote into unknown
+    storage is now known, element by element; the rest stays unknown. The oracle: the same
+    solve run on real CPU tensors takes the same steps."""
+    import importlib.util
+
+    path = HOST_READS / "adaptive_steps_filled_by_column.py"
+    spec = importlib.util.spec_from_file_location("adaptive_steps", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # (its launch sits under __main__)
+    steps, rejected, y = module.solve("cpu")
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0 and not r.diagnostics, [str(d) for d in r.diagnostics]
+    (k,) = r.kernels
+    assert {a.name: a.value for a in k.launch.args}["steps"] == steps and rejected > 0
+    assert f"steps {steps} rejected {rejected} y {[round(v, 4) for v in y.tolist()]}" in r.output
+    # what was not written stays unknown: its read is a placeholder, said at its line
+    probe = tmp_path / "half_written.py"
+    probe.write_text(
+        "import torch\n"
+        "k = torch.empty(3, 2, device='cuda')\n"
+        "k[:, 0] = torch.arange(3.0, device='cuda')\n"
+        "print('written', k[:, 0].tolist())\n"
+        "print('all', k.sum().item())\n"
+    )
+    r = compile_file(CompileRequest(str(probe), target="cuda:90"), use_cache=False)
+    assert "written [0.0, 1.0, 2.0]" in r.output
+    (said,) = [d for d in r.diagnostics if d.kind == "placeholder"]
+    assert said.line == 5 and ".item()" in said.message

@@ -171,6 +171,16 @@ _TEMPLATES = [
     "N = torch.empty_like(X); N.copy_(X * 2)",
     "N = torch.empty(torch.broadcast_shapes(X.shape, Y.shape), device=DEV, dtype=X.dtype); torch.add(X, Y, out=N)",
     "N = X.clone(); N[..., 0] = N[..., -1]",
+    # an unknown buffer (empty) written piece by piece: known once every element is
+    "N = torch.empty_like(X); N[0] = X[0]; N[1:] = X[1:] * {p}",
+    "N = torch.empty(X.shape + (2,), device=DEV, dtype=X.dtype); N[..., 0] = X; N.data[..., 1] = X * {p}",
+    "N = torch.empty(X.numel(), device=DEV, dtype=X.dtype); N.scatter_(0, torch.arange(X.numel(), device=DEV).flip(0), X.flatten())",
+    "N = torch.empty_like(X); N.masked_fill_(X > {k}, 1); N.masked_fill_(~(X > {k}), 0)",
+    "N = torch.empty(X.shape[0], 2, device=DEV); N[:, 0] = {k}; N[:, 1] = X.flatten()[: X.shape[0]].float()",
+    "N = torch.empty_like(X).flatten(); N.index_copy_(0, torch.arange(N.numel(), device=DEV), X.flatten())",
+    "N = torch.empty(3, *X.shape, device=DEV, dtype=X.dtype); [N.__setitem__(j, X + j) for j in range(3)]",
+    "N = torch.empty_like(X); N.index_put_((torch.arange(X.shape[0], device=DEV),), X)",
+    "N = torch.empty(2, X.numel(), device=DEV); N[0].copy_(X.flatten()); N[1].fill_({k}); N = N.sum(0)",
     # casts
     "N = X.to(torch.float32)",
     "N = X.int()",

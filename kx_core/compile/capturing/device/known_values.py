@@ -137,14 +137,23 @@ def budget_bytes() -> int:
 
 
 class _Copy:
-    """The CPU copy of one capture storage: the same number of bytes, laid out as it."""
+    """The CPU copy of one capture storage: the same number of bytes, laid out as it.
+    `written`: None where every byte is known; else a CPU storage of as many bytes, 0xFF
+    where the file wrote known data into an unknown storage (`k = torch.empty(...)` then
+    `k[..., i] = f` column by column, a KV cache's scatter_): the elements under it are
+    known, the rest still unknown."""
 
-    __slots__ = ("storage", "exact", "nbytes")
+    __slots__ = ("storage", "exact", "nbytes", "written")
 
-    def __init__(self, storage: Any, exact: bool, nbytes: int) -> None:
+    def __init__(self, storage: Any, exact: bool, nbytes: int, written: Any = None) -> None:
         self.storage = storage
         self.exact = exact
         self.nbytes = nbytes
+        self.written = written
+
+    def held(self) -> int:
+        """The bytes this copy holds (its data, and its mask of written bytes)."""
+        return self.nbytes + (self.written.nbytes() if self.written is not None else 0)
 
 
 class _Store:
@@ -206,14 +215,51 @@ def value_of(t: Any) -> tuple[Any, bool] | None:
                 return torch.empty_strided(tuple(t.shape), t.stride(), dtype=t.dtype, device="cpu"), True
         return None
     with torch._C.DisableTorchFunction():
+        if not _all_written(torch, copy, t):
+            return None
         view = _view(torch, copy, t)
     return None if view is None else (view, copy.exact)
+
+
+# The integer dtype of each element size: a view of a copy's mask of written bytes as one
+# (offsets and strides count elements) holds -1 (uint8: 255) where all of an element's
+# bytes are written
+_MASK_DTYPES = {1: "uint8", 2: "int16", 4: "int32", 8: "int64"}
+
+
+def _mask_view(torch: Any, copy: _Copy, t: Any) -> Any:
+    """`t` seen over its copy's mask of written bytes, as integers of its element size
+    (None where its elements are of no such size, or it is no strided view of it)."""
+    name = _MASK_DTYPES.get(t.element_size())
+    if name is None or copy.written is None or t.layout != torch.strided:
+        return None
+    try:
+        view = torch.empty(0, dtype=getattr(torch, name), device="cpu")
+        return view.set_(copy.written, t.storage_offset(), tuple(t.shape), t.stride())
+    except (RuntimeError, TypeError):
+        return None
+
+
+def _all_written(torch: Any, copy: _Copy, t: Any) -> bool:
+    """Whether every element of `t` is known in `copy` (its storage's)."""
+    if copy.written is None:
+        return True
+    view = _mask_view(torch, copy, t)
+    if view is None:
+        return False
+    return bool((view == (255 if view.dtype == torch.uint8 else -1)).all()) if view.numel() else True
+
+
+def _known(torch: Any, t: Any, key: int | None) -> bool:
+    """Whether capture tensor `t` (of storage `key`) has known data."""
+    copy = STORE.copies.get(key) if key is not None else None
+    return copy is not None and (copy.written is None or _all_written(torch, copy, t))
 
 
 def _drop_key(key: int) -> None:
     copy = STORE.copies.pop(key, None)
     if copy is not None:
-        STORE.used -= copy.nbytes
+        STORE.used -= copy.held()
 
 
 def _released(key: int) -> None:
@@ -330,7 +376,7 @@ def _fits(t: Any) -> bool:
     copy it has)."""
     meta_storage = t.untyped_storage()
     old = STORE.copies.get(meta_storage._cdata)
-    return STORE.used - (old.nbytes if old else 0) + meta_storage.nbytes() <= STORE.budget
+    return STORE.used - (old.held() if old else 0) + meta_storage.nbytes() <= STORE.budget
 
 
 def adopt(torch: Any, t: Any, value: Any, exact: bool, take_storage: bool = False) -> bool:
@@ -393,14 +439,16 @@ def _adopt_shared(pairs: list[tuple[Any, Any]], exact: bool, allocating: bool, s
     _install(o0, storage, exact)
 
 
-def _install(t: Any, storage: Any, exact: bool) -> None:
+def _install(t: Any, storage: Any, exact: bool, written: Any = None) -> None:
     """Make CPU `storage` (as many bytes as t's storage, laid out as it) t's storage's
-    copy, watched so that it goes when the capture storage dies."""
+    copy, watched so that it goes when the capture storage dies (`written`: its mask of
+    written bytes, where only those are known)."""
     meta_storage = t.untyped_storage()
     key = meta_storage._cdata
     _drop_key(key)
-    STORE.copies[key] = _Copy(storage, exact, storage.nbytes())
-    STORE.used += storage.nbytes()
+    copy = _Copy(storage, exact, storage.nbytes(), written)
+    STORE.copies[key] = copy
+    STORE.used += copy.held()
     next(STORE.made)
     _watch(meta_storage, key)
 
@@ -563,6 +611,7 @@ class Values:
             metas
             and not any(key in STORE.copies or key in STORE.host for _, key in states)
             and name not in OVERWRITES
+            and name not in _PURE_WRITES
             and name not in DATA_INDEPENDENT
             and "out" not in kwargs
         ):
@@ -604,7 +653,7 @@ class Values:
         unread = [
             t
             for t, (_, key) in zip(metas, states)
-            if key not in written_keys and key not in STORE.copies and t is not shape_only
+            if key not in written_keys and not _known(torch, t, key) and t is not shape_only
         ]
         # an unknown input with a placeholder's presumed value (`next_token == eos_id` all
         # False) read with known data (`eos_reached |= ~known_mask & that`): the op runs on
@@ -631,14 +680,17 @@ class Values:
             and not any(_runs_code(a) for a in (*args, *kwargs.values()))
         )
         overwrite = name in OVERWRITES or "out" in kwargs
-        if unknown_written:
-            # the old data of an unknown target matters unless the op overwrites all of it,
+        # targets whose storage is known only where the file wrote (a partial copy)
+        partial_written = [(t, k) for t, k in written_ if k in STORE.copies and not _known(torch, t, k)]
+        whole = not partial_written
+        if unknown_written or partial_written:
+            # the old data of an unknown target matters unless the op overwrites all of it
+            # (whole: the copy is all known), or writes known data without reading the
+            # target (a pure write: what it wrote becomes known, the rest stays unknown);
             # and no other argument views it
-            computable = (
-                computable
-                and overwrite
-                and all(_covers_storage(torch, t) and any(t is n for n in named) for t, _ in unknown_written)
-            )
+            named_only = all(any(t is n for n in named) for t, _ in (*unknown_written, *partial_written))
+            whole = whole and overwrite and all(_covers_storage(torch, t) for t, _ in unknown_written)
+            computable = computable and named_only and (whole or _pure_write(torch, name, args, kwargs))
         # random numbers a real run draws on the CPU are the CPU generator's, as here
         # (until kx fails to draw some: cpu_rng_unknown); the GPU's are sampled
         exact = (
@@ -658,7 +710,10 @@ class Values:
             )
         if computable:
             new_bytes = sum({storage_key(o): o.untyped_storage().nbytes() for o in fresh}.values())
-            new_bytes += sum({k: t.untyped_storage().nbytes() for t, k in unknown_written}.values())
+            # (a target known only in part holds a mask of written bytes as large as it)
+            new_bytes += sum({k: t.untyped_storage().nbytes() for t, k in unknown_written}.values()) * (
+                1 if whole else 2
+            )
             computable = STORE.used + new_bytes <= STORE.budget and _charge(
                 _work(name, metas, hosts, results)
             )
@@ -676,14 +731,25 @@ class Values:
                 # the CPU generator did not draw what a real run's drew
                 STORE.cpu_rng_unknown = STORE.cpu_rng_unknown or f"torch.{name}"
             return
-        value, views, temps = result
+        value, views, temps, cpu_args, cpu_kwargs = result
         # the writes the CPU made are the GPU's: a copy written in place stays, where its
         # view still is the capture tensor's (not resized, not moved to other storage)
         for t, key in written_:
             copy = STORE.copies.get(key)
             view = views.get(id(t))
-            if key in temps:
+            if key in temps and whole:
                 _install(t, temps.pop(key), exact)  # an unknown target, overwritten whole
+            elif key in temps or (copy is not None and copy.written is not None):
+                # a pure write into storage known in part: what it wrote is known
+                if key in temps:
+                    mask = torch.UntypedStorage(temps[key].nbytes(), device="cpu")
+                    mask.fill_(0)
+                    _install(t, temps.pop(key), exact, written=mask)
+                    copy = STORE.copies[key]
+                else:
+                    copy.exact = copy.exact and exact
+                if not _mark_written(torch, name, copy, t, cpu_args, cpu_kwargs):
+                    _drop_key(key)
             elif copy is None or view is None or not _still_its_view(t, view, copy):
                 _drop_key(key)
             elif overwrite and _covers_storage(torch, t):
@@ -726,10 +792,10 @@ class Values:
         draws: bool,
         shape_only: Any = None,
         presumed: dict[int, Any] | None = None,
-    ) -> tuple[Any, dict, dict] | None:
+    ) -> tuple[Any, dict, dict, tuple, dict] | None:
         """func run on the CPU copies: (its result, {id(capture tensor): its CPU view},
-        {storage key: a new copy's storage, for unknown targets it overwrote}); None where
-        the CPU refuses it. `draws`: the op draws from the CPU generator as a real run's
+        {storage key: a new copy's storage, for unknown targets it overwrote}, the
+        arguments as the CPU ran them); None where the CPU refuses it. `draws`: the op draws from the CPU generator as a real run's
         does; otherwise what it draws is given back."""
         torch = self.torch
         views: dict[int, Any] = {}
@@ -777,7 +843,7 @@ class Values:
         finally:
             if state is not None:
                 generator.set_state(state)
-        return value, views, temps
+        return value, views, temps, cpu_args, cpu_kwargs
 
     # ------------------------------------------------------------ other entry points
 
@@ -1063,6 +1129,73 @@ def _runs_code(a: Any) -> bool:
     """A callable argument (a function, a module; not a dtype or class): computing the op
     on the CPU would run the file's code again."""
     return callable(a) and not isinstance(a, type)
+
+
+# Writes that put known data into (part of) their target without reading what it held:
+# into storage whose data is unknown they make the part they write known. The indexed ones
+# write where their indices say (`x[i] = v`, `cache.scatter_(1, pos, xk)`, a masked fill).
+_PURE_WRITES = frozenset(
+    {"__setitem__", "index_put_", "masked_fill_", "scatter_", "index_copy_", "index_fill_"}
+) | (OVERWRITES - {"uniform_", "normal_", "random_", "exponential_", "geometric_", "cauchy_",
+                   "log_normal_", "bernoulli_", "kaiming_uniform_", "kaiming_normal_",
+                   "xavier_uniform_", "xavier_normal_", "trunc_normal_"})  # fmt: skip
+
+
+def _pure_write(torch: Any, name: str, args: tuple, kwargs: dict) -> bool:
+    """Whether op `name` only writes its target (see _PURE_WRITES): not an accumulating
+    index_put_ or a reducing scatter_, which read it."""
+    if name not in _PURE_WRITES:
+        return False
+    if name == "index_put_":
+        return not (kwargs.get("accumulate") or (len(args) > 3 and args[3]))
+    if name == "scatter_":
+        return "reduce" not in kwargs and len(args) <= 4
+    return True
+
+
+def _argument(args: tuple, kwargs: dict, position: int, key: str) -> Any:
+    return args[position] if len(args) > position else kwargs.get(key)
+
+
+def _mark_written(torch: Any, name: str, copy: _Copy, t: Any, cpu_args: tuple, cpu_kwargs: dict) -> bool:
+    """Mark in `copy`'s mask the bytes pure write `name` on target `t` wrote: the same write
+    made on the mask, with all-ones for its value (the arguments as the CPU ran them).
+    Once every byte is written the copy is known whole (its mask goes). False where the
+    write cannot be told."""
+    mask = _mask_view(torch, copy, t)
+    if mask is None:
+        return False
+    full = 255 if mask.dtype == torch.uint8 else -1
+    try:
+        with torch._C.DisableTorchFunction(), torch.no_grad():
+            if name == "__setitem__":
+                mask[cpu_args[1]] = full
+            elif name == "index_put_":
+                indices = _argument(cpu_args, cpu_kwargs, 1, "indices")
+                mask.index_put_(tuple(indices), torch.tensor(full, dtype=mask.dtype))
+            elif name == "masked_fill_":
+                mask.masked_fill_(_argument(cpu_args, cpu_kwargs, 1, "mask"), full)
+            elif name == "scatter_":
+                dim, index = (
+                    _argument(cpu_args, cpu_kwargs, 1, "dim"),
+                    _argument(cpu_args, cpu_kwargs, 2, "index"),
+                )
+                mask.scatter_(dim, index, full)
+            elif name in ("index_copy_", "index_fill_"):
+                dim, index = (
+                    _argument(cpu_args, cpu_kwargs, 1, "dim"),
+                    _argument(cpu_args, cpu_kwargs, 2, "index"),
+                )
+                mask.index_fill_(dim, index, full)
+            else:  # fill_, zero_, copy_: the whole of t
+                mask.fill_(full)
+            whole = torch.empty(0, dtype=torch.uint8, device="cpu").set_(copy.written)
+            if bool((whole == 255).all()):
+                STORE.used -= copy.written.nbytes()
+                copy.written = None
+    except Exception:  # noqa: BLE001 - a write kx cannot retrace: the storage goes unknown
+        return False
+    return True
 
 
 def _still_its_view(t: Any, view: Any, copy: _Copy) -> bool:
