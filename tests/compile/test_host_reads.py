@@ -1126,3 +1126,41 @@ def test_a_buffer_filled_column_by_column_is_known_where_written(tmp_path):
     assert "written [0.0, 1.0, 2.0]" in r.output
     (said,) = [d for d in r.diagnostics if d.kind == "placeholder"]
     assert said.line == 5 and ".item()" in said.message
+
+
+def test_a_tensor_moved_to_another_tensors_device_is_where_that_tensor_is():
+    """`x.to(other)` and `x.type_as(other)` take other's device and dtype (ATen's to.other:
+    `to(other.device, other.dtype, ...)`). A host tensor moved to a GPU token's place stayed
+    the host's under kx, and the KV cache's scatter_ raised "index is on cpu" where the GPU
+    runs on (mistral-src's reference decode, corpus 17); a GPU tensor given a host tensor's
+    place was still said to be on the GPU. Each printed line is what PyTorch's rule gives:
+    the positions' values carried to the GPU, the host copy's dtype and values, and a sum on
+    the host that only runs where both are there."""
+    path = HOST_READS / "device_of_another_tensor.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0 and not r.diagnostics, [str(d) for d in r.diagnostics]
+    (k,) = r.kernels
+    assert k.launch.count == 3 and {a.name: a.value for a in k.launch.args}["n_cached"] == 6
+    assert r.output.strip().splitlines() == [
+        "position 5 cached 6 block 8",
+        "position 6 cached 7 block 8",
+        "position 7 cached 8 block 8",
+        "scaled torch.Size([64])",
+        "back torch.float64 [1.0, 1.0, 1.0]",
+        "sum on the host [1.0, 2.0, 3.0]",
+    ]
+
+
+def test_a_compiled_graphs_host_result_moved_by_device_put_is_on_the_gpu():
+    """Inductor compiles a forward's host part for the CPU and moves its result to the GPU
+    with `torch.ops.prims.device_put.default(buf, device('cuda', 0))`: the device given
+    positionally, as the op's schema types it, reached CUDA's copy ("Found no NVIDIA
+    driver"; mistral-src's MoE reference, corpus 17, 0 kernels). Now the table is a GPU
+    tensor and the file's own kernel takes it."""
+    path = HOST_READS / "compiled_host_table_to_gpu.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0 and not [d for d in r.diagnostics if d.kind != "uncached"], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "rotate_kernel" in {k.name for k in r.kernels if k.status == "compiled"}
+    assert r.output.strip().splitlines()[-1] == "table (12, 8) cuda torch.float32"
