@@ -186,7 +186,7 @@ def extension(tmp_path_factory):
     """The torch-extension example compiled by kx, and the same compile's own outputs: its
     JSON record and -fopt-info text as g++ wrote them, and an object GNU as assembles from
     the assembly g++ wrote (readelf reads its DWARF; kx reads the assembly's text). One g++
-    run: with torch's headers it takes most of a minute, the longest setup in the suite."""
+    run: with torch's headers, about 15 s (the example includes ATen's per-operator headers)."""
     tmp = tmp_path_factory.mktemp("ext")
     r = compile_cpp(str(EXTENSION), "cpu:avx2", keep=str(tmp))
     subprocess.run(["as", str(tmp / "out.s"), "-o", str(tmp / "k.o")], check=True, capture_output=True)
@@ -210,7 +210,7 @@ def test_a_torch_extension_shows_only_the_users_functions(extension):
     assert lines[init.source_line - 1].startswith("TORCH_LIBRARY(")
     assert any("_omp_fn" in _symbol(k) for k in mine)
     hidden = len(r.kernels) - len(mine)
-    assert hidden > 100 and len(mine) < 10  # c10, ATen, pybind11 and libstdc++ code: hidden
+    assert hidden > 80 and len(mine) < 10  # c10, ATen and libstdc++ code: hidden
 
 
 def _record_loops(record: Path, source: Path) -> dict[tuple[str, int], tuple[bool, list]]:
