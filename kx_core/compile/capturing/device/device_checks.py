@@ -202,7 +202,7 @@ def _host_results(torch: Any, args: tuple, kwargs: dict, out: Any) -> None:
             known_values.made_on_host(o)
 
 
-def _device_of(t: Any) -> str | None:
+def device_of(t: Any) -> str | None:
     """The device a real run has capture tensor `t` on (None: neither the CPU nor the GPU)."""
     if t.is_meta:
         return CPU if known_values.is_host(t) else GPU
@@ -215,7 +215,7 @@ def _devices_present(torch: Any, args: tuple, kwargs: dict) -> set[str]:
         items = value if isinstance(value, (list, tuple)) else (value,)
         for t in items:
             if isinstance(t, torch.Tensor):
-                device = _device_of(t)
+                device = device_of(t)
                 if device:
                     found.add(device)
     return found
@@ -288,7 +288,7 @@ def _same_device(tensors: list[tuple[str, Any]], entry: _Entry) -> None:
     """c10::impl::check_and_update_common_device over the wrapper's arguments."""
     common = None
     for arg, t in tensors:
-        device = _device_of(t)
+        device = device_of(t)
         if device is None:
             continue
         if common is None:
@@ -303,7 +303,7 @@ def _same_device(tensors: list[tuple[str, Any]], entry: _Entry) -> None:
 
 def _tensor_iterator_devices(tensors: list[Any]) -> None:
     """TensorIterator's check: a 0-dim CPU tensor may join GPU tensors, nothing else may."""
-    operands = [(d, t.dim() == 0) for t in tensors if (d := _device_of(t))]
+    operands = [(d, t.dim() == 0) for t in tensors if (d := device_of(t))]
     common = next((d for d, scalar in operands if not (d == CPU and scalar)), CPU)
     for device, scalar in operands:
         if device != common and not (device == CPU and scalar and common == GPU):

@@ -204,9 +204,11 @@ class _MetaRules:
     def _device_of_tensor(self, t: Any) -> Any:
         """The device a real run has tensor `t` on: the GPU for a capture tensor, unless a
         real run has it on the host (known_values); the CPU for a real CPU tensor."""
-        if t.is_meta and not known_values.is_host(t):
-            return self.gpu_device
-        return self.torch.device("cpu") if t.is_meta else t.device
+        if not t.is_meta:
+            return t.device
+        return (
+            self.gpu_device if device_checks.device_of(t) == device_checks.GPU else self.torch.device("cpu")
+        )
 
     def sees_meta(self, frame: Any) -> bool:
         """Whether the code of `frame` sees a capture tensor's real device (meta): torch's

@@ -1175,18 +1175,12 @@ def _mark_written(torch: Any, name: str, copy: _Copy, t: Any, cpu_args: tuple, c
                 mask.index_put_(tuple(indices), torch.tensor(full, dtype=mask.dtype))
             elif name == "masked_fill_":
                 mask.masked_fill_(_argument(cpu_args, cpu_kwargs, 1, "mask"), full)
-            elif name == "scatter_":
+            elif name in ("scatter_", "index_copy_", "index_fill_"):
                 dim, index = (
                     _argument(cpu_args, cpu_kwargs, 1, "dim"),
                     _argument(cpu_args, cpu_kwargs, 2, "index"),
                 )
-                mask.scatter_(dim, index, full)
-            elif name in ("index_copy_", "index_fill_"):
-                dim, index = (
-                    _argument(cpu_args, cpu_kwargs, 1, "dim"),
-                    _argument(cpu_args, cpu_kwargs, 2, "index"),
-                )
-                mask.index_fill_(dim, index, full)
+                (mask.scatter_ if name == "scatter_" else mask.index_fill_)(dim, index, full)
             else:  # fill_, zero_, copy_: the whole of t
                 mask.fill_(full)
             whole = torch.empty(0, dtype=torch.uint8, device="cpu").set_(copy.written)
