@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _scratch  # noqa: F401 - before any folder is made: removed at exit
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 # every real-file table, the fresh corpora's too (dion_newton_schulz of corpus 8: hundreds of

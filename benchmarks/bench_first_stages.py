@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _scratch  # noqa: F401 - before any folder is made: removed at exit
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))

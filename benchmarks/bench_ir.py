@@ -19,6 +19,8 @@ import tempfile
 import time
 from pathlib import Path
 
+import _scratch  # noqa: F401 - before any folder is made: removed at exit
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-bench-ir-")

@@ -7,6 +7,7 @@ target)` runs each (file, target, options) once per session and shares the resul
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -18,6 +19,9 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["KX_CACHE_DIR"] = tempfile.mkdtemp(prefix="kx-test-cache-")
 # the session's own warm servers: never a server of a kx app open on the same machine
 os.environ["KX_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="kx-rt-")
+# removed when the session ends: a run of the suite left ~300 MB of compiles in /tmp, and
+# the disk of a machine that runs it often (CI's) filled up
+_SCRATCH = (os.environ["KX_CACHE_DIR"], os.environ["KX_RUNTIME_DIR"])
 
 _RESULTS: dict = {}
 
@@ -29,6 +33,13 @@ def _cuda_available() -> bool:
         return torch.cuda.is_available()
     except Exception:  # noqa: BLE001 - no torch means no GPU tests
         return False
+
+
+def pytest_unconfigure(config):
+    # after the session's fixtures are torn down (the warm worker stopped); each xdist
+    # worker made and removes its own folders
+    for folder in _SCRATCH:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

@@ -112,13 +112,17 @@ def slaney_mel_filters(sr: int, n_fft: int, n_mels: int, fmin: float, fmax: floa
 
     def hz_to_mel(f):
         f = torch.as_tensor(f, dtype=torch.float64)
-        return torch.where(f >= min_log_hz, min_log_mel + torch.log(f.clamp(min=1e-10) / min_log_hz) / logstep, f / f_sp)
+        return torch.where(
+            f >= min_log_hz, min_log_mel + torch.log(f.clamp(min=1e-10) / min_log_hz) / logstep, f / f_sp
+        )
 
     def mel_to_hz(m):
         return torch.where(m >= min_log_mel, min_log_hz * torch.exp(logstep * (m - min_log_mel)), f_sp * m)
 
     fftfreqs = torch.linspace(0, sr / 2, n_fft // 2 + 1, dtype=torch.float64)
-    mel_pts = mel_to_hz(torch.linspace(float(hz_to_mel(fmin)), float(hz_to_mel(fmax)), n_mels + 2, dtype=torch.float64))
+    mel_pts = mel_to_hz(
+        torch.linspace(float(hz_to_mel(fmin)), float(hz_to_mel(fmax)), n_mels + 2, dtype=torch.float64)
+    )
     fdiff = mel_pts[1:] - mel_pts[:-1]
     ramps = mel_pts[:, None] - fftfreqs[None, :]
     lower = -ramps[:-2] / fdiff[:-1, None]
@@ -172,7 +176,7 @@ def load_hifigan_config(name: str):
     raise FileNotFoundError(name)
 
 
-def hifigan_mel(y, h, fmax=None, _cache={}):
+def hifigan_mel(y, h, fmax=None, _cache={}):  # noqa: B006 - hifi-gan's own memo idiom
     """hifi-gan's meldataset.mel_spectrogram (reflect pad (n_fft - hop) / 2, STFT without
     centering, magnitude sqrt(re^2 + im^2 + 1e-9), Slaney mel filters, log of clamp 1e-5),
     written with return_complex=True, which current torch requires (kx's code)."""
@@ -184,8 +188,14 @@ def hifigan_mel(y, h, fmax=None, _cache={}):
     pad = (h.n_fft - h.hop_size) // 2
     y = torch.nn.functional.pad(y.unsqueeze(1), (pad, pad), mode="reflect").squeeze(1)
     spec = torch.stft(
-        y, h.n_fft, hop_length=h.hop_size, win_length=h.win_size, window=window, center=False,
-        onesided=True, return_complex=True,
+        y,
+        h.n_fft,
+        hop_length=h.hop_size,
+        win_length=h.win_size,
+        window=window,
+        center=False,
+        onesided=True,
+        return_complex=True,
     )
     spec = torch.sqrt(spec.real.pow(2) + spec.imag.pow(2) + 1e-9)
     return torch.log(torch.clamp(fb @ spec, min=1e-5))
