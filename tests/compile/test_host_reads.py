@@ -1164,3 +1164,43 @@ def test_a_compiled_graphs_host_result_moved_by_device_put_is_on_the_gpu():
     ]
     assert "rotate_kernel" in {k.name for k in r.kernels if k.status == "compiled"}
     assert r.output.strip().splitlines()[-1] == "table (12, 8) cuda torch.float32"
+
+
+def test_a_training_loop_steers_the_file_as_its_real_run(tmp_path):
+    """Gradients are the autograd engine's (its C++ backward formulas, AccumulateGrad) and,
+    under torch.compile, AOTAutograd's compiled backward: kx computed neither on the CPU
+    copies, so after the first optimizer step every parameter was unknown and the loop's
+    `loss.item()` a placeholder (exit 5; torchdiffeq's training solves ran on guesses until
+    the timeout). Both now carry their data: the loss the file reads after 30 SGD steps,
+    the block it picks from it and the weights left above a threshold are those of the
+    same training run on real CPU tensors, compiled and eager."""
+    import importlib.util
+
+    path = HOST_READS / "compiled_training_steers_kernel.py"
+    spec = importlib.util.spec_from_file_location("compiled_training", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # (its launches sit under __main__)
+    losses, kept = module.train("cpu", compiled=False)
+    block = 128 if losses[-1] < losses[0] / 2 else 32
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0 and not r.diagnostics, [str(d) for d in r.diagnostics]
+    (k,) = [k for k in r.kernels if k.name == "scale_rows_kernel"]
+    args = {a.name: a.value for a in k.launch.args}
+    assert (args["n"], args["BLOCK"]) == (kept, block) and k.launch.grid[0] == -(-kept // block)
+    printed = f"block {block} kept {kept}"
+    assert f"loss {losses[0]:.4f} -> " in r.output and printed in r.output, r.output
+    backward = [k for k in r.kernels if "threshold_backward" in k.name]
+    assert backward and all(k.status == "compiled" for k in backward)
+    # the same loop eager: the engine's own backward formulas, then SGD's update
+    eager = tmp_path / "eager_training.py"
+    eager.write_text(
+        "import runpy\n"
+        f"m = runpy.run_path({str(path)!r}, run_name='fixture')\n"
+        "losses, kept = m['train']('cuda', compiled=False, steps=10)\n"
+        "print('eager', round(losses[-1], 4), kept)\n"
+    )
+    losses, kept = module.train("cpu", compiled=False, steps=10)
+    r = compile_file(CompileRequest(str(eager), target="cuda:90"), use_cache=False)
+    said = [str(d) for d in r.diagnostics if d.kind != "no-launch"]  # (it launches nothing)
+    assert r.exit_status == 0 and not said, said
+    assert f"eager {round(losses[-1], 4)} {kept}" in r.output, r.output

@@ -219,6 +219,14 @@ _TEMPLATES = [
     "X[X > {k}] = 0",
     "X[torch.tensor([0], device=DEV)] = {k}",
     "X.index_put_((torch.tensor([0, 0], device=DEV),), torch.tensor({k}, device=DEV, dtype=X.dtype), accumulate=True)",
+    # gradients: the autograd engine's backward formulas, AccumulateGrad, an optimizer's step
+    "N = X.detach().double().clone().requires_grad_(); (N * N * {p} - N).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().requires_grad_(); torch.nn.functional.softplus(N).cumsum(-1).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().requires_grad_(); (N.flatten()[::2] ** 2).sum().backward(); (N.abs() * {k}).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().requires_grad_(); N = torch.autograd.grad(torch.nn.functional.mse_loss(N.tanh(), torch.zeros_like(N)), N)[0]",
+    "N = X.detach().float().clone().requires_grad_(); (N @ N.t()).logsumexp(-1).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().requires_grad_(); o = torch.optim.SGD([N], lr=0.1, momentum=0.9); [((N - {k}) ** 2).sum().backward() or o.step() or o.zero_grad() for _ in range(3)]; N = N.detach().clone()",
+    "N = X.detach().float().clone().requires_grad_(); o = torch.optim.Adam([N], lr=0.1); [(N.sin() * {p}).sum().backward() or o.step() or o.zero_grad() for _ in range(2)]; N = N.detach().clone()",
     # reads that steer what follows
     "N = torch.zeros(int(X.abs().sum()) % 7 + 1, device=DEV)",
     "N = torch.arange(X.flatten()[0].item() % 5 + 1, device=DEV)",

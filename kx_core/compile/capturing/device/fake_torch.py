@@ -103,7 +103,12 @@ def install(report: DeviceReport) -> list[Any]:
                 # its results are fakes, whose data known_values must not take (on torch
                 # 2.11 reading a fake's storage raised, and the compile ran eagerly)
                 return func(*args, **(kwargs or {}))
-            return rules.call(func, args, dict(kwargs or {}))
+            calls = known_values.CALLS
+            calls[0] += 1
+            try:
+                return rules.call(func, args, dict(kwargs or {}))
+            finally:
+                calls[0] -= 1
 
     _never_a_dynamo_frame(torch, MetaDeviceMode.__torch_function__)
     _patch_data_ptr(torch)
@@ -366,6 +371,9 @@ class _MetaRules:
         composite = device_checks.check(torch, func, args, kwargs)
         before = self.values.before(name, args, kwargs, named_device)
         computed = False
+        if name in ("backward", "grad"):  # what the engine computes: known_values follows it
+            with known_values.engine_ops(self.values):
+                return _run_op(func, args, kwargs, composite)
         try:
             try:
                 out = _run_op(func, args, kwargs, composite)
@@ -845,7 +853,8 @@ def _mode_in_backward() -> None:
 
     def with_mode(original: Any) -> Any:
         def apply(self: Any, *args: Any) -> Any:
-            return with_capture_mode(original, (self, *args), {})
+            with known_values.engine_paused():
+                return with_capture_mode(original, (self, *args), {})
 
         return apply
 

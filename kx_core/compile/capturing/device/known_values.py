@@ -37,11 +37,12 @@ Runs only inside the capture worker.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import warnings
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import count
 from typing import Any
 
@@ -948,6 +949,58 @@ class Values:
         return shaped_result
 
 
+# How many calls the capture's torch function mode is handling now (fake_torch counts them):
+# the engine's ops are followed only where the innermost of them is the backward call
+CALLS = [0]
+
+
+def engine_ops(values: Values) -> Any:
+    """A dispatch mode, on while `loss.backward()` or `torch.autograd.grad` runs, that
+    computes the copies of what the autograd engine's own ops make (the backward formulas
+    ATen runs in C++: `mse_loss_backward`, `mm`, `threshold_backward`, AccumulateGrad's
+    clone or add into `.grad`), as the capture's torch function mode does for the file's
+    calls; the engine calls no Python, so the gradients of every eager op were unknown, so
+    were the parameters after an optimizer's step, and a training loop's `loss.item()` was
+    a placeholder from its second step on. Python the engine runs (a custom Function's
+    backward, torch.compile's compiled backward) is the function mode's again: inside it
+    (a deeper call) this mode only passes ops on."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    depth = CALLS[0]
+
+    class EngineValues(TorchDispatchMode):
+        kx_engine = True
+
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
+        ) -> Any:
+            kwargs = kwargs or {}
+            if CALLS[0] != depth:
+                return func(*args, **kwargs)
+            name = func.overloadpacket.__name__
+            before = values.before(name, args, kwargs)
+            out = func(*args, **kwargs)
+            values.after(func, name, args, kwargs, out, before)
+            return out
+
+    return EngineValues()
+
+
+@contextlib.contextmanager
+def engine_paused() -> Iterator[None]:
+    """engine_ops' mode off while the engine runs Python (a custom Function's backward,
+    torch.compile's compiled backward): dynamo compiles no frame while a dispatch mode is
+    on ("found no compiled frames": a compiled helper first called in a backward), and
+    the function mode follows that Python's calls itself."""
+    from torch.utils._python_dispatch import _get_current_dispatch_mode, _pop_mode_temporarily
+
+    if getattr(_get_current_dispatch_mode(), "kx_engine", False):
+        with _pop_mode_temporarily():
+            yield
+    else:
+        yield
+
+
 def mask_indices(m: Any) -> tuple[list[Any], bool] | None:
     """Boolean capture tensor `m`'s nonzero() index tensors (capture tensors carrying their
     data) and whether they are exact; None where m's data is unknown."""
@@ -1008,34 +1061,53 @@ def _size_exact(values: Values, name: str, args: tuple, kwargs: dict) -> bool:
     return known is not None and known[2]
 
 
-def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
-    """The data of a compiled graph's outputs that depend on known data only: the graph
-    (dynamo's, before Inductor's passes) run on the CPU copies, node by node, as a real
-    run's kernels compute it; a node reading an unknown input, or one the CPU cannot run
-    (a Triton kernel, a factory on the GPU), is unknown, and so is all it feeds. A decoder
-    keeps its positions on the GPU and reads `pos_end.max().item()` after a compiled region
-    made it beside logits from unknown weights (LLMs-from-scratch's batched KV cache): the
-    Inductor kernels that make it are skipped, so every such read was a placeholder.
-    Bounded by the work limits."""
-    unknown = object()
-    input_exact = []  # per graph input: whether its data is exact (not sampled)
-    cpu_inputs = []
-    for a in inputs:
-        if isinstance(a, torch.Tensor) and a.is_meta:
-            value = value_of(a)
-            if value is None:
-                cpu_inputs.append(unknown)
-                input_exact.append(False)
-                continue
-            input_exact.append(value[1])
-            cpu_inputs.append(value[0])
-        else:
-            cpu_inputs.append(a)
-            input_exact.append(True)
-    tensors = [a for a in cpu_inputs if isinstance(a, torch.Tensor)]  # (none: nothing to learn)
+# An input of a compiled graph whose data is unknown (graph_inputs)
+UNKNOWN = object()
+
+
+def graph_inputs(torch: Any, graph: Any, inputs: list) -> tuple[list, list[bool]] | None:
+    """A compiled graph's inputs as through_graph reads them: (the CPU copies of their data,
+    UNKNOWN where it is not known; whether each is exact), taken before the compiled code
+    runs; None where no input is known or running the graph would pass the work limit.
+    Its kernels may write an input's storage (Inductor reuses a backward's saved activation
+    as its output: `in_out_ptr0`), which makes the copy go; so the copies are cloned, as
+    the graph reads them (within the budget)."""
+    values = [value_of(a) if isinstance(a, torch.Tensor) and a.is_meta else None for a in inputs]
+    known = [v[0] for v in values if v is not None]
+    known += [a for a in inputs if isinstance(a, torch.Tensor) and not a.is_meta]
     calls = sum(1 for n in graph.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
-    if not tensors or not _charge(sum(t.numel() for t in tensors) * max(calls, 1)):
-        return
+    if not known or not _charge(sum(t.numel() for t in known) * max(calls, 1)):
+        return None
+    spare = STORE.budget - STORE.used
+    cpu_inputs: list = []
+    input_exact: list[bool] = []
+    with torch._C.DisableTorchFunction():
+        for a, value in zip(inputs, values):
+            if not (isinstance(a, torch.Tensor) and a.is_meta):
+                cpu_inputs.append(a)
+                input_exact.append(True)
+            elif value is None or value[0].nbytes > spare:
+                cpu_inputs.append(UNKNOWN)
+                input_exact.append(False)
+            else:
+                spare -= value[0].nbytes
+                cpu_inputs.append(value[0].clone())
+                input_exact.append(value[1])
+    return cpu_inputs, input_exact
+
+
+def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outputs: Any) -> None:
+    """The data of a compiled graph's outputs that depend on known data only: the graph
+    (dynamo's, before Inductor's passes; or AOTAutograd's forward and backward of a
+    training graph) run on the CPU copies of its inputs (`graph_inputs`, taken before the
+    compiled code ran), node by node, as a real run's kernels compute it; a node reading an
+    unknown input, or one the CPU cannot run (a Triton kernel, a random draw), is unknown,
+    and so is all it feeds. A decoder keeps its positions on the GPU and reads
+    `pos_end.max().item()` after a compiled region made it beside logits from unknown
+    weights (LLMs-from-scratch's batched KV cache): the Inductor kernels that make it are
+    skipped, so every such read was a placeholder. Bounded by the work limits."""
+    unknown = UNKNOWN
+    cpu_inputs, input_exact = inputs
 
     def flat_args(node_args: Any) -> list:
         found: list = []
@@ -1045,6 +1117,24 @@ def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
     exact: dict[Any, bool] = {}  # node -> its value is exact (every input it reads is)
     input_flags = iter(input_exact)
 
+    from torch.utils._python_dispatch import TorchDispatchMode, _disable_current_modes
+
+    seeded = torch.Tag.nondeterministic_seeded
+
+    class Draws(TorchDispatchMode):
+        """Whether a node draws random numbers: ATen tags every op that does
+        (`nondeterministic_seeded`: dropout, rand, bernoulli, ...). The GPU's draws are not
+        the CPU's (and Inductor draws with its own philox), so such a node is unknown."""
+
+        drew = False
+
+        def __torch_dispatch__(
+            self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
+        ) -> Any:
+            if seeded in getattr(func, "tags", ()):
+                self.drew = True
+            return func(*args, **(kwargs or {}))
+
     class Partial(torch.fx.Interpreter):
         def run_node(self, n: Any) -> Any:
             if n.op == "placeholder":
@@ -1052,14 +1142,20 @@ def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
                 return super().run_node(n)
             exact[n] = all(exact.get(m, True) for m in n.all_input_nodes)
             args, kwargs = self.fetch_args_kwargs_from_env(n)
-            if n.op != "output" and any(a is unknown for a in flat_args((args, kwargs))):
-                return unknown
-            try:
+            if n.op == "output":
                 return super().run_node(n)
+            if any(a is unknown for a in flat_args((args, kwargs))):
+                return unknown
+            if n.op == "call_method" and n.target == "cuda" and args:
+                return args[0]  # (already where the CPU copies are)
+            args, kwargs = _on_the_cpu(torch, args, kwargs)
+            draws = Draws()
+            try:
+                with self._set_current_node(n), draws:
+                    value = getattr(self, n.op)(n.target, args, kwargs)
             except Exception:  # noqa: BLE001 - not computable on the CPU: unknown from here
                 return unknown
-
-    from torch.utils._python_dispatch import _disable_current_modes
+            return unknown if draws.drew else value
 
     with (
         _disable_current_modes(),
@@ -1089,6 +1185,21 @@ def through_graph(torch: Any, graph: Any, inputs: list, outputs: Any) -> None:
                     value.detach(),
                     exact.get(node, False) if isinstance(node, torch.fx.Node) else True,
                 )
+
+
+def _on_the_cpu(torch: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """A graph node's arguments with the GPU named as the CPU: the graph's factories and
+    moves (`torch.arange(T, device=device(type='cuda', index=0))`, aten's
+    `full(..., device=cuda:0)`, `x.to(device)`) make their data where the copies are."""
+
+    def cpu(a: Any) -> Any:
+        if isinstance(a, torch.device) and a.type != "cpu":
+            return torch.device("cpu")
+        return a
+
+    args = tuple(torch.fx.node.map_aggregate(args, cpu))
+    kwargs = {k: "cpu" if k == "device" and isinstance(v, str) else cpu(v) for k, v in kwargs.items()}
+    return args, kwargs
 
 
 def _data_dependent_size(torch: Any, name: str, args: tuple, kwargs: dict) -> int:

@@ -597,9 +597,52 @@ def _compile_without_modes(module: Any) -> None:
 
         @functools.wraps(lower)
         def _compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
-            return backward_lowering.lowered(lower, args, kwargs)
+            graph = None if kwargs.get("is_inference") else _graph_copy(args)
+            compiled = backward_lowering.lowered(lower, args, kwargs)
+            if graph is not None:
+                _runs_carry_known_values(compiled, graph)
+            return compiled
 
         module._compile_fx_inner = _compile_fx_inner
+
+
+def _graph_copy(args: tuple) -> Any:
+    """The graph Inductor is about to compile, copied before its passes rewrite it."""
+    import copy
+
+    import torch
+
+    model = args[0] if args else None
+    try:
+        return torch.fx.GraphModule(model, copy.deepcopy(model.graph))
+    except Exception:  # noqa: BLE001 - not a plain GraphModule: nothing to run on the CPU
+        return None
+
+
+def _runs_carry_known_values(compiled: Any, graph: Any) -> None:
+    """The forward and backward graphs AOTAutograd makes for training run on the CPU copies
+    after each call of their compiled code (known_values.through_graph), as dynamo's graph
+    does for the outputs the file sees: the forward's saved activations, then the gradients
+    the backward returns, carry their data. Without them every gradient was unknown, so
+    were the parameters after the optimizer's step, and a training loop's `loss.item()`
+    after its first step was a placeholder (torchdiffeq's training solves ran on guesses)."""
+    import torch
+
+    from kx_core.compile.capturing.device import known_values
+
+    run = getattr(compiled, "current_callable", None)
+    if not callable(run):
+        return
+
+    def current_callable(inputs: Any) -> Any:
+        known = None if torch.compiler.is_compiling() else known_values.graph_inputs(torch, graph, inputs)
+        outputs = run(inputs)  # (which empties the list it is given)
+        if known is not None:
+            known_values.through_graph(torch, graph, known, outputs)
+        return outputs
+
+    # CompiledFxGraph.__call__ runs `self.current_callable(inputs)` (torch 2.9 - 2.14)
+    compiled.current_callable = current_callable
 
 
 def _compiled_graphs_carry_known_values(module: Any) -> None:
@@ -629,9 +672,10 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
             # (a boxed call passes its inputs as one list, which the callee empties)
             boxed_call = boxed and len(call_args) == 1 and isinstance(call_args[0], list)
             inputs = list(call_args[0]) if boxed_call else list(call_args)
+            known = None if torch.compiler.is_compiling() else known_values.graph_inputs(torch, graph, inputs)
             outputs = compiled(*call_args)
-            if not torch.compiler.is_compiling():
-                known_values.through_graph(torch, graph, inputs, outputs)
+            if known is not None:
+                known_values.through_graph(torch, graph, known, outputs)
             return outputs
 
         if boxed:
