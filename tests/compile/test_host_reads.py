@@ -1204,3 +1204,32 @@ def test_a_training_loop_steers_the_file_as_its_real_run(tmp_path):
     said = [str(d) for d in r.diagnostics if d.kind != "no-launch"]  # (it launches nothing)
     assert r.exit_status == 0 and not said, said
     assert f"eager {round(losses[-1], 4)} {kept}" in r.output, r.output
+
+
+def test_a_tensor_hook_runs_on_the_capture_device_with_known_gradients(tmp_path):
+    """A tensor's backward hook is Python the autograd engine calls inside `loss.backward()`,
+    where the capture mode is off: a torch.compile'd function called there reached CUDA
+    ("Found no NVIDIA driver") and stopped the file. It runs as a custom Function's backward
+    does now: its compiled kernel captured, and the gradient it returns the real one (the
+    same hook on real CPU tensors)."""
+    import torch
+
+    path = tmp_path / "hooked.py"
+    path.write_text(
+        "import torch\n\n"
+        "@torch.compile\n"
+        "def scaled(g):\n"
+        "    return g * 0.5 + 1.0\n\n"
+        "w = torch.tensor([1.0, 2.0, 3.0], device='cuda', requires_grad=True)\n"
+        "w.register_hook(lambda g: scaled(g))\n"
+        "(w * w).sum().backward()\n"
+        "print('grad', w.grad.tolist())\n"
+    )
+    w = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w.register_hook(lambda g: g * 0.5 + 1.0)
+    (w * w).sum().backward()
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0 and not r.diagnostics, [str(d) for d in r.diagnostics]
+    (k,) = r.kernels
+    assert k.status == "compiled" and k.name.startswith("triton_")
+    assert f"grad {w.grad.tolist()}" in r.output

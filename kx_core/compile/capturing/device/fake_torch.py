@@ -29,6 +29,7 @@ support for cuda devices"). Meta tensors cost nothing.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable
@@ -236,6 +237,8 @@ class _MetaRules:
             # own nonzero() calls, which kx computes from known data or says.
             with _meta_config(torch).patch(meta_nonzero_assume_all_nonzero=True):
                 return self.call(func, args, kwargs)
+        if name in _TENSOR_HOOKS and len(args) > 1 and callable(args[1]):
+            args = (first, _hook_in_capture(args[1]), *args[2:])
         if name == "__get__" and getattr(first, "is_meta", False):
             prop = getattr(getattr(func, "__self__", None), "__name__", "")
             # frame 0 is this method, 1 the mode's __torch_function__, 2 the reader
@@ -862,6 +865,25 @@ def _mode_in_backward() -> None:
     for name in ("apply", "apply_boxed"):
         if name in vars(backward):
             setattr(backward, name, with_mode(vars(backward)[name]))
+
+
+# A tensor's hooks, which the autograd engine calls during backward (Python it runs outside
+# any custom Function)
+_TENSOR_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
+
+
+def _hook_in_capture(hook: Callable[..., Any]) -> Callable[..., Any]:
+    """`hook` run as a custom Function's backward is (_mode_in_backward): with the capture
+    mode on (the engine calls it inside the mode's handler of `loss.backward()`, where the
+    mode is off: a compiled function called there reached CUDA, "Found no NVIDIA driver")
+    and known_values' engine mode paused (dynamo compiles no frame under a dispatch mode)."""
+
+    @functools.wraps(hook)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with known_values.engine_paused():
+            return with_capture_mode(hook, args, kwargs)
+
+    return run
 
 
 def _lazy_distributed_submodules() -> None:
