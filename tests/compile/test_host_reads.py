@@ -1233,3 +1233,33 @@ def test_a_tensor_hook_runs_on_the_capture_device_with_known_gradients(tmp_path)
     (k,) = r.kernels
     assert k.status == "compiled" and k.name.startswith("triton_")
     assert f"grad {w.grad.tolist()}" in r.output
+
+
+def test_a_selection_of_a_buffer_filled_in_part_is_known_where_it_reads_written_elements(tmp_path):
+    """A KV cache filled position by position (`cache[pos] = ...` into `torch.empty`) and
+    read at written positions through an index tensor (`cache[idx]`, index_select) was
+    unknown, as if unwritten: the same selection made on the mask of written bytes now says
+    whether every element it reads was written. A read of an unwritten row stays a
+    placeholder, said at its line."""
+    body = (
+        "import torch\n"
+        "cache = torch.empty(6, 4, device='{dev}')\n"
+        "for pos in range(3):\n"
+        "    cache[pos] = torch.arange(4.0, device='{dev}') + pos\n"
+        "idx = torch.tensor([2, 0], device='{dev}')\n"
+        "print('rows', cache[idx].tolist(), 'sum', cache.index_select(0, idx).sum().item())\n"
+        "print('unwritten', cache[torch.tensor([4], device='{dev}')].sum().item())\n"
+    )
+    import contextlib
+    import io
+
+    printed = io.StringIO()  # the same lines on real CPU tensors (the unwritten row is garbage)
+    with contextlib.redirect_stdout(printed):
+        exec(body.format(dev="cpu"), {})  # noqa: S102 - the test's own program
+    rows = printed.getvalue().splitlines()[0]
+    path = tmp_path / "cache_rows.py"
+    path.write_text(body.format(dev="cuda"))
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert rows.startswith("rows [[2.0, 3.0") and rows in r.output, r.output
+    (said,) = [d for d in r.diagnostics if d.kind == "placeholder"]
+    assert said.line == 7 and ".item()" in said.message

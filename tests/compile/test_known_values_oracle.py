@@ -181,6 +181,9 @@ _TEMPLATES = [
     "N = torch.empty(3, *X.shape, device=DEV, dtype=X.dtype); [N.__setitem__(j, X + j) for j in range(3)]",
     "N = torch.empty_like(X); N.index_put_((torch.arange(X.shape[0], device=DEV),), X)",
     "N = torch.empty(2, X.numel(), device=DEV); N[0].copy_(X.flatten()); N[1].fill_({k}); N = N.sum(0)",
+    # a selection that reads only the written part of a buffer filled piece by piece
+    "N = torch.empty(X.shape[0] + 2, *X.shape[1:], device=DEV, dtype=X.dtype); N[:X.shape[0]] = X; N = N[torch.arange(X.shape[0], device=DEV).flip(0)]",
+    "N = torch.empty(X.shape[0] + 1, *X.shape[1:], device=DEV, dtype=X.dtype); N[1:] = X; N = N.index_select(0, torch.arange(1, X.shape[0] + 1, device=DEV))",
     # casts
     "N = X.to(torch.float32)",
     "N = X.int()",

@@ -654,7 +654,10 @@ class Values:
         unread = [
             t
             for t, (_, key) in zip(metas, states)
-            if key not in written_keys and not _known(torch, t, key) and t is not shape_only
+            if key not in written_keys
+            and not _known(torch, t, key)
+            and t is not shape_only
+            and not self._selects_written(func, name, args, kwargs, t, key)
         ]
         # an unknown input with a placeholder's presumed value (`next_token == eos_id` all
         # False) read with known data (`eos_reached |= ~known_mask & that`): the op runs on
@@ -780,6 +783,29 @@ class Values:
             adopt(torch, o, r.detach(), exact, take_storage=take)
         for pairs in shared.values():
             _adopt_shared(pairs, exact, allocating, sources)
+
+    def _selects_written(self, func: Any, name: str, args: tuple, kwargs: dict, t: Any, key: Any) -> bool:
+        """Whether a selection (`cache[:, pos]`, index_select, gather, take) from `t`, whose
+        storage is known only where the file wrote (a partial copy), reads written elements
+        only: the same selection made on the mask of written bytes says (its indices must be
+        known). A KV cache filled position by position and read at the positions written
+        was unknown, as if unwritten."""
+        copy = STORE.copies.get(key) if key is not None else None
+        if name not in _SELECTIONS or copy is None or copy.written is None or not args or args[0] is not t:
+            return False
+        torch = self.torch
+        mask = _mask_view(torch, copy, t)
+        known = self.cpu_arguments(args[1:], kwargs)
+        if mask is None or known is None:
+            return False
+        try:
+            with warnings.catch_warnings(), torch.no_grad():
+                warnings.simplefilter("ignore")
+                selected = func(mask, *known[0], **known[1])
+        except Exception:  # noqa: BLE001 - the CPU refuses it: unknown, as before
+            return False
+        full = 255 if mask.dtype == torch.uint8 else -1
+        return isinstance(selected, torch.Tensor) and bool((selected == full).all())
 
     def _compute(
         self,
@@ -979,11 +1005,43 @@ def engine_ops(values: Values) -> Any:
                 return func(*args, **kwargs)
             name = func.overloadpacket.__name__
             before = values.before(name, args, kwargs)
-            out = func(*args, **kwargs)
+            try:
+                out = func(*args, **kwargs)
+            except ZeroDivisionError:
+                out = _shaped_on_the_cpu(func, args, kwargs)
+                if out is None:
+                    raise
             values.after(func, name, args, kwargs, out, before)
             return out
 
     return EngineValues()
+
+
+def _shaped_on_the_cpu(func: Any, args: tuple, kwargs: dict) -> Any:
+    """The capture tensors an op makes, laid out as its CPU kernel lays them out, where its
+    meta kernel, a Python decomposition, divides by a count that is zero: the gradient of
+    `mse_loss` over an empty tensor (`2.0 / input.numel()`) raised ZeroDivisionError, where
+    a real run's kernel computes on no elements. Run on CPU tensors of the arguments'
+    layouts (what they hold does not size the result). None where no argument is empty."""
+    import torch
+
+    def cpu(a: Any) -> Any:
+        if isinstance(a, torch.Tensor) and a.is_meta:
+            return torch.empty_strided(tuple(a.shape), a.stride(), dtype=a.dtype, device="cpu")
+        return torch.device("cpu") if isinstance(a, torch.device) else a
+
+    metas = [a for a in flat_tensors((args, tuple(kwargs.values())), torch, []) if a.is_meta]
+    if not any(a.numel() == 0 for a in metas):
+        return None
+    result = func(*torch.utils._pytree.tree_map(cpu, args), **torch.utils._pytree.tree_map(cpu, kwargs))
+    return torch.utils._pytree.tree_map(
+        lambda r: (
+            torch.empty_strided(tuple(r.shape), r.stride(), dtype=r.dtype, device="meta")
+            if isinstance(r, torch.Tensor)
+            else r
+        ),
+        result,
+    )
 
 
 @contextlib.contextmanager
@@ -1045,6 +1103,11 @@ def _with_history(torch: Any, args: tuple, result: Any, exact: bool) -> Any:
         return None
     adopt(torch, out, result.detach(), exact)
     return out
+
+
+# Ops that select elements of their first argument by index arguments (known_values reads a
+# partial copy through them where the selected elements are all written)
+_SELECTIONS = frozenset({"__getitem__", "index", "index_select", "gather", "take", "take_along_dim"})
 
 
 # Ops whose result's size depends on their index or mask arguments' data only, never on
