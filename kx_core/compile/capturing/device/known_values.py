@@ -901,7 +901,7 @@ class Values:
         torch = self.torch
         if isinstance(a, torch.Tensor):
             return tensor_value(a) if a.is_meta else a
-        if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
+        if _cpu_device(torch, a) is not a:
             return self.cpu
         if depth < 2 and isinstance(a, (list, tuple)):
             items = [self._on_cpu(x, tensor_value, depth + 1) for x in a]
@@ -1028,7 +1028,7 @@ def _shaped_on_the_cpu(func: Any, args: tuple, kwargs: dict) -> Any:
     def cpu(a: Any) -> Any:
         if isinstance(a, torch.Tensor) and a.is_meta:
             return torch.empty_strided(tuple(a.shape), a.stride(), dtype=a.dtype, device="cpu")
-        return torch.device("cpu") if isinstance(a, torch.device) else a
+        return _cpu_device(torch, a)
 
     metas = [a for a in flat_tensors((args, tuple(kwargs.values())), torch, []) if a.is_meta]
     if not any(a.numel() == 0 for a in metas):
@@ -1250,19 +1250,23 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
                 )
 
 
+def _cpu_device(torch: Any, a: Any) -> Any:
+    """`a`, where it names a device (a torch.device, or a name such as "cuda:0"), named as
+    the CPU, where the copies are."""
+    if isinstance(a, torch.device) or (isinstance(a, str) and a.startswith(("cuda", "meta", "hip"))):
+        return torch.device("cpu")
+    return a
+
+
 def _on_the_cpu(torch: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
     """A graph node's arguments with the GPU named as the CPU: the graph's factories and
     moves (`torch.arange(T, device=device(type='cuda', index=0))`, aten's
     `full(..., device=cuda:0)`, `x.to(device)`) make their data where the copies are."""
 
     def cpu(a: Any) -> Any:
-        if isinstance(a, torch.device) and a.type != "cpu":
-            return torch.device("cpu")
-        return a
+        return _cpu_device(torch, a)
 
-    args = tuple(torch.fx.node.map_aggregate(args, cpu))
-    kwargs = {k: "cpu" if k == "device" and isinstance(v, str) else cpu(v) for k, v in kwargs.items()}
-    return args, kwargs
+    return tuple(torch.fx.node.map_aggregate(args, cpu)), {k: cpu(v) for k, v in kwargs.items()}
 
 
 def _data_dependent_size(torch: Any, name: str, args: tuple, kwargs: dict) -> int:
