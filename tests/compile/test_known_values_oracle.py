@@ -181,6 +181,12 @@ _TEMPLATES = [
     "N = torch.empty(3, *X.shape, device=DEV, dtype=X.dtype); [N.__setitem__(j, X + j) for j in range(3)]",
     "N = torch.empty_like(X); N.index_put_((torch.arange(X.shape[0], device=DEV),), X)",
     "N = torch.empty(2, X.numel(), device=DEV); N[0].copy_(X.flatten()); N[1].fill_({k}); N = N.sum(0)",
+    # intermediates autograd saves inside one call (Python dunders, composites) and a
+    # composite that writes its running statistics once
+    "N = X.detach().float().clone().requires_grad_(); (2.0 / (N.abs() + 1)).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().requires_grad_(); (1 - N.sigmoid()).mul(N).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().requires_grad_(); torch.nn.functional.layer_norm(N, N.shape[-1:]).pow(2).mul(torch.arange(N.shape[-1], device=DEV)).sum().backward(); N = N.grad",
+    "N = X.detach().float().clone().reshape(-1, 2).requires_grad_(); m = torch.zeros(2, device=DEV); v = torch.ones(2, device=DEV); torch.nn.functional.batch_norm(N, m, v, training=True).pow(2).sum().backward(); N = torch.cat([m, v, N.grad.flatten()])",
     # a selection that reads only the written part of a buffer filled piece by piece
     "N = torch.empty(X.shape[0] + 2, *X.shape[1:], device=DEV, dtype=X.dtype); N[:X.shape[0]] = X; N = N[torch.arange(X.shape[0], device=DEV).flip(0)]",
     "N = torch.empty(X.shape[0] + 1, *X.shape[1:], device=DEV, dtype=X.dtype); N[1:] = X; N = N.index_select(0, torch.arange(1, X.shape[0] + 1, device=DEV))",

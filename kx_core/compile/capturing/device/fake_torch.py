@@ -377,15 +377,30 @@ class _MetaRules:
         if name in ("backward", "grad"):  # what the engine computes: known_values follows it
             with known_values.engine_ops(self.values):
                 return _run_op(func, args, kwargs, composite)
+        # where autograd records the call, its own aten ops are followed too: what they make
+        # and autograd saves is what the backward reads
+        inner = (
+            known_values.engine_ops(self.values, inside=True)
+            if known_values.follows_inside(torch, name, args, kwargs)
+            else None
+        )
+        handled = inner.wrote if inner is not None else frozenset()
+
+        def run_op() -> Any:
+            if inner is None:
+                return _run_op(func, args, kwargs, composite)
+            with inner:
+                return _run_op(func, args, kwargs, composite)
+
         try:
             try:
-                out = _run_op(func, args, kwargs, composite)
+                out = run_op()
             except NotImplementedError as e:
                 # an op with a CPU kernel and no Meta kernel (CTC loss): one now, and again
                 # (one that declines an op kx sizes by its data raises on to the rules below)
                 if not cpu_shaped_ops.register_for(torch, e):
                     raise
-                out = _run_op(func, args, kwargs, composite)
+                out = run_op()
         except (NotImplementedError, RuntimeError) as e:
             # an op whose output shape depends on the data (unique, nonzero, masked_select)
             # has no meta kernel: on known data it is computed on the CPU (any other error
@@ -398,7 +413,7 @@ class _MetaRules:
                 # a write through a mask (`x[x > 3] = 0`, index_put_): the tensor keeps its
                 # shape; its data is computed on the CPU where known (known_values), else unknown
                 out = first
-                self.values.after(func, name, args, kwargs, out, before)
+                self.values.after(func, name, args, kwargs, out, before, handled=handled)
                 return out
             target = kwargs.get("out")
             if isinstance(e, NotImplementedError) and getattr(target, "is_meta", False):
@@ -412,7 +427,7 @@ class _MetaRules:
                     raise e from None
                 if tuple(target.shape) != tuple(functional.shape):
                     target.resize_(functional.shape)
-                self.values.after(func, name, args, kwargs, target, before)
+                self.values.after(func, name, args, kwargs, target, before, handled=handled)
                 return target
             writes = (
                 tensor_rules.schema_writes(torch, name, args, kwargs)
@@ -451,7 +466,7 @@ class _MetaRules:
             out = self.layouts.iterator_layout(out, args, kwargs, name)
         # the data of the result as it is laid out (after the layouts above), and of what
         # the op wrote: computed on the CPU where its inputs' data is known (known_values)
-        self.values.after(func, name, args, kwargs, out, before, computed)
+        self.values.after(func, name, args, kwargs, out, before, computed, handled)
         if name in placeholders.INDEX_OPS:  # indices of data kx lacks: distinct, as PyTorch's are
             for indices, presumed in placeholders.presumed_indices(torch, name, args, kwargs, out):
                 if getattr(indices, "is_meta", False) and known_values.copy_of(indices) is None:

@@ -593,18 +593,35 @@ class Values:
             return metas, hosts, states, named_device
 
     def after(
-        self, func: Any, name: str, args: tuple, kwargs: dict, out: Any, before: Any, computed: bool = False
+        self,
+        func: Any,
+        name: str,
+        args: tuple,
+        kwargs: dict,
+        out: Any,
+        before: Any,
+        computed: bool = False,
+        handled: frozenset | set = frozenset(),
     ) -> None:
         """Called after `func(*args, **kwargs)` made `out` on capture tensors (`computed`:
-        its results' data was computed already, by `data_dependent`)."""
+        its results' data was computed already, by `data_dependent`; `handled`: storages
+        the op wrote whose writes were followed among its own aten ops, engine_ops)."""
         if before is None:
             return
         torch = self.torch
         with torch._C.DisableTorchFunction():
-            self._after(func, name.split(".")[0], args, kwargs, out, before, computed)
+            self._after(func, name.split(".")[0], args, kwargs, out, before, computed, handled)
 
     def _after(
-        self, func: Any, name: str, args: tuple, kwargs: dict, out: Any, before: Any, computed: bool
+        self,
+        func: Any,
+        name: str,
+        args: tuple,
+        kwargs: dict,
+        out: Any,
+        before: Any,
+        computed: bool,
+        handled: frozenset | set = frozenset(),
     ) -> None:
         torch = self.torch
         metas, hosts, states, named_device = before
@@ -626,6 +643,7 @@ class Values:
             (t, key)
             for t, (version, key) in zip(metas, states)
             if key is not None
+            and key not in handled
             and (
                 any(t is n for n in named)
                 # (an inference tensor has no version counter: its writes are known by name)
@@ -980,7 +998,7 @@ class Values:
 CALLS = [0]
 
 
-def engine_ops(values: Values) -> Any:
+def engine_ops(values: Values, inside: bool = False) -> Any:
     """A dispatch mode, on while `loss.backward()` or `torch.autograd.grad` runs, that
     computes the copies of what the autograd engine's own ops make (the backward formulas
     ATen runs in C++: `mse_loss_backward`, `mm`, `threshold_backward`, AccumulateGrad's
@@ -989,19 +1007,33 @@ def engine_ops(values: Values) -> Any:
     were the parameters after an optimizer's step, and a training loop's `loss.item()` was
     a placeholder from its second step on. Python the engine runs (a custom Function's
     backward, torch.compile's compiled backward) is the function mode's again: inside it
-    (a deeper call) this mode only passes ops on."""
+    (a deeper call) this mode only passes ops on.
+
+    `inside`: on while one of the file's calls runs and autograd records it (follows_inside):
+    the intermediates the call's own aten ops make and autograd saves for the backward
+    (`Tensor.__rtruediv__` is Python, `self.reciprocal() * other`: ReciprocalBackward0 saves
+    the reciprocal; `F.layer_norm`'s mean and rstd) get their copies too; random draws are
+    left to the function mode (it draws as the GPU), and the storages the aten ops wrote
+    are gathered in `wrote` so that the call's own rule does not write them again
+    (`F.batch_norm`'s running statistics)."""
+    import torch
     from torch.utils._python_dispatch import TorchDispatchMode
 
     depth = CALLS[0]
+    seeded = torch.Tag.nondeterministic_seeded
 
     class EngineValues(TorchDispatchMode):
         kx_engine = True
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.wrote: set[int] = set()
 
         def __torch_dispatch__(
             self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
         ) -> Any:
             kwargs = kwargs or {}
-            if CALLS[0] != depth:
+            if CALLS[0] != depth or (inside and seeded in func.tags):
                 return func(*args, **kwargs)
             name = func.overloadpacket.__name__
             before = values.before(name, args, kwargs)
@@ -1011,10 +1043,32 @@ def engine_ops(values: Values) -> Any:
                 out = _shaped_on_the_cpu(func, args, kwargs)
                 if out is None:
                     raise
+            if inside and before is not None:
+                metas, _, states, _ = before
+                named = in_place_targets(torch, name, args, kwargs)
+                self.wrote.update(
+                    key
+                    for t, (version, key) in zip(metas, states)
+                    if key is not None
+                    and (any(t is n for n in named) or (version is not None and _version(t) != version))
+                )
             values.after(func, name, args, kwargs, out, before)
             return out
 
     return EngineValues()
+
+
+def follows_inside(torch: Any, name: str, args: tuple, kwargs: dict) -> bool:
+    """Whether the file's call `name` is followed inside (engine_ops' `inside`): autograd
+    records it (grad on, a capture tensor among its arguments requires grad, with known
+    data somewhere), and it is not one that writes its arguments by name (those keep the
+    function mode's rule alone)."""
+    if not STORE.copies or not torch.is_grad_enabled() or name in ("backward", "grad"):
+        return False
+    tensors = flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
+    if not any(t.is_meta and t.requires_grad for t in tensors):
+        return False
+    return not in_place_targets(torch, name, args, kwargs)
 
 
 def _shaped_on_the_cpu(func: Any, args: tuple, kwargs: dict) -> Any:
