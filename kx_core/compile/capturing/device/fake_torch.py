@@ -238,7 +238,7 @@ class _MetaRules:
             with _meta_config(torch).patch(meta_nonzero_assume_all_nonzero=True):
                 return self.call(func, args, kwargs)
         if name in _TENSOR_HOOKS and len(args) > 1 and callable(args[1]):
-            args = (first, _hook_in_capture(args[1]), *args[2:])
+            args = (first, _python_in_backward(args[1]), *args[2:])
         if name == "__get__" and getattr(first, "is_meta", False):
             prop = getattr(getattr(func, "__self__", None), "__name__", "")
             # frame 0 is this method, 1 the mode's __torch_function__, 2 the reader
@@ -869,36 +869,29 @@ def _mode_in_backward() -> None:
     backward in newer torch): both keep the mode."""
     from torch.autograd import function as autograd_function
 
-    def with_mode(original: Any) -> Any:
-        def apply(self: Any, *args: Any) -> Any:
-            with known_values.engine_paused():
-                return with_capture_mode(original, (self, *args), {})
-
-        return apply
-
     backward = autograd_function.BackwardCFunction
     for name in ("apply", "apply_boxed"):
         if name in vars(backward):
-            setattr(backward, name, with_mode(vars(backward)[name]))
+            setattr(backward, name, _python_in_backward(vars(backward)[name]))
+
+
+def _python_in_backward(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """`fn`, Python the autograd engine calls during `loss.backward()` (a custom Function's
+    backward, a tensor's hook), run with the capture mode on (the engine calls it inside the
+    mode's handler, where the mode is off) and known_values' engine mode paused (the
+    function mode follows its calls; dynamo compiles no frame under a dispatch mode)."""
+
+    @functools.wraps(fn)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        with known_values.engine_paused():
+            return with_capture_mode(fn, args, kwargs)
+
+    return run
 
 
 # A tensor's hooks, which the autograd engine calls during backward (Python it runs outside
-# any custom Function)
+# any custom Function: run as a Function's backward is, _python_in_backward)
 _TENSOR_HOOKS = frozenset({"register_hook", "register_post_accumulate_grad_hook"})
-
-
-def _hook_in_capture(hook: Callable[..., Any]) -> Callable[..., Any]:
-    """`hook` run as a custom Function's backward is (_mode_in_backward): with the capture
-    mode on (the engine calls it inside the mode's handler of `loss.backward()`, where the
-    mode is off: a compiled function called there reached CUDA, "Found no NVIDIA driver")
-    and known_values' engine mode paused (dynamo compiles no frame under a dispatch mode)."""
-
-    @functools.wraps(hook)
-    def run(*args: Any, **kwargs: Any) -> Any:
-        with known_values.engine_paused():
-            return with_capture_mode(hook, args, kwargs)
-
-    return run
 
 
 def _lazy_distributed_submodules() -> None:
