@@ -597,7 +597,7 @@ def _compile_without_modes(module: Any) -> None:
 
         @functools.wraps(lower)
         def _compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
-            graph = None if kwargs.get("is_inference") else _graph_copy(args)
+            graph = None if kwargs.get("is_inference") or not args else _graph_copy(args[0])
             compiled = backward_lowering.lowered(lower, args, kwargs)
             if graph is not None:
                 _runs_carry_known_values(compiled, graph)
@@ -606,17 +606,32 @@ def _compile_without_modes(module: Any) -> None:
         module._compile_fx_inner = _compile_fx_inner
 
 
-def _graph_copy(args: tuple) -> Any:
-    """The graph Inductor is about to compile, copied before its passes rewrite it."""
+def _graph_copy(model: Any) -> Any:
+    """The graph Inductor is about to compile, copied before its passes rewrite it (None
+    for what is not a plain GraphModule: nothing to run on the CPU)."""
     import copy
 
     import torch
 
-    model = args[0] if args else None
     try:
         return torch.fx.GraphModule(model, copy.deepcopy(model.graph))
-    except Exception:  # noqa: BLE001 - not a plain GraphModule: nothing to run on the CPU
+    except Exception:  # noqa: BLE001 - compiled as it is, its outputs' data unknown
         return None
+
+
+def _call_carrying_known_values(graph: Any, inputs: list, call: Callable[[], Any]) -> Any:
+    """`call()`, the compiled code of `graph` on `inputs`, whose outputs then carry the data
+    the graph computes from its inputs' copies (known_values.through_graph; the copies are
+    taken first, since the compiled code may write an input's storage)."""
+    import torch
+
+    from kx_core.compile.capturing.device import known_values
+
+    known = None if torch.compiler.is_compiling() else known_values.graph_inputs(torch, graph, inputs)
+    outputs = call()
+    if known is not None:
+        known_values.through_graph(torch, graph, known, outputs)
+    return outputs
 
 
 def _runs_carry_known_values(compiled: Any, graph: Any) -> None:
@@ -626,20 +641,13 @@ def _runs_carry_known_values(compiled: Any, graph: Any) -> None:
     the backward returns, carry their data. Without them every gradient was unknown, so
     were the parameters after the optimizer's step, and a training loop's `loss.item()`
     after its first step was a placeholder (torchdiffeq's training solves ran on guesses)."""
-    import torch
-
-    from kx_core.compile.capturing.device import known_values
-
     run = getattr(compiled, "current_callable", None)
     if not callable(run):
         return
 
     def current_callable(inputs: Any) -> Any:
-        known = None if torch.compiler.is_compiling() else known_values.graph_inputs(torch, graph, inputs)
-        outputs = run(inputs)  # (which empties the list it is given)
-        if known is not None:
-            known_values.through_graph(torch, graph, known, outputs)
-        return outputs
+        # (the compiled code empties the list it is given)
+        return _call_carrying_known_values(graph, list(inputs), lambda: run(inputs))
 
     # CompiledFxGraph.__call__ runs `self.current_callable(inputs)` (torch 2.9 - 2.14)
     compiled.current_callable = current_callable
@@ -649,20 +657,11 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
     """Dynamo's graph, kept before Inductor's passes rewrite it, runs on the CPU after each
     call of the compiled code, node by node where its inputs' data is known
     (known_values.through_graph): the outputs carry the data a real run's kernels write."""
-    import copy
-
-    import torch
-
-    from kx_core.compile.capturing.device import known_values
-
     real = module.compile_fx
 
     @functools.wraps(real)
     def compile_fx(model: Any, example_inputs: Any, *args: Any, **kwargs: Any) -> Any:
-        try:
-            graph = torch.fx.GraphModule(model, copy.deepcopy(model.graph))
-        except Exception:  # noqa: BLE001 - not a plain GraphModule: compiled as it is
-            graph = None
+        graph = _graph_copy(model)
         compiled = real(model, example_inputs, *args, **kwargs)
         if graph is None or not callable(compiled) or getattr(compiled, "_kx_known_values", False):
             return compiled  # (compile_fx calls itself with config patches: one run is enough)
@@ -672,11 +671,7 @@ def _compiled_graphs_carry_known_values(module: Any) -> None:
             # (a boxed call passes its inputs as one list, which the callee empties)
             boxed_call = boxed and len(call_args) == 1 and isinstance(call_args[0], list)
             inputs = list(call_args[0]) if boxed_call else list(call_args)
-            known = None if torch.compiler.is_compiling() else known_values.graph_inputs(torch, graph, inputs)
-            outputs = compiled(*call_args)
-            if known is not None:
-                known_values.through_graph(torch, graph, known, outputs)
-            return outputs
+            return _call_carrying_known_values(graph, inputs, lambda: compiled(*call_args))
 
         if boxed:
             run._boxed_call = True  # type: ignore[attr-defined]
