@@ -1128,6 +1128,26 @@ def test_a_buffer_filled_column_by_column_is_known_where_written(tmp_path):
     assert said.line == 5 and ".item()" in said.message
 
 
+def test_a_loop_deciding_on_guesses_is_left_and_said():
+    """An adaptive solve steps `while t < t_end:` on the error ratios of a kernel's output
+    (torchdiffeq's `while next_t > t1:`, corpus 17): a capture does not have them, and the
+    placeholder answer kept the loop going until the file's timeout. Once one place of one
+    call has decided on guesses LOOP_DECISIONS times, kx answers the other way there, once,
+    and says so: the loop ends, the kernel after it is captured, marked, exit 5."""
+    from kx_core.compile.capturing.device.placeholders import LOOP_DECISIONS
+
+    path = HOST_READS / "adaptive_loop_on_kernel_output.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90", timeout_s=120), use_cache=False)
+    left = [d for d in r.diagnostics if f"decided on {LOOP_DECISIONS} times" in d.message]
+    # the loop's own test (line 41) and the step's acceptance inside it (line 47)
+    assert sorted(d.line for d in left) == [41, 47], [str(d) for d in r.diagnostics]
+    assert all("answered False once, to leave it" in d.message for d in left)
+    assert f"steps {LOOP_DECISIONS} rejected 1" in r.output
+    by_name = {k.name: k for k in r.kernels if k.status == "compiled"}
+    assert set(by_name) == {"rhs_kernel", "energy_kernel"} and by_name["energy_kernel"].after_placeholder
+    assert r.exit_status == 5
+
+
 def test_a_tensor_moved_to_another_tensors_device_is_where_that_tensor_is():
     """`x.to(other)` and `x.type_as(other)` take other's device and dtype (ATen's to.other:
     `to(other.device, other.dtype, ...)`). A host tensor moved to a GPU token's place stayed

@@ -778,6 +778,8 @@ def _read_known(torch: Any, name: str, args: tuple, kwargs: dict, value: Any, ex
             else f"kx's own sample ({type(result).__name__})"
         )
         LEDGER.use(what, shown)
+        if type(result) is bool:  # a decision on the guess: an assert's or the file's own
+            return LEDGER.truth(what, None, result)
     return result
 
 

@@ -19,7 +19,10 @@ The placeholders are chosen so that ordinary files keep running:
 - any other value read is True for bool, 3 for integers and 1.0 for floats: no division
   by zero, no empty `range()` of a count, and an integer that, like most real counts,
   is neither 1 nor divisible by 16 (Triton specializes both);
-- times (do_bench, Event.elapsed_time) are 1.0 ms.
+- times (do_bench, Event.elapsed_time) are 1.0 ms;
+- a loop that decides on guesses is left once one place of one call has decided
+  `LOOP_DECISIONS` times (Ledger.truth): the answer there is flipped once, so a
+  `while t < t1:` on data kx does not have ends as the real run's does, at some count.
 A tensor's presumed value is kept as the attribute `_kx_fill` and follows a few
 value-preserving ops (abs, max, sum, mean, view, to, any/all, ...; see `propagate`).
 """
@@ -38,6 +41,13 @@ from kx_core.records.results import DataPlaceholder
 
 TIME_PLACEHOLDER_MS = 1.0
 FILL = "_kx_fill"
+# Decisions on guesses at one instruction of one call before kx takes the loop they
+# steer to be endless on its guesses (torchdiffeq's adaptive `while next_t > t1:`,
+# answered True, never ended: the file ran into its timeout)
+LOOP_DECISIONS = 64
+# Calls whose decisions are counted at once: a loop's frame is the one deciding again and
+# again; each entry holds its frame (an id alone is reused by the next call of a function)
+_LOOP_FRAMES = 8
 
 
 class NeedsRealData(RuntimeError):
@@ -53,6 +63,8 @@ class Ledger:
         self.uses: list[DataPlaceholder] = []
         self.on_use: Callable[[DataPlaceholder], None] | None = None
         self._seen: set[tuple] = set()
+        # id(frame) -> (frame, {instruction offset: decisions there}), least recent first
+        self._decisions: dict[int, tuple[Any, dict[int, int]]] = {}
 
     def user_frame(self) -> tuple[str | None, int | None]:
         """The innermost frame outside torch, triton, kx and the standard library."""
@@ -120,10 +132,37 @@ class Ledger:
         if passing is None:
             if use is not None:
                 self.decided(use)
-            return computed
+            return self._leaving_endless_loop(what, computed)
         if passing != computed:
             self.use(f"an assert's check of {what}", "passed", steers=False)
         return passing
+
+    def _leaving_endless_loop(self, what: str, computed: bool) -> bool:
+        """`computed`, except at the `LOOP_DECISIONS`th decision on a guess at one
+        instruction of one call of the file's code: there a loop has asked again and again
+        (only a jump back reaches an instruction of a live call twice) and goes on for as
+        long as the guess holds, so the answer is flipped, once per place and call, and
+        said. A `while t < t1:` or `if err < tol: break` whose real count kx cannot know
+        then ends; an `if` that does not steer the loop takes its other branch once."""
+        frame = self._user_frame_object()
+        if frame is None:
+            return computed
+        entry = self._decisions.pop(id(frame), None)
+        if entry is None or entry[0] is not frame:
+            entry = (frame, {})
+            if len(self._decisions) >= _LOOP_FRAMES:
+                del self._decisions[next(iter(self._decisions))]
+        self._decisions[id(frame)] = entry  # (most recent last)
+        counts = entry[1]
+        counts[frame.f_lasti] = n = counts.get(frame.f_lasti, 0) + 1
+        if n != LOOP_DECISIONS:
+            return computed
+        self.use(
+            f"{what}, decided on {n} times at this place of one call (a loop going on for as long"
+            f" as kx answers {computed}; a real run's count of iterations is unknown),",
+            f"{not computed} once, to leave it,",
+        )
+        return not computed
 
     def _direct_user_frame(self) -> Any:
         """The file's frame where only kx's own frames stand between it and the ledger
