@@ -43,8 +43,11 @@ TIME_PLACEHOLDER_MS = 1.0
 FILL = "_kx_fill"
 # Decisions on guesses at one instruction of one call before kx takes the loop they
 # steer to be endless on its guesses (torchdiffeq's adaptive `while next_t > t1:`,
-# answered True, never ended: the file ran into its timeout)
-LOOP_DECISIONS = 64
+# answered True, never ended: the file ran into its timeout). A length counted up by the
+# loop has met every specialization Triton makes of an integer (1, a multiple of 16) by
+# then; each iteration costs the whole loop body's capture (torchdiffeq: the
+# dopri5 steps took 182 s at 64, three solves of 7 intervals)
+LOOP_DECISIONS = 32
 # Calls whose decisions are counted at once: a loop's frame is the one deciding again and
 # again; each entry holds its frame (an id alone is reused by the next call of a function)
 _LOOP_FRAMES = 8
