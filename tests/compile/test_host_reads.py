@@ -1148,6 +1148,41 @@ def test_a_loop_deciding_on_guesses_is_left_and_said():
     assert r.exit_status == 5
 
 
+def test_an_lstm_flattened_in_a_compiled_forward_runs_as_it_does_on_a_gpu():
+    """`self.lstm.flatten_parameters()` inside a compiled forward (Tacotron 2's encoder,
+    corpus 18) reads every weight's data_ptr() at a graph break; dynamo compiled kx's own
+    data_ptr there, which then ran into itself until Python's recursion limit (exit 4 at
+    the compiled call). The forward now runs to its end, its kernels captured."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "compiled_lstm_flattened.py"), target="cuda:90"), use_cache=False
+    )
+    assert r.exit_status == 0 and not [d for d in r.diagnostics if d.kind == "runtime"], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "out (2, 37, 64)" in r.output
+    assert [k for k in r.kernels if k.status == "compiled" and k.name.startswith("triton_")]
+
+
+def test_a_packed_sequence_training_step_compiles_on_the_capture_gpu():
+    """A compiled training step over `pack_padded_sequence` / an LSTM / `pad_packed_sequence`
+    (Tacotron 2's training, corpus 18): aten::detach's composite kernel dispatches detach
+    again, which kx's composite checks sent back through the composite until Python's
+    recursion limit; and the padded output, made inside `_pad_packed_sequence` by an aten
+    factory (which always names its device), was taken for a host tensor, so the compiled
+    attention over it met kx's own "mat2 is on cpu". Now the step runs to its end, the loss
+    read exactly."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "compiled_packed_lstm_training.py"), target="cuda:90"),
+        use_cache=False,
+    )
+    assert r.exit_status == 0 and not [d for d in r.diagnostics if d.kind in ("runtime", "placeholder")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "loss " in r.output
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert any("backward" in n for n in names), names
+
+
 def test_a_tensor_moved_to_another_tensors_device_is_where_that_tensor_is():
     """`x.to(other)` and `x.type_as(other)` take other's device and dtype (ATen's to.other:
     `to(other.device, other.dtype, ...)`). A host tensor moved to a GPU token's place stayed

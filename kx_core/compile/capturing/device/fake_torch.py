@@ -818,7 +818,10 @@ def _nested_tensors_on_the_capture_device(module: Any) -> None:
 
 
 def _patch_data_ptr(torch: Any) -> None:
-    """A meta tensor's data_ptr(): the fake base plus its offset (see the module doc)."""
+    """A meta tensor's data_ptr(): the fake base plus its offset (see the module doc). Not a
+    frame dynamo compiles: called from a compiled region (an LSTM's flatten_parameters()
+    inside a compiled forward, Tacotron 2's encoder in corpus 18), dynamo compiled it, and
+    the call it resumed with ran into itself until Python's recursion limit."""
     real_data_ptr = torch.Tensor.data_ptr
 
     def data_ptr(self: Any) -> int:
@@ -827,6 +830,7 @@ def _patch_data_ptr(torch: Any) -> None:
         return real_data_ptr(self)
 
     torch.Tensor.data_ptr = data_ptr  # type: ignore[method-assign]
+    _never_a_dynamo_frame(torch, data_ptr)
 
 
 def _data_loader_paths(torch: Any, meta: Any) -> None:
@@ -848,6 +852,7 @@ def _data_loader_paths(torch: Any, meta: Any) -> None:
         return self.clone() if self.device.type == "cpu" else real_pin(self, *args, **kwargs)
 
     torch.Tensor.pin_memory = pin_memory  # type: ignore[method-assign]
+    _never_a_dynamo_frame(torch, pin_memory)
     real_new_shared = torch.UntypedStorage._new_shared.__func__
 
     def _new_shared(cls: Any, size: int, *, device: Any = "cpu") -> Any:

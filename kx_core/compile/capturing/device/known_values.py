@@ -1036,7 +1036,11 @@ def engine_ops(values: Values, inside: bool = False) -> Any:
             if CALLS[0] != depth or (inside and seeded in func.tags):
                 return func(*args, **kwargs)
             name = func.overloadpacket.__name__
-            before = values.before(name, args, kwargs)
+            # (an aten factory always names its device, the capture's for a GPU tensor: what
+            # it makes is no host tensor, as a file's `torch.zeros(n)` with none would be;
+            # `_pad_packed_sequence`'s padded output was taken for the host's, and the
+            # compiled decoder it fed ran into kx's own "mat2 is on cpu", Tacotron 2)
+            before = values.before(name, args, kwargs, named_device=kwargs.get("device") is not None)
             try:
                 out = func(*args, **kwargs)
             except ZeroDivisionError:
@@ -1224,8 +1228,8 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
     (dynamo's, before Inductor's passes; or AOTAutograd's forward and backward of a
     training graph) run on the CPU copies of its inputs (`graph_inputs`, taken before the
     compiled code ran), node by node, as a real run's kernels compute it; a node reading an
-    unknown input, or one the CPU cannot run (a Triton kernel, a random draw), is unknown,
-    and so is all it feeds. A decoder keeps its positions on the GPU and reads
+    unknown input, or one the CPU cannot run (a Triton kernel), is unknown, and so is all
+    it feeds; a random draw is a sample (inexact), and so is all it feeds. A decoder keeps its positions on the GPU and reads
     `pos_end.max().item()` after a compiled region made it beside logits from unknown
     weights (LLMs-from-scratch's batched KV cache): the Inductor kernels that make it are
     skipped, so every such read was a placeholder. Bounded by the work limits."""
@@ -1247,7 +1251,8 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
     class Draws(TorchDispatchMode):
         """Whether a node draws random numbers: ATen tags every op that does
         (`nondeterministic_seeded`: dropout, rand, bernoulli, ...). The GPU's draws are not
-        the CPU's (and Inductor draws with its own philox), so such a node is unknown."""
+        the CPU's (and Inductor draws with its own philox), so such a node is a sample:
+        inexact, and unknown past SAMPLED_LIMIT elements, as a draw outside a graph is."""
 
         drew = False
 
@@ -1278,7 +1283,13 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
                     value = getattr(self, n.op)(n.target, args, kwargs)
             except Exception:  # noqa: BLE001 - not computable on the CPU: unknown from here
                 return unknown
-            return unknown if draws.drew else value
+            if not draws.drew:
+                return value
+            # a sample, as the function mode makes of a GPU draw outside a graph (the prenet
+            # dropout of a compiled decoder and of its eager twin then steer alike)
+            exact[n] = False
+            sampled = isinstance(value, torch.Tensor) and value.numel() <= SAMPLED_LIMIT
+            return value if sampled else unknown
 
     with (
         _disable_current_modes(),
@@ -1287,10 +1298,15 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
         warnings.catch_warnings(),
     ):
         warnings.simplefilter("ignore")
+        # (what the graph's samples draw from the CPU generator goes back to it: a real
+        # run's GPU draws leave the host's numbers as they are)
+        host_numbers = torch.default_generator.get_state()
         try:
             results = Partial(graph).run(*cpu_inputs)
         except Exception:  # noqa: BLE001 - the graph as a whole would not run here
             return
+        finally:
+            torch.default_generator.set_state(host_numbers)
         # the compiled code returns what the graph returns, output for output
         outs = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
         values = list(results) if isinstance(results, (list, tuple)) else [results]
