@@ -1128,7 +1128,7 @@ def test_a_buffer_filled_column_by_column_is_known_where_written(tmp_path):
     assert said.line == 5 and ".item()" in said.message
 
 
-def test_a_loop_deciding_on_guesses_is_left_and_said():
+def test_a_loop_deciding_on_guesses_is_left_and_said(tmp_path):
     """An adaptive solve steps `while t < t_end:` on the error ratios of a kernel's output
     (torchdiffeq's `while next_t > t1:`, corpus 17): a capture does not have them, and the
     placeholder answer kept the loop going until the file's timeout. Once one place of one
@@ -1146,6 +1146,24 @@ def test_a_loop_deciding_on_guesses_is_left_and_said():
     by_name = {k.name: k for k in r.kernels if k.status == "compiled"}
     assert set(by_name) == {"rhs_kernel", "energy_kernel"} and by_name["energy_kernel"].after_placeholder
     assert r.exit_status == 5
+    # a `for` loop ends with its iterable: a guessed `break` (an EOS test) is not flipped, so
+    # a decode loop runs its whole range, as a real run that draws no EOS does
+    probe = tmp_path / "decode_range.py"
+    probe.write_text(
+        "import torch\n"
+        "tok = torch.zeros(1, dtype=torch.int64, device='cuda')\n"
+        "steps = 0\n"
+        "for i in range(100):\n"
+        "    tok = torch.randint(0, 50, (1,), device='cuda') + tok * 0 + torch.empty(1, device='cuda').long()\n"
+        "    if (tok == 7).all():\n"
+        "        break\n"
+        "    steps += 1\n"
+        "print('steps', steps)\n"
+    )
+    r = compile_file(CompileRequest(str(probe), target="cuda:90", timeout_s=120), use_cache=False)
+    assert "steps 100" in r.output and not [d for d in r.diagnostics if "decided on" in d.message], [
+        str(d) for d in r.diagnostics
+    ]
 
 
 def test_an_lstm_flattened_in_a_compiled_forward_runs_as_it_does_on_a_gpu():

@@ -20,7 +20,7 @@ The placeholders are chosen so that ordinary files keep running:
   by zero, no empty `range()` of a count, and an integer that, like most real counts,
   is neither 1 nor divisible by 16 (Triton specializes both);
 - times (do_bench, Event.elapsed_time) are 1.0 ms;
-- a loop that decides on guesses is left once one place of one call has decided
+- a `while` loop that decides on guesses is left once one place of one call has decided
   `LOOP_DECISIONS` times (Ledger.truth): the answer there is flipped once, so a
   `while t < t1:` on data kx does not have ends as the real run's does, at some count.
 A tensor's presumed value is kept as the attribute `_kx_fill` and follows a few
@@ -142,11 +142,14 @@ class Ledger:
 
     def _leaving_endless_loop(self, what: str, computed: bool) -> bool:
         """`computed`, except at the `LOOP_DECISIONS`th decision on a guess at one
-        instruction of one call of the file's code: there a loop has asked again and again
-        (only a jump back reaches an instruction of a live call twice) and goes on for as
-        long as the guess holds, so the answer is flipped, once per place and call, and
-        said. A `while t < t1:` or `if err < tol: break` whose real count kx cannot know
-        then ends; an `if` that does not steer the loop takes its other branch once."""
+        instruction of one call of the file's code, inside a `while` loop: there the loop
+        has asked again and again (only a jump back reaches an instruction of a live call
+        twice) and goes on for as long as the guess holds, so the answer is flipped, once
+        per place and call, and said. A `while t < t1:` or `if err < tol: break` whose real
+        count kx cannot know then ends; an `if` that does not steer the loop takes its other
+        branch once. A `for` loop ends with its iterable: a decode loop over
+        `range(max_new_tokens)` with a guessed `break` on EOS runs its whole range, as a real
+        run that draws no EOS does, and compiles what longer sequences compile."""
         frame = self._user_frame_object()
         if frame is None:
             return computed
@@ -158,7 +161,7 @@ class Ledger:
         self._decisions[id(frame)] = entry  # (most recent last)
         counts = entry[1]
         counts[frame.f_lasti] = n = counts.get(frame.f_lasti, 0) + 1
-        if n != LOOP_DECISIONS:
+        if n != LOOP_DECISIONS or not _in_a_while_loop(frame.f_code.co_filename, frame.f_lineno):
             return computed
         self.use(
             f"{what}, decided on {n} times at this place of one call (a loop going on for as long"
@@ -531,6 +534,39 @@ def _assert_tests(filename: str) -> tuple[tuple[tuple[int, int], tuple[int, int]
 
     linecache.checkcache(filename)
     return _assert_spans("".join(linecache.getlines(filename)))
+
+
+def _in_a_while_loop(filename: str, line: int | None) -> bool:
+    """Whether the innermost loop around `line` of `filename` (as it runs: linecache) is a
+    `while` loop; True where the source cannot be read (the loop's kind unknown, it is
+    left as an endless one would be)."""
+    import linecache
+
+    linecache.checkcache(filename)
+    loops = _loop_spans("".join(linecache.getlines(filename)))
+    if loops is None or line is None:
+        return True
+    around = [(start, end, is_while) for start, end, is_while in loops if start <= line <= end]
+    return bool(around) and max(around)[2]
+
+
+@functools.lru_cache(maxsize=16)
+def _loop_spans(text: str) -> tuple[tuple[int, int, bool], ...] | None:
+    """(first line, last line, is a `while`) of every loop statement in source `text`
+    (None where there is none to read: it does not parse, or is empty)."""
+    import ast
+
+    try:
+        tree = ast.parse(text) if text else None
+    except (SyntaxError, ValueError):
+        tree = None
+    if tree is None:
+        return None
+    return tuple(
+        (n.lineno, n.end_lineno or n.lineno, isinstance(n, ast.While))
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+    )
 
 
 @functools.lru_cache(maxsize=16)
