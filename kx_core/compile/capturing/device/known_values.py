@@ -1286,7 +1286,12 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
             if not draws.drew:
                 return value
             # a sample, as the function mode makes of a GPU draw outside a graph (the prenet
-            # dropout of a compiled decoder and of its eager twin then steer alike)
+            # dropout of a compiled decoder and of its eager twin then steer alike), drawn
+            # from the host's numbers as they stand and given back, as the function mode
+            # does op by op: the same draw made eagerly after the same manual_seed is the
+            # same sample, as on the GPU (VITS's noise, compiled and eager under Inductor's
+            # fallback_random, gave two output lengths)
+            torch.default_generator.set_state(host_numbers)
             exact[n] = False
             sampled = isinstance(value, torch.Tensor) and value.numel() <= SAMPLED_LIMIT
             return value if sampled else unknown
