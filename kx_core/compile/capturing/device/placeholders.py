@@ -527,39 +527,48 @@ def _inside_assert_test(filename: str, positions: Any) -> bool:
 
 
 def _assert_tests(filename: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
-    """The source spans of every assert statement's test in `filename` as it runs (the
-    text linecache holds: unsaved edits kx runs sit there; a file edited since it was read
-    is read again)."""
-    import linecache
-
-    linecache.checkcache(filename)
-    return _assert_spans("".join(linecache.getlines(filename)))
+    """The source spans of every assert statement's test in `filename` as it runs."""
+    return _assert_spans(_running_source(filename))
 
 
 def _in_a_while_loop(filename: str, line: int | None) -> bool:
-    """Whether the innermost loop around `line` of `filename` (as it runs: linecache) is a
-    `while` loop; True where the source cannot be read (the loop's kind unknown, it is
-    left as an endless one would be)."""
-    import linecache
-
-    linecache.checkcache(filename)
-    loops = _loop_spans("".join(linecache.getlines(filename)))
+    """Whether the innermost loop around `line` of `filename` as it runs is a `while` loop;
+    True where the source cannot be read (the loop's kind unknown, it is left as an endless
+    one would be)."""
+    loops = _loop_spans(_running_source(filename))
     if loops is None or line is None:
         return True
     around = [(start, end, is_while) for start, end, is_while in loops if start <= line <= end]
     return bool(around) and max(around)[2]
 
 
+def _running_source(filename: str) -> str:
+    """The text of `filename` that runs: linecache's (unsaved edits kx runs sit there; a file
+    edited since it was read is read again)."""
+    import linecache
+
+    linecache.checkcache(filename)
+    return "".join(linecache.getlines(filename))
+
+
 @functools.lru_cache(maxsize=16)
-def _loop_spans(text: str) -> tuple[tuple[int, int, bool], ...] | None:
-    """(first line, last line, is a `while`) of every loop statement in source `text`
-    (None where there is none to read: it does not parse, or is empty)."""
+def _parsed(text: str) -> Any:
+    """The syntax tree of source `text` (None where it is empty or does not parse)."""
     import ast
 
     try:
-        tree = ast.parse(text) if text else None
+        return ast.parse(text) if text else None
     except (SyntaxError, ValueError):
-        tree = None
+        return None
+
+
+@functools.lru_cache(maxsize=16)
+def _loop_spans(text: str) -> tuple[tuple[int, int, bool], ...] | None:
+    """(first line, last line, is a `while`) of every loop statement in source `text` (None
+    where there is no tree to read)."""
+    import ast
+
+    tree = _parsed(text)
     if tree is None:
         return None
     return tuple(
@@ -575,9 +584,8 @@ def _assert_spans(text: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], .
     parse)."""
     import ast
 
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    tree = _parsed(text)
+    if tree is None:
         return ()
     return tuple(
         ((n.test.lineno, n.test.col_offset), (n.test.end_lineno, n.test.end_col_offset))
