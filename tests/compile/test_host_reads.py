@@ -1215,6 +1215,22 @@ def test_draws_in_a_compiled_graph_are_sampled_as_eager_ones_are():
     assert "sampled or guessed" in said.message  # a sample is still said where it is read
 
 
+def test_a_mask_index_with_a_slice_in_a_compiled_spline_is_a_placeholder():
+    """VITS's spline flow (corpus 18) indexes `widths[inside, :]` by a mask a capture does not
+    have, compiled: dynamo resumes after the graph break in a function whose constants hold
+    the slice, and kx's read of that function's bytecode (cached by the code object, which
+    hashes its constants; a slice is unhashable on Python 3.11) raised "unhashable type:
+    'slice'" (exit 4). Now each index is a placeholder said at its line and the file runs to
+    its end."""
+    r = compile_file(
+        CompileRequest(str(HOST_READS / "compiled_spline_by_mask.py"), target="cuda:90"), use_cache=False
+    )
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
+    said = {d.line for d in r.diagnostics if d.kind == "placeholder" and "boolean-mask index" in d.message}
+    assert {22, 23, 24} <= said, [str(d) for d in r.diagnostics]
+    assert "out (8, 96)" in r.output and r.exit_status == 5
+
+
 def test_a_tensor_moved_to_another_tensors_device_is_where_that_tensor_is():
     """`x.to(other)` and `x.type_as(other)` take other's device and dtype (ATen's to.other:
     `to(other.device, other.dtype, ...)`). A host tensor moved to a GPU token's place stayed

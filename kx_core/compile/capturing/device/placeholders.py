@@ -406,11 +406,24 @@ def _passes_at(code: list, at: dict, i: int, code_object: Any = None) -> bool | 
     return passes != bool(negations % 2)
 
 
-@functools.lru_cache(maxsize=256)
 def _instructions(code_object: Any) -> tuple[list, dict, list] | None:
     """A code object's instructions, {offset: index} and the offsets in order, read once
     (a decode loop asks at every step of the same line); None where the bytecode cannot be
-    read."""
+    read. A code object hashes its constants, and on Python 3.11 a slice among them is
+    unhashable (dynamo's resume function after a graph break at `w[mask, :]`, VITS's
+    spline in corpus 18: "unhashable type: 'slice'" stopped the file): read each time."""
+    try:
+        return _instructions_once(code_object)
+    except TypeError:
+        return _read_instructions(code_object)
+
+
+@functools.lru_cache(maxsize=256)
+def _instructions_once(code_object: Any) -> tuple[list, dict, list] | None:
+    return _read_instructions(code_object)
+
+
+def _read_instructions(code_object: Any) -> tuple[list, dict, list] | None:
     try:
         code = list(dis.get_instructions(code_object))
     except Exception:  # noqa: BLE001 - bytecode kx cannot read: the conservative answer
