@@ -997,7 +997,7 @@ def test_a_check_of_a_guessed_error_passes_as_a_correct_kernels_does():
         assert r.exit_status == 0, (mode, r.exit_status)
         if mode != "tensor":  # (there the difference is presumed zero: the check holds as it is)
             assert any(
-                d.kind == "placeholder" and "an assert's check" in d.message and d.line > 55
+                d.kind == "placeholder" and "a check (an assert" in d.message and d.line > 55
                 for d in r.diagnostics
             ), mode
 
@@ -1229,6 +1229,32 @@ def test_a_mask_index_with_a_slice_in_a_compiled_spline_is_a_placeholder():
     said = {d.line for d in r.diagnostics if d.kind == "placeholder" and "boolean-mask index" in d.message}
     assert {22, 23, 24} <= said, [str(d) for d in r.diagnostics]
     assert "out (8, 96)" in r.output and r.exit_status == 5
+
+
+def test_a_check_that_raises_is_read_as_an_assert(tmp_path):
+    """`if torch.min(x) < left or torch.max(x) > right: raise ValueError(...)` on a kernel's
+    output (VITS's spline domain check, corpus 18) raised on the placeholder answer, where a
+    real run with a correct kernel passes: the file stopped (exit 4). A branch that goes
+    straight to raising an exception is now read as an assert's is: the answers that pass,
+    said at the line, steering nothing."""
+    probe = tmp_path / "domain_check.py"
+    probe.write_text(
+        "import torch, triton, triton.language as tl\n"
+        "@triton.jit\n"
+        "def scale(p, n, BLOCK: tl.constexpr):\n"
+        "    o = tl.arange(0, BLOCK)\n"
+        "    tl.store(p + o, tl.load(p + o, mask=o < n) * 0.5, mask=o < n)\n"
+        "x = torch.rand(100, device='cuda')\n"
+        "scale[(1,)](x, 100, BLOCK=128)\n"
+        "if torch.min(x) < -1.0 or torch.max(x) > 1.0:\n"
+        "    raise ValueError('Input to a transform is not within its domain: {}'.format(x.shape))\n"
+        "scale[(1,)](x, 100, BLOCK=128)\n"
+        "print('in domain')\n"
+    )
+    r = compile_file(CompileRequest(str(probe), target="cuda:90"), use_cache=False)
+    assert "in domain" in r.output and r.exit_status == 0, [str(d) for d in r.diagnostics]
+    said = [d for d in r.diagnostics if d.kind == "placeholder" and "an `if` that raises" in d.message]
+    assert said and all(d.line == 8 for d in said)
 
 
 def test_a_tensor_moved_to_another_tensors_device_is_where_that_tensor_is():
