@@ -150,11 +150,13 @@ def composite_checks() -> Any:
     from torch.utils._python_dispatch import TorchDispatchMode
 
     class _CompositeChecks(TorchDispatchMode):
-        # the ops whose composite kernel runs now: one that dispatches its own op again
-        # (aten::detach's, under an LSTM's packed-sequence path in a compiled training
-        # forward, Tacotron 2's encoder in corpus 18) is run as it is there, not again
-        # through its composite kernel, which recursed until Python's limit
-        expanding: set = set()
+        def __init__(self) -> None:
+            super().__init__()
+            # the ops whose composite kernel runs now: one that dispatches its own op again
+            # (aten::detach's, under an LSTM's packed-sequence path in a compiled training
+            # forward, Tacotron 2's encoder in corpus 18) is run as it is there, not again
+            # through its composite kernel, which recursed until Python's limit
+            self.expanding: set[Any] = set()
 
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: Any = None) -> Any:
             kwargs = kwargs or {}

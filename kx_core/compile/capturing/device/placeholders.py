@@ -392,9 +392,9 @@ def _passes_at(code: list, at: dict, i: int, code_object: Any = None) -> bool | 
             return None
     jump = code[i]
     # Example 3.11 `assert ok`: POP_JUMP_FORWARD_IF_TRUE 12 (to 34); LOAD_ASSERTION_ERROR
-    falls_to_error = _leads_to_assertion_error(code, at, i + 1)
+    falls_to_error = _leads_to_a_raise(code, at, i + 1)
     target = at.get(jump.argval) if isinstance(jump.argval, int) else None
-    jumps_to_error = target is not None and _leads_to_assertion_error(code, at, target)
+    jumps_to_error = target is not None and _leads_to_a_raise(code, at, target)
     jumps_when = "IF_TRUE" in jump.opname  # else IF_FALSE
     if falls_to_error == jumps_to_error:
         if falls_to_error or code_object is None or target is None:
@@ -607,11 +607,12 @@ def _assert_spans(text: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], .
     )
 
 
-def _leads_to_assertion_error(code: list, at: dict, i: int) -> bool:
-    """Whether execution from instruction `i` reaches LOAD_ASSERTION_ERROR through nothing
-    but the stack's cleanup and forward jumps: a chained check's first end (3.11 `assert
-    a < tol < b`: POP_JUMP_FORWARD_IF_FALSE (to 30); ...; JUMP_FORWARD (to 32); 30
-    POP_TOP; 32 LOAD_ASSERTION_ERROR)."""
+def _leads_to_a_raise(code: list, at: dict, i: int) -> bool:
+    """Whether execution from instruction `i` reaches an assert's LOAD_ASSERTION_ERROR, or
+    an exception raised straight away (_raises_an_error), through nothing but the stack's
+    cleanup and forward jumps: a chained check's first end (3.11 `assert a < tol < b`:
+    POP_JUMP_FORWARD_IF_FALSE (to 30); ...; JUMP_FORWARD (to 32); 30 POP_TOP; 32
+    LOAD_ASSERTION_ERROR)."""
     for _ in range(4):
         if i is None or i >= len(code):
             return False
