@@ -1232,7 +1232,8 @@ def through_graph(torch: Any, graph: Any, inputs: tuple[list, list[bool]], outpu
     it feeds; a random draw is a sample (inexact), and so is all it feeds. A decoder keeps
     its positions on the GPU and reads `pos_end.max().item()` after a compiled region made
     it beside logits from unknown weights (LLMs-from-scratch's batched KV cache): the
-    Inductor kernels that make it are skipped, so every such read was a placeholder. Bounded by the work limits."""
+    Inductor kernels that make it are skipped, so every such read was a placeholder.
+    Bounded by the work limits."""
     unknown = UNKNOWN
     cpu_inputs, input_exact = inputs
 
