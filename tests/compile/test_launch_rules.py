@@ -287,6 +287,7 @@ def test_an_autotuned_sweep_records_what_compiling_every_config_in_process_recor
 
     def recorded(jobs):
         r = compile_file(CompileRequest(str(path), target="cuda:90", jobs=jobs), use_cache=False)
+        assert_as_real_run(r, RULES / "ground" / "autotuned_shape_sweep.json")  # the H100's run
         kernels = [
             {
                 "name": k.name,

@@ -66,3 +66,34 @@ def test_a_compiled_function_called_is_compiled_by_inductor(tmp_path):
     assert len({k.name for k in kernels}) == 2 and all(k.name.startswith("triton_") for k in kernels)
     sources = " ".join(k.stages["ttir"] for k in kernels)
     assert "erf" in sources  # the gelu
+
+
+def test_a_dynamo_submodule_imported_first_is_the_one_dynamo_uses(tmp_path):
+    """`import torch._dynamo.utils` while the stand-in package is in place loads the real
+    package first; importlib then loaded utils again from its own spec (a module imported
+    while its finder ran is loaded anew), so the file's `torch._dynamo.utils.counters` and
+    orig_code_map were not those dynamo fills: a user reading graph-break counters read
+    zeros, and kx could not map dynamo's bytecode to the file's. Now there is one."""
+    path = tmp_path / "counters.py"
+    path.write_text(
+        textwrap.dedent(
+            """
+            import torch
+            import torch._dynamo.utils as utils
+
+            @torch.compile
+            def f(x):
+                y = x * 2
+                print("break")  # a graph break, counted by dynamo
+                return y + 1
+
+            f(torch.randn(8, device="cuda"))
+            import torch._dynamo.convert_frame as convert_frame
+            print("one copy", convert_frame.counters is utils.counters, len(utils.orig_code_map.values) > 0)
+            print("graph breaks", sum(utils.counters["graph_break"].values()))
+            """
+        )
+    )
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert "one copy True True" in r.output, r.output
+    assert "graph breaks 0" not in r.output and "graph breaks" in r.output

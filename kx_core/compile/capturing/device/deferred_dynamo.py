@@ -83,16 +83,17 @@ class DeferredDynamo(types.ModuleType):
 
 
 class _Loaded(importlib.abc.Loader):
-    """A loader that hands back a module imported already."""
+    """A loader that hands back a module imported already (and its own spec)."""
 
-    def __init__(self, module: Any) -> None:
+    def __init__(self, module: Any, spec: Any) -> None:
         self.module = module
+        self.spec = spec
 
     def create_module(self, spec: Any) -> Any:
         return self.module
 
     def exec_module(self, module: Any) -> None:
-        return None
+        module.__spec__ = self.spec
 
 
 class _RealFirst(importlib.abc.MetaPathFinder):
@@ -108,7 +109,15 @@ class _RealFirst(importlib.abc.MetaPathFinder):
         if fullname.split(".")[2] in LIGHT_SUBMODULES:
             return None
         stub._load_real()
-        return importlib.util.spec_from_loader(fullname, _Loaded(importlib.import_module(fullname)))
+        module = importlib.import_module(fullname)
+        # A module imported while its finder ran is loaded again from its own __spec__
+        # (importlib's _find_spec): a second torch._dynamo.utils, whose orig_code_map and
+        # counters were not the ones dynamo's other modules fill. Without a spec for the
+        # moment, the import takes this spec, whose loader hands the module back and gives
+        # its spec back.
+        spec = importlib.util.spec_from_loader(fullname, _Loaded(module, module.__spec__))
+        module.__spec__ = None
+        return spec
 
 
 def install() -> None:

@@ -19,6 +19,7 @@ from kx_core.compile.capturing.device import (
     cuda_philox,
     gpu_draws,
     known_values,
+    legacy_cuda_types,
     sdpa_choice,
 )
 from kx_core.model.boards import DeviceReport
@@ -159,6 +160,7 @@ def install(report: DeviceReport) -> None:
     for name, value in {**_queries(report), **_actions()}.items():
         setattr(cuda, name, value)
     cuda._lazy_init = _nothing_fn()
+    legacy_cuda_types.install(torch)  # torch.cuda.FloatTensor(...) and its kin
     # the raw stream handle libraries pass to their launchers (0: the default stream)
     torch._C._cuda_getCurrentRawStream = lambda device=0: 0
     torch._C._cuda_getCurrentStream = lambda device=0: (0, 0, 1)  # (stream id, device, type)

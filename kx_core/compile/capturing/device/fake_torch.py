@@ -43,6 +43,7 @@ from kx_core.compile.capturing.device import (
     device_checks,
     fake_cuda,
     known_values,
+    legacy_cuda_types,
     placeholders,
     sdpa_choice,
     tensor_rules,
@@ -89,6 +90,7 @@ def install(report: DeviceReport) -> list[Any]:
     is_compiling = torch.compiler.is_compiling
     active_mode = torch._C._get_dispatch_mode
     tracing_modes = (torch._C._TorchDispatchModeKey.FAKE, torch._C._TorchDispatchModeKey.PROXY)
+    tensor_type = torch.Tensor.type
 
     class MetaDeviceMode(TorchFunctionMode):
         """Rewrites every GPU device argument to meta; answers data reads of meta
@@ -103,6 +105,11 @@ def install(report: DeviceReport) -> list[Any]:
                 # autograd tracing an autograd.Function's backward (make_fx), torch.export;
                 # its results are fakes, whose data known_values must not take (on torch
                 # 2.11 reading a fake's storage raised, and the compile ran eagerly)
+                if func is tensor_type and len(args) > 1:
+                    # `x.type(torch.cuda.HalfTensor)`: the `to` it is (PyTorch's own, given
+                    # a CUDA type's name, initialises CUDA in C++ first: "Found no NVIDIA
+                    # driver"); AOT records the same aten::to either way
+                    return legacy_cuda_types.as_to(torch, args[0], args[1])
                 return func(*args, **(kwargs or {}))
             calls = known_values.CALLS
             calls[0] += 1
@@ -216,6 +223,29 @@ class _MetaRules:
             self.gpu_device if device_checks.device_of(t) == device_checks.GPU else self.torch.device("cpu")
         )
 
+    def legacy_type(self, first: Any, args: tuple, kwargs: dict) -> Any:
+        """`Tensor.type()` as on a real run: a capture tensor says 'torch.cuda.FloatTensor'
+        (its own name is the meta device's), and given a legacy type or its name
+        (`x.type(torch.cuda.FloatTensor)`, `x.type('torch.cuda.HalfTensor')`) the tensor moves
+        and casts as `to` would. None where PyTorch's own answer holds (a dtype, a host
+        tensor's name)."""
+        torch = self.torch
+        wanted = args[0] if args else kwargs.get("dtype")
+        if wanted is None:
+            if not first.is_meta:
+                return None
+            on_gpu = self._device_of_tensor(first).type == "cuda"
+            return legacy_cuda_types.type_name(torch, first.dtype, on_gpu)
+        named = legacy_cuda_types.type_named(torch, wanted)
+        if named is None:
+            return None
+        on_gpu, dtype = named
+        if (self._device_of_tensor(first).type == "cuda") == on_gpu and first.dtype == dtype:
+            return first  # already of that type: the tensor itself, as PyTorch returns it
+        non_blocking = args[1] if len(args) > 1 else kwargs.get("non_blocking", False)
+        device = self.gpu_device if on_gpu else torch.device("cpu")
+        return self.call(torch.Tensor.to, (first, device, dtype), {"non_blocking": non_blocking})
+
     def sees_meta(self, frame: Any) -> bool:
         """Whether the code of `frame` sees a capture tensor's real device (meta): torch's
         meta kernels and kx's engine; the file, its libraries and the rest of torch see
@@ -258,6 +288,10 @@ class _MetaRules:
             return _data_moved_to_the_gpu(torch, first, args[1])
         if name == "get_device" and getattr(first, "is_meta", False):
             return 0
+        if name == "type" and isinstance(first, torch.Tensor):
+            typed = self.legacy_type(first, args[1:], kwargs)
+            if typed is not None:
+                return typed
         if name in ("allclose", "equal"):
             known = self.computed_exactly(func, args, kwargs)
             return known[0] if known else LEDGER.use(f"torch.{name}", True)

@@ -375,7 +375,34 @@ def assert_passes_with(frame: Any) -> bool | None:
         # `assert all([e < tol for e in errs])`: each element goes to a list, the list to
         # all() (or any()), its answer to the assert, as a generator's elements do
         return _passes_after_list(frame, code, at, i + 1)
+    original = _dynamo_original(frame.f_code, code[i])
+    if original is not None:
+        return _passes_at(*original)
     return _passes_at(code, at, i, frame.f_code)
+
+
+def _dynamo_original(code_object: Any, instruction: Any) -> tuple | None:
+    """Where `code_object` is bytecode dynamo wrote for a compiled frame, the original
+    code's instructions, {offset: index}, the index of `instruction` there and the original
+    code object (see _passes_at); else None. At a graph break on a condition dynamo's code
+    calls the graph, then runs the original jump itself (the same opname and source
+    positions), whose two ends call resume functions: the raise a check leads to is in the
+    original code only. (VITS's spline: `if torch.min(x) < left or torch.max(x) > right:
+    raise ValueError(...)`, compiled, raised on a placeholder.)"""
+    dynamo_utils = sys.modules.get("torch._dynamo.utils")
+    original = getattr(dynamo_utils, "orig_code_map", {}).get(code_object) if dynamo_utils else None
+    if original is None:
+        return None
+    read = _instructions(original)
+    if read is None:
+        return None
+    code, at, _ = read
+    same = [
+        j
+        for j, ins in enumerate(code)
+        if ins.opname == instruction.opname and ins.positions == instruction.positions
+    ]
+    return (code, at, same[0], original) if len(same) == 1 else None
 
 
 def _passes_at(code: list, at: dict, i: int, code_object: Any = None) -> bool | None:
