@@ -44,10 +44,10 @@ _warned: list[bool] = []
 class _TensorType(type):
     """The type of each stand-in (`torch.cuda.LongTensor` is a class of it), named as
     PyTorch's own metaclass, `torch.tensortype`: dynamo knows legacy types by that name
-    (`x.type(T)` in a compiled frame) and by its table of them, where install() adds the
-    stand-ins, and then puts a call of one in the graph as it does the real type's (a class of
-    another metaclass was constructed by dynamo as a plain Python object: "LongTensor() takes
-    no arguments")."""
+    (`x.type(T)` in a compiled frame), and puts a call of one in the graph as it does the real
+    type's, reading torch.cuda's names (install()). (A class standing in with a metaclass of
+    another name was called by dynamo as a plain Python class: "LongTensor() takes no
+    arguments".)"""
 
     dtype: Any
     _torch: Any
@@ -130,10 +130,12 @@ def _is_size(torch: Any, args: tuple) -> bool:
 
 def type_named(torch: Any, value: Any) -> tuple[bool, Any] | None:
     """(on the GPU, dtype) of a legacy type given to `Tensor.type(...)`: a name
-    ('torch.cuda.FloatTensor', 'torch.HalfTensor') or a type (PyTorch's own or a stand-in);
-    None for anything else (a dtype: the call keeps the tensor's device)."""
-    if isinstance(value, type) and type(value).__name__ == "tensortype":  # PyTorch's or a stand-in
-        value = f"{value.__module__}.{value.__name__}"
+    ('torch.cuda.FloatTensor', 'torch.HalfTensor') or a type (a stand-in or PyTorch's own,
+    whose `is_cuda` and `dtype` say it; read so in a compiled frame too, where dynamo traces
+    this: `type(t).__name__` there was a descriptor it could not put in a graph); None for
+    anything else (a dtype: the call keeps the tensor's device)."""
+    if isinstance(value, (_TensorType, type(torch.FloatTensor))):
+        return bool(value.is_cuda), value.dtype
     if not isinstance(value, str):
         return None
     parts = value.split(".")
@@ -161,8 +163,8 @@ def type_name(torch: Any, dtype: Any, on_gpu: bool) -> str:
 
 
 def install(torch: Any) -> None:
-    """Put the stand-ins in torch.cuda and in dynamo's table of tensor types, which it reads
-    for `isinstance` and `.type()` in a compiled frame. (Again in one process: the same.)"""
+    """Put the stand-ins in torch.cuda, where dynamo finds them too. (Again in one process:
+    the same.)"""
     from kx_core.compile.capturing.import_hooks import after_import
 
     stand_ins = {}
@@ -199,16 +201,14 @@ def install(torch: Any) -> None:
     torch.set_default_tensor_type = set_default_tensor_type
 
     def known_to_dynamo(dynamo: Any) -> None:
-        table = getattr(sys.modules.get("torch._dynamo.utils"), "tensortype_to_dtype", None)
-        if table is None:
-            return
-        for stand_in in stand_ins.values():
-            table.setdefault(stand_in, (stand_in.dtype,))
-        # (dynamo's set of classes it puts in graphs is made from that table once)
+        # dynamo puts a call of torch.cuda's legacy types in its graph, as it does torch's own
+        # classes: it reads them from torch.cuda once, into a cached set, which must hold the
+        # stand-ins. (Its table of types for `isinstance` holds the host's types only: there
+        # `isinstance(x, torch.cuda.FloatTensor)` is False in a compiled frame on a GPU too, and
+        # is left so.)
         user_defined = sys.modules.get("torch._dynamo.variables.user_defined")
         in_graph = getattr(getattr(user_defined, "UserDefinedClassVariable", None), "_in_graph_classes", None)
         if hasattr(in_graph, "cache_clear"):
             in_graph.cache_clear()
 
-    # (once dynamo is whole: a hook on its utils module ran inside a circular import there)
     after_import("torch._dynamo", known_to_dynamo)
