@@ -580,9 +580,11 @@ def test_max_autotune_compiles_its_templates_and_says_which_timings_it_guessed()
         assert any(n.startswith("triton_tem_fused_addmm") for n in names), names
         assert not [d for d in r.diagnostics if d.kind == "not-captured"]
         timed = [d for d in r.diagnostics if d.kind == "placeholder" and "max-autotune timing" in d.message]
-        # forward: addmm + relu's input, and the second addmm; backward: two mm each
+        # the forward's addmm + relu and its second addmm (no backward runs, so none is
+        # lowered: the H100's run has no backward kernel either)
         call = 1 + path.read_text().splitlines().index("y = compiled(x)")
-        assert len(timed) >= 4 and {d.line for d in timed} == {call}
+        assert len(timed) >= 2 and {d.line for d in timed} == {call}
+        assert not [n for n in names if "backward" in n], names
 
 
 def test_a_failed_compile_of_torchs_own_wrapper_frame_is_reported_at_the_files_line():

@@ -6,9 +6,7 @@ Only the worker imports this module.
 
 from __future__ import annotations
 
-import contextlib
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,9 +44,6 @@ class CaptureState:
     # before the compile ends (early_stages.py; None once sent, and in most config children)
     compiling: tuple[Any, AutotuneConfig | None] | None = None
     early_writer: Any = None
-    # where new records go instead of out, while something a real run compiles later is
-    # compiled ahead (backward_lowering: a graph's backward, until it first runs)
-    held: list[tuple[str, CompiledKernel]] | None = None
 
     def join_prefetch(self) -> None:
         """Wait for the background triton_key() rather than computing it twice."""
@@ -60,19 +55,7 @@ class CaptureState:
         """Report a phase's duration (summed by the parent per name)."""
         self.writer.send(protocol.Timing(name, seconds))
 
-    @contextlib.contextmanager
-    def holding(self, into: list[tuple[str, CompiledKernel]]) -> Iterator[None]:
-        """Records of kernels not sent before are kept in `into` instead of sent."""
-        saved, self.held = self.held, into
-        try:
-            yield
-        finally:
-            self.held = saved
-
     def send_kernel(self, key: str, record: CompiledKernel) -> None:
-        if self.held is not None and key not in self.seen:
-            self.held.append((key, record))
-            return
         if record.status != "not-launched":
             self.launched.add(record.name)
         if record.status == "compiled":

@@ -27,9 +27,13 @@ from kx_core.compile.capturing.device import known_values
 # there was no fake impl or Meta kernel registered. You may have run into this message..."
 _NO_META = re.compile(r"(\w+)::(\w+)(?:\.\w+)?: attempted to run this operator with Meta tensors")
 
+# Example: "Could not run 'aten::mm' with arguments from the 'SparseMeta' backend. This could
+# be because the operator doesn't exist for this backend..."
+_NO_SPARSE_META = re.compile(r"Could not run '(\w+)::(\w+)' with arguments from the 'SparseMeta' backend")
+
 _STAND_IN_LIMIT = 1 << 26  # elements of stand-ins an op may take on the CPU (256 MiB of fp32)
 
-_registered: set[str] = set()
+_registered: set[tuple[str, str]] = set()  # (op, dispatch key)
 _libraries: list[Any] = []  # (a Library's registrations last as long as the object)
 
 
@@ -38,16 +42,21 @@ def register_for(torch: Any, error: BaseException) -> bool:
     from their CPU kernels; whether one was registered now (the caller then runs the op
     again)."""
     match = _NO_META.search(str(error))
+    sparse = match is None
+    if sparse:
+        match = _NO_SPARSE_META.search(str(error))
     if match is None:
         return False
     namespace, op = match.group(1), match.group(2)
+    # (a sparse tensor's op: its kernel at the SparseMeta key, made from its SparseCPU one)
+    key, cpu_key = ("SparseMeta", "SparseCPU") if sparse else ("Meta", "CPU")
     family = [
         name
         for name in torch._C._dispatch_get_all_op_names()
         if name.split(".")[0] in (f"{namespace}::{op}", f"{namespace}::{op}_backward")
-        and name not in _registered
-        and torch._C._dispatch_has_kernel_for_dispatch_key(name, "CPU")
-        and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "Meta")
+        and (name, key) not in _registered
+        and torch._C._dispatch_has_kernel_for_dispatch_key(name, cpu_key)
+        and not torch._C._dispatch_has_kernel_for_dispatch_key(name, key)
         and not torch._C._dispatch_has_kernel_for_dispatch_key(name, "CompositeImplicitAutograd")
     ]
     if not family:
@@ -65,8 +74,9 @@ def register_for(torch: Any, error: BaseException) -> bool:
     library = torch.library.Library(namespace, "IMPL")
     _libraries.append(library)
     for name, overload_op in ops.items():
-        library.impl(name.split("::")[1], _meta_kernel(torch, overload_op), "Meta")
-        _registered.add(name)
+        kernel = _sparse_meta_kernel(torch, overload_op) if sparse else _meta_kernel(torch, overload_op)
+        library.impl(name.split("::")[1], kernel, key)
+        _registered.add((name, key))
     return True
 
 
@@ -94,6 +104,21 @@ def _meta_kernel(torch: Any, op: Any) -> Any:
                 second, _ = _run_on(torch, op, args, kwargs, _distinct)
                 if _shapes(torch, first) != _shapes(torch, second):
                     raise NotImplementedError(f"{op}: {_DECLINED} (other stand-ins give it other sizes)")
+            return _as_meta(torch, first)
+
+    return kernel
+
+
+def _sparse_meta_kernel(torch: Any, op: Any) -> Any:
+    """A sparse op's outputs (`torch.sparse.mm`, a sparse COO matrix times a dense one:
+    pyGAT's SpecialSpmmFunction) laid out as its CPU kernel lays them out; a sparse stand-in
+    holds the entries kx knows, else none (a dense result's size does not follow them)."""
+
+    def kernel(*args: Any, **kwargs: Any) -> Any:
+        with torch._C.DisableTorchFunction():
+            first, _ = _run_on(torch, op, args, kwargs, _zeros)
+            if any(r.layout != torch.strided for r in known_values.flat_tensors(first, torch, [])):
+                raise NotImplementedError(f"{op}: {_DECLINED} (a non-strided result)")
             return _as_meta(torch, first)
 
     return kernel
@@ -127,6 +152,8 @@ def _run_on(torch: Any, op: Any, args: tuple, kwargs: dict, stand_in: Any) -> tu
     elements = [0]
 
     def cpu(a: Any) -> Any:
+        if isinstance(a, torch.Tensor) and a.is_meta and a.layout == torch.sparse_coo:
+            return _sparse_stand_in(torch, a)
         if isinstance(a, torch.Tensor) and a.is_meta:
             elements[0] += a.numel()
             if elements[0] > _STAND_IN_LIMIT:
@@ -149,6 +176,19 @@ def _run_on(torch: Any, op: Any, args: tuple, kwargs: dict, stand_in: Any) -> tu
     cpu_kwargs = {k: cpu(v) for k, v in kwargs.items()}
     with torch.no_grad():
         return op(*cpu_args, **cpu_kwargs), unknown[0]
+
+
+def _sparse_stand_in(torch: Any, a: Any) -> Any:
+    """A sparse COO capture tensor on the CPU: its entries where kx knows its indices and
+    values, else none."""
+    indices, values = a._indices(), a._values()
+    known_indices, known_values_ = known_values.value_of(indices), known_values.value_of(values)
+    if known_indices is not None and known_values_ is not None and indices.numel() <= _STAND_IN_LIMIT:
+        i, v = known_indices[0].clone(), known_values_[0].clone()
+    else:
+        i = torch.zeros((indices.shape[0], 0), dtype=indices.dtype)
+        v = torch.zeros((0, *values.shape[1:]), dtype=values.dtype)
+    return torch.sparse_coo_tensor(i, v, tuple(a.shape), dtype=a.dtype, check_invariants=False)
 
 
 def _shapes(torch: Any, result: Any) -> Any:

@@ -28,9 +28,11 @@ are the real run's.
 
 A kernel language of its own to kx (records/languages.py: "inductor"), whose capture
 applies to every file: torch.compile may be called anywhere, or by a library the file
-imports. The worker calls `install` before the file is imported or run, and `prepare`
-and `finish` around a run (capturing/languages/__init__.py): a backward graph kx lowers
-ahead is shown once it runs (backward_lowering).
+imports. The worker calls `install` before the file is imported or run
+(capturing/languages/__init__.py). A graph's backward is lowered when AOTAutograd lowers it
+on a GPU: lazily, at its first backward (so never where no backward runs, and with the
+donated buffers that backward allows), or with the forward where the forward saves sizes
+for it; Inductor compiles without the capture's torch function mode either way.
 
 Runs only inside the capture worker; the patches wait until Inductor's modules are
 imported (kx_core.compile.capturing.import_hooks), so a file without Inductor pays nothing.
@@ -54,9 +56,7 @@ from kx_core.compile.capturing import capture_state
 from kx_core.compile.capturing.device import cuda_hooks, gpu_fakes
 from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.languages import (
-    Captured,
     autotune_choice,
-    backward_lowering,
     inductor_origins,
     pad_mm_choice,
 )
@@ -118,17 +118,6 @@ def install(target: Target, path: str) -> None:
     _patch_runtime(_send_chosen)
     install_torch_compile(_not_captured)
     inductor_origins.install(path)
-
-
-def prepare(text: str, target: Target) -> backward_lowering.Backwards:
-    """Before the file runs: a backward graph kx lowers with its forward is shown once it
-    runs (backward_lowering)."""
-    return backward_lowering.start()
-
-
-def finish(state: backward_lowering.Backwards, namespace: dict, path: str, target: Target) -> Captured:
-    """After the run: the backward graphs that never ran, said."""
-    return Captured(diagnostics=backward_lowering.unreleased(state))
 
 
 def _send_chosen(autotuner: Any, config: Any) -> None:
@@ -471,12 +460,6 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
         _stand_ins_as_constants(importlib.import_module(name))
     _numpy_values_past_the_capture_mode()
     dynamo_config.suppress_errors = True
-    functorch_config = importlib.import_module("torch._functorch.config")
-    if hasattr(functorch_config, "force_non_lazy_backward_lowering"):
-        # the backward graph is compiled with the forward, inside dynamo's compile (where
-        # no torch function mode is on), not lazily at the first backward, where the
-        # capture's mode is on and Inductor's compile-time tensors would become meta
-        functorch_config.force_non_lazy_backward_lowering = True
     after_import("torch._dynamo.trace_rules", _tensor_base_methods_traceable)
     after_import("torch._inductor.compile_fx", _compile_without_modes)
     after_import("torch._inductor.compile_fx", _compiled_graphs_carry_known_values)
@@ -598,7 +581,7 @@ def _compile_without_modes(module: Any) -> None:
         @functools.wraps(lower)
         def _compile_fx_inner(*args: Any, **kwargs: Any) -> Any:
             graph = None if kwargs.get("is_inference") or not args else _graph_copy(args[0])
-            compiled = backward_lowering.lowered(lower, args, kwargs)
+            compiled = lower(*args, **kwargs)
             if graph is not None:
                 _runs_carry_known_values(compiled, graph)
             return compiled
