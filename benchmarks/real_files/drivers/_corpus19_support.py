@@ -40,3 +40,22 @@ def causal_block_mask(n_blocks: int, block: int, device) -> "torch.Tensor":  # n
 
     lay = torch.tril(torch.ones(n_blocks, n_blocks, dtype=torch.bool, device=device))
     return lay.repeat_interleave(block, 0).repeat_interleave(block, 1)
+
+
+def two_moons(n: int, noise: float = 0.05, seed: int = 0):
+    """sklearn.datasets.make_moons' two interleaved half circles (kx's numpy code; sklearn is
+    not on the GPU machine), as float32 (n, 2)."""
+    rng = np.random.default_rng(seed)
+    n_out, n_in = n // 2, n - n // 2
+    t_out, t_in = np.linspace(0, np.pi, n_out), np.linspace(0, np.pi, n_in)
+    x = np.concatenate([np.stack([np.cos(t_out), np.sin(t_out)], 1), np.stack([1 - np.cos(t_in), 1 - np.sin(t_in) - 0.5], 1)])
+    x = x + rng.normal(scale=noise, size=x.shape)
+    return x[rng.permutation(n)].astype(np.float32)
+
+
+def namespace_tree(d: dict):
+    """A nested dict as nested SimpleNamespaces (the shape DDIM's main.py gives its YAML config
+    with dict2namespace; kx's code)."""
+    from types import SimpleNamespace
+
+    return SimpleNamespace(**{k: namespace_tree(v) if isinstance(v, dict) else v for k, v in d.items()})
