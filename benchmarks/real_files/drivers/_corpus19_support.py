@@ -59,3 +59,35 @@ def namespace_tree(d: dict):
     from types import SimpleNamespace
 
     return SimpleNamespace(**{k: namespace_tree(v) if isinstance(v, dict) else v for k, v in d.items()})
+
+
+def install_aiayn_train_standins() -> None:
+    """attention-is-all-you-need-pytorch's train.py imports dill, tqdm and the legacy torchtext
+    data API at the top for its data loading; the driver feeds its own batches to train_epoch /
+    eval_epoch, so these are stand-ins (tqdm passes the iterable through)."""
+    stub_module("dill", load=unavailable("dill.load"), dump=unavailable("dill.dump"))
+    stub_module("tqdm", tqdm=lambda it, *a, **k: it)
+    stub_module("torchtext")
+    stub_module("torchtext.data", Field=unavailable("Field"), Dataset=unavailable("Dataset"), BucketIterator=unavailable("BucketIterator"))
+    stub_module("torchtext.datasets", TranslationDataset=unavailable("TranslationDataset"))
+
+
+def reversal_batches(n_batches: int, batch: int, max_len: int, vocab: int, pad: int, bos: int, eos: int, seed: int = 0):
+    """A toy translation task in torchtext's legacy batch layout (kx's code): .src is
+    (src_len, batch) token ids, .trg is (trg_len, batch) = BOS + the source reversed + EOS, both
+    padded with `pad`; sources have random lengths in [max_len // 2, max_len]."""
+    import torch
+    from types import SimpleNamespace
+
+    g = torch.Generator().manual_seed(seed)
+    out = []
+    for _ in range(n_batches):
+        lens = torch.randint(max_len // 2, max_len + 1, (batch,), generator=g)
+        src = torch.full((batch, max_len), pad, dtype=torch.long)
+        trg = torch.full((batch, max_len + 2), pad, dtype=torch.long)
+        for i, n in enumerate(lens.tolist()):
+            toks = torch.randint(4, vocab, (n,), generator=g)
+            src[i, :n] = toks
+            trg[i, 0], trg[i, 1 : n + 1], trg[i, n + 1] = bos, toks.flip(0), eos
+        out.append(SimpleNamespace(src=src.t().contiguous(), trg=trg.t().contiguous()))
+    return out
