@@ -7,8 +7,9 @@ conditioners); MAF with a MADE ARMLP whose inverse decodes one dimension at a ti
 loop with in-place column writes) trained as the repo's notebook trains them on 2-D two-moons
 data (prior a standard normal, loss = -(prior_logprob + log_det).sum(), Adam), forward wrapped
 in kx's torch.compile and the sampling inverse (model.backward) compiled too. Default device set
-to the GPU (the file's torch.zeros(m) calls take it). An eager twin (deep copy made before the
-first batch) is trained on the same batches; parameters, log-likelihood and the sampled inverse
+to the GPU (the file's torch.zeros(m) calls take it). The first batch's ActNorm initialisation is run
+eagerly before compiling (under Inductor, compiling it made the parameters diverge from eager
+on this CPU; aot_eager matched). An eager twin (deep copy made after that) is trained on the same batches; parameters, log-likelihood and the sampled inverse
 are checked against it."""
 
 import copy
@@ -39,7 +40,9 @@ def maf():
 
 for name, build in (("RealNVP", realnvp), ("MAF", maf)):
     model = build()
-    twin = copy.deepcopy(model)  # before the first batch: ActNorm not yet initialised
+    with torch.no_grad():  # ActNorm's data-dependent init on the first batch, eagerly: under Inductor
+        model(data[:BATCH])  # its .data rewrite inside the compiled forward diverges (found here)
+    twin = copy.deepcopy(model)
     fwd = torch.compile(model)
     opt_c = torch.optim.Adam(model.parameters(), lr=1e-4 if S.small() else 1e-3, weight_decay=1e-5)
     opt_e = torch.optim.Adam(twin.parameters(), lr=1e-4 if S.small() else 1e-3, weight_decay=1e-5)
