@@ -33,7 +33,7 @@ class ToyPendulumV1(ToyPendulum):
         return obs, r, False, trunc, {}
 
 
-def causal_block_mask(n_blocks: int, block: int, device) -> "torch.Tensor":  # noqa: F821
+def causal_block_mask(n_blocks: int, block: int, device) -> torch.Tensor:  # noqa: F821
     """Element-level (n_blocks * block)^2 boolean mask of the lower-triangular block pattern
     (True = the block takes part): the dense reference for a block-causal sparsity layout."""
     import torch
@@ -48,7 +48,9 @@ def two_moons(n: int, noise: float = 0.05, seed: int = 0):
     rng = np.random.default_rng(seed)
     n_out, n_in = n // 2, n - n // 2
     t_out, t_in = np.linspace(0, np.pi, n_out), np.linspace(0, np.pi, n_in)
-    x = np.concatenate([np.stack([np.cos(t_out), np.sin(t_out)], 1), np.stack([1 - np.cos(t_in), 1 - np.sin(t_in) - 0.5], 1)])
+    x = np.concatenate(
+        [np.stack([np.cos(t_out), np.sin(t_out)], 1), np.stack([1 - np.cos(t_in), 1 - np.sin(t_in) - 0.5], 1)]
+    )
     x = x + rng.normal(scale=noise, size=x.shape)
     return x[rng.permutation(n)].astype(np.float32)
 
@@ -68,16 +70,24 @@ def install_aiayn_train_standins() -> None:
     stub_module("dill", load=unavailable("dill.load"), dump=unavailable("dill.dump"))
     stub_module("tqdm", tqdm=lambda it, *a, **k: it)
     stub_module("torchtext")
-    stub_module("torchtext.data", Field=unavailable("Field"), Dataset=unavailable("Dataset"), BucketIterator=unavailable("BucketIterator"))
+    stub_module(
+        "torchtext.data",
+        Field=unavailable("Field"),
+        Dataset=unavailable("Dataset"),
+        BucketIterator=unavailable("BucketIterator"),
+    )
     stub_module("torchtext.datasets", TranslationDataset=unavailable("TranslationDataset"))
 
 
-def reversal_batches(n_batches: int, batch: int, max_len: int, vocab: int, pad: int, bos: int, eos: int, seed: int = 0):
+def reversal_batches(
+    n_batches: int, batch: int, max_len: int, vocab: int, pad: int, bos: int, eos: int, seed: int = 0
+):
     """A toy translation task in torchtext's legacy batch layout (kx's code): .src is
     (src_len, batch) token ids, .trg is (trg_len, batch) = BOS + the source reversed + EOS, both
     padded with `pad`; sources have random lengths in [max_len // 2, max_len]."""
-    import torch
     from types import SimpleNamespace
+
+    import torch
 
     g = torch.Generator().manual_seed(seed)
     out = []

@@ -12,10 +12,11 @@ Data: a toy reversal translation task in the legacy torchtext batch layout. Chec
 loss / accuracy from the project's own loop, eval-mode logits compiled vs an eager twin, and the
 beam-search outputs compiled vs eager (at least half identical: near-tied beam scores may reorder)."""
 
+from types import SimpleNamespace
+
 import _corpus19_support as S
 import torch
 import torch.optim as optim
-from types import SimpleNamespace
 
 S.install_aiayn_train_standins()
 import aiayn_train as train  # noqa: E402
@@ -31,19 +32,39 @@ V, D, DI, NL, NH, MAXLEN, BATCH, NB, EPOCHS, BEAM, N_TRANS = S.pick(
 )
 opt = SimpleNamespace(src_pad_idx=PAD, trg_pad_idx=PAD, d_model=D)
 hp = dict(d_k=D // NH, d_v=D // NH, d_model=D, d_word_vec=D, d_inner=DI, n_layers=NL, n_head=NH, dropout=0.1)
-model = Transformer(V, V, src_pad_idx=PAD, trg_pad_idx=PAD, trg_emb_prj_weight_sharing=True,
-                    emb_src_trg_weight_sharing=True, scale_emb_or_prj="prj", **hp).to(dev)
+model = Transformer(
+    V,
+    V,
+    src_pad_idx=PAD,
+    trg_pad_idx=PAD,
+    trg_emb_prj_weight_sharing=True,
+    emb_src_trg_weight_sharing=True,
+    scale_emb_or_prj="prj",
+    **hp,
+).to(dev)
 compiled = torch.compile(model)
-optimizer = ScheduledOptim(optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-09), 2.0, D, 4000 if not S.small() else 10)
+optimizer = ScheduledOptim(
+    optim.Adam(model.parameters(), betas=(0.9, 0.98), eps=1e-09), 2.0, D, 4000 if not S.small() else 10
+)
 train_data = S.reversal_batches(NB, BATCH, MAXLEN, V, PAD, BOS, EOS, seed=0)
 val_data = S.reversal_batches(2, BATCH, MAXLEN, V, PAD, BOS, EOS, seed=1)
 for epoch in range(EPOCHS):
     tr_loss, tr_acc = train.train_epoch(compiled, train_data, optimizer, opt, dev, smoothing=True)
     va_loss, va_acc = train.eval_epoch(compiled, val_data, dev, opt)
-    print(f"epoch {epoch}: train loss/word {tr_loss:.3f} acc {tr_acc:.3f}; val loss/word {va_loss:.3f} acc {va_acc:.3f}")
+    print(
+        f"epoch {epoch}: train loss/word {tr_loss:.3f} acc {tr_acc:.3f}; val loss/word {va_loss:.3f} acc {va_acc:.3f}"
+    )
 
-eager = Transformer(V, V, src_pad_idx=PAD, trg_pad_idx=PAD, trg_emb_prj_weight_sharing=True,
-                    emb_src_trg_weight_sharing=True, scale_emb_or_prj="prj", **hp).to(dev)
+eager = Transformer(
+    V,
+    V,
+    src_pad_idx=PAD,
+    trg_pad_idx=PAD,
+    trg_emb_prj_weight_sharing=True,
+    emb_src_trg_weight_sharing=True,
+    scale_emb_or_prj="prj",
+    **hp,
+).to(dev)
 eager.load_state_dict(model.state_dict())
 model.eval()
 eager.eval()
@@ -63,6 +84,9 @@ for i in range(N_TRANS):
     same += out_c == out_e
     print(f"beam {BEAM}: src len {s.size(1)} -> {len(out_c)} tokens, compiled == eager: {out_c == out_e}")
 print(f"eval logits compiled vs eager rel err {e_logits:.1e}; {same}/{N_TRANS} beam outputs identical")
-assert torch.isfinite(torch.tensor(tr_loss)) and e_logits < 1e-3 and 2 * same >= N_TRANS, (e_logits, same)  # near-tied beams may reorder
+assert torch.isfinite(torch.tensor(tr_loss)) and e_logits < 1e-3 and 2 * same >= N_TRANS, (
+    e_logits,
+    same,
+)  # near-tied beams may reorder
 torch.cuda.synchronize()
 print("aiayn_compile_train_beam ok")

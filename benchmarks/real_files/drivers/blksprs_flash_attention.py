@@ -28,10 +28,16 @@ att_layout = bs.layouting.build_causal_self_attention_layout(lengths, BLK)
 
 cache = {}
 o_s = bs.ops.flash_attention(
-    bs.ops.to_sparse(q, lay_qkv, BLK), lay_qkv,
-    bs.ops.to_sparse(k, lay_qkv, BLK), lay_qkv,
-    bs.ops.to_sparse(v, lay_qkv, BLK), lay_qkv,
-    att_layout, BLK, layout_cache=cache, causal_lengths=lengths,
+    bs.ops.to_sparse(q, lay_qkv, BLK),
+    lay_qkv,
+    bs.ops.to_sparse(k, lay_qkv, BLK),
+    lay_qkv,
+    bs.ops.to_sparse(v, lay_qkv, BLK),
+    lay_qkv,
+    att_layout,
+    BLK,
+    layout_cache=cache,
+    causal_lengths=lengths,
 )
 lay_o = cache.get("sparsity_layout_o", bs.layouting.build_sparsity_layout_matmul(att_layout, lay_qkv))
 out = bs.ops.to_dense(o_s, lay_o, BLK)
@@ -52,7 +58,8 @@ want = [ref.detach()] + [t.grad for t in (q, k, v)]
 errs = [S.rel_err(a * valid[..., None], b * valid[..., None]) for a, b in zip(got, want)]
 print(
     f"{BH} x {SEQ} x {HD}, blocks {BLK}, valid lengths {lengths.min().item()}..{lengths.max().item()}, "
-    f"{int(att_layout.sum())} attention blocks: out / dq / dk / dv rel err " + " / ".join(f"{e:.1e}" for e in errs)
+    f"{int(att_layout.sum())} attention blocks: out / dq / dk / dv rel err "
+    + " / ".join(f"{e:.1e}" for e in errs)
 )
 assert max(errs) < 2e-2, errs
 torch.cuda.synchronize()

@@ -31,11 +31,22 @@ lay = torch.ones(BH, nq, nd, dtype=torch.bool, device=dev)
 att_layout = bs.layouting.build_causal_self_attention_layout(lengths, BLK)
 
 o_s = bs.ops.flash_attention_relative_embedding(
-    bs.ops.to_sparse(q, lay, BLK), lay,
-    bs.ops.to_sparse(k, lay, BLK), lay,
-    bs.ops.to_sparse(v, lay, BLK), lay,
-    att_layout, BLK, pos, pos, table, -MAXREL, MAXREL,
-    key_relations_are_unique=True, causal_lengths=lengths, sparsity_layout_o=lay,
+    bs.ops.to_sparse(q, lay, BLK),
+    lay,
+    bs.ops.to_sparse(k, lay, BLK),
+    lay,
+    bs.ops.to_sparse(v, lay, BLK),
+    lay,
+    att_layout,
+    BLK,
+    pos,
+    pos,
+    table,
+    -MAXREL,
+    MAXREL,
+    key_relations_are_unique=True,
+    causal_lengths=lengths,
+    sparsity_layout_o=lay,
 )
 out = bs.ops.to_dense(o_s, lay, BLK)
 g_out = torch.randn_like(out)

@@ -11,8 +11,8 @@ torch.compile for both. Data: random images in [-1, 1] (no dataset on the GPU ma
 losses finite, and in eval mode the compiled UNet and the DDIM trajectory from the same noise
 against the eager UNet with the same (EMA) weights."""
 
-import numpy as np
 import _corpus19_support as S
+import numpy as np
 import torch
 from functions import get_optimizer
 from functions.denoising import generalized_steps
@@ -29,16 +29,40 @@ config = S.namespace_tree(
     {
         "data": {"image_size": RES, "channels": 3},
         "model": {
-            "type": "simple", "in_channels": 3, "out_ch": 3, "ch": CH, "ch_mult": MULT,
-            "num_res_blocks": NRB, "attn_resolutions": ATTN, "dropout": 0.1, "var_type": "fixedlarge",
-            "ema_rate": 0.9999, "ema": True, "resamp_with_conv": True,
+            "type": "simple",
+            "in_channels": 3,
+            "out_ch": 3,
+            "ch": CH,
+            "ch_mult": MULT,
+            "num_res_blocks": NRB,
+            "attn_resolutions": ATTN,
+            "dropout": 0.1,
+            "var_type": "fixedlarge",
+            "ema_rate": 0.9999,
+            "ema": True,
+            "resamp_with_conv": True,
         },
-        "diffusion": {"beta_schedule": "linear", "beta_start": 0.0001, "beta_end": 0.02, "num_diffusion_timesteps": 1000},
-        "optim": {"weight_decay": 0.0, "optimizer": "Adam", "lr": 0.0002, "beta1": 0.9, "amsgrad": False, "eps": 1e-8, "grad_clip": 1.0},
+        "diffusion": {
+            "beta_schedule": "linear",
+            "beta_start": 0.0001,
+            "beta_end": 0.02,
+            "num_diffusion_timesteps": 1000,
+        },
+        "optim": {
+            "weight_decay": 0.0,
+            "optimizer": "Adam",
+            "lr": 0.0002,
+            "beta1": 0.9,
+            "amsgrad": False,
+            "eps": 1e-8,
+            "grad_clip": 1.0,
+        },
     }
 )
 T = config.diffusion.num_diffusion_timesteps
-b = torch.from_numpy(np.linspace(0.0001, 0.02, T, dtype=np.float64)).float().to(dev)  # get_beta_schedule("linear")
+b = (
+    torch.from_numpy(np.linspace(0.0001, 0.02, T, dtype=np.float64)).float().to(dev)
+)  # get_beta_schedule("linear")
 
 model = Model(config).to(dev)
 compiled = torch.compile(model)

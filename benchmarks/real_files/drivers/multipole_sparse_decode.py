@@ -39,18 +39,22 @@ keep = torch.rand(KVH, N_CLUSTER, device=dev) < density  # what centroid_lookup 
 sm_scale = 1.0 / math.sqrt(D)
 
 o = torch.zeros(1, KVH, GROUPS, D, device=dev, dtype=torch.float32)
-l = torch.zeros(1, KVH, GROUPS, device=dev, dtype=torch.float32)
+l_sum = torch.zeros(1, KVH, GROUPS, device=dev, dtype=torch.float32)
 m = torch.zeros(1, KVH, GROUPS, device=dev, dtype=torch.float32) - float("inf")
 
 dummy = torch.ones(1, KVH, N_RECENT, dtype=torch.bool, device=dev)
 k_idx, head_kv_len, num_kv_blocks, head_start_block = compute_k_idx_optimized(dummy)
-out_in, mx, denom = dynamic_sparse_attention(q, k_in, v_in, k_idx, head_kv_len, num_kv_blocks, head_start_block, o, m, l, sm_scale=sm_scale)
+out_in, mx, denom = dynamic_sparse_attention(
+    q, k_in, v_in, k_idx, head_kv_len, num_kv_blocks, head_start_block, o, m, l_sum, sm_scale=sm_scale
+)
 
 k_idx, head_kv_len, num_kv_blocks, head_start_block = compute_k_idx_optimized(keep.unsqueeze(0))
 idx_ok = all(
     torch.equal(k_idx[0, h, : int(head_kv_len[0, h])], keep[h].nonzero().flatten()) for h in range(KVH)
 ) and torch.equal(head_kv_len[0].long(), keep.sum(1))
-out, mx, denom = dynamic_sparse_attention(q, k_cl, v_cl, k_idx, head_kv_len, num_kv_blocks, head_start_block, out_in, mx, denom, sm_scale=sm_scale)
+out, mx, denom = dynamic_sparse_attention(
+    q, k_cl, v_cl, k_idx, head_kv_len, num_kv_blocks, head_start_block, out_in, mx, denom, sm_scale=sm_scale
+)
 
 errs = []
 for h in range(KVH):

@@ -26,7 +26,9 @@ X_test, Y_test = data_generator(N_TEST, SEQ)
 X_train, Y_train, X_test, Y_test = (t.to(dev) for t in (X_train, Y_train, X_test, Y_test))
 
 model = TCN(2, 1, [NHID] * LEVELS, kernel_size=KSIZE, dropout=0.0).to(dev)
-eager = TCN(2, 1, [NHID] * LEVELS, kernel_size=KSIZE, dropout=0.0).to(dev)  # weight_norm modules refuse deepcopy
+eager = TCN(2, 1, [NHID] * LEVELS, kernel_size=KSIZE, dropout=0.0).to(
+    dev
+)  # weight_norm modules refuse deepcopy
 eager.load_state_dict(model.state_dict())
 compiled = torch.compile(model)
 opts = [optim.Adam(m.parameters(), lr=4e-3) for m in (model, eager)]
