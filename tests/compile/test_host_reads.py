@@ -1535,3 +1535,38 @@ def test_a_sparse_times_dense_product_in_an_autograd_function_runs_on_the_captur
         json.loads(ground.read_text())["output_tail"].splitlines()[0] in r.output
     )  # 2207 edges, as on the H100
     assert_as_real_run(r, ground)
+
+
+def test_a_one_element_tensor_among_a_sizes_elements_is_read_as_its_number(tmp_path):
+    """`torch.empty((1, n_blocks, 4))` with a 0-dim GPU count (MultipoleAttention's split-KV
+    buffers, corpus 19): PyTorch's argument parser reads the tensor element's value, which a
+    capture tensor cannot answer in C++ ("Tensor.item() cannot be called on meta tensors",
+    exit 4). Now each such element is read as the file's own `int(n)` would be: exact where
+    kx knows it (no guess said), a placeholder said where a kernel wrote it."""
+    probe = tmp_path / "sizes_from_counts.py"
+    probe.write_text(
+        "import torch\n"
+        "import triton\n"
+        "import triton.language as tl\n"
+        "@triton.jit\n"
+        "def count_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):\n"
+        "    offs = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offs, mask=offs < n, other=0)\n"
+        "    tl.store(out_ptr, tl.sum((x > 0).to(tl.int32)))\n"
+        "x = torch.randn(64, device='cuda')\n"
+        "known = torch.tensor(3, device='cuda')\n"
+        "shapes = [torch.empty((1, known, 4), device='cuda').shape, torch.empty(2, known, device='cuda').shape,\n"
+        "          x.new_zeros((known, 2)).shape, x[:6].view(known, 2).shape]\n"
+        "print('known', [tuple(s) for s in shapes])\n"
+        "count = torch.empty((), dtype=torch.int32, device='cuda')\n"
+        "count_kernel[(1,)](x, count, 64, BLOCK=64)\n"
+        "print('unknown', torch.empty((1, count, 4), device='cuda').dim())\n"
+    )
+    r = compile_file(CompileRequest(str(probe), target="cuda:90"), use_cache=False)
+    assert "known [(1, 3, 4), (2, 3), (3, 2), (3, 2)]" in r.output and "unknown 3" in r.output, [
+        str(d) for d in r.diagnostics
+    ]
+    said = [d for d in r.diagnostics if d.kind == "placeholder"]
+    assert [d.line for d in said] == [16] and "int(tensor)" in said[0].message, [
+        str(d) for d in r.diagnostics
+    ]

@@ -584,20 +584,44 @@ def _numbers_read(torch: Any, name: str, args: tuple, kwargs: dict) -> tuple[tup
     # (the op's places first, cached by name: most ops have none, and their arguments
     # are never looked at)
     positions, names = tensor_rules.number_places(torch, name)
+    size_at, size_names = tensor_rules.size_places(torch, name)
+    if size_at or size_names:
+        args, kwargs = _sizes_read(torch, args, kwargs, size_at, size_names)
     if not (positions or names) or not any(
         _one_element_capture(a)
         for a in (*(args[i] for i in positions if i < len(args)), *(kwargs[k] for k in names if k in kwargs))
     ):
         return args, kwargs
+    args = tuple(_read_number(torch, a) if i in positions else a for i, a in enumerate(args))
+    return args, {k: _read_number(torch, v) if k in names else v for k, v in kwargs.items()}
 
-    def read(a: Any) -> Any:
-        if not _one_element_capture(a):
-            return a
-        reader = "__float__" if a.dtype.is_floating_point else "__index__"
-        return _read_data(torch, reader, (a.reshape(()),), {})[1]
 
-    args = tuple(read(a) if i in positions else a for i, a in enumerate(args))
-    return args, {k: read(v) if k in names else v for k, v in kwargs.items()}
+def _read_number(torch: Any, a: Any) -> Any:
+    """A one-element capture tensor given where a number is taken, read as the file's own
+    `int(t)` (or `float(t)`) would read it; anything else as it is."""
+    if not _one_element_capture(a):
+        return a
+    reader = "__float__" if a.dtype.is_floating_point else "__index__"
+    return _read_data(torch, reader, (a.reshape(()),), {})[1]
+
+
+def _sizes_read(torch: Any, args: tuple, kwargs: dict, at: frozenset[int], names: frozenset[str]) -> tuple:
+    """The arguments with each one-element capture tensor among a size's elements read as
+    a number (tensor_rules.size_places): in a list or tuple there, or, where the size is
+    given as varargs (`torch.empty(2, n)`, `x.view(n, -1)`), in the arguments from there on."""
+
+    def elements(a: Any) -> Any:
+        if isinstance(a, (list, tuple)) and not isinstance(a, torch.Size):
+            return type(a)(_read_number(torch, x) for x in a)
+        return a
+
+    first = min(at) if at else None
+    if first is not None and first < len(args):
+        if isinstance(args[first], (list, tuple)):
+            args = tuple(elements(a) if i in at else a for i, a in enumerate(args))
+        else:
+            args = (*args[:first], *(_read_number(torch, a) for a in args[first:]))
+    return args, {k: elements(v) if k in names else v for k, v in kwargs.items()}
 
 
 # the torch.library registrations kx makes (kept alive: a Library drops its kernels when

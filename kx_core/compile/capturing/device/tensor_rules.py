@@ -404,6 +404,41 @@ def number_places(torch: Any, name: str) -> tuple[frozenset[int], frozenset[str]
     return found
 
 
+_SIZE_PLACES: dict[str, tuple[frozenset[int], frozenset[str]]] = {}
+
+
+def size_places(torch: Any, name: str) -> tuple[frozenset[int], frozenset[str]]:
+    """(positions, keyword names) where an overload of the ATen op `name` takes a list of
+    integers (a size: `SymInt[] size`) and none takes a tensor: PyTorch's argument parser
+    reads a one-element tensor among its elements (`torch.empty((1, n_blocks, 4))` with a
+    0-dim GPU count, MultipoleAttention's split-KV buffers), which a capture tensor cannot
+    answer in C++. Where the list is given as varargs (`x.view(n, -1)`), its elements start
+    at that position."""
+    if name in _SIZE_PLACES:
+        return _SIZE_PLACES[name]
+    lists: set[int] = set()
+    names: set[str] = set()
+    tensors: set[int] = set()
+    tensor_names: set[str] = set()
+    for schema in _aten_schemas(torch, name) if not name.startswith("_") else ():
+        for i, a in enumerate(schema.arguments):
+            kind = a.type.kind()
+            element = a.type.getElementType().kind() if kind in ("ListType", "OptionalType") else None
+            if kind == "OptionalType" and element == "ListType":
+                element = a.type.getElementType().getElementType().kind()
+            if element in ("IntType", "SymIntType"):
+                names.add(a.name)
+                if not a.kwarg_only:
+                    lists.add(i)
+            elif kind == "TensorType" or (kind == "OptionalType" and element == "TensorType"):
+                tensor_names.add(a.name)
+                if not a.kwarg_only:
+                    tensors.add(i)
+    found = (frozenset(lists - tensors), frozenset(names - tensor_names))
+    _SIZE_PLACES[name] = found
+    return found
+
+
 def _aten_schemas(torch: Any, name: str) -> list:
     """The schemas of every overload of the ATen op `name` ('histc' -> histc, histc.out);
     none where `name` is no ATen op."""
