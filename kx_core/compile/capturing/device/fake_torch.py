@@ -615,12 +615,23 @@ def _sizes_read(torch: Any, args: tuple, kwargs: dict, at: frozenset[int], names
             return type(a)(_read_number(torch, x) for x in a)
         return a
 
+    def found(values: Any) -> bool:
+        return any(
+            _one_element_capture(x)
+            for v in values
+            for x in (v if isinstance(v, (list, tuple)) and not isinstance(v, torch.Size) else (v,))
+        )
+
     first = min(at) if at else None
-    if first is not None and first < len(args):
-        if isinstance(args[first], (list, tuple)):
-            args = tuple(elements(a) if i in at else a for i, a in enumerate(args))
-        else:
-            args = (*args[:first], *(_read_number(torch, a) for a in args[first:]))
+    varargs = first is not None and first < len(args) and not isinstance(args[first], (list, tuple))
+    # (most calls have no capture tensor among their sizes: the arguments are left as they are)
+    places = args[first:] if varargs else tuple(a for i, a in enumerate(args) if i in at)
+    if not found(places) and not found(v for k, v in kwargs.items() if k in names):
+        return args, kwargs
+    if varargs:
+        args = (*args[:first], *(_read_number(torch, a) for a in args[first:]))
+    else:
+        args = tuple(elements(a) if i in at else a for i, a in enumerate(args))
     return args, {k: elements(v) if k in names else v for k, v in kwargs.items()}
 
 
