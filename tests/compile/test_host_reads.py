@@ -1570,3 +1570,18 @@ def test_a_one_element_tensor_among_a_sizes_elements_is_read_as_its_number(tmp_p
     assert [d.line for d in said] == [16] and "int(tensor)" in said[0].message, [
         str(d) for d in r.diagnostics
     ]
+
+
+def test_a_default_device_set_before_the_first_compile_is_the_compiled_codes_too():
+    """`torch.set_default_device("cuda")` before torch.compile is first used (minimalRL's
+    scripts, Karpathy's flows): a real run's compiled forward makes its `torch.zeros(m)` on
+    the GPU, beside the GPU weights. kx cleared every default when dynamo was first prepared
+    (meant for the capture's own meta default), so the zeros were the host's, dynamo stopped
+    at "found two different devices cpu, cuda:0" and the forward ran eagerly (exit 4)."""
+    path = HOST_READS / "compiled_default_device_flows.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [str(d) for d in r.diagnostics]
+    assert "flows cuda:0 cuda:0 (64, 8)" in r.output
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert any("backward" in n for n in names) and any("exp" in n for n in names), sorted(names)
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_default_device_flows.json")  # the H100's run

@@ -480,16 +480,21 @@ def _default_device_cpu(torch: Any) -> None:
     torch.compile'd function first called in a custom Function's backward: loss.backward()
     runs in the capture mode's handler, cut_cross_entropy's sort_logit_avg), and exiting it
     there raised "Expected a DeviceContext at the bottom of the mode stack": there the
-    context stays where it is and makes tensors on the CPU, as no default does."""
-    from torch.utils._device import DeviceContext
+    context stays where it is and makes tensors on the CPU, as no default does.
+    Only the capture's own default (meta) goes: a default the file set itself before its
+    first compile (`torch.set_default_device("cuda")`) is the real run's too, and dynamo
+    traces its DeviceContext into the graph (minimalRL's SAC and Karpathy's flows,
+    corpus 19: their `torch.zeros(n)` in compiled code had become host tensors beside
+    GPU weights, "found two different devices cpu, cuda:0")."""
 
+    context = getattr(getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None), "device_context", None)
+    if context is None or torch.device(context.device).type != "meta":
+        return
     stack = torch._C._len_torch_function_stack()
-    if stack and isinstance(torch._C._get_function_stack_at(0), DeviceContext):
+    if stack and torch._C._get_function_stack_at(0) is context:
         torch.set_default_device(None)
         return
-    context = getattr(getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None), "device_context", None)
-    if context is not None:
-        context.device = torch.device("cpu")
+    context.device = torch.device("cpu")
 
 
 def no_cuda_here(exc: BaseException) -> bool:
