@@ -1580,7 +1580,9 @@ def test_a_default_device_set_before_the_first_compile_is_the_compiled_codes_too
     at "found two different devices cpu, cuda:0" and the forward ran eagerly (exit 4)."""
     path = HOST_READS / "compiled_default_device_flows.py"
     r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
-    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [str(d) for d in r.diagnostics]
+    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
+        str(d) for d in r.diagnostics
+    ]
     assert "flows cuda:0 cuda:0 (64, 8)" in r.output
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert any("backward" in n for n in names) and any("exp" in n for n in names), sorted(names)
