@@ -1587,3 +1587,50 @@ def test_a_default_device_set_before_the_first_compile_is_the_compiled_codes_too
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert any("backward" in n for n in names) and any("exp" in n for n in names), sorted(names)
     assert_as_real_run(r, HOST_READS / "ground" / "compiled_default_device_flows.json")  # the H100's run
+
+
+def test_a_function_disabled_before_dynamo_loads_stays_out_of_compiled_graphs():
+    """`torch._dynamo.disable(f)` and `@torch.compiler.disable`, called before anything is
+    compiled, while kx's capture holds dynamo's import back: kx's stand-in answered f
+    itself, so dynamo later traced f into the graph (VQ-VAE-2's codebook update, corpus
+    19: 141 kernels the GPU never made, at exit 0). The graph now breaks at both, as on a
+    GPU: the compiled kernels are the encoder's and decoder's, none the codebook's."""
+    path = HOST_READS / "compiled_disabled_codebook.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert "vqvae (4, 3, 32, 32) (1,)" in r.output, [str(d) for d in r.diagnostics]
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert any("backward" in n for n in names), sorted(names)
+    assert all("convolution" in n for n in names), sorted(names)  # no pow, embedding, mean or EMA mul
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_disabled_codebook.json")  # the H100's run
+
+
+def test_torchs_own_disabled_helpers_do_not_load_dynamo(tmp_path):
+    """The stand-in's reason to exist: torch's own `_disable_dynamo` meta kernels, called by
+    a file that never compiles, leave torch._dynamo unloaded (1.2 s)."""
+    probe = tmp_path / "no_compile.py"
+    probe.write_text(
+        "import sys\n"
+        "import torch\n"
+        "x = torch.randn(64, 64, device='cuda')\n"
+        "y = torch.nn.functional.layer_norm(x @ x, (64,)).softmax(-1)\n"
+        "print('dynamo loaded', type(sys.modules.get('torch._dynamo')).__name__)\n"
+    )
+    r = compile_file(CompileRequest(str(probe), target="cuda:90"), use_cache=False)
+    assert "dynamo loaded DeferredDynamo" in r.output, r.output
+
+
+def test_masked_select_of_an_unknown_mask_keeps_autograd_history():
+    """`loss.masked_select(non_pad_mask).sum().backward()` where the mask is the GPU's data
+    (attention-is-all-you-need's label-smoothed loss, corpus 19): kx sized the result by a
+    placeholder as a fresh tensor, with no autograd history, and the file stopped at
+    "element 0 of tensors does not require grad" where the GPU trains on. It is now the
+    mask index of x on their broadcast shape (PyTorch's definition), history kept."""
+    path = HOST_READS / "compiled_masked_select_loss.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert "loss True True (128, 64)" in r.output, [str(d) for d in r.diagnostics]
+    assert r.exit_status == 5 and not [d for d in r.diagnostics if d.kind == "runtime"]
+    said = {d.line for d in r.diagnostics if d.kind == "placeholder" and "masked_select" in d.message}
+    assert said == {_line_of(path, "loss.masked_select(non_pad_mask)")}, said
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert any("backward" in n for n in names), sorted(names)
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_masked_select_loss.json")  # the H100's run

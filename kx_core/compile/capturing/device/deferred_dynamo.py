@@ -15,6 +15,7 @@ Runs only inside the capture worker.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.abc
 import importlib.util
@@ -37,9 +38,22 @@ class DeferredDynamo(types.ModuleType):
         self._real: Any = None
         self._dir = real_dir
 
-    @staticmethod
-    def disable(fn: Any = None, recursive: bool = True, **kwargs: Any) -> Any:
-        return fn if fn is not None else (lambda f: f)
+    def disable(self, fn: Any = None, recursive: bool = True, **kwargs: Any) -> Any:
+        # torch's own helpers (torch._compile's `_disable_dynamo` around meta kernels,
+        # decorators run at torch's import) only need their function called: for them
+        # dynamo is not loaded. A file's or a library's `torch._dynamo.disable(f)` or
+        # `torch.compiler.disable(f)` is a promise about later compiles: dynamo must not
+        # trace f (VQ-VAE-2's `qm.forward = torch._dynamo.disable(qm.forward)`, corpus 19:
+        # the codebook update was traced into the compiled graph, 141 kernels the GPU
+        # never made, at exit 0)
+        caller = sys._getframe(1).f_globals.get("__name__", "")
+        if caller.startswith("torch.") and caller != "torch.compiler":
+            return fn if fn is not None else (lambda f: f)
+        if fn is None:
+            return lambda f: self.disable(f, recursive, **kwargs)
+        if self._real is not None or not callable(fn) or isinstance(fn, type):
+            return real().disable(fn, recursive, **kwargs)
+        return _disabled_when_dynamo_loads(fn, recursive, kwargs)
 
     @staticmethod
     def is_compiling() -> bool:
@@ -80,6 +94,29 @@ class DeferredDynamo(types.ModuleType):
             sys.modules.setdefault("torch._dynamo", self)
             raise
         torch._dynamo = self._real
+
+
+def _disabled_when_dynamo_loads(fn: Any, recursive: bool, kwargs: dict) -> Any:
+    """`torch._dynamo.disable(fn)` before dynamo is loaded: fn itself while nothing can
+    compile, the real disabled function once dynamo is loaded. Marked as dynamo marks its
+    own (`_torchdynamo_disable`), so a frame dynamo traces does not inline it: the graph
+    breaks at the call and the call runs with dynamo off, as on a GPU."""
+    resolved: list[Any] = []
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kw: Any) -> Any:
+        module = sys.modules.get("torch._dynamo")
+        if isinstance(module, DeferredDynamo) and module._real is None:
+            return fn(*args, **kw)
+        if not resolved:
+            resolved.append(real().disable(fn, recursive, **kwargs))
+        return resolved[0](*args, **kw)
+
+    call._torchdynamo_disable = True  # type: ignore[attr-defined]
+    call._torchdynamo_disable_msg = kwargs.get("reason")  # type: ignore[attr-defined]
+    call._torchdynamo_orig_callable = fn  # type: ignore[attr-defined]
+    call._torchdynamo_disable_recursive = recursive  # type: ignore[attr-defined]
+    return call
 
 
 class _Loaded(importlib.abc.Loader):

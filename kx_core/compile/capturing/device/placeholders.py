@@ -890,8 +890,18 @@ def data_shaped(
         count = LEDGER.use(f"torch.{name} of data a capture does not have (every element)", x.numel())
         return tuple(torch.empty((count,), dtype=torch.int64, device=meta) for _ in range(max(x.dim(), 1)))
     if name == "masked_select" and len(args) > 1 and isinstance(args[1], torch.Tensor):
-        count = torch.broadcast_shapes(x.shape, args[1].shape).numel()
-        count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", count)
+        # x.masked_select(mask) is x[mask] on their broadcast shape (PyTorch's docs): indexed
+        # so, the result keeps x's autograd history, as the GPU's masked_select does (a fresh
+        # tensor had none: the label-smoothed loss of attention-is-all-you-need, corpus 19,
+        # `loss.masked_select(non_pad_mask).sum().backward()` raised "does not require grad")
+        mask = args[1]
+        shape = torch.broadcast_shapes(x.shape, mask.shape)
+        if len(shape) > 0:
+            if tuple(mask.shape) != tuple(shape):
+                mask = mask.expand(shape)  # (a broadcast mask's data is not kept: presumed)
+            what = "torch.masked_select of a mask a capture does not have (every element)"
+            return _mask_indexed(torch, x.expand(shape), mask, mask_indices, what)
+        count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", 1)
         return torch.empty((count,), dtype=x.dtype, device=meta)
     if name in ("unique", "unique_consecutive"):
         return _unique_presumed(torch, name, x, args, kwargs)
@@ -989,7 +999,13 @@ def _unique_presumed(torch: Any, name: str, x: Any, args: tuple, kwargs: dict) -
     return out[0] if len(out) == 1 else tuple(out)
 
 
-def _mask_indexed(torch: Any, x: Any, index: Any, mask_indices: Callable[[Any], Any] | None) -> Any:
+def _mask_indexed(
+    torch: Any,
+    x: Any,
+    index: Any,
+    mask_indices: Callable[[Any], Any] | None,
+    what: str = "a boolean-mask index of a mask a capture does not have (every element)",
+) -> Any:
     """`x[mask, ...]` (airbench's `images[mask, :, r:r+c]`) where the data of what is indexed
     or of the boolean mask is unknown: PyTorch indexes with a mask as with its nonzero()
     index tensors, one per mask dimension. A mask whose data kx knows gives its own
@@ -1021,7 +1037,7 @@ def _mask_indexed(torch: Any, x: Any, index: Any, mask_indices: Callable[[Any], 
         if not exact:
             LEDGER.use("a boolean-mask index of kx's own sample of random data", int(cols[0].numel()))
     if presumed:
-        LEDGER.use("a boolean-mask index of a mask a capture does not have (every element)", presumed)
+        LEDGER.use(what, presumed)
     expanded: list[Any] = []
     for p in parts:
         if any(p is m for m in masks):
