@@ -62,6 +62,41 @@ def capture(
     return result, time.perf_counter() - started
 
 
+# kx's words for a timed pad_mm decision (pad_mm_choice.TIMING, then the answer it took), e.g.
+# "Inductor's pad_mm timing of addmm 32x3x64 padded against unpadded decides ...: kx took
+# the unpadded addmm (...)"
+_KX_PAD = re.compile(
+    r"pad_mm timing of (\w+) (\S+) padded against unpadded .*?kx took the (padded|unpadded) "
+)
+# a real run's record of one (scripts/record_real_runs.py): Inductor's key, e.g.
+# "((torch.Size([32, 3]), (3, 1), torch.float32), (torch.Size([3, 64]), ...), ..., <OpOverloadPacket(op='aten.addmm')>"
+_SIZE = re.compile(r"torch\.Size\(\[([^\]]*)\]\)")
+_OP = re.compile(r"op='aten\.(\w+)'")
+
+
+def pad_mm_agreement(ground: dict, result: CompileResult) -> tuple[int, int]:
+    """Of the pad_mm decisions the real run timed, those kx answered for the same op and
+    shape, and of them how many kx answered as the real run decided. Those timings are not
+    reproducible on the GPU (two runs of a file decide differently), so a file can miss by
+    one timing's noise: this counts decisions, where `complete` counts files."""
+    kx: dict[tuple[str, str], bool] = {}
+    for d in result.diagnostics:
+        m = _KX_PAD.search(d.message)
+        if m:
+            kx[(m.group(1), m.group(2))] = m.group(3) == "padded"
+    agree = total = 0
+    for p in ground.get("pad_mm") or []:
+        sizes, op = _SIZE.findall(p["key"]), _OP.search(p["key"])
+        if len(sizes) < 2 or op is None:
+            continue
+        a, b = (part.replace(" ", "").split(",") for part in sizes[:2])
+        key = (op.group(1), "x".join([*a, b[-1]]))
+        if key in kx:
+            total += 1
+            agree += kx[key] == bool(p["padded"])
+    return agree, total
+
+
 def measure(entry: dict, ground: dict, result: CompileResult, seconds: float) -> dict:
     c = compare(ground, list(result.kernels))
     same = identity(ground, list(result.kernels))
@@ -95,6 +130,7 @@ def measure(entry: dict, ground: dict, result: CompileResult, seconds: float) ->
         "with_ptx": same.with_ptx,
         "same_ptx": same.same_ptx,
         "differing": [list(map(str, d)) for d in same.differing],
+        "pad_mm": pad_mm_agreement(ground, result),
     }
 
 
@@ -228,6 +264,9 @@ def main() -> int:
             f"matched compiles with the real run's Triton hash: {sum(r['same_hash'] for r in rows)} of {hashes}; "
             f"with its PTX byte for byte: {sum(r['same_ptx'] for r in rows)} of {ptxs}"
         )
+    agree, timed = (sum(r.get("pad_mm", (0, 0))[i] for r in rows) for i in (0, 1))
+    if timed:
+        print(f"pad_mm decisions the real runs timed, answered alike by kx: {agree} of {timed}")
     return 0
 
 
