@@ -34,7 +34,10 @@ def git(gitdir: Path, *args: str) -> bytes:
 
 
 def mirror_dir(mirrors: Path, repo: str) -> Path:
-    return mirrors / repo.replace("/", "+") / "repo"
+    """The git directory of `repo`'s mirror: `fetch` leaves most as bare repositories in
+    <owner>+<name>/repo, some as a clone whose git directory is repo/.git (tkipf/pygcn)."""
+    base = mirrors / repo.replace("/", "+") / "repo"
+    return base / ".git" if (base / ".git").is_dir() else base
 
 
 def plan(manifest: list[dict]) -> dict[tuple[str, str], list[tuple[str, str, tuple[str, ...]]]]:
