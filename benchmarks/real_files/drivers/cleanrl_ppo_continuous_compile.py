@@ -30,7 +30,7 @@ inductor_config.fallback_random = True
 torch.manual_seed(0)
 dev = S.device()
 args = ppo.Args()
-args.num_envs, args.num_steps, args.num_minibatches, args.update_epochs, ITERS, DIM = S.pick((64, 256, 8, 4, 3), (4, 16, 2, 2, 2, 2))
+args.num_envs, args.num_steps, args.num_minibatches, args.update_epochs, ITERS, DIM = S.pick((64, 256, 8, 4, 3, 6), (4, 16, 2, 2, 2, 2))
 args.batch_size = args.num_envs * args.num_steps
 args.minibatch_size = args.batch_size // args.num_minibatches
 args.num_iterations = ITERS
