@@ -20,10 +20,10 @@ import random
 import _corpus20_support as S
 
 S.install_cleanrl_standins()
+import c51  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.optim as optim  # noqa: E402
-import c51  # noqa: E402
 
 torch.manual_seed(0)
 dev = S.device()

@@ -19,11 +19,11 @@ import copy
 import _corpus20_support as S
 
 S.install_cleanrl_standins()
+import ddpg_continuous_action as ddpg  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torch.optim as optim  # noqa: E402
-import ddpg_continuous_action as ddpg  # noqa: E402
 
 torch.manual_seed(0)
 dev = S.device()

@@ -18,11 +18,11 @@ import random
 import _corpus20_support as S
 
 S.install_cleanrl_standins()
+import dqn  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 import torch.optim as optim  # noqa: E402
-import dqn  # noqa: E402
 
 torch.manual_seed(0)
 dev = S.device()

@@ -22,11 +22,11 @@ import _corpus20_support as S
 
 S.install_cleanrl_standins()
 import numpy as np  # noqa: E402
+import ppo_atari as ppo  # noqa: E402
 import torch  # noqa: E402
 import torch._inductor.config as inductor_config  # noqa: E402
 import torch.nn as nn  # noqa: E402
 import torch.optim as optim  # noqa: E402
-import ppo_atari as ppo  # noqa: E402
 
 inductor_config.fallback_random = True
 torch.manual_seed(0)
