@@ -53,7 +53,7 @@ class DeferredDynamo(types.ModuleType):
             return lambda f: self.disable(f, recursive, **kwargs)
         if self._real is not None or not callable(fn) or isinstance(fn, type):
             return real().disable(fn, recursive, **kwargs)
-        return _disabled_when_dynamo_loads(fn, recursive, kwargs)
+        return _disabled_when_dynamo_loads(self, fn, recursive, kwargs)
 
     @staticmethod
     def is_compiling() -> bool:
@@ -96,7 +96,7 @@ class DeferredDynamo(types.ModuleType):
         torch._dynamo = self._real
 
 
-def _disabled_when_dynamo_loads(fn: Any, recursive: bool, kwargs: dict) -> Any:
+def _disabled_when_dynamo_loads(stub: DeferredDynamo, fn: Any, recursive: bool, kwargs: dict) -> Any:
     """`torch._dynamo.disable(fn)` before dynamo is loaded: fn itself while nothing can
     compile, the real disabled function once dynamo is loaded. Marked as dynamo marks its
     own (`_torchdynamo_disable`), so a frame dynamo traces does not inline it: the graph
@@ -105,11 +105,10 @@ def _disabled_when_dynamo_loads(fn: Any, recursive: bool, kwargs: dict) -> Any:
 
     @functools.wraps(fn)
     def call(*args: Any, **kw: Any) -> Any:
-        module = sys.modules.get("torch._dynamo")
-        if isinstance(module, DeferredDynamo) and module._real is None:
+        if stub._real is None:  # (the real package, once loaded, is the stand-in's)
             return fn(*args, **kw)
         if not resolved:
-            resolved.append(real().disable(fn, recursive, **kwargs))
+            resolved.append(stub._real.disable(fn, recursive, **kwargs))
         return resolved[0](*args, **kw)
 
     call._torchdynamo_disable = True  # type: ignore[attr-defined]

@@ -610,17 +610,14 @@ def _sizes_read(torch: Any, args: tuple, kwargs: dict, at: frozenset[int], names
     a number (tensor_rules.size_places): in a list or tuple there, or, where the size is
     given as varargs (`torch.empty(2, n)`, `x.view(n, -1)`), in the arguments from there on."""
 
+    def listed(a: Any) -> bool:  # a size given as a list or tuple (a torch.Size holds ints)
+        return isinstance(a, (list, tuple)) and not isinstance(a, torch.Size)
+
     def elements(a: Any) -> Any:
-        if isinstance(a, (list, tuple)) and not isinstance(a, torch.Size):
-            return type(a)(_read_number(torch, x) for x in a)
-        return a
+        return type(a)(_read_number(torch, x) for x in a) if listed(a) else a
 
     def found(values: Any) -> bool:
-        return any(
-            _one_element_capture(x)
-            for v in values
-            for x in (v if isinstance(v, (list, tuple)) and not isinstance(v, torch.Size) else (v,))
-        )
+        return any(_one_element_capture(x) for v in values for x in (v if listed(v) else (v,)))
 
     first = min(at) if at else None
     varargs = first is not None and first < len(args) and not isinstance(args[first], (list, tuple))

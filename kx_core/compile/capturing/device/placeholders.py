@@ -896,13 +896,12 @@ def data_shaped(
         # `loss.masked_select(non_pad_mask).sum().backward()` raised "does not require grad")
         mask = args[1]
         shape = torch.broadcast_shapes(x.shape, mask.shape)
+        what = "torch.masked_select of a mask a capture does not have (every element)"
         if len(shape) > 0:
             if tuple(mask.shape) != tuple(shape):
                 mask = mask.expand(shape)  # (a broadcast mask's data is not kept: presumed)
-            what = "torch.masked_select of a mask a capture does not have (every element)"
             return _mask_indexed(torch, x.expand(shape), mask, mask_indices, what)
-        count = LEDGER.use("torch.masked_select of a mask a capture does not have (every element)", 1)
-        return torch.empty((count,), dtype=x.dtype, device=meta)
+        return torch.empty((LEDGER.use(what, 1),), dtype=x.dtype, device=meta)
     if name in ("unique", "unique_consecutive"):
         return _unique_presumed(torch, name, x, args, kwargs)
     if name == "__getitem__" and len(args) > 1:

@@ -486,7 +486,6 @@ def _default_device_cpu(torch: Any) -> None:
     traces its DeviceContext into the graph (minimalRL's SAC and Karpathy's flows,
     corpus 19: their `torch.zeros(n)` in compiled code had become host tensors beside
     GPU weights, "found two different devices cpu, cuda:0")."""
-
     context = getattr(getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None), "device_context", None)
     if context is None or torch.device(context.device).type != "meta":
         return
