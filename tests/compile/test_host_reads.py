@@ -1634,3 +1634,67 @@ def test_masked_select_of_an_unknown_mask_keeps_autograd_history():
     names = {k.name for k in r.kernels if k.status == "compiled"}
     assert any("backward" in n for n in names), sorted(names)
     assert_as_real_run(r, HOST_READS / "ground" / "compiled_masked_select_loss.json")  # the H100's run
+
+
+def test_a_sparse_adjacency_built_on_the_host_is_the_cpus_own():
+    """pygcn's load_data builds its normalised adjacency on the host (sparse COO, coalesce()
+    to merge duplicate edges, torch.sparse.sum for the degrees), then moves it to the GPU. kx
+    made it a sparse meta tensor, which has no data to coalesce ("aten::_coalesce ...
+    SparseMeta"), and the file stopped before its first launch (corpus 20's pygcn: 0 of 39
+    compiles). A sparse tensor made from host data kx knows is now the CPU's own, as in a real
+    run: the entry count after coalesce() is exact, and it is the kernel's grid."""
+    path = HOST_READS / "sparse_adjacency_from_host.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "entries 239 support (50, 16) sparse torch.sparse_coo True" in r.output, r.output
+    (k,) = r.kernels
+    args = {a.name: a.value for a in k.launch.args}
+    assert k.status == "compiled" and args["n_entries"] == 239 and k.launch.grid[0] == 4
+    assert_as_real_run(r, HOST_READS / "ground" / "sparse_adjacency_from_host.json")  # the H100's run
+
+
+def test_torch_tensor_of_gpu_actions_after_a_compile_has_the_nestings_shape():
+    """The Decision Transformer's sampler makes its action history with `torch.tensor(actions)`
+    of one-element GPU tensors. After the file's first torch.compile the host's default device
+    is the CPU again, and PyTorch's own reading of each element (item()) met capture tensors:
+    "Tensor.item() cannot be called on meta tensors" stopped corpus 20's dt_atari_sample (once
+    kx's work limit left the actions' data unknown). Its shape and dtype are now PyTorch's for
+    that nesting, its data unknown until read."""
+    path = HOST_READS / "compiled_action_history.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
+    for step, n in enumerate((1, 2, 3)):
+        assert f"step {step} history ({n},) torch.int64" in r.output, r.output
+    argmax = [k for k in r.kernels if k.name == "argmax_kernel"]
+    assert len(argmax) == 1 and argmax[0].launch.count == 3
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_action_history.json")  # the H100's run
+
+
+def test_host_tensors_made_before_and_after_the_first_compile_meet():
+    """CleanRL's rollouts: storage allocated on the host before the policy is first compiled
+    (a capture tensor that stands for a CPU tensor), observations made on the host after it
+    (the CPU's own tensors, since dynamo needs the real default device). Their sum stopped
+    corpus 20's ppo_atari with "Tensor on device cpu is not on the expected device meta!"
+    where a real run has both on the CPU. The op now runs on one kind, its data followed."""
+    path = HOST_READS / "host_buffer_across_first_compile.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind == "runtime"], [str(d) for d in r.diagnostics]
+    assert "batch (8, 4) returns 30.0 logits (2,)" in r.output, r.output
+    assert all(d.kind == "placeholder" and "pad_mm" in d.message for d in r.diagnostics)
+    assert [k for k in r.kernels if k.status == "compiled"]
+    assert_as_real_run(r, HOST_READS / "ground" / "host_buffer_across_first_compile.json")  # the H100's run
+
+
+def test_a_deep_copied_tensor_keeps_its_data():
+    """`copy.deepcopy` of a capture tensor (CleanRL SAC's eager twin of its networks and
+    `log_alpha`): Tensor.__deepcopy__ clones it inside the capture mode's handler, where the
+    clone's data was not followed, and the twin's `log_alpha.exp().item()` was a placeholder
+    (1.0) in corpus 20's SAC. The copy now has the original's data: exp(0.5) picks block 64,
+    as on the GPU, nothing guessed."""
+    path = HOST_READS / "deepcopied_twin_alpha.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "alpha 1.6487 block 64 steps 15" in r.output, r.output
+    (k,) = r.kernels
+    assert k.launch.grid[0] == 16 and {a.name: a.value for a in k.launch.args}["BLOCK"] == 64
+    assert_as_real_run(r, HOST_READS / "ground" / "deepcopied_twin_alpha.json")  # the H100's run

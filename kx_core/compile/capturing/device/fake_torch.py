@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -288,6 +289,11 @@ class _MetaRules:
             return _data_moved_to_the_gpu(torch, first, args[1])
         if name == "get_device" and getattr(first, "is_meta", False):
             return 0
+        if name == "__deepcopy__" and getattr(first, "is_meta", False):
+            out = func(*args, **kwargs)
+            if out is not first and getattr(out, "is_meta", False):
+                known_values.deep_copied(torch, out, first)
+            return out
         if name == "type" and isinstance(first, torch.Tensor):
             typed = self.legacy_type(first, args[1:], kwargs)
             if typed is not None:
@@ -476,6 +482,15 @@ class _MetaRules:
                 return writes[1]
             out = self.values.data_dependent(func, name, args, kwargs)
             computed = out is not None
+            if out is None and _HOST_MIX.search(str(e)):
+                # host tensors of two kinds met, data unknown: ones made before the file's
+                # first torch.compile are capture tensors (meta, known_values follows their
+                # data), ones made after it are the CPU's own (dynamo needs the real default
+                # device); a real run has both on the CPU, so the op runs on one kind
+                host_args = self.as_host_captures(name, args, kwargs)
+                if host_args is None:
+                    raise e from None
+                return self.call(func, *host_args)
             if out is None:  # unknown data: a presumed size, said as a placeholder
                 out = placeholders.data_shaped(name, args, kwargs, known_values.mask_indices)
                 presumed = placeholders.presumed_counts(name, args, kwargs, out)
@@ -483,6 +498,15 @@ class _MetaRules:
                     known_values.adopt(torch, out, presumed, exact=False)
             if out is None:
                 raise e from None
+        if not named_device and _sparse_meta(torch, out):
+            # a sparse tensor made from what the host holds (pygcn's adjacency: indices and
+            # ones made with no device, `torch.sparse_coo_tensor(...).coalesce()`) is a real
+            # run's CPU tensor: made on the CPU from the data kx knows, its later ops (coalesce,
+            # torch.sparse.sum, indices()) are the CPU's own, and `.to("cuda")` moves its
+            # entries (_sparse_on_the_gpu); a sparse meta tensor has no data to coalesce
+            host = self.values.sparse_on_host(func, args, kwargs)
+            if host is not None:
+                return host
         if name == "scaled_dot_product_attention":
             out = sdpa_choice.gpu_layout(torch, out, args, kwargs)
         if getattr(out, "is_meta", False) and name.split(".")[0] in tensor_rules.CONVOLUTIONS:
@@ -538,6 +562,32 @@ class _MetaRules:
 
             self._constructors = _device_constructors()
         return self._constructors
+
+    def as_host_captures(self, name: str, args: tuple, kwargs: dict) -> tuple[tuple, dict] | None:
+        """(args, kwargs) with a real CPU tensor and host capture tensors brought to one
+        kind: where the op writes a real CPU tensor (`buf[i] += host_capture`), the capture
+        tensors are read into it (host_copy); else each real CPU tensor becomes a host
+        capture tensor holding its data. None where a GPU capture tensor is among them (the
+        op's own device error stands)."""
+        torch = self.torch
+        with torch._C.DisableTorchFunction():
+            tensors = known_values.flat_tensors(tuple(kwargs.values()), torch, known_values.flat_tensors(args, torch, []))
+            if any(t.is_meta and not known_values.is_host(t) for t in tensors):
+                return None
+        first = args[0] if args else None
+        target = kwargs.get("out", first if _in_place(name, kwargs) else None)
+        if isinstance(target, torch.Tensor) and not target.is_meta:
+            return _map_tensors(args, self.host_copy), {k: _map_tensors(v, self.host_copy) for k, v in kwargs.items()}
+
+        def capture(a: Any) -> Any:
+            if a.is_meta or a.device.type != "cpu" or a.layout != torch.strided:
+                return a
+            out = a.to(self.meta)
+            known_values.from_host(torch, out, a)
+            known_values.made_on_host(out)
+            return out
+
+        return _map_tensors(args, capture), {k: _map_tensors(v, capture) for k, v in kwargs.items()}
 
     def host_copy(self, a: Any) -> Any:
         """A real CPU tensor standing for capture tensor `a` (its known data, else a
@@ -785,6 +835,27 @@ _READS = frozenset(
         "to",
     }
 )
+
+
+# Example: "Tensor on device cpu is not on the expected device meta!" (TensorIterator), or
+# "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!"
+_HOST_MIX = re.compile(r"device cpu is not on the expected device meta|two devices, (?:cpu and meta|meta and cpu)")
+
+
+def _map_tensors(a: Any, fn: Callable[[Any], Any], depth: int = 0) -> Any:
+    """`a` with each tensor replaced by fn(tensor), inside lists and tuples two levels deep."""
+    import torch
+
+    if isinstance(a, torch.Tensor):
+        return fn(a)
+    if depth < 2 and isinstance(a, (list, tuple)):
+        items = [_map_tensors(x, fn, depth + 1) for x in a]
+        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+    return a
+
+
+def _sparse_meta(torch: Any, out: Any) -> bool:
+    return isinstance(out, torch.Tensor) and out.is_meta and out.layout != torch.strided
 
 
 def _sparse_on_the_gpu(torch: Any, host: Any, meta: Any) -> Any:

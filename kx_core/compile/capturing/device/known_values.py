@@ -471,6 +471,16 @@ def moved(torch: Any, out: Any, source: Any) -> None:
             adopt(torch, out, known[0], known[1])
 
 
+def deep_copied(torch: Any, out: Any, source: Any) -> None:
+    """`out` is `copy.deepcopy(source)`: Tensor.__deepcopy__ clones a meta tensor inside the
+    capture mode's handler, where the clone's data is not followed (CleanRL's SAC deep-copies
+    its networks and `log_alpha` for an eager twin, whose `log_alpha.exp().item()` was then a
+    placeholder). The copy has source's data where known, and lives where source does."""
+    moved(torch, out, source)
+    if is_host(source):
+        _mark_host(out)
+
+
 def _charge(work: int) -> bool:
     """Whether `work` element operations may be computed; counts them if so."""
     if work > OP_WORK_LIMIT or STORE.work + work > TOTAL_WORK_LIMIT:
@@ -926,6 +936,29 @@ class Values:
             return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
         return a
 
+    def sparse_on_host(self, func: Any, args: tuple, kwargs: dict) -> Any:
+        """The real CPU tensor a real run makes where an op made a sparse capture tensor from
+        host tensors only, every one's data known; else None (a GPU input's sparse result is
+        the GPU's, a sparse meta tensor)."""
+        torch = self.torch
+        metas = flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
+        if not all(is_host(t) for t in metas if t.is_meta):
+            return None
+        known = self.cpu_arguments(args, kwargs)
+        if known is None:
+            return None
+        cpu_args, cpu_kwargs, exact = known
+        with torch._C.DisableTorchFunction():
+            work = _work("sparse", flat_tensors(cpu_args, torch, []), [], [])
+            if not exact or not _charge(work):
+                return None
+            try:
+                with warnings.catch_warnings(), torch.no_grad():
+                    warnings.simplefilter("ignore")
+                    return func(*cpu_args, **cpu_kwargs)
+            except Exception:  # noqa: BLE001 - the CPU cannot run it either: the meta result stands
+                return None
+
     def data_dependent(self, func: Any, name: str, args: tuple, kwargs: dict) -> Any:
         """The result of an op meta kernels cannot shape (its output size depends on the
         data: nonzero, masked_select, unique, a boolean index), as capture tensors carrying
@@ -1176,6 +1209,10 @@ _SIZED_BY_INDEX = {"__getitem__", "index", "masked_select", "index_select", "tak
 def _size_exact(values: Values, name: str, args: tuple, kwargs: dict) -> bool:
     """Whether a data-dependent result's size comes from exact data alone (its values may
     still be sampled: a read of them is said where it happens)."""
+    from kx_core.compile.capturing.device.placeholders import FROM_DATA
+
+    if name in FROM_DATA:  # (`torch.tensor(items)`: its size is the nesting's, never the data's)
+        return True
     if name not in _SIZED_BY_INDEX or not args:
         return False
     known = values.cpu_arguments(args[1:], {k: v for k, v in kwargs.items() if k != "input"})

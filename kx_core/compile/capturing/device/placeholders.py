@@ -864,6 +864,8 @@ def data_shaped(
     import torch
 
     x = args[0] if args else None
+    if name in FROM_DATA and isinstance(x, (list, tuple)):
+        return _from_data_shaped(torch, x, kwargs)
     if not isinstance(x, torch.Tensor) or not x.is_meta:
         return None
     meta = torch.device("meta")
@@ -907,6 +909,41 @@ def data_shaped(
     if name == "__getitem__" and len(args) > 1:
         return _mask_indexed(torch, x, args[1], mask_indices)
     return None
+
+
+# Factories that read their data argument's values on the host (PyTorch's
+# internal_new_from_data: each element of a sequence is read, a tensor element with item()
+# or a copy): a capture tensor among the elements cannot answer in C++ ("Tensor.item()
+# cannot be called on meta tensors")
+FROM_DATA = frozenset({"tensor", "as_tensor", "asarray"})
+
+
+def _from_data_shaped(torch: Any, data: Any, kwargs: dict) -> Any:
+    """`torch.tensor([a, b, ...])` of capture tensors whose data kx cannot compute (unknown,
+    or past known_values' work limit: the Decision Transformer's sampler, `torch.tensor(
+    actions)` of every action sampled so far): the shape and dtype PyTorch gives the same
+    nesting (its own inference run on zero stand-ins of each element's shape and dtype), the
+    data unknown, so each later read of it is a placeholder, said. A real run makes it on the
+    CPU unless a device is named."""
+
+    def stand_in(a: Any, depth: int = 0) -> Any:
+        if isinstance(a, torch.Tensor):
+            return torch.zeros(tuple(a.shape), dtype=a.dtype)
+        if isinstance(a, (list, tuple)) and depth < 32:
+            return [stand_in(b, depth + 1) for b in a]
+        return a
+
+    with torch._C.DisableTorchFunction():
+        try:
+            probe = torch.tensor(stand_in(data), dtype=kwargs.get("dtype"))
+        except (TypeError, ValueError, RuntimeError):
+            return None  # (PyTorch refuses the nesting itself: the op's own error stands)
+        out = torch.empty(tuple(probe.shape), dtype=probe.dtype, device="meta")
+    if kwargs.get("device") is None:
+        from kx_core.compile.capturing.device import known_values
+
+        known_values.made_on_host(out)
+    return out
 
 
 def presumed_counts(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
