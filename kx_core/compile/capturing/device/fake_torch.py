@@ -571,13 +571,17 @@ class _MetaRules:
         op's own device error stands)."""
         torch = self.torch
         with torch._C.DisableTorchFunction():
-            tensors = known_values.flat_tensors(tuple(kwargs.values()), torch, known_values.flat_tensors(args, torch, []))
+            tensors = known_values.flat_tensors(
+                tuple(kwargs.values()), torch, known_values.flat_tensors(args, torch, [])
+            )
             if any(t.is_meta and not known_values.is_host(t) for t in tensors):
                 return None
         first = args[0] if args else None
         target = kwargs.get("out", first if _in_place(name, kwargs) else None)
         if isinstance(target, torch.Tensor) and not target.is_meta:
-            return _map_tensors(args, self.host_copy), {k: _map_tensors(v, self.host_copy) for k, v in kwargs.items()}
+            return _map_tensors(args, self.host_copy), {
+                k: _map_tensors(v, self.host_copy) for k, v in kwargs.items()
+            }
 
         def capture(a: Any) -> Any:
             if a.is_meta or a.device.type != "cpu" or a.layout != torch.strided:
@@ -839,7 +843,9 @@ _READS = frozenset(
 
 # Example: "Tensor on device cpu is not on the expected device meta!" (TensorIterator), or
 # "Expected all tensors to be on the same device, but found at least two devices, meta and cpu!"
-_HOST_MIX = re.compile(r"device cpu is not on the expected device meta|two devices, (?:cpu and meta|meta and cpu)")
+_HOST_MIX = re.compile(
+    r"device cpu is not on the expected device meta|two devices, (?:cpu and meta|meta and cpu)"
+)
 
 
 def _map_tensors(a: Any, fn: Callable[[Any], Any], depth: int = 0) -> Any:
