@@ -493,6 +493,8 @@ class _MetaRules:
                 return self.call(func, *host_args)
             if out is None:  # unknown data: a presumed size, said as a placeholder
                 out = placeholders.data_shaped(name, args, kwargs, known_values.mask_indices)
+                if out is not None and name in placeholders.FROM_DATA and kwargs.get("device") is None:
+                    known_values.made_on_host(out)  # (torch.tensor(items) with no device: the CPU's)
                 presumed = placeholders.presumed_counts(name, args, kwargs, out)
                 if presumed is not None:  # guessed, not exact: each read of it is said
                     known_values.adopt(torch, out, presumed, exact=False)

@@ -923,8 +923,7 @@ def _from_data_shaped(torch: Any, data: Any, kwargs: dict) -> Any:
     or past known_values' work limit: the Decision Transformer's sampler, `torch.tensor(
     actions)` of every action sampled so far): the shape and dtype PyTorch gives the same
     nesting (its own inference run on zero stand-ins of each element's shape and dtype), the
-    data unknown, so each later read of it is a placeholder, said. A real run makes it on the
-    CPU unless a device is named."""
+    data unknown, so each later read of it is a placeholder, said."""
 
     def stand_in(a: Any, depth: int = 0) -> Any:
         if isinstance(a, torch.Tensor):
@@ -938,12 +937,7 @@ def _from_data_shaped(torch: Any, data: Any, kwargs: dict) -> Any:
             probe = torch.tensor(stand_in(data), dtype=kwargs.get("dtype"))
         except (TypeError, ValueError, RuntimeError):
             return None  # (PyTorch refuses the nesting itself: the op's own error stands)
-        out = torch.empty(tuple(probe.shape), dtype=probe.dtype, device="meta")
-    if kwargs.get("device") is None:
-        from kx_core.compile.capturing.device import known_values
-
-        known_values.made_on_host(out)
-    return out
+        return torch.empty(tuple(probe.shape), dtype=probe.dtype, device="meta")
 
 
 def presumed_counts(name: str, args: tuple, kwargs: dict, out: Any) -> Any:
