@@ -850,16 +850,12 @@ _HOST_MIX = re.compile(
 )
 
 
-def _map_tensors(a: Any, fn: Callable[[Any], Any], depth: int = 0) -> Any:
-    """`a` with each tensor replaced by fn(tensor), inside lists and tuples two levels deep."""
+def _map_tensors(a: Any, fn: Callable[[Any], Any]) -> Any:
+    """`a` with each tensor replaced by fn(tensor), inside lists, tuples and dicts (fx's own
+    walk of a node's arguments)."""
     import torch
 
-    if isinstance(a, torch.Tensor):
-        return fn(a)
-    if depth < 2 and isinstance(a, (list, tuple)):
-        items = [_map_tensors(x, fn, depth + 1) for x in a]
-        return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
-    return a
+    return torch.fx.node.map_aggregate(a, lambda x: fn(x) if isinstance(x, torch.Tensor) else x)
 
 
 def _sparse_meta(torch: Any, out: Any) -> bool:

@@ -471,6 +471,17 @@ def moved(torch: Any, out: Any, source: Any) -> None:
             adopt(torch, out, known[0], known[1])
 
 
+def _cpu_result(torch: Any, func: Any, cpu_args: tuple, cpu_kwargs: dict) -> Any:
+    """func's result on the CPU arguments (warnings of the CPU's own kernels kept quiet), or
+    None where the CPU cannot run it either: the op's own error stands."""
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            return func(*cpu_args, **cpu_kwargs)
+    except Exception:  # noqa: BLE001 - any error of the op's own: the caller's rule stands
+        return None
+
+
 def deep_copied(torch: Any, out: Any, source: Any) -> None:
     """`out` is `copy.deepcopy(source)`: Tensor.__deepcopy__ clones a meta tensor inside the
     capture mode's handler, where the clone's data is not followed (CleanRL's SAC deep-copies
@@ -952,12 +963,7 @@ class Values:
             work = _work("sparse", flat_tensors(cpu_args, torch, []), [], [])
             if not exact or not _charge(work):
                 return None
-            try:
-                with warnings.catch_warnings(), torch.no_grad():
-                    warnings.simplefilter("ignore")
-                    return func(*cpu_args, **cpu_kwargs)
-            except Exception:  # noqa: BLE001 - the CPU cannot run it either: the meta result stands
-                return None
+            return _cpu_result(torch, func, cpu_args, cpu_kwargs)
 
     def data_dependent(self, func: Any, name: str, args: tuple, kwargs: dict) -> Any:
         """The result of an op meta kernels cannot shape (its output size depends on the
@@ -974,11 +980,8 @@ class Values:
             made = _data_dependent_size(torch, name, cpu_args, cpu_kwargs)
             if made * 8 > STORE.budget - STORE.used or not _charge(_work(name, tensors, [], []) + made):
                 return None
-            try:
-                with warnings.catch_warnings(), torch.no_grad():
-                    warnings.simplefilter("ignore")
-                    result = func(*cpu_args, **cpu_kwargs)
-            except Exception:  # noqa: BLE001 - the CPU cannot run it either: the op's own error stands
+            result = _cpu_result(torch, func, cpu_args, cpu_kwargs)
+            if result is None:
                 return None
             meta = torch.device("meta")
             inputs = {t.untyped_storage().data_ptr() for t in tensors} - {0}
