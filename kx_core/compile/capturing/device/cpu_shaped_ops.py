@@ -129,9 +129,7 @@ _DECLINED = "attempted to run this operator with Meta tensors: its output's size
 
 
 def _tensors(torch: Any, args: tuple, kwargs: dict) -> list:
-    return known_values.flat_tensors(
-        tuple(kwargs.values()), torch, known_values.flat_tensors(args, torch, [])
-    )
+    return known_values.call_tensors(torch, args, kwargs)
 
 
 def _zeros(torch: Any, t: Any) -> Any:

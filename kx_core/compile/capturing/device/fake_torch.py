@@ -573,9 +573,7 @@ class _MetaRules:
         op's own device error stands)."""
         torch = self.torch
         with torch._C.DisableTorchFunction():
-            tensors = known_values.flat_tensors(
-                tuple(kwargs.values()), torch, known_values.flat_tensors(args, torch, [])
-            )
+            tensors = known_values.call_tensors(torch, args, kwargs)
             if any(t.is_meta and not known_values.is_host(t) for t in tensors):
                 return None
         first = args[0] if args else None

@@ -507,6 +507,11 @@ def _version(t: Any) -> int | None:
         return None
 
 
+def call_tensors(torch: Any, args: tuple, kwargs: dict) -> list:
+    """The tensors among a call's arguments, positional then keyword (flat_tensors of each)."""
+    return flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
+
+
 def flat_tensors(obj: Any, torch: Any, into: list, depth: int = 0) -> list:
     """The tensors of an argument or result, lists and tuples opened two levels deep."""
     if isinstance(obj, torch.Tensor):
@@ -597,7 +602,7 @@ class Values:
             return None
         torch = self.torch
         with torch._C.DisableTorchFunction():
-            tensors = flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
+            tensors = call_tensors(torch, args, kwargs)
             python = torch._C.DispatchKey.Python
             if any(torch._C._dispatch_keys(t).has(python) for t in tensors):
                 # a tensor subclass with its own __torch_dispatch__ (a quantized weight made
@@ -952,7 +957,7 @@ class Values:
         host tensors only, every one's data known; else None (a GPU input's sparse result is
         the GPU's, a sparse meta tensor)."""
         torch = self.torch
-        metas = flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
+        metas = call_tensors(torch, args, kwargs)
         if not all(is_host(t) for t in metas if t.is_meta):
             return None
         known = self.cpu_arguments(args, kwargs)
@@ -976,7 +981,7 @@ class Values:
             return None
         cpu_args, cpu_kwargs, exact = known
         with torch._C.DisableTorchFunction():
-            tensors = flat_tensors(tuple(cpu_kwargs.values()), torch, flat_tensors(cpu_args, torch, []))
+            tensors = call_tensors(torch, cpu_args, cpu_kwargs)
             made = _data_dependent_size(torch, name, cpu_args, cpu_kwargs)
             if made * 8 > STORE.budget - STORE.used or not _charge(_work(name, tensors, [], []) + made):
                 return None
@@ -1105,7 +1110,7 @@ def follows_inside(torch: Any, name: str, args: tuple, kwargs: dict) -> bool:
     function mode's rule alone)."""
     if not STORE.copies or not torch.is_grad_enabled() or name in ("backward", "grad"):
         return False
-    tensors = flat_tensors(tuple(kwargs.values()), torch, flat_tensors(args, torch, []))
+    tensors = call_tensors(torch, args, kwargs)
     if not any(t.is_meta and t.requires_grad for t in tensors):
         return False
     return not in_place_targets(torch, name, args, kwargs)
