@@ -927,7 +927,9 @@ def _from_data_shaped(torch: Any, data: Any, kwargs: dict) -> Any:
 
     def stand_in(a: Any, depth: int = 0) -> Any:
         if isinstance(a, torch.Tensor):
-            return torch.zeros(tuple(a.shape), dtype=a.dtype)
+            # (only a one-element tensor is an element; any other raises as the real call
+            # does, "only one element tensors can be converted", without allocating its size)
+            return torch.zeros(tuple(a.shape) if a.numel() == 1 else (2,), dtype=a.dtype)
         if isinstance(a, (list, tuple)) and depth < 32:
             return [stand_in(b, depth + 1) for b in a]
         return a
