@@ -1698,3 +1698,24 @@ def test_a_deep_copied_tensor_keeps_its_data():
     (k,) = r.kernels
     assert k.launch.grid[0] == 16 and {a.name: a.value for a in k.launch.args}["BLOCK"] == 64
     assert_as_real_run(r, HOST_READS / "ground" / "deepcopied_twin_alpha.json")  # the H100's run
+
+
+def test_constant_folding_of_a_mul_by_zero_stays_off_the_gpu():
+    """Inductor's constant folder, when it is built, replaces a `mul` by the integer 0 with
+    `torch.full([1], 0, device=<the node's device>)`: a real CUDA tensor, which started CUDA
+    on this machine ("Found no NVIDIA driver"), and the compiled loss of pytorch-flows' main.py
+    (momentum set to 1 after each epoch, `1 - momentum` = 0) ran eagerly with its backward
+    (corpus 21: three flows programs, 46-58 compiles missing each). The fold's value is made on
+    the CPU: every graph compiles, forward and backward, both epochs."""
+    path = HOST_READS / "compiled_flow_momentum_reset.py"
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
+        str(d) for d in r.diagnostics
+    ]
+    assert "flow trained 8 steps, momentum 1" in r.output
+    names = {k.name for k in r.kernels if k.status == "compiled"}
+    assert any("backward" in n for n in names), sorted(names)
+    assert any(n.startswith("triton_poi_fused_add_copy_") for n in names), sorted(
+        names
+    )  # the counter's update
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_flow_momentum_reset.json")  # the H100's run

@@ -532,9 +532,15 @@ def _folded_constants_keep_their_values(module: Any) -> None:
     """Inductor's uniform-value folding computes small constants for real (a `full` of
     the graph's device, an index list's move to the GPU) to learn their values, and
     replaces a uniform one with a `full` made from the node's own fake (its device, the
-    GPU's). The values are the same on any device: here they are computed on the CPU,
-    so the folding, and the kernels generated after it, are the GPU's."""
+    GPU's). Its peephole patterns, made when the folder is built, do the same for a `mul`
+    by the integer 0 (`torch.full([1], 0, device=<the node's device>)`: pytorch-flows'
+    `1 - momentum` after main.py sets the momentum to 1, corpus 21). The values are the
+    same on any device: here they are computed on the CPU, so the folding, and the
+    kernels generated after it, are the GPU's. `torch.full(device="cuda")` starts CUDA
+    before any dispatch, so the device is moved where the call is made (a torch function
+    mode); the nodes the folder runs are moved at dispatch (`prims.device_put`)."""
     import torch
+    from torch.overrides import TorchFunctionMode
     from torch.utils._python_dispatch import TorchDispatchMode
 
     device_put = torch.ops.prims.device_put.default
@@ -544,23 +550,34 @@ def _folded_constants_keep_their_values(module: Any) -> None:
             return torch.device("cpu")
         return value
 
+    def on_the_cpu(kwargs: dict | None) -> dict:
+        return {k: cpu_for_cuda(v) if k == "device" else v for k, v in (kwargs or {}).items()}
+
+    class _MadeOnTheCpu(TorchFunctionMode):
+        def __torch_function__(
+            self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
+        ) -> Any:
+            return func(*args, **on_the_cpu(kwargs))
+
     class _OnTheCpu(TorchDispatchMode):
         def __torch_dispatch__(
             self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None
         ) -> Any:
-            kwargs = {k: cpu_for_cuda(v) if k == "device" else v for k, v in (kwargs or {}).items()}
             if func is device_put and len(args) > 1:
                 args = (args[0], cpu_for_cuda(args[1]), *args[2:])
-            return func(*args, **kwargs)
+            return func(*args, **on_the_cpu(kwargs))
+
+    def on_the_cpu_while(method: Any) -> Any:
+        @functools.wraps(method)
+        def wrapped(self: Any, *args: Any, **kwargs: Any) -> Any:
+            with _MadeOnTheCpu(), _OnTheCpu():
+                return method(self, *args, **kwargs)
+
+        return wrapped
 
     folder = module.UniformValueConstantFolder
-    real = folder.run
-
-    def run(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _OnTheCpu():
-            return real(self, *args, **kwargs)
-
-    folder.run = run
+    folder.__init__ = on_the_cpu_while(folder.__init__)
+    folder.run = on_the_cpu_while(folder.run)
 
 
 def _compile_without_modes(module: Any) -> None:
