@@ -19,6 +19,16 @@ from kx_testing import ROOT, assert_as_real_run
 HOST_READS = ROOT / "fixtures" / "kernels" / "host_reads"
 
 
+def _captured_in_whole(path):
+    """kx's capture of `path`, every compiled graph captured (none ran eagerly, nothing
+    raised), and the names of the kernels it compiled."""
+    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
+    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
+        str(d) for d in r.diagnostics
+    ]
+    return r, {k.name for k in r.kernels if k.status == "compiled"}
+
+
 def test_the_cuda_generators_state_is_its_seed_and_philox_offset():
     """A CUDA generator's state is 16 bytes, seed then offset (CUDAGeneratorImpl::get_state):
     FlagAttention-style code unpacks it into the dropout kernel's seed and offset and sets
@@ -45,12 +55,8 @@ def test_a_compiled_forward_indexed_by_a_list_compiles_without_a_gpu():
     Inductor's folding of it needed CUDA ('Found no NVIDIA driver'), so the frame ran
     eagerly and nothing was captured. Now the graph is compiled and its kernel captured."""
     path = ROOT / "fixtures" / "kernels" / "inductor_cpu" / "index_constant.py"
-    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
-    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
-        str(d) for d in r.diagnostics
-    ]
-    kernels = [k for k in r.kernels if k.status == "compiled"]
-    assert kernels and all(k.name.startswith("triton_") for k in kernels)
+    r, names = _captured_in_whole(path)
+    assert names and all(n.startswith("triton_") for n in names)
     assert "(2, 1, 64)" in r.output and r.exit_status == 0
 
 
@@ -1579,12 +1585,8 @@ def test_a_default_device_set_before_the_first_compile_is_the_compiled_codes_too
     (meant for the capture's own meta default), so the zeros were the host's, dynamo stopped
     at "found two different devices cpu, cuda:0" and the forward ran eagerly (exit 4)."""
     path = HOST_READS / "compiled_default_device_flows.py"
-    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
-    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
-        str(d) for d in r.diagnostics
-    ]
+    r, names = _captured_in_whole(path)
     assert "flows cuda:0 cuda:0 (64, 8)" in r.output
-    names = {k.name for k in r.kernels if k.status == "compiled"}
     assert any("backward" in n for n in names) and any("exp" in n for n in names), sorted(names)
     assert_as_real_run(r, HOST_READS / "ground" / "compiled_default_device_flows.json")  # the H100's run
 
@@ -1708,14 +1710,9 @@ def test_constant_folding_of_a_mul_by_zero_stays_off_the_gpu():
     (corpus 21: three flows programs, 46-58 compiles missing each). The fold's value is made on
     the CPU: every graph compiles, forward and backward, both epochs."""
     path = HOST_READS / "compiled_flow_momentum_reset.py"
-    r = compile_file(CompileRequest(str(path), target="cuda:90"), use_cache=False)
-    assert not [d for d in r.diagnostics if d.kind in ("not-captured", "runtime")], [
-        str(d) for d in r.diagnostics
-    ]
+    r, names = _captured_in_whole(path)
     assert "flow trained 8 steps, momentum 1" in r.output
-    names = {k.name for k in r.kernels if k.status == "compiled"}
     assert any("backward" in n for n in names), sorted(names)
-    assert any(n.startswith("triton_poi_fused_add_copy_") for n in names), sorted(
-        names
-    )  # the counter's update
+    # the batch counter's update (`mul_(0)` while the momentum is 0, then `mul_(1)`)
+    assert any(n.startswith("triton_poi_fused_add_copy_") for n in names), sorted(names)
     assert_as_real_run(r, HOST_READS / "ground" / "compiled_flow_momentum_reset.json")  # the H100's run
