@@ -15,17 +15,7 @@ mode = sys.argv[1]
 import standin
 import torch
 
-if mode == "B":
-    standin.install()
-import torch._dynamo
-import torch._inductor.compile_fx
-
-if mode in ("A", "C"):
-    standin.install()
-if mode == "C":
-    import refresh
-
-    refresh.refresh()
+standin.in_order(mode)
 
 from torch._dynamo import device_interface as di
 from torch._dynamo import trace_rules as tr

@@ -17,17 +17,7 @@ import standin
 import torch
 
 orig = {n: getattr(torch.cuda, n) for n in dir(torch.cuda)}
-if mode == "B":
-    standin.install()
-import torch._dynamo
-import torch._inductor.compile_fx
-
-if mode in ("A", "C"):
-    standin.install()
-if mode == "C":
-    import refresh
-
-    refresh.refresh()
+standin.in_order(mode)
 patched = {n for n in orig if getattr(torch.cuda, n, None) is not orig[n]}
 targets = {id(orig[n]): f"torch.cuda.{n}" for n in patched}
 refs = []

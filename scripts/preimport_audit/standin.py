@@ -125,3 +125,20 @@ def install():
         setattr(torch.cuda, n, g[n])
     torch.cuda.Event = FakeEvent
     torch.cuda.Stream = FakeStream
+
+
+def in_order(mode: str) -> None:
+    """Import dynamo and Inductor and install the stand-in in the order `mode` names:
+    A = import first, then the stand-in (a warm server that imported them); B = the stand-in
+    first (today's capture child); C = A, then refresh.refresh()."""
+    if mode == "B":
+        install()
+    import torch._dynamo  # noqa: F401
+    import torch._inductor.compile_fx  # noqa: F401
+
+    if mode in ("A", "C"):
+        install()
+    if mode == "C":
+        import refresh
+
+        refresh.refresh()
