@@ -1715,4 +1715,4 @@ def test_constant_folding_of_a_mul_by_zero_stays_off_the_gpu():
     assert any("backward" in n for n in names), sorted(names)
     # the batch counter's update (`mul_(0)` while the momentum is 0, then `mul_(1)`)
     assert any(n.startswith("triton_poi_fused_add_copy_") for n in names), sorted(names)
-    assert_as_real_run(r, HOST_READS / "ground" / "compiled_flow_momentum_reset.json")  # the H100's run
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_flow_momentum_reset.json")  # the H200's run
