@@ -465,6 +465,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     after_import("torch._inductor.compile_fx", _compiled_graphs_carry_known_values)
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
+    after_import("torch._inductor.graph", _tensor_constants_on_the_gpu)
     after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
     after_import("torch._inductor.select_algorithm", autotune_choice.install)
     after_import("torch._inductor.codegen.triton", autotune_choice.install_fusion_timing)
@@ -578,6 +579,42 @@ def _folded_constants_keep_their_values(module: Any) -> None:
     folder = module.UniformValueConstantFolder
     folder.__init__ = on_the_cpu_while(folder.__init__)
     folder.run = on_the_cpu_while(folder.run)
+
+
+def _tensor_constants_on_the_gpu(module: Any) -> None:
+    """Inductor lowers a graph's tensor constants on the device their data is on. Under
+    freezing (`torch._inductor.config.freezing = True`, an inference graph) the module's
+    parameters and buffers become such constants, and so does what freezing folds from
+    them (a batch norm folded into its convolution's weight, query, key and value weights
+    concatenated): on a GPU, GPU tensors. Here they are capture tensors, whose data is meta
+    to torch's own code, and the lowering put them on meta beside the GPU fakes of the
+    graph's inputs ("Expected all tensors to be on the same device ... weight is on meta").
+    A capture tensor stands for a GPU tensor: its constant is lowered on cuda:0, and a
+    kernel that reads it on cuda:0 reads it where it is, not from a copy."""
+    import torch
+
+    graph = module.GraphLowering
+    add = graph.add_tensor_constant
+    name_on = graph.constant_name
+    gpu = torch.device("cuda", 0)
+
+    @functools.wraps(add)
+    def add_tensor_constant(self: Any, data: Any, *args: Any, **kwargs: Any) -> Any:
+        box = add(self, data, *args, **kwargs)
+        layout = getattr(getattr(box, "data", None), "layout", None)
+        if getattr(data, "is_meta", False) and getattr(layout, "device", None) == data.device:
+            layout.device = gpu
+        return box
+
+    @functools.wraps(name_on)
+    def constant_name(self: Any, name: str, device_override: Any) -> str:
+        constant = self.constants.get(name)
+        if getattr(constant, "is_meta", False) and device_override == gpu:
+            return name
+        return name_on(self, name, device_override)
+
+    graph.add_tensor_constant = add_tensor_constant
+    graph.constant_name = constant_name
 
 
 def _compile_without_modes(module: Any) -> None:
