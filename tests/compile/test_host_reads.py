@@ -29,6 +29,18 @@ def _captured_in_whole(path):
     return r, {k.name for k in r.kernels if k.status == "compiled"}
 
 
+def _as_the_gpu_ran_it(result, ground: str) -> None:
+    """assert_as_real_run against the fixture's real run in ground/, recorded on a GPU
+    machine (scripts/record_real_runs.py FILE --out DIR); until it is recorded the comparison
+    is skipped, saying so, after the capture's own assertions have passed."""
+    path = HOST_READS / "ground" / ground
+    if not path.exists():
+        pytest.skip(
+            f"{path.name}: the fixture's real run is not recorded yet (scripts/record_real_runs.py on a GPU)"
+        )
+    assert_as_real_run(result, path)
+
+
 def test_the_cuda_generators_state_is_its_seed_and_philox_offset():
     """A CUDA generator's state is 16 bytes, seed then offset (CUDAGeneratorImpl::get_state):
     FlagAttention-style code unpacks it into the dropout kernel's seed and offset and sets
@@ -1716,3 +1728,38 @@ def test_constant_folding_of_a_mul_by_zero_stays_off_the_gpu():
     # the batch counter's update (`mul_(0)` while the momentum is 0, then `mul_(1)`)
     assert any(n.startswith("triton_poi_fused_add_copy_") for n in names), sorted(names)
     assert_as_real_run(r, HOST_READS / "ground" / "compiled_flow_momentum_reset.json")  # the H200's run
+
+
+def test_frozen_parameters_are_lowered_on_the_gpu_as_constants():
+    """Under Inductor's freezing an eval model's parameters and buffers become constants of
+    the graph, and Inductor lowers a constant on the device its data is on. A capture tensor's
+    data is meta to torch's own code, so the lowering put the convolution's weight on meta
+    beside the GPU fakes ("Expected all tensors to be on the same device") and the model ran
+    eagerly (exit 4). The constants are lowered on cuda:0, as the GPU's are: the folded batch
+    norm and the projections compile as the H200 compiled them."""
+    path = HOST_READS / "compiled_frozen_inference.py"
+    r, names = _captured_in_whole(path)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    assert "frozen model served 2 batches, logits (4, 16)" in r.output
+    assert any("batch_norm" in n for n in names) and any("softmax" in n for n in names), sorted(names)
+    _as_the_gpu_ran_it(r, "compiled_frozen_inference.json")
+
+
+def test_a_buffer_made_on_a_host_weights_device_is_the_hosts():
+    """A tensor a real run has on the host says it is on the GPU (kx's capture tensors all
+    do), but the device it says is its own object: passed on as a factory's device
+    (`torch.zeros(..., device=W_q.device)`, mixtral-offloading's 3-bit packing) it makes a
+    host tensor, as on a real run. It made a GPU one, and ORing the host weight's rows into
+    it raised "found at least two devices" where a real run packs on the CPU (corpus 22)."""
+    import torch
+
+    path = HOST_READS / "packed_on_the_weights_device.py"
+    r, names = _captured_in_whole(path)
+    assert r.exit_status == 0, [str(d) for d in r.diagnostics]
+    # the packing as torch computes it here, on the CPU: the values are exact, not sampled
+    torch.manual_seed(0)
+    w = torch.randint(0, 8, (40, 24), dtype=torch.uint8).to(torch.int32)
+    packed = sum(w[i::10] << (3 * (9 - i)) for i in range(10))
+    assert f"packed checksum {int(packed.sum())}" in r.output, r.output
+    assert names == {"unpack_3bit_kernel"}
+    _as_the_gpu_ran_it(r, "packed_on_the_weights_device.json")

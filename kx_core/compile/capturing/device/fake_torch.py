@@ -179,6 +179,10 @@ class _MetaRules:
         self.torch = torch
         self.meta = torch.device("meta")
         self.gpu_device = torch.device("cuda", 0)
+        # what a tensor a real run has on the host says its device is (see __get__): equal
+        # to the GPU's, but another object, so that where the file passes it on
+        # (`torch.zeros(..., device=w.device)`, `x.to(w.device)`) it names the host
+        self.host_seen_as_gpu = torch.device("cuda", 0)
         self._constructors: Any = None  # torch.utils._device._device_constructors(), once
         torch_dir = os.path.dirname(os.path.realpath(torch.__file__))
         # torch's meta kernels, references and decompositions work on the meta device
@@ -202,6 +206,26 @@ class _MetaRules:
         # (TileLang's helpers pass torch.cuda.current_device())
         ordinal = isinstance(value, int) and not isinstance(value, bool)
         return self.meta if ordinal or _is_gpu_device(value) else value
+
+    def host_device_named(self, name: str, args: tuple, kwargs: dict) -> tuple[tuple, dict, bool]:
+        """`args` and `kwargs` with the device a host tensor said it is on named as a real run
+        names it: the CPU for a move (`x.to(w.device)`), no device for a factory
+        (`torch.zeros(n, device=w.device)`: what a factory given none makes is the host's, and
+        the default device does not apply to a device named), and whether it was named.
+        mixtral-offloading's 3-bit packing makes its output with `device=W_q.device` from a
+        host weight and ORs the weight's rows into it: the output had been a GPU tensor, and
+        the OR raised where a real run, all on the CPU, runs on (corpus 22)."""
+        host = self.host_seen_as_gpu
+        named = kwargs.get("device") is host or any(a is host for a in args)
+        if not named:
+            return args, kwargs, False
+        if name == "to":
+            cpu = self.torch.device("cpu")
+            args = tuple(cpu if a is host else a for a in args)
+            kwargs = {k: cpu if v is host else v for k, v in kwargs.items()}
+        elif kwargs.get("device") is host:
+            kwargs = {k: v for k, v in kwargs.items() if k != "device"}
+        return args, kwargs, True
 
     def positional_devices(self, schema: Any, args: tuple) -> tuple:
         """An aten or prims op's positional Device arguments, a GPU's made the capture
@@ -276,8 +300,11 @@ class _MetaRules:
             if prop in ("device", "is_cuda") and not self.sees_meta(sys._getframe(2)):
                 # (also a tensor a real run has on the CPU: saying so moved the file's other
                 # tensors to the CPU with `x.to(host.device)`, where ops met capture tensors:
-                # "Tensor on device cpu is not on the expected device meta!", hqq's solver)
-                return self.gpu_device if prop == "device" else True
+                # "Tensor on device cpu is not on the expected device meta!", hqq's solver;
+                # its device is an object of its own, which names the host where it is passed)
+                if prop == "is_cuda":
+                    return True
+                return self.host_seen_as_gpu if known_values.is_host(first) else self.gpu_device
             return func(*args, **kwargs)
         if (
             name == "__set__"
@@ -320,6 +347,7 @@ class _MetaRules:
             # stayed the host's, and the KV cache's scatter_ raised where the GPU runs on)
             func, name = torch.Tensor.to, "to"
             args = (first, self._device_of_tensor(args[1]), args[1].dtype, *args[2:])
+        args, kwargs, host_named = self.host_device_named(name, args, kwargs)
         handled, value = _read_data(torch, name, args, kwargs)
         if handled:
             return value
@@ -330,7 +358,7 @@ class _MetaRules:
         if name in ("__setitem__", "copy_") and isinstance(first, torch.Tensor) and not first.is_meta:
             # a capture tensor's data written into a real CPU tensor: a read of that data
             args = (first, *(self.host_copy(a) for a in args[1:]))
-        if kwargs.get("device") is None and func in self.constructors():
+        if kwargs.get("device") is None and not host_named and func in self.constructors():
             # a factory given no device makes its tensor on the default device: the file's
             # own `torch.set_default_device("cuda")` (nano-vllm's model runner) names the
             # GPU as surely as device="cuda" does (torch's DeviceContext, which adds it,
