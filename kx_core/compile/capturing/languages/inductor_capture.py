@@ -466,6 +466,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
     after_import("torch._inductor.graph", _tensor_constants_on_the_gpu)
+    after_import("torch._inductor.freezing", _frozen_folds_said)
     after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
     after_import("torch._inductor.select_algorithm", autotune_choice.install)
     after_import("torch._inductor.codegen.triton", autotune_choice.install_fusion_timing)
@@ -615,6 +616,36 @@ def _tensor_constants_on_the_gpu(module: Any) -> None:
 
     graph.add_tensor_constant = add_tensor_constant
     graph.constant_name = constant_name
+
+
+# What a capture says where Inductor's freezing folded (placeholders.LEDGER): its folds differ.
+FROZEN_FOLDS = (
+    "Inductor's freezing folds what depends on the parameters alone into constants, which "
+    "decides the kernels it generates (a batch norm's scale folded into its convolution); its "
+    "constant folder leaves a result on the meta device unfolded, and a capture's parameters are meta"
+)
+
+
+def _frozen_folds_said(module: Any) -> None:
+    """Under freezing Inductor's ConstantFolder computes each node that depends on constants
+    alone and keeps the result as a new constant, except a result on the meta device
+    (constant_folding.py: `out.device.type == "meta"`: nothing to keep). A capture's
+    parameters are meta, so nothing is folded where a GPU folds, and the passes that build
+    on the folds differ: the H100's run of fixtures/kernels/host_reads/compiled_frozen_inference.py
+    folds the eval batch norm into its convolution (9 compiles), kx lowered it apart (10). Said
+    at the compiled call, with every kernel after it marked, rather than shown as the GPU's."""
+    freeze = getattr(module, "freeze", None)
+    if freeze is None:
+        return
+
+    @functools.wraps(freeze)
+    def frozen(*args: Any, **kwargs: Any) -> Any:
+        from kx_core.compile.capturing.device.placeholders import LEDGER
+
+        LEDGER.use(FROZEN_FOLDS, "unfolded")
+        return freeze(*args, **kwargs)
+
+    module.freeze = frozen
 
 
 def _compile_without_modes(module: Any) -> None:
