@@ -29,18 +29,6 @@ def _captured_in_whole(path):
     return r, {k.name for k in r.kernels if k.status == "compiled"}
 
 
-def _as_the_gpu_ran_it(result, ground: str) -> None:
-    """assert_as_real_run against the fixture's real run in ground/, recorded on a GPU
-    machine (scripts/record_real_runs.py FILE --out DIR); until it is recorded the comparison
-    is skipped, saying so, after the capture's own assertions have passed."""
-    path = HOST_READS / "ground" / ground
-    if not path.exists():
-        pytest.skip(
-            f"{path.name}: the fixture's real run is not recorded yet (scripts/record_real_runs.py on a GPU)"
-        )
-    assert_as_real_run(result, path)
-
-
 def test_the_cuda_generators_state_is_its_seed_and_philox_offset():
     """A CUDA generator's state is 16 bytes, seed then offset (CUDAGeneratorImpl::get_state):
     FlagAttention-style code unpacks it into the dropout kernel's seed and offset and sets
@@ -1751,7 +1739,7 @@ def test_frozen_parameters_are_lowered_on_the_gpu_and_their_folds_are_said():
     compiled = [k for k in r.kernels if k.status == "compiled"]
     assert compiled and all(k.after_placeholder for k in compiled)
     assert any("softmax" in n for n in names), sorted(names)
-    _as_the_gpu_ran_it(r, "compiled_frozen_inference.json")
+    assert_as_real_run(r, HOST_READS / "ground" / "compiled_frozen_inference.json")  # the H100's run
 
 
 def test_a_buffer_made_on_a_host_weights_device_is_the_hosts():
@@ -1771,4 +1759,4 @@ def test_a_buffer_made_on_a_host_weights_device_is_the_hosts():
     packed = sum(w[i::10] << (3 * (9 - i)) for i in range(10))
     assert f"packed checksum {int(packed.sum())}" in r.output, r.output
     assert names == {"unpack_3bit_kernel"}
-    _as_the_gpu_ran_it(r, "packed_on_the_weights_device.json")
+    assert_as_real_run(r, HOST_READS / "ground" / "packed_on_the_weights_device.json")  # the H100's run
