@@ -12,6 +12,9 @@ crash diagnostics (listed on stderr), 2 when it could not be opened.
 from __future__ import annotations
 
 import argparse
+import atexit
+import faulthandler
+import os
 import sys
 import time
 
@@ -105,8 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     if QApplication.instance() is None and (problem := platform_problem()):
         print(problem, file=sys.stderr)  # Qt would abort with no word of the package
         return 2
+    owns_app = QApplication.instance() is None
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("kx")
+    if owns_app:
+        faulthandler.enable()  # a crash names its Python stack on stderr, not only "-11"
     headless = bool(args.screenshot)
     window = MainWindow(target=args.target, headless=headless)
     # no one to ask in a screenshot: a record's code runs only with --trust
@@ -171,4 +177,22 @@ def main(argv: list[str] | None = None) -> int:
         print("kx: --screenshot needs a FILE", file=sys.stderr)
         return 2
     code = app.exec()
-    return exit_code["value"] if headless else code
+    code = exit_code["value"] if headless else code
+    if owns_app:
+        leave(code)
+    return code
+
+
+def leave(code: int) -> None:
+    """End the process once the window has closed and saved what it keeps (closeEvent:
+    settings, workspaces, recovery). Python's own finalization would then tear Qt's
+    objects down while the jobs' daemon threads may still hold a result for the relay (the
+    likely end of a CI run of `main.py FILE --screenshot` that died with -11, a run that
+    passes alone; faulthandler names the stack if it was elsewhere). The exit handlers run, output is flushed, then the process ends."""
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)

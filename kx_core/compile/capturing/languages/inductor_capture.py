@@ -631,9 +631,9 @@ def _frozen_folds_said(module: Any) -> None:
     alone and keeps the result as a new constant, except a result on the meta device
     (constant_folding.py: `out.device.type == "meta"`: nothing to keep). A capture's
     parameters are meta, so nothing is folded where a GPU folds, and the passes that build
-    on the folds differ: the H100's run of fixtures/kernels/host_reads/compiled_frozen_inference.py
-    folds the eval batch norm into its convolution (9 compiles), kx lowered it apart (10). Said
-    at the compiled call, with every kernel after it marked, rather than shown as the GPU's."""
+    on the folds differ: the H100's run of the frozen-inference test file
+    (compiled_frozen_inference.py) folds the eval batch norm into its convolution (9
+    compiles), kx lowered it apart (10). Said at the compiled call, with every kernel after it marked, rather than shown as the GPU's."""
     freeze = getattr(module, "freeze", None)
     if freeze is None:
         return
