@@ -1608,7 +1608,8 @@ def test_a_function_disabled_before_dynamo_loads_stays_out_of_compiled_graphs():
 
 def test_torchs_own_disabled_helpers_do_not_load_dynamo(tmp_path):
     """The stand-in's reason to exist: torch's own `_disable_dynamo` meta kernels, called by
-    a file that never compiles, leave torch._dynamo unloaded (1.2 s)."""
+    a file that never compiles, leave torch._dynamo unloaded (1.2 s) in a fresh worker. A
+    warm server's child may have it imported already (dynamo_preimport: paid once there)."""
     probe = tmp_path / "no_compile.py"
     probe.write_text(
         "import sys\n"
@@ -1617,7 +1618,7 @@ def test_torchs_own_disabled_helpers_do_not_load_dynamo(tmp_path):
         "y = torch.nn.functional.layer_norm(x @ x, (64,)).softmax(-1)\n"
         "print('dynamo loaded', type(sys.modules.get('torch._dynamo')).__name__)\n"
     )
-    r = compile_file(CompileRequest(str(probe), target="cuda:90"), use_cache=False)
+    r = compile_file(CompileRequest(str(probe), target="cuda:90", cold=True), use_cache=False)
     assert "dynamo loaded DeferredDynamo" in r.output, r.output
 
 

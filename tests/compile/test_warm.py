@@ -66,6 +66,59 @@ def test_a_warm_child_does_not_warm_up_again_for_the_servers_target(server):
     assert "warmup_s" in cold.timings
 
 
+DYNAMO_PROBE = ROOT / "fixtures" / "kernels" / "torch_ops" / "dynamo_state_of_a_capture.py"
+
+
+def _dynamo_state(result) -> dict:
+    line = next((ln for ln in result.output.splitlines() if ln.startswith("DYNAMO_STATE ")), None)
+    assert line, (result.output[-2000:], [str(d) for d in result.diagnostics])
+    return json.loads(line.split(" ", 1)[1])
+
+
+def _preimported(server) -> None:
+    if not server.get("dynamo_preimported"):
+        from kx_core.compile.capturing.device.dynamo_preimport import unwanted
+
+        pytest.skip(f"the warm server did not import dynamo ahead: {unwanted() or 'its log says why'}")
+
+
+def test_a_child_of_a_preimporting_server_holds_what_a_cold_capture_holds(server):
+    """Issue 51: the server imports torch._dynamo and Inductor once (2.7 s of every
+    torch.compile capture's child); a cold capture imports them after its GPU stand-in is
+    in place, so what they bind at import is the stand-in's. The child rewrites what the
+    pre-import bound (dynamo_preimport.refresh): without it this probe stopped at
+    "NameError: _get_device_properties" (Inductor calling the real driver) and 300 of its
+    dynamo rule lookups differed. Every answer, the kernels and their PTX are the cold
+    worker's."""
+    _preimported(server)
+    jobs = warm.status()["jobs"]
+    hot = compile_file(CompileRequest(str(DYNAMO_PROBE), target="cuda:90"), use_cache=False)
+    assert warm.status()["jobs"] == jobs + 1  # through the warm worker
+    cold = compile_file(CompileRequest(str(DYNAMO_PROBE), target="cuda:90", cold=True), use_cache=False)
+    hot_state, cold_state = _dynamo_state(hot), _dynamo_state(cold)
+    assert hot_state.pop("preimported") and not cold_state.pop("preimported")
+    assert hot_state == cold_state
+    assert sum(key.startswith("lookup torch.cuda.") for key in cold_state) > 100  # the probe asked
+    assert cold_state["graph breaks"] == 0 and cold_state["device_count"] == 1
+    assert [k.display_name for k in hot.kernels] == [k.display_name for k in cold.kernels]
+    assert [k.stages["ptx"] for k in hot.kernels] == [k.stages["ptx"] for k in cold.kernels]
+    assert hot.kernels and hot.diagnostics == cold.diagnostics
+
+
+def test_a_job_whose_environment_the_import_read_otherwise_runs_cold(server, monkeypatch):
+    """Inductor's config reads TORCHINDUCTOR_* variables when it is imported: a job whose
+    value differs from the server's (here max-autotune for pointwise kernels) cannot take
+    the server's import, and runs in a fresh worker, with nothing said (its result is
+    right; only the imports were paid)."""
+    _preimported(server)
+    monkeypatch.setenv("TORCHINDUCTOR_MAX_AUTOTUNE_POINTWISE", "1")
+    jobs = warm.status()["jobs"]
+    r = compile_file(CompileRequest(str(DYNAMO_PROBE), target="cuda:90"), use_cache=False)
+    assert warm.status()["jobs"] == jobs  # not through the warm worker
+    assert not _dynamo_state(r)["preimported"] and r.kernels
+    assert not [d for d in r.diagnostics if d.kind == "tool"], [str(d) for d in r.diagnostics]
+
+
 def test_a_crash_or_a_timeout_costs_the_child_only(server):
     pid = warm.status()["pid"]
     crash = _compile("bad/segfault.py")

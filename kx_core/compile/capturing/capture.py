@@ -28,7 +28,7 @@ from kx_core.compile.artifacts.kernel_record import (
     jit_name,
     kernel_record,
 )
-from kx_core.compile.capturing import capture_state, early_stages, languages, launch_hooks
+from kx_core.compile.capturing import capture_state, early_stages, import_hooks, languages, launch_hooks
 from kx_core.compile.capturing.capture_driver import LAUNCH_LOG, make_capture_driver
 from kx_core.compile.capturing.capture_state import (
     CaptureState,
@@ -37,7 +37,7 @@ from kx_core.compile.capturing.capture_state import (
     record_key,
     uncompiled_record,
 )
-from kx_core.compile.capturing.device import fake_torch, gpu_fakes, process_groups
+from kx_core.compile.capturing.device import dynamo_preimport, fake_torch, gpu_fakes, process_groups
 from kx_core.compile.capturing.device.placeholders import LEDGER, NeedsRealData
 from kx_core.compile.capturing.import_hooks import after_import
 from kx_core.compile.capturing.jit_objects import (
@@ -401,6 +401,9 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
     LAUNCH_LOG.on_direct_launch = _direct_launch
     LAUNCH_LOG.on_arguments = _kernel_wrote
     driver.set_active(make_capture_driver(target, capture_state.STATE.report))
+    # a warm server's child with dynamo imported ahead: its modules' hooks wait until
+    # what they bound is the capture's (dynamo_preimport), as without the pre-import
+    import_hooks.hold(dynamo_preimport.held_modules())
     fake_torch.install(capture_state.STATE.report)
     after_import("torch.distributed", process_groups.install)
     fake_torch.patch_triton_testing()
@@ -417,6 +420,8 @@ def capture(resolved: ResolvedRequest, writer: Any, jobs: int) -> None:
 
     reads.install()  # what the file reads beyond its source: the cache keys on it
     _report_exits(path)
+    dynamo_preimport.refresh()
+    import_hooks.release()
     mode = request.mode
     if mode == "replay":
         from kx_core.compile.capturing.replay import replay_record

@@ -52,10 +52,34 @@ class _Finder(importlib.abc.MetaPathFinder):
 _FINDER = _Finder()
 
 
+# Hooks of modules a warm server imported ahead (dynamo_preimport), held from `hold` to
+# `release`: a capture without the pre-import runs them when the file first imports the
+# module, after the capture's own patches of torch are in place and seen by the import.
+_HELD: list[tuple[Callable[[Any], None], Any]] | None = None
+_HELD_NAMES: frozenset[str] = frozenset()
+
+
+def hold(names: tuple[str, ...]) -> None:
+    """Until `release`, a hook of a module in `names` that is imported already waits."""
+    global _HELD, _HELD_NAMES
+    _HELD, _HELD_NAMES = [], frozenset(names)
+
+
+def release() -> None:
+    """Run the held hooks, in the order they were asked for; hooks run at once again."""
+    global _HELD, _HELD_NAMES
+    held, _HELD, _HELD_NAMES = _HELD or [], None, frozenset()
+    for hook, module in held:
+        hook(module)
+
+
 def after_import(name: str, hook: Callable[[Any], None]) -> None:
     """Call `hook(module)` once `name` is imported (now, if it is already)."""
     module = sys.modules.get(name)
     if module is not None and getattr(module, "__spec__", None) is not None:
+        if _HELD is not None and name in _HELD_NAMES:
+            _HELD.append((hook, module))
+            return
         hook(module)
         return
     _PENDING.setdefault(name, []).append(hook)

@@ -150,6 +150,15 @@ class _Assembler:
             self.diagnostics.append(d)
 
 
+# How Inductor runs in a capture worker (see _worker_env). The warm server imports
+# dynamo and Inductor under these too, since they are read at import (dynamo_preimport)
+CAPTURE_INDUCTOR_ENV = {
+    "TORCHINDUCTOR_COMPILE_THREADS": "1",
+    "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
+    "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
+}
+
+
 def _worker_env(
     work: str,
     file: str,
@@ -186,9 +195,7 @@ def _worker_env(
     # graph caches (a hit would load a graph without generating its kernels). Its cache
     # folder stays the user's: kernel modules are named by their content there, and their
     # paths are in the PTX's debug lines, as on the user's own runs.
-    env["TORCHINDUCTOR_COMPILE_THREADS"] = "1"
-    env["TORCHINDUCTOR_FX_GRAPH_CACHE"] = "0"
-    env["TORCHINDUCTOR_AUTOGRAD_CACHE"] = "0"
+    env.update(CAPTURE_INDUCTOR_ENV)
     env["PYTHONUNBUFFERED"] = "1"
     return env
 

@@ -257,8 +257,12 @@ def launch(python: str | None = None, detach: bool = False, wait_s: float = 60.0
     except UnsafeFolder as e:
         last_refusal = f"no warm server started: {e}"
         return None
+    from kx_core.compile.jobs.runner import CAPTURE_INDUCTOR_ENV
+
     path = socket_path(python)
-    env = dict(os.environ)
+    # what a capture job's environment says of Inductor, read by the server's import of
+    # it (dynamo_preimport): a job whose environment says otherwise runs in a fresh worker
+    env = {**os.environ, **CAPTURE_INDUCTOR_ENV}
     if detach:
         env["KX_NO_LIFELINE"] = "1"
     log = os.path.join(folder, os.path.basename(path) + ".log")
@@ -382,9 +386,6 @@ def _prepare() -> str:
         import torch.fx.experimental.symbolic_shapes  # noqa: F401
     except Exception:  # noqa: BLE001 - an older torch without them: children import on demand
         pass
-    from kx_core.compile.capturing.capture import user_modules
-
-    user_modules(__file__)  # fills real_path's memo for every module imported so far
     try:
         from triton.backends.compiler import GPUTarget
 
@@ -393,6 +394,17 @@ def _prepare() -> str:
         warm_up(GPUTarget("cuda", 90, 32))  # LLVM and MLIR initialised once
     except Exception:  # noqa: BLE001 - a failed warm-up only costs the children time
         pass
+    from kx_core.compile.capturing.device import dynamo_preimport
+
+    try:
+        # torch.compile's dynamo and Inductor, once for every child (where the machine
+        # has no GPU; each capture child rewrites what they bound: dynamo_preimport)
+        dynamo_preimport.preimport()
+    except Exception:  # noqa: BLE001 - a torch whose import fails here: children import it
+        dynamo_preimport.STATE = None
+    from kx_core.compile.capturing.capture import user_modules
+
+    user_modules(__file__)  # fills real_path's memo for every module imported so far
     return triton.__version__
 
 
@@ -533,6 +545,14 @@ class _Server:
             conn.sendall(json.dumps({"refused": refused}).encode() + b"\n")
             conn.close()
             return op
+        if op in ("run", "module") and (differs := _env_difference(header.get("env"))):
+            # the pre-import read this variable; a fresh worker reads the job's value
+            for fd in fds:
+                os.close(fd)
+            print(f"kx warm: a fresh worker for this job: {differs}", file=sys.stderr, flush=True)
+            conn.sendall(json.dumps({"cold": differs}).encode() + b"\n")
+            conn.close()
+            return op
         if op == "run" and len(fds) == 2:
             self._fork_run(conn, header, fds, _child)
             return op
@@ -549,6 +569,7 @@ class _Server:
                 "jobs": self.served,
                 "uptime_s": round(time.time() - self.started, 1),
                 "running": sum(c is not None for c in self.children.values()),
+                "dynamo_preimported": _preimported(),
             }
             conn.sendall(json.dumps(info).encode() + b"\n")
         conn.close()
@@ -581,6 +602,27 @@ class _Server:
                 pass
             self.children[pid] = None
             conn.close()
+
+
+def _preimported() -> bool:
+    from kx_core.compile.capturing.device import dynamo_preimport
+
+    return dynamo_preimport.STATE is not None
+
+
+def _env_difference(env) -> str:
+    """Why a job with environment `env` runs in a fresh worker ('' when a child fits): a
+    variable torch read while the server imported dynamo ahead has another value there."""
+    from kx_core.compile.capturing.device import dynamo_preimport
+    from kx_core.compile.jobs.runner import CAPTURE_INDUCTOR_ENV
+
+    # the capture's Inductor settings, under which the server imported, decide how Inductor
+    # compiles (in its own process, without its graph caches), not what: an engine module's
+    # job (a check, an edited stage) without them compiles the same kernels
+    name = dynamo_preimport.env_difference(
+        env if isinstance(env, dict) else {}, frozenset(CAPTURE_INDUCTOR_ENV)
+    )
+    return f"{name} differs from the warm server's, which torch read when it imported dynamo" if name else ""
 
 
 # Room past the server's own size that a child needs for a compile, in MiB.
