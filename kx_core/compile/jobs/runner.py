@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from kx_core.base import workers
 from kx_core.base.paths import worker_env
 from kx_core.compile.artifacts.diagnostics import frame_from_fault_dump, syntax_diagnostic
+from kx_core.compile.capturing.device.dynamo_preimport import CAPTURE_INDUCTOR_ENV
 from kx_core.compile.capturing.device.fake_smi import write_fake_smi
 from kx_core.compile.jobs import cache, memory_floor
 from kx_core.compile.jobs.resolve import resolve_request
@@ -148,15 +149,6 @@ class _Assembler:
     def add(self, d: Diagnostic) -> None:
         if d not in self.diagnostics:
             self.diagnostics.append(d)
-
-
-# How Inductor runs in a capture worker (see _worker_env). The warm server imports
-# dynamo and Inductor under these too, since they are read at import (dynamo_preimport)
-CAPTURE_INDUCTOR_ENV = {
-    "TORCHINDUCTOR_COMPILE_THREADS": "1",
-    "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
-    "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
-}
 
 
 def _worker_env(
@@ -408,6 +400,11 @@ def _run_worker(
         d = memory_floor.limit_diagnostic(limit, request.python) or d
     if d is not None:
         asm.add(d)
+    elif (limit := _memory_limit(request)) and any(x.kind == "out-of-memory" for x in asm.diagnostics):
+        # a MemoryError in the file under a limit too small for kx's own needs (a limit
+        # past the imports' peak but short of room for the compile): kx's limit too
+        if (advice := memory_floor.limit_diagnostic(limit, request.python)) is not None:
+            asm.add(advice)
     # the variables kx itself sets for the worker (PYTHONPATH, PATH, Triton's cache) are
     # not the user's: the request's key already holds what they follow from
     ours = {k for k, v in getattr(proc, "kx_env", {}).items() if os.environ.get(k) != v}

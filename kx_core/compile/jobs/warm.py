@@ -257,7 +257,7 @@ def launch(python: str | None = None, detach: bool = False, wait_s: float = 60.0
     except UnsafeFolder as e:
         last_refusal = f"no warm server started: {e}"
         return None
-    from kx_core.compile.jobs.runner import CAPTURE_INDUCTOR_ENV
+    from kx_core.compile.capturing.device.dynamo_preimport import CAPTURE_INDUCTOR_ENV
 
     path = socket_path(python)
     # what a capture job's environment says of Inductor, read by the server's import of
@@ -614,7 +614,7 @@ def _env_difference(env) -> str:
     """Why a job with environment `env` runs in a fresh worker ('' when a child fits): a
     variable torch read while the server imported dynamo ahead has another value there."""
     from kx_core.compile.capturing.device import dynamo_preimport
-    from kx_core.compile.jobs.runner import CAPTURE_INDUCTOR_ENV
+    from kx_core.compile.capturing.device.dynamo_preimport import CAPTURE_INDUCTOR_ENV
 
     # the capture's Inductor settings, under which the server imported, decide how Inductor
     # compiles (in its own process, without its graph caches), not what: an engine module's

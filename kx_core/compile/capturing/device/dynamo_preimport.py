@@ -43,6 +43,14 @@ from typing import Any
 
 # what the server imports ahead: dynamo and the entry to Inductor that torch.compile loads
 MODULES = ("torch._dynamo", "torch._inductor.compile_fx")
+# How Inductor runs in a capture worker (runner._worker_env says why): in this process,
+# where the capture sees it, without its graph caches. Read when Inductor is imported, so
+# the warm server imports under them too (warm.launch)
+CAPTURE_INDUCTOR_ENV = {
+    "TORCHINDUCTOR_COMPILE_THREADS": "1",
+    "TORCHINDUCTOR_FX_GRAPH_CACHE": "0",
+    "TORCHINDUCTOR_AUTOGRAD_CACHE": "0",
+}
 # how deep the rewrite follows containers inside containers (dynamo's deepest tables are
 # dicts of dicts of tuples)
 _DEPTH = 4

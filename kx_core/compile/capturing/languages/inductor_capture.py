@@ -633,7 +633,8 @@ def _frozen_folds_said(module: Any) -> None:
     parameters are meta, so nothing is folded where a GPU folds, and the passes that build
     on the folds differ: the H100's run of the frozen-inference test file
     (compiled_frozen_inference.py) folds the eval batch norm into its convolution (9
-    compiles), kx lowered it apart (10). Said at the compiled call, with every kernel after it marked, rather than shown as the GPU's."""
+    compiles), kx lowered it apart (10). Said at the compiled call, with every kernel after
+    it marked, rather than shown as the GPU's."""
     freeze = getattr(module, "freeze", None)
     if freeze is None:
         return
