@@ -54,7 +54,9 @@ def test_a_limit_that_leaves_a_warm_child_no_room_compiles_cold(tmp_path, monkey
         result = compile_file(request, use_cache=False)
         assert not [d for d in result.diagnostics if d.kind == "crash"], result.diagnostics
         compiled = [k.status for k in result.kernels] == ["compiled"]
-        assert compiled or any(d.kind == "argument" and "give it" in d.message for d in result.diagnostics), [str(d) for d in result.diagnostics]
+        assert compiled or any(d.kind == "argument" and "give it" in d.message for d in result.diagnostics), [
+            str(d) for d in result.diagnostics
+        ]
         assert any(
             "warm server was not used" in d.message and "no room" in d.message for d in result.diagnostics
         )
