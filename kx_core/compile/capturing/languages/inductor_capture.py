@@ -466,7 +466,7 @@ def _prepare_dynamo(torch: Any, on_not_captured: Callable[[str, str, int | None,
     after_import("torch.fx.experimental.proxy_tensor", _constants_without_a_device)
     after_import("torch._inductor.fx_passes.joint_graph", _folded_constants_keep_their_values)
     after_import("torch._inductor.graph", _tensor_constants_on_the_gpu)
-    after_import("torch._inductor.freezing", _frozen_folds_said)
+    after_import("torch._inductor.freezing", _frozen_folds_kept)
     after_import("torch._inductor.fx_passes.pad_mm", pad_mm_choice.install)
     after_import("torch._inductor.select_algorithm", autotune_choice.install)
     after_import("torch._inductor.codegen.triton", autotune_choice.install_fusion_timing)
@@ -618,34 +618,67 @@ def _tensor_constants_on_the_gpu(module: Any) -> None:
     graph.constant_name = constant_name
 
 
-# What a capture says where Inductor's freezing folded (placeholders.LEDGER): its folds differ.
-FROZEN_FOLDS = (
-    "Inductor's freezing folds what depends on the parameters alone into constants, which "
-    "decides the kernels it generates (a batch norm's scale folded into its convolution); its "
-    "constant folder leaves a result on the meta device unfolded, and a capture's parameters are meta"
-)
-
-
-def _frozen_folds_said(module: Any) -> None:
+def _frozen_folds_kept(module: Any) -> None:
     """Under freezing Inductor's ConstantFolder computes each node that depends on constants
     alone and keeps the result as a new constant, except a result on the meta device
-    (constant_folding.py: `out.device.type == "meta"`: nothing to keep). A capture's
-    parameters are meta, so nothing is folded where a GPU folds, and the passes that build
-    on the folds differ: the H100's run of the frozen-inference test file
-    (compiled_frozen_inference.py) folds the eval batch norm into its convolution (9
-    compiles), kx lowered it apart (10). Said at the compiled call, with every kernel after
-    it marked, rather than shown as the GPU's."""
+    (constant_folding.py: `out.device.type == "meta"`: nothing to keep), and freezing's
+    passes build on the folds (the eval batch norm's scale and shift folded into its
+    convolution's weight). A capture's parameters are GPU tensors whose data is meta to
+    torch's own code, so their folds are meta too, and nothing was folded where a GPU folds:
+    the H100 ran the frozen-inference test file (compiled_frozen_inference.py) in 9 compiles,
+    kx lowered the batch norm apart (10). While freezing runs, from a fold's meta result to
+    the end of that node's turn (the folder's checks and its keeping of the result, nothing
+    computed), a meta tensor says it is on the GPU, as the tensors it was computed from do;
+    the result is kept as a GPU run keeps it, and lowered on cuda:0 as the parameters are
+    (_tensor_constants_on_the_gpu). Its values are unknown (meta), as the parameters' are;
+    the kernels depend on its shape, stride and dtype, which are the GPU's."""
+    import torch
+
+    constant_folding = importlib.import_module("torch._inductor.constant_folding")
+    folder = constant_folding.ConstantFolder
+    deduce, run_node = getattr(folder, "_deduce_value", None), getattr(folder, "run_node", None)
     freeze = getattr(module, "freeze", None)
-    if freeze is None:
+    if freeze is None or deduce is None or run_node is None or "device" in vars(torch.Tensor):
         return
+    own_device = torch._C.TensorBase.device
+    gpu = torch.device("cuda", 0)
+    freezing = [0]
+
+    def device(tensor: Any) -> Any:
+        place = own_device.__get__(tensor)
+        return gpu if place.type == "meta" else place
+
+    said_on_the_gpu = property(device)
+
+    @functools.wraps(deduce)
+    def _deduce_value(self: Any, node: Any) -> Any:
+        out = deduce(self, node)
+        if freezing[0] and type(out) is torch.Tensor and out.is_meta:
+            torch.Tensor.device = said_on_the_gpu  # until this node's run_node returns
+        return out
+
+    def said_no_more() -> None:
+        if vars(torch.Tensor).get("device") is said_on_the_gpu:
+            del torch.Tensor.device
+
+    @functools.wraps(run_node)
+    def folded_node(self: Any, node: Any) -> Any:
+        try:
+            return run_node(self, node)
+        finally:
+            said_no_more()
 
     @functools.wraps(freeze)
     def frozen(*args: Any, **kwargs: Any) -> Any:
-        from kx_core.compile.capturing.device.placeholders import LEDGER
+        freezing[0] += 1
+        try:
+            return freeze(*args, **kwargs)
+        finally:
+            freezing[0] -= 1
+            said_no_more()
 
-        LEDGER.use(FROZEN_FOLDS, "unfolded")
-        return freeze(*args, **kwargs)
-
+    folder._deduce_value = _deduce_value
+    folder.run_node = folded_node
     module.freeze = frozen
 
 
