@@ -13,6 +13,8 @@ compared with kx's fp32 sequential reference (output and the four gradients)."""
 
 import _corpus23_support as S
 import torch
+
+S.install_einops_standin()  # hawk/__init__ imports the model, whose external.py imports einops
 from hawk.scan_fused import fused_linear_scan  # noqa: E402
 
 torch.manual_seed(0)
