@@ -188,7 +188,8 @@ def leave(code: int) -> None:
     settings, workspaces, recovery). Python's own finalization would then tear Qt's
     objects down while the jobs' daemon threads may still hold a result for the relay (the
     likely end of a CI run of `main.py FILE --screenshot` that died with -11, a run that
-    passes alone; faulthandler names the stack if it was elsewhere). The exit handlers run, output is flushed, then the process ends."""
+    passes alone; faulthandler names the stack if it was elsewhere). The exit handlers
+    run, output is flushed, then the process ends."""
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:

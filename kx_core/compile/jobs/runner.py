@@ -395,16 +395,17 @@ def _run_worker(
     if refused:
         asm.add(Diagnostic("tool", f"{refused}; compiled in a fresh worker"))
     d = _ending_diagnostic(request, file, proc.returncode, timed_out, asm.done, output)
-    if d is not None and d.kind == "crash" and (limit := _memory_limit(request)):
-        # a worker dead under a limit too small for kx's own needs: kx's limit, not the file
-        d = memory_floor.limit_diagnostic(limit, request.python) or d
+    # a worker dead, or a MemoryError in the file (a limit past the imports' peak but short
+    # of room for the compile), under a limit too small for kx's own needs: kx's limit
+    may_be_the_limit = (
+        (d.kind == "crash") if d is not None else any(x.kind == "out-of-memory" for x in asm.diagnostics)
+    )
+    limit = _memory_limit(request) if may_be_the_limit else 0
+    advice = memory_floor.limit_diagnostic(limit, request.python) if limit else None
     if d is not None:
-        asm.add(d)
-    elif (limit := _memory_limit(request)) and any(x.kind == "out-of-memory" for x in asm.diagnostics):
-        # a MemoryError in the file under a limit too small for kx's own needs (a limit
-        # past the imports' peak but short of room for the compile): kx's limit too
-        if (advice := memory_floor.limit_diagnostic(limit, request.python)) is not None:
-            asm.add(advice)
+        asm.add(advice or d)
+    elif advice is not None:
+        asm.add(advice)
     # the variables kx itself sets for the worker (PYTHONPATH, PATH, Triton's cache) are
     # not the user's: the request's key already holds what they follow from
     ours = {k for k, v in getattr(proc, "kx_env", {}).items() if os.environ.get(k) != v}

@@ -614,13 +614,12 @@ def _env_difference(env) -> str:
     """Why a job with environment `env` runs in a fresh worker ('' when a child fits): a
     variable torch read while the server imported dynamo ahead has another value there."""
     from kx_core.compile.capturing.device import dynamo_preimport
-    from kx_core.compile.capturing.device.dynamo_preimport import CAPTURE_INDUCTOR_ENV
 
     # the capture's Inductor settings, under which the server imported, decide how Inductor
     # compiles (in its own process, without its graph caches), not what: an engine module's
     # job (a check, an edited stage) without them compiles the same kernels
     name = dynamo_preimport.env_difference(
-        env if isinstance(env, dict) else {}, frozenset(CAPTURE_INDUCTOR_ENV)
+        env if isinstance(env, dict) else {}, frozenset(dynamo_preimport.CAPTURE_INDUCTOR_ENV)
     )
     return f"{name} differs from the warm server's, which torch read when it imported dynamo" if name else ""
 

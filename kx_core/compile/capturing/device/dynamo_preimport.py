@@ -306,27 +306,30 @@ class _Rewriter:
         return news[0] if news else value
 
     def module(self, module: Any) -> None:
-        namespace = vars(module)
-        for name, value in list(namespace.items()):
-            namespace[name] = self.slot(value, 0)
-            if isinstance(value, type) and value.__module__ == module.__name__:
-                self.cls(value)
-            elif inspect.isfunction(value):
-                self.function(value)
+        self.namespace(vars(module), module.__name__, vars(module).__setitem__)
 
     def cls(self, cls: type) -> None:
         if id(cls) in self.seen:
             return
         self.seen.add(id(cls))
-        for name, value in list(vars(cls).items()):
+
+        def store(name: str, value: Any) -> None:
+            try:
+                setattr(cls, name, value)
+            except (AttributeError, TypeError):  # a slot a class does not let be set
+                pass
+
+        self.namespace(vars(cls), cls.__module__, store)
+
+    def namespace(self, names: Any, home: str, store: Any) -> None:
+        """A module's or class's attributes: each rewritten where it changes, and the
+        classes defined there (nested ones too) and its functions' defaults followed."""
+        for name, value in list(names.items()):
             new = self.slot(value, 0)
             if new is not value:
-                try:
-                    setattr(cls, name, new)
-                except (AttributeError, TypeError):
-                    pass
-            if isinstance(value, type) and value.__module__ == cls.__module__:
-                self.cls(value)  # a nested class
+                store(name, new)
+            if isinstance(value, type) and value.__module__ == home:
+                self.cls(value)
             elif inspect.isfunction(value):
                 self.function(value)
 
